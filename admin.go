@@ -1,0 +1,310 @@
+package payd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/paydhq/payd/money"
+)
+
+// MerchantCreate is the operator's request to register a merchant.
+type MerchantCreate struct {
+	Name                string `json:"name"`
+	LegalName           string `json:"legal_name"`
+	TaxID               string `json:"tax_id"`
+	SettlementDelayDays *int   `json:"settlement_delay_days"`
+}
+
+// DefaultSettlementDelayDays is the settlement delay of a new merchant.
+const DefaultSettlementDelayDays = 1
+
+// CreateMerchant registers a merchant.
+func (s *Service) CreateMerchant(ctx context.Context, in MerchantCreate) (*Merchant, error) {
+	if err := checkText("name", in.Name, 1, 256); err != nil {
+		return nil, err
+	}
+	if err := checkText("legal_name", in.LegalName, 0, 512); err != nil {
+		return nil, err
+	}
+	if err := checkText("tax_id", in.TaxID, 0, 32); err != nil {
+		return nil, err
+	}
+	delay := DefaultSettlementDelayDays
+	if in.SettlementDelayDays != nil {
+		if *in.SettlementDelayDays < 0 || *in.SettlementDelayDays > 30 {
+			return nil, Invalid("settlement_delay_days", "must be 0..30")
+		}
+		delay = *in.SettlementDelayDays
+	}
+	now := s.clock.Now()
+	m := &Merchant{
+		ID: s.ids.New(PrefixMerchant, now), Name: in.Name, LegalName: in.LegalName, TaxID: in.TaxID,
+		CreatedAt: now, SettlementDelayDays: delay,
+	}
+	err := s.store.Tx(ctx, func(tx Tx) error { return tx.MerchantInsert(ctx, m) })
+	return m, err
+}
+
+// GetMerchant returns a merchant.
+func (s *Service) GetMerchant(ctx context.Context, id string) (m *Merchant, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		m, err = tx.MerchantGet(ctx, id)
+		return err
+	})
+	return m, notFoundAs(err, "merchant")
+}
+
+// ListMerchants lists merchants, newest first.
+func (s *Service) ListMerchants(ctx context.Context, p *MerchantListParams) (page Page[*Merchant], err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.MerchantList(ctx, p)
+		return err
+	})
+	return page, err
+}
+
+// ShopCreate is the operator's request to open a shop for a merchant.
+type ShopCreate struct {
+	MerchantID      string         `json:"merchant_id"`
+	Region          Region         `json:"region"`
+	Name            string         `json:"name"`
+	DefaultCurrency money.Currency `json:"default_currency"`
+	Settings        *ShopSettings  `json:"settings"`
+}
+
+// CreateShop opens a shop. It starts in test mode only: live keys work after
+// ActivateShop.
+func (s *Service) CreateShop(ctx context.Context, in ShopCreate) (*Shop, error) {
+	if !in.Region.Valid() {
+		return nil, Invalid("region", "must be ru or kz")
+	}
+	if err := checkText("name", in.Name, 1, 256); err != nil {
+		return nil, err
+	}
+	if in.DefaultCurrency == "" {
+		in.DefaultCurrency = map[Region]money.Currency{RegionRU: money.RUB, RegionKZ: money.KZT}[in.Region]
+	}
+	if !in.DefaultCurrency.Valid() {
+		return nil, Invalid("default_currency", "must be one of RUB, KZT, USD, EUR")
+	}
+	settings := ShopSettings{}
+	if in.Settings != nil {
+		settings = *in.Settings
+	}
+	if err := settings.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	shop := &Shop{
+		ID: s.ids.New(PrefixShop, now), MerchantID: in.MerchantID, Region: in.Region, Name: in.Name,
+		DefaultCurrency: in.DefaultCurrency, Settings: settings, CreatedAt: now,
+	}
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		if _, err := tx.MerchantGet(ctx, in.MerchantID); err != nil {
+			if errors.Is(err, ErrNoRows) {
+				return Invalid("merchant_id", "no merchant %q", in.MerchantID)
+			}
+			return err
+		}
+		return tx.ShopInsert(ctx, shop)
+	})
+	return shop, err
+}
+
+// GetShop returns a shop by id (operator view).
+func (s *Service) GetShop(ctx context.Context, id string) (shop *Shop, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		shop, err = tx.ShopGet(ctx, id)
+		return err
+	})
+	return shop, notFoundAs(err, "shop")
+}
+
+// ListShops lists shops, newest first, optionally of one merchant.
+func (s *Service) ListShops(ctx context.Context, p *ShopListParams) (page Page[*Shop], err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.ShopList(ctx, p)
+		return err
+	})
+	return page, err
+}
+
+// UpdateShopSettings merges patch, a JSON object of ShopSettings fields,
+// into the shop's settings. Unknown fields are refused so that a typo in an
+// operator's request is not silently ignored.
+func (s *Service) UpdateShopSettings(ctx context.Context, id string, patch json.RawMessage) (*Shop, error) {
+	return s.changeShop(ctx, id, func(shop *Shop) error {
+		current, err := json.Marshal(shop.Settings)
+		if err != nil {
+			return err
+		}
+		merged := map[string]json.RawMessage{}
+		_ = json.Unmarshal(current, &merged)
+		var changes map[string]json.RawMessage
+		if err := json.Unmarshal(patch, &changes); err != nil {
+			return Invalid("", "the body must be a JSON object of settings")
+		}
+		for k, v := range changes {
+			if string(v) == "null" {
+				delete(merged, k)
+			} else {
+				merged[k] = v
+			}
+		}
+		raw, _ := json.Marshal(merged)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		var next ShopSettings
+		if err := dec.Decode(&next); err != nil {
+			return Invalid("", "invalid settings: %v", err)
+		}
+		if err := next.Validate(); err != nil {
+			return err
+		}
+		shop.Settings = next
+		return nil
+	})
+}
+
+// ShopAction is an operator's state change of a shop.
+type ShopAction string
+
+// Shop actions of the operator API.
+const (
+	ShopActivate ShopAction = "activate"
+	ShopBlock    ShopAction = "block"
+	ShopUnblock  ShopAction = "unblock"
+	ShopSuspend  ShopAction = "suspend"
+	ShopResume   ShopAction = "resume"
+)
+
+// ChangeShopState applies an operator action. Each action is idempotent:
+// blocking a blocked shop changes nothing.
+func (s *Service) ChangeShopState(ctx context.Context, id string, action ShopAction) (*Shop, error) {
+	return s.changeShop(ctx, id, func(shop *Shop) error {
+		switch action {
+		case ShopActivate:
+			if shop.ActivatedAt == nil {
+				now := s.clock.Now()
+				shop.ActivatedAt = &now
+			}
+		case ShopBlock, ShopUnblock:
+			shop.Blocked = action == ShopBlock
+		case ShopSuspend, ShopResume:
+			shop.PaymentsSuspended = action == ShopSuspend
+		default:
+			return Invalid("action", "unknown action %q", action)
+		}
+		return nil
+	})
+}
+
+func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) error) (*Shop, error) {
+	var shop *Shop
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+		if shop, err = tx.ShopGetForUpdate(ctx, id); err != nil {
+			return notFoundAs(err, "shop")
+		}
+		if err := change(shop); err != nil {
+			return err
+		}
+		return tx.ShopUpdate(ctx, shop)
+	})
+	return shop, err
+}
+
+// IssueKey creates a key for a shop and mode and returns it with its secret,
+// which is never available again. Earlier keys of the same shop and mode keep
+// working for KeyOverlap.
+func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIKey, string, error) {
+	if !mode.Valid() {
+		return nil, "", Invalid("mode", "must be test or live")
+	}
+	var key *APIKey
+	var secret string
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		shop, err := tx.ShopGetForUpdate(ctx, shopID)
+		if err != nil {
+			return notFoundAs(err, "shop")
+		}
+		now := s.clock.Now()
+		secret = NewSecret(mode, shop.Region)
+		key = &APIKey{
+			ID: s.ids.New(PrefixKey, now), ShopID: shop.ID, Mode: mode, Hint: SecretHint(secret),
+			Hash: HashSecret(secret), CreatedAt: now,
+		}
+		if err := tx.KeyExpireOthers(ctx, shop.ID, mode, key.ID, now.Add(KeyOverlap)); err != nil {
+			return err
+		}
+		return tx.KeyInsert(ctx, key)
+	})
+	return key, secret, err
+}
+
+// ListKeys lists a shop's keys without secrets.
+func (s *Service) ListKeys(ctx context.Context, shopID string) (keys []*APIKey, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		if _, err := tx.ShopGet(ctx, shopID); err != nil {
+			return notFoundAs(err, "shop")
+		}
+		keys, err = tx.KeyListByShop(ctx, shopID)
+		return err
+	})
+	return keys, err
+}
+
+// RevokeKey stops a key at once.
+func (s *Service) RevokeKey(ctx context.Context, keyID string) (key *APIKey, err error) {
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if err := tx.KeyRevoke(ctx, keyID, s.clock.Now()); err != nil {
+			return notFoundAs(err, "key")
+		}
+		key, err = tx.KeyGet(ctx, keyID)
+		return err
+	})
+	return key, err
+}
+
+// Validate checks operator-set shop settings.
+func (st ShopSettings) Validate() error {
+	if st.RequestsPerMinute < 0 || st.RequestsPerMinute > 1_000_000 {
+		return Invalid("requests_per_minute", "must be 0 (default) .. 1000000")
+	}
+	if st.PaymentsPerMinute < 0 || st.PaymentsPerMinute > 1_000_000 {
+		return Invalid("payments_per_minute", "must be 0 (default) .. 1000000")
+	}
+	if err := ValidateAllowlist(st.IPAllowlist); err != nil {
+		return err
+	}
+	if err := checkText("display_name", st.DisplayName, 0, 256); err != nil {
+		return err
+	}
+	if err := checkText("statement_name", st.StatementName, 0, 32); err != nil {
+		return err
+	}
+	if st.PaymentLifetimeSeconds != 0 && (st.PaymentLifetimeSeconds < 300 || st.PaymentLifetimeSeconds > 7*86400) {
+		return Invalid("payment_lifetime_seconds", "must be 300..604800 (5 minutes to 7 days)")
+	}
+	return nil
+}
+
+// checkText checks a text field's length in characters and refuses control
+// characters.
+func checkText(param, v string, minLen, maxLen int) error {
+	n := utf8.RuneCountInString(v)
+	if n < minLen || n > maxLen {
+		if minLen > 0 && n == 0 {
+			return Invalid(param, "%s is required", param)
+		}
+		return Invalid(param, "must be %d..%d characters", minLen, maxLen)
+	}
+	if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return Invalid(param, "must not contain control characters")
+	}
+	return nil
+}
+

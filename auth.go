@@ -1,0 +1,56 @@
+package payd
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+)
+
+var errBadCredentials = &Error{Code: CodeInvalidCredentials, Message: "missing or invalid credentials: use HTTP Basic auth with shop_id and secret_key"}
+
+// Authenticate checks a shop id and secret key and returns who they act as.
+// The checks run in the contract's order: credentials (401), blocked shop
+// and IP allowlist (403), live key of a shop not yet activated (422).
+func (s *Service) Authenticate(ctx context.Context, shopID, secret string, ip netip.Addr) (*Principal, error) {
+	mode, region, ok := ParseKeyPrefix(secret)
+	if !ok || !ValidID(PrefixShop, shopID) {
+		return nil, errBadCredentials
+	}
+	var shop *Shop
+	var keys []*APIKey
+	err := s.store.View(ctx, func(tx Tx) (err error) {
+		if shop, err = tx.ShopGet(ctx, shopID); err != nil {
+			return err
+		}
+		keys, err = tx.KeyListByShop(ctx, shopID)
+		return err
+	})
+	if errors.Is(err, ErrNoRows) {
+		return nil, errBadCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	var match *APIKey
+	for _, k := range keys {
+		// Every candidate is compared, so the time taken does not tell
+		// which key, if any, matched.
+		if k.Mode == mode && SecretMatches(secret, k.Hash) && match == nil {
+			match = k
+		}
+	}
+	if match == nil || !match.Usable(now) || shop.Region != region {
+		return nil, errBadCredentials
+	}
+	if shop.Blocked {
+		return nil, Errorf(CodeForbidden, "the shop is blocked; contact support")
+	}
+	if ip.IsValid() && !shop.Settings.AllowsIP(ip) {
+		return nil, Errorf(CodeForbidden, "the caller's IP address is not in the shop's allowlist")
+	}
+	if mode == ModeLive && !shop.Live() {
+		return nil, Errorf(CodeShopNotLive, "live keys work after the shop is activated; use a test key until then")
+	}
+	return &Principal{Shop: shop, Mode: mode, KeyID: match.ID}, nil
+}

@@ -1,0 +1,40 @@
+package payd
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Clock is the one source of time for the whole service: timestamps,
+// expiries, job schedules, key overlap, idempotency TTL and rate windows all
+// read it, so a test clock moves all of them together.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the wall clock in UTC with microsecond precision, the
+// precision both databases store.
+type SystemClock struct{}
+
+// Now returns the current UTC time truncated to microseconds.
+func (SystemClock) Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// TestClock follows the wall clock plus an offset that only grows. It backs
+// `serve --test-clock`, whose operator route advances it.
+type TestClock struct {
+	offset atomic.Int64 // nanoseconds
+}
+
+// Now returns wall time plus the accumulated offset.
+func (c *TestClock) Now() time.Time {
+	return time.Now().UTC().Add(time.Duration(c.offset.Load())).Truncate(time.Microsecond)
+}
+
+// Advance moves the clock forward by d (negative d is ignored: the service's
+// time never goes back) and returns the new time.
+func (c *TestClock) Advance(d time.Duration) time.Time {
+	if d > 0 {
+		c.offset.Add(int64(d))
+	}
+	return c.Now()
+}

@@ -1,0 +1,86 @@
+package payd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorCode is one value of the contract's closed `code` enum.
+type ErrorCode string
+
+// The contract's error codes (Errors table). No other value is ever written.
+const (
+	CodeInvalidRequest              ErrorCode = "invalid_request"
+	CodeInvalidCredentials          ErrorCode = "invalid_credentials"
+	CodeForbidden                   ErrorCode = "forbidden"
+	CodeNotFound                    ErrorCode = "not_found"
+	CodeDuplicateOrderID            ErrorCode = "duplicate_order_id"
+	CodeIdempotencyConflict         ErrorCode = "idempotency_conflict"
+	CodeIdempotencyInProgress       ErrorCode = "idempotency_in_progress"
+	CodeEvidenceDeadlinePassed      ErrorCode = "evidence_deadline_passed"
+	CodeInvalidState                ErrorCode = "invalid_state"
+	CodeAmountLimit                 ErrorCode = "amount_limit"
+	CodeLimitsExceeded              ErrorCode = "limits_exceeded"
+	CodeMethodUnavailable           ErrorCode = "method_unavailable"
+	CodeRefundExceedsCaptured       ErrorCode = "refund_exceeds_captured"
+	CodeReceiptInvalid              ErrorCode = "receipt_invalid"
+	CodeShopNotLive                 ErrorCode = "shop_not_live"
+	CodeInsufficientMerchantBalance ErrorCode = "insufficient_merchant_balance"
+	CodePaymentsSuspended           ErrorCode = "payments_suspended"
+	CodeTooManyRequests             ErrorCode = "too_many_requests"
+	CodeInternal                    ErrorCode = "internal_error"
+	CodeNotImplemented              ErrorCode = "not_implemented"
+	CodeProviderUnavailable         ErrorCode = "provider_unavailable"
+)
+
+// Error is a failure the contract describes. Anything that is not an *Error
+// reaches the client as `internal_error` with its details hidden.
+type Error struct {
+	Code    ErrorCode
+	Message string
+	// Param is the dotted path of the offending request field, e.g.
+	// "amount.value" or "confirmation.return_url"; empty when not applicable.
+	Param string
+	// RetryAfter is sent as the Retry-After header with 429 and 503.
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	if e.Param != "" {
+		return fmt.Sprintf("%s: %s (%s)", e.Code, e.Message, e.Param)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code ErrorCode, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an `invalid_request` error naming the request field param.
+func Invalid(param, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalidRequest, Param: param, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound is the answer for a missing object and for another shop's object
+// alike (Conventions: Scope), so the two cannot be told apart.
+func NotFound(kind string) *Error {
+	return &Error{Code: CodeNotFound, Message: kind + " not found"}
+}
+
+// ErrNoRows is returned by stores when a lookup finds nothing. The service
+// turns it into NotFound with the kind of object it looked for.
+var ErrNoRows = errors.New("no rows")
+
+// ErrorCodeOf returns the contract code of err, or internal_error.
+func ErrorCodeOf(err error) ErrorCode {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrConflict is returned by stores when an insert violates a unique rule.
+var ErrConflict = errors.New("unique violation")

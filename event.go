@@ -1,0 +1,132 @@
+package payd
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// EventType is one value of the contract's event type list.
+type EventType string
+
+// Event types of the contract (Events: Types). The list only grows, with a
+// dated entry in docs/changelog.md.
+const (
+	EventPaymentWaitingForCapture EventType = "payment.waiting_for_capture"
+	EventPaymentSucceeded         EventType = "payment.succeeded"
+	EventPaymentCanceled          EventType = "payment.canceled"
+	EventPaymentAuthorizeRequest  EventType = "payment.authorize_request"
+	EventRefundSucceeded          EventType = "refund.succeeded"
+	EventRefundCanceled           EventType = "refund.canceled"
+	EventPaymentLinkPaid          EventType = "payment_link.paid"
+	EventPayoutSucceeded          EventType = "payout.succeeded"
+	EventPayoutCanceled           EventType = "payout.canceled"
+	EventSettlementPaid           EventType = "settlement.paid"
+	EventSettlementFrozen         EventType = "settlement.frozen"
+	EventSettlementUnfrozen       EventType = "settlement.unfrozen"
+	EventDisputeOpened            EventType = "dispute.opened"
+	EventDisputeEvidenceRequired  EventType = "dispute.evidence_required"
+	EventDisputeClosed            EventType = "dispute.closed"
+)
+
+// EventTypes lists every known type.
+var EventTypes = []EventType{
+	EventPaymentWaitingForCapture, EventPaymentSucceeded, EventPaymentCanceled,
+	EventPaymentAuthorizeRequest, EventRefundSucceeded, EventRefundCanceled,
+	EventPaymentLinkPaid, EventPayoutSucceeded, EventPayoutCanceled,
+	EventSettlementPaid, EventSettlementFrozen, EventSettlementUnfrozen,
+	EventDisputeOpened, EventDisputeEvidenceRequired, EventDisputeClosed,
+}
+
+// Valid reports whether t is a known event type.
+func (t EventType) Valid() bool {
+	for _, k := range EventTypes {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// EventRetention is how long events are kept (Limits: Event retention).
+const EventRetention = 365 * 24 * time.Hour
+
+// Event is a stored event. Body is the event JSON exactly as it is shown and
+// delivered: it is rendered once, at creation, and never re-rendered, so every
+// delivery attempt and resend carries the same bytes.
+type Event struct {
+	ID         string
+	ShopID     string
+	MerchantID string
+	Test       bool
+	Type       EventType
+	ObjectID   string
+	CreatedAt  time.Time
+	Body       json.RawMessage
+	Delivery   EventDelivery
+}
+
+// Delivery states of an event's summary. The contract names `pending`; the
+// others are ours (docs/events.md).
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	DeliveryFailed    = "failed"
+	DeliveryNone      = "no_endpoints"
+)
+
+// EventDelivery is the delivery summary shown in `GET /events`.
+type EventDelivery struct {
+	Status           string     `json:"status"`
+	Attempts         int        `json:"attempts"`
+	LastResponseCode *int       `json:"last_response_code,omitempty"`
+	LastAttemptAt    *time.Time `json:"last_attempt_at,omitempty"`
+}
+
+type eventEnvelope struct {
+	ID        string    `json:"id"`
+	Type      EventType `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Test      bool      `json:"test"`
+	Data      struct {
+		ObjectType string `json:"object_type"`
+		Object     any    `json:"object"`
+	} `json:"data"`
+}
+
+// NewEventParams describes an event to record.
+type NewEventParams struct {
+	Shop       *Shop
+	Test       bool
+	Type       EventType
+	ObjectType string
+	ObjectID   string
+	Object     any
+}
+
+// newEvent renders an event's body from the object as it is now.
+func (s *Service) newEvent(p NewEventParams) (*Event, error) {
+	now := s.clock.Now()
+	env := eventEnvelope{ID: s.ids.New(PrefixEvent, now), Type: p.Type, CreatedAt: now, Test: p.Test}
+	env.Data.ObjectType = p.ObjectType
+	env.Data.Object = p.Object
+	body, err := json.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	return &Event{
+		ID: env.ID, ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Test: p.Test,
+		Type: p.Type, ObjectID: p.ObjectID, CreatedAt: now, Body: body,
+		Delivery: EventDelivery{Status: DeliveryPending},
+	}, nil
+}
+
+// RecordEvent writes an event in tx, the transaction of the change it
+// reports.
+func (s *Service) RecordEvent(ctx context.Context, tx Tx, p NewEventParams) (*Event, error) {
+	ev, err := s.newEvent(p)
+	if err != nil {
+		return nil, err
+	}
+	return ev, tx.EventInsert(ctx, ev)
+}

@@ -1,0 +1,161 @@
+// Package money holds the service's money types: amounts in integer minor
+// units and the currencies the contract knows. Amounts travel as strings
+// ("123.45") and are never floats anywhere in the service.
+package money
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Currency is an ISO 4217 code the contract accepts.
+type Currency string
+
+// The currencies of the contract (Conventions: Money).
+const (
+	RUB Currency = "RUB"
+	KZT Currency = "KZT"
+	USD Currency = "USD"
+	EUR Currency = "EUR"
+)
+
+// Currencies lists every known currency in a stable order.
+var Currencies = []Currency{RUB, KZT, USD, EUR}
+
+// Valid reports whether c is one of the contract's currencies.
+func (c Currency) Valid() bool {
+	switch c {
+	case RUB, KZT, USD, EUR:
+		return true
+	}
+	return false
+}
+
+// MaxMinor is the largest value the contract's format can carry:
+// 13 integer digits and two fraction digits.
+const MaxMinor int64 = 999_999_999_999_999
+
+// Errors returned by the parsers; callers map them to `invalid_request`.
+var (
+	ErrFormat   = errors.New("must be a string of 1 to 13 digits, a dot and exactly two digits, e.g. \"100.00\"")
+	ErrOverflow = errors.New("amount overflows")
+)
+
+// ParseValue parses the contract's unsigned amount string into minor units.
+// It accepts exactly `[0-9]{1,13}\.[0-9]{2}`: no sign, exponent, spaces or
+// other digits than ASCII.
+func ParseValue(s string) (int64, error) {
+	if len(s) < 4 || len(s) > 16 || s[len(s)-3] != '.' {
+		return 0, ErrFormat
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		if i == len(s)-3 {
+			continue
+		}
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, ErrFormat
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, nil
+}
+
+// ParseSigned parses the SignedAmount form: ParseValue with an optional
+// leading minus.
+func ParseSigned(s string) (int64, error) {
+	if len(s) > 0 && s[0] == '-' {
+		v, err := ParseValue(s[1:])
+		return -v, err
+	}
+	return ParseValue(s)
+}
+
+// FormatValue prints minor units in the contract's form. Negative values
+// get a leading minus (the SignedAmount form).
+func FormatValue(minor int64) string {
+	sign := ""
+	u := uint64(minor)
+	if minor < 0 {
+		sign = "-"
+		u = uint64(-(minor + 1)) + 1 // safe for math.MinInt64
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, u/100, u%100)
+}
+
+// Amount is the contract's unsigned `Amount` object in minor units.
+type Amount struct {
+	Minor    int64
+	Currency Currency
+}
+
+// New returns an Amount of minor units in c.
+func New(minor int64, c Currency) Amount { return Amount{Minor: minor, Currency: c} }
+
+// String prints "123.45 RUB".
+func (a Amount) String() string { return FormatValue(a.Minor) + " " + string(a.Currency) }
+
+type wire struct {
+	Value    string   `json:"value"`
+	Currency Currency `json:"currency"`
+}
+
+// MarshalJSON writes {"value":"123.45","currency":"RUB"}.
+func (a Amount) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wire{Value: FormatValue(a.Minor), Currency: a.Currency})
+}
+
+// UnmarshalJSON reads the wire form strictly; see ParseValue.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	v, err := ParseValue(w.Value)
+	if err != nil {
+		return err
+	}
+	*a = Amount{Minor: v, Currency: w.Currency}
+	return nil
+}
+
+// Signed is the contract's `SignedAmount`: the same object, a value that may
+// be negative. Only Balance.available and Settlement.net_amount use it.
+type Signed struct {
+	Minor    int64
+	Currency Currency
+}
+
+// MarshalJSON writes {"value":"-1.00","currency":"RUB"}.
+func (s Signed) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wire{Value: FormatValue(s.Minor), Currency: s.Currency})
+}
+
+// UnmarshalJSON reads the signed wire form.
+func (s *Signed) UnmarshalJSON(b []byte) error {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	v, err := ParseSigned(w.Value)
+	if err != nil {
+		return err
+	}
+	*s = Signed{Minor: v, Currency: w.Currency}
+	return nil
+}
+
+// Add returns a+b, refusing to leave the contract's range.
+func Add(a, b int64) (int64, error) {
+	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+		return 0, ErrOverflow
+	}
+	s := a + b
+	if s > MaxMinor || s < -MaxMinor {
+		return 0, ErrOverflow
+	}
+	return s, nil
+}

@@ -1,0 +1,169 @@
+package payd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+)
+
+// Stage is the delivery stage of the build. Operations of a later stage are
+// declared and answer `501 not_implemented` naming their stage (Stage
+// availability of this build).
+type Stage int
+
+// Stages of the roadmap: M1 is this build; disputes arrive in M2, payment
+// links and payouts in M5.
+const (
+	StageM1 Stage = 1
+	StageM2 Stage = 2
+	StageM5 Stage = 5
+)
+
+// Config assembles a Service.
+type Config struct {
+	Store  Store
+	Clock  Clock
+	Jobs   Jobs
+	Logger *slog.Logger
+	// Stage is the build's stage; zero means StageM1.
+	Stage Stage
+	// WebhookAllowHosts are exact hosts an operator allows for webhook
+	// endpoints despite the public-address rule (local development).
+	WebhookAllowHosts []string
+}
+
+// Service holds the business rules. Adapters call its methods; it talks to
+// storage only through Store.
+type Service struct {
+	store             Store
+	clock             Clock
+	jobs              Jobs
+	log               *slog.Logger
+	ids               *IDGen
+	stage             Stage
+	webhookAllowHosts []string
+
+	// inflight holds the idempotency keys being executed by this process,
+	// so a parallel replay answers idempotency_in_progress at once instead
+	// of waiting for the first request's transaction.
+	inflight sync.Map
+}
+
+// NewService returns a Service over cfg.
+func NewService(cfg Config) *Service {
+	s := &Service{
+		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
+		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
+	}
+	if s.clock == nil {
+		s.clock = SystemClock{}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.stage == 0 {
+		s.stage = StageM1
+	}
+	return s
+}
+
+// Clock returns the service clock.
+func (s *Service) Clock() Clock { return s.clock }
+
+// Stage returns the build's stage.
+func (s *Service) Stage() Stage { return s.stage }
+
+// Store returns the service's store, for read paths of adapters (health).
+func (s *Service) Store() Store { return s.store }
+
+var (
+	errInProgress = &Error{Code: CodeIdempotencyInProgress, Message: "a request with this Idempotency-Key is still being processed; retry in a second or two"}
+	errIdemConfl  = &Error{Code: CodeIdempotencyConflict, Message: "this Idempotency-Key was used with a different request"}
+)
+
+// idempotent runs fn once per idempotency key of the principal: the effect
+// of fn, the record of its answer and everything fn writes commit in one
+// transaction. A replay with the same request gets the first answer with
+// status 200; a different request under the key gets idempotency_conflict;
+// a replay while the first runs gets idempotency_in_progress.
+func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency, fn func(tx Tx) (int, any, error)) (*Response, error) {
+	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
+	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
+		return nil, errInProgress
+	}
+	defer s.inflight.Delete(flight)
+
+	var resp *Response
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		// Another instance may be running the same key (PostgreSQL).
+		ok, err := tx.IdempotencyLock(ctx, p.Shop.ID, p.Mode, idem.Key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errInProgress
+		}
+		now := s.clock.Now()
+		rec, err := tx.IdempotencyGet(ctx, p.Shop.ID, p.Mode, idem.Key)
+		switch {
+		case errors.Is(err, ErrNoRows):
+		case err != nil:
+			return err
+		case now.Before(rec.ExpiresAt):
+			if !bytes.Equal(rec.RequestHash, idem.Hash) {
+				return errIdemConfl
+			}
+			resp = &Response{Status: http.StatusOK, Body: rec.Body, Replayed: true}
+			return nil
+		}
+		status, obj, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		var body []byte
+		if obj != nil {
+			if body, err = json.Marshal(obj); err != nil {
+				return err
+			}
+		}
+		resp = &Response{Status: status, Body: body}
+		return tx.IdempotencyPut(ctx, &IdempotencyRecord{
+			ShopID: p.Shop.ID, Mode: p.Mode, Key: idem.Key, RequestHash: idem.Hash,
+			Status: status, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
+		})
+	})
+	return resp, err
+}
+
+// PurgeIdempotency deletes expired idempotency records; a periodic job runs
+// it.
+func (s *Service) PurgeIdempotency(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+		n, err = tx.IdempotencyDeleteExpired(ctx, s.clock.Now())
+		return err
+	})
+	return n, err
+}
+
+// PurgeEvents deletes events past the retention of one year; a periodic job
+// runs it.
+func (s *Service) PurgeEvents(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+		n, err = tx.EventDeleteBefore(ctx, s.clock.Now().Add(-EventRetention))
+		return err
+	})
+	return n, err
+}
+
+func notFoundAs(err error, kind string) error {
+	if errors.Is(err, ErrNoRows) {
+		return NotFound(kind)
+	}
+	return err
+}

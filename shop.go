@@ -1,0 +1,151 @@
+package payd
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/paydhq/payd/money"
+)
+
+// Region is a data contour with its own methods and calendar.
+type Region string
+
+// The two regions of the contract.
+const (
+	RegionRU Region = "ru"
+	RegionKZ Region = "kz"
+)
+
+// Valid reports whether r is a known region.
+func (r Region) Valid() bool { return r == RegionRU || r == RegionKZ }
+
+// Merchant is the legal entity that owns shops; balances, settlements and
+// payout freezes are kept at its level.
+type Merchant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	LegalName string    `json:"legal_name,omitempty"`
+	TaxID     string    `json:"tax_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	// SettlementDelayDays is the merchant's settlement delay (Shop.settlement).
+	SettlementDelayDays int `json:"settlement_delay_days"`
+}
+
+// Shop is a sub-merchant storefront with its own keys, region and settings.
+type Shop struct {
+	ID              string         `json:"id"`
+	MerchantID      string         `json:"merchant_id"`
+	Region          Region         `json:"region"`
+	Name            string         `json:"name"`
+	DefaultCurrency money.Currency `json:"default_currency"`
+	// ActivatedAt is set when an operator activates the shop; live keys
+	// answer `shop_not_live` until then.
+	ActivatedAt       *time.Time   `json:"activated_at,omitempty"`
+	Blocked           bool         `json:"blocked"`
+	PaymentsSuspended bool         `json:"payments_suspended"`
+	Settings          ShopSettings `json:"settings"`
+	CreatedAt         time.Time    `json:"created_at"`
+}
+
+// Live reports whether live keys of the shop work.
+func (s *Shop) Live() bool { return s.ActivatedAt != nil }
+
+// ShopSettings are the operator-set options of a shop. Zero values mean the
+// documented default, so an old row never lacks a setting.
+type ShopSettings struct {
+	// RequestsPerMinute limits all requests per key (default 600).
+	RequestsPerMinute int `json:"requests_per_minute,omitempty"`
+	// PaymentsPerMinute limits payment creations per key (default 120).
+	PaymentsPerMinute int `json:"payments_per_minute,omitempty"`
+	// IPAllowlist holds addresses and CIDR prefixes; empty allows every
+	// address.
+	IPAllowlist []string `json:"ip_allowlist,omitempty"`
+	// DisplayName builds Payment.merchant_display_name (default: shop name).
+	DisplayName string `json:"display_name,omitempty"`
+	// StatementName builds Payment.statement_descriptor (default: derived
+	// from the shop name).
+	StatementName string `json:"statement_name,omitempty"`
+	// PaymentLifetimeSeconds is the default payment lifetime (default 24 h).
+	PaymentLifetimeSeconds int64 `json:"payment_lifetime_seconds,omitempty"`
+	// MethodsDisabled switches payment methods off for the shop.
+	MethodsDisabled []string `json:"methods_disabled,omitempty"`
+	// AuthorizeRequestWebhook turns on the `payment.authorize_request`
+	// pre-check; AuthorizeRequestDefaultAllow decides when no answer comes.
+	AuthorizeRequestWebhook      bool `json:"authorize_request_webhook,omitempty"`
+	AuthorizeRequestDefaultAllow bool `json:"authorize_request_default_allow,omitempty"`
+}
+
+// Defaults of the contract's Limits table.
+const (
+	DefaultRequestsPerMinute = 600
+	DefaultPaymentsPerMinute = 120
+	DefaultPaymentLifetime   = 24 * time.Hour
+)
+
+// RequestLimit returns the per-key request rate in force.
+func (s ShopSettings) RequestLimit() int {
+	if s.RequestsPerMinute > 0 {
+		return s.RequestsPerMinute
+	}
+	return DefaultRequestsPerMinute
+}
+
+// PaymentLimit returns the per-key payment creation rate in force.
+func (s ShopSettings) PaymentLimit() int {
+	if s.PaymentsPerMinute > 0 {
+		return s.PaymentsPerMinute
+	}
+	return DefaultPaymentsPerMinute
+}
+
+// PaymentLifetime returns the default payment lifetime in force.
+func (s ShopSettings) PaymentLifetime() time.Duration {
+	if s.PaymentLifetimeSeconds > 0 {
+		return time.Duration(s.PaymentLifetimeSeconds) * time.Second
+	}
+	return DefaultPaymentLifetime
+}
+
+// MethodEnabled reports whether the shop has not switched method off.
+func (s ShopSettings) MethodEnabled(method string) bool {
+	for _, m := range s.MethodsDisabled {
+		if m == method {
+			return false
+		}
+	}
+	return true
+}
+
+// AllowsIP reports whether ip may use the shop's keys.
+func (s ShopSettings) AllowsIP(ip netip.Addr) bool {
+	if len(s.IPAllowlist) == 0 {
+		return true
+	}
+	ip = ip.Unmap()
+	for _, entry := range s.IPAllowlist {
+		if p, err := netip.ParsePrefix(entry); err == nil {
+			if p.Contains(ip) {
+				return true
+			}
+			continue
+		}
+		if a, err := netip.ParseAddr(entry); err == nil && a.Unmap() == ip {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateAllowlist checks every entry of an allowlist.
+func ValidateAllowlist(list []string) error {
+	for i, entry := range list {
+		if _, err := netip.ParsePrefix(entry); err == nil {
+			continue
+		}
+		if _, err := netip.ParseAddr(entry); err == nil {
+			continue
+		}
+		return Invalid("ip_allowlist."+itoa(i), "%q is neither an IP address nor a CIDR prefix", entry)
+	}
+	return nil
+}

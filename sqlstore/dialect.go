@@ -1,0 +1,75 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"hash/fnv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// dialect is what differs between the two databases.
+type dialect interface {
+	// Name is "sqlite" or "postgres".
+	Name() string
+	// forUpdate is appended to a SELECT that must lock its row.
+	forUpdate() string
+	// tryLock takes a transaction-scoped lock on key without waiting.
+	tryLock(ctx context.Context, q querier, key string) (bool, error)
+	isUnique(err error) bool
+	ddl(sql string) string
+}
+
+type sqliteDialect struct{}
+
+func (sqliteDialect) Name() string      { return "sqlite" }
+func (sqliteDialect) forUpdate() string { return "" }
+
+// SQLite has one writer at a time and the store uses one connection, so a
+// transaction already excludes every other; the in-process guard of the
+// service answers parallel replays.
+func (sqliteDialect) tryLock(context.Context, querier, string) (bool, error) { return true, nil }
+
+func (sqliteDialect) isUnique(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+func (sqliteDialect) ddl(s string) string { return strings.ReplaceAll(s, "BYTEA", "BLOB") }
+
+type postgresDialect struct{}
+
+func (postgresDialect) Name() string      { return "postgres" }
+func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
+
+// tryLock uses a transaction-level advisory lock, released at commit or
+// rollback, so several payd instances never run one idempotency key twice.
+func (postgresDialect) tryLock(ctx context.Context, q querier, key string) (bool, error) {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	var ok bool
+	err := q.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(h.Sum64())).Scan(&ok)
+	return ok, err
+}
+
+func (postgresDialect) isUnique(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+func (postgresDialect) ddl(s string) string { return s }
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

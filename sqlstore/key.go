@@ -1,0 +1,60 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+const keyCols = `id, shop_id, mode, hint, secret_hash, created_at, expires_at, revoked_at`
+
+func scanKey(r interface{ Scan(...any) error }) (*payd.APIKey, error) {
+	var k payd.APIKey
+	var created int64
+	var expires, revoked sql.NullInt64
+	if err := r.Scan(&k.ID, &k.ShopID, &k.Mode, &k.Hint, &k.Hash, &created, &expires, &revoked); err != nil {
+		return nil, noRows(err)
+	}
+	k.CreatedAt, k.ExpiresAt, k.RevokedAt = fromMicros(created), timePtr(expires), timePtr(revoked)
+	return &k, nil
+}
+
+func (t *tx) KeyInsert(ctx context.Context, k *payd.APIKey) error {
+	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		k.ID, k.ShopID, k.Mode, k.Hint, k.Hash, micros(k.CreatedAt), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt))
+	return err
+}
+
+func (t *tx) KeyGet(ctx context.Context, id string) (*payd.APIKey, error) {
+	return scanKey(t.q.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`, id))
+}
+
+func (t *tx) KeyListByShop(ctx context.Context, shopID string) ([]*payd.APIKey, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE shop_id = $1 ORDER BY created_at DESC, id DESC`, shopID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*payd.APIKey
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) KeyExpireOthers(ctx context.Context, shopID string, mode payd.Mode, exceptID string, at time.Time) error {
+	_, err := t.exec(ctx, `UPDATE api_keys SET expires_at = $4
+		WHERE shop_id = $1 AND mode = $2 AND id <> $3 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $4)`,
+		shopID, mode, exceptID, micros(at))
+	return err
+}
+
+func (t *tx) KeyRevoke(ctx context.Context, id string, at time.Time) error {
+	return t.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, micros(at))
+}

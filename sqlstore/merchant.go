@@ -1,0 +1,36 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/paydhq/payd"
+)
+
+const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at`
+
+func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
+	var m payd.Merchant
+	var created int64
+	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created); err != nil {
+		return nil, noRows(err)
+	}
+	m.CreatedAt = fromMicros(created)
+	return &m, nil
+}
+
+func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
+	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt))
+	return err
+}
+
+func (t *tx) MerchantGet(ctx context.Context, id string) (*payd.Merchant, error) {
+	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`, id))
+}
+
+func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd.Page[*payd.Merchant], error) {
+	return listPage(ctx, t.q, `SELECT `+merchantCols+` FROM merchants`, where{}, p.ListParams,
+		func(r *sql.Rows) (*payd.Merchant, error) { return scanMerchant(r) },
+		func(m *payd.Merchant) payd.Cursor { return payd.Cursor{CreatedAt: m.CreatedAt, ID: m.ID} })
+}

@@ -1,0 +1,138 @@
+package sqlstore
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() []migration {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		panic(err)
+	}
+	var out []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			panic("migration file without a number: " + e.Name())
+		}
+		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out
+}
+
+func latestVersion() int {
+	m := migrations()
+	return m[len(m)-1].version
+}
+
+const migrationsTable = `CREATE TABLE IF NOT EXISTS payd_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at BIGINT NOT NULL
+)`
+
+func (s *Store) schemaVersion(ctx context.Context) (int, error) {
+	var v *int
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(version) FROM payd_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	if v == nil {
+		return 0, nil
+	}
+	return *v, nil
+}
+
+// Migrate applies the migrations not yet applied, each in its own
+// transaction. On PostgreSQL an advisory lock keeps two instances starting
+// at once from applying the same migration.
+func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if s.d.Name() == "postgres" {
+		const lockKey = 7_316_504_011 // any constant unique to payd migrations
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+			return nil, err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lockKey)
+	}
+	if _, err := conn.ExecContext(ctx, migrationsTable); err != nil {
+		return nil, fmt.Errorf("create migrations table: %w", err)
+	}
+	var current *int
+	if err := conn.QueryRowContext(ctx, `SELECT MAX(version) FROM payd_migrations`).Scan(&current); err != nil {
+		return nil, err
+	}
+	for _, m := range migrations() {
+		if current != nil && m.version <= *current {
+			continue
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return applied, err
+		}
+		for _, stmt := range splitStatements(s.d.ddl(m.sql)) {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				tx.Rollback()
+				return applied, fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO payd_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+			m.version, m.name, time.Now().UnixMicro()); err != nil {
+			tx.Rollback()
+			return applied, err
+		}
+		if err := tx.Commit(); err != nil {
+			return applied, err
+		}
+		applied = append(applied, m.name)
+	}
+	return applied, nil
+}
+
+// splitStatements splits a migration on semicolons at line ends; the
+// migrations hold no procedural code, so this is enough.
+func splitStatements(src string) []string {
+	var out []string
+	var b strings.Builder
+	for _, line := range strings.Split(src, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--") {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteString("\n")
+		if strings.HasSuffix(trimmed, ";") {
+			out = append(out, strings.TrimSpace(b.String()))
+			b.Reset()
+		}
+	}
+	if s := strings.TrimSpace(b.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+
+	"github.com/paydhq/payd"
+)
+
+// Store is payd.Store over database/sql.
+type Store struct {
+	db *sql.DB
+	d  dialect
+}
+
+var _ payd.Store = (*Store)(nil)
+
+// Open connects to PostgreSQL when url starts with postgres:// or
+// postgresql://, and otherwise opens (creating it) the SQLite database
+// payd.db in dataDir. It does not migrate; call Migrate.
+func Open(ctx context.Context, url, dataDir string) (*Store, error) {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(32)
+		db.SetMaxIdleConns(32)
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+		}
+		return &Store{db: db, d: postgresDialect{}}, nil
+	}
+	if url != "" {
+		return nil, fmt.Errorf("database URL %q: only postgres:// URLs are supported; leave it empty for SQLite", redact(url))
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	// WAL with synchronous=FULL: every commit is durable before it is
+	// acknowledged. _txlock=immediate takes the write lock at BEGIN, so a
+	// transaction never fails half-way on a lock upgrade.
+	dsn := "file:" + filepath.Join(dataDir, "payd.db") +
+		"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)" +
+		"&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	// One connection: SQLite has a single writer, and the job queue's
+	// driver works best this way. Transactions therefore serialise, which
+	// is exactly the per-object serialisation the service needs.
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxIdleTime(0)
+	db.SetConnMaxLifetime(0)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open SQLite in %s: %w", dataDir, err)
+	}
+	return &Store{db: db, d: sqliteDialect{}}, nil
+}
+
+func redact(url string) string {
+	if i := strings.Index(url, "@"); i >= 0 {
+		if j := strings.Index(url, "://"); j >= 0 && j < i {
+			return url[:j+3] + "…" + url[i:]
+		}
+	}
+	return url
+}
+
+// DB returns the connection pool, for the job queue which shares it.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dialect returns "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.d.Name() }
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Tx runs fn in a transaction and commits when fn returns nil.
+func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(&tx{q: sqlTx, sqlTx: sqlTx, d: s.d}); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// View runs fn against the pool without a transaction.
+func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
+	return fn(&tx{q: s.db, d: s.d})
+}
+
+// Ready pings the database and checks the schema is current.
+func (s *Store) Ready(ctx context.Context) error {
+	v, err := s.schemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if latest := latestVersion(); v != latest {
+		return fmt.Errorf("schema version %d, want %d: run payd migrate", v, latest)
+	}
+	return nil
+}
+
+// tx implements payd.Tx; q is the transaction or, for View, the pool.
+type tx struct {
+	q     querier
+	sqlTx *sql.Tx
+	d     dialect
+}
+
+// SQLTx returns the underlying transaction (nil under View), so the job
+// queue can insert its rows in it.
+func (t *tx) SQLTx() *sql.Tx { return t.sqlTx }
+
+// noRows maps sql.ErrNoRows to payd.ErrNoRows.
+func noRows(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return payd.ErrNoRows
+	}
+	return err
+}
+
+// exec runs a statement and maps a unique violation to payd.ErrConflict.
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	res, err := t.q.ExecContext(ctx, q, args...)
+	if err != nil && t.d.isUnique(err) {
+		return nil, fmt.Errorf("%w: %v", payd.ErrConflict, err)
+	}
+	return res, err
+}
+
+// execOne runs an UPDATE or DELETE that must touch exactly one row.
+func (t *tx) execOne(ctx context.Context, q string, args ...any) error {
+	res, err := t.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return payd.ErrNoRows
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+const endpointCols = `id, shop_id, test, url, events, status, description, secret, prev_secret, prev_secret_until,
+	consecutive_failures, created_at`
+
+func scanEndpoint(r interface{ Scan(...any) error }) (*payd.WebhookEndpoint, error) {
+	var e payd.WebhookEndpoint
+	var events string
+	var until sql.NullInt64
+	var created int64
+	if err := r.Scan(&e.ID, &e.ShopID, &e.Test, &e.URL, &events, &e.Status, &e.Description, &e.Secret,
+		&e.PrevSecret, &until, &e.ConsecutiveFailures, &created); err != nil {
+		return nil, noRows(err)
+	}
+	if err := json.Unmarshal([]byte(events), &e.Events); err != nil {
+		return nil, err
+	}
+	e.PrevSecretUntil, e.CreatedAt = timePtr(until), fromMicros(created)
+	return &e, nil
+}
+
+func (t *tx) WebhookEndpointInsert(ctx context.Context, e *payd.WebhookEndpoint) error {
+	events, _ := json.Marshal(e.Events)
+	_, err := t.exec(ctx, `INSERT INTO webhook_endpoints (`+endpointCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		e.ID, e.ShopID, e.Test, e.URL, string(events), e.Status, e.Description, e.Secret, e.PrevSecret,
+		nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures, micros(e.CreatedAt))
+	return err
+}
+
+const endpointScope = ` WHERE id = $1 AND shop_id = $2 AND test = $3 AND deleted_at IS NULL`
+
+func (t *tx) WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*payd.WebhookEndpoint, error) {
+	return scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope, id, shopID, test))
+}
+
+func (t *tx) WebhookEndpointGetForUpdate(ctx context.Context, shopID string, test bool, id string) (*payd.WebhookEndpoint, error) {
+	return scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+t.d.forUpdate(), id, shopID, test))
+}
+
+func (t *tx) WebhookEndpointList(ctx context.Context, shopID string, test bool) ([]*payd.WebhookEndpoint, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints
+		WHERE shop_id = $1 AND test = $2 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`, shopID, test)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*payd.WebhookEndpoint
+	for rows.Next() {
+		e, err := scanEndpoint(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) WebhookEndpointUpdate(ctx context.Context, e *payd.WebhookEndpoint) error {
+	events, _ := json.Marshal(e.Events)
+	return t.execOne(ctx, `UPDATE webhook_endpoints SET url = $2, events = $3, status = $4, description = $5, secret = $6,
+		prev_secret = $7, prev_secret_until = $8, consecutive_failures = $9 WHERE id = $1 AND deleted_at IS NULL`,
+		e.ID, e.URL, string(events), e.Status, e.Description, e.Secret, e.PrevSecret, nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures)
+}
+
+func (t *tx) WebhookEndpointDelete(ctx context.Context, shopID string, test bool, id string, at time.Time) error {
+	return t.execOne(ctx, `UPDATE webhook_endpoints SET deleted_at = $4`+endpointScope, id, shopID, test, micros(at))
+}

@@ -1,0 +1,78 @@
+package payd
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the service's storage. Every state change runs inside Tx, whose
+// function either commits all its writes (object, idempotency record, event,
+// jobs) or none.
+type Store interface {
+	// Tx runs fn in a read-write transaction and commits when fn returns nil.
+	Tx(ctx context.Context, fn func(Tx) error) error
+	// View runs fn with read access and no transaction guarantees beyond
+	// each statement's.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Ready reports whether storage answers and its schema is current.
+	Ready(ctx context.Context) error
+	Close() error
+}
+
+// Tx is the set of storage operations. Lookups that find nothing return
+// ErrNoRows; a unique violation returns ErrConflict. Methods named ...ForUpdate
+// lock the row until the transaction ends (row locks on PostgreSQL; SQLite
+// has a single writer, which serialises the same way).
+type Tx interface {
+	MerchantInsert(ctx context.Context, m *Merchant) error
+	MerchantGet(ctx context.Context, id string) (*Merchant, error)
+	MerchantList(ctx context.Context, p *MerchantListParams) (Page[*Merchant], error)
+
+	ShopInsert(ctx context.Context, s *Shop) error
+	ShopGet(ctx context.Context, id string) (*Shop, error)
+	ShopGetForUpdate(ctx context.Context, id string) (*Shop, error)
+	ShopUpdate(ctx context.Context, s *Shop) error
+	ShopList(ctx context.Context, p *ShopListParams) (Page[*Shop], error)
+	ShopListByMerchant(ctx context.Context, merchantID string) ([]*Shop, error)
+	ShopCount(ctx context.Context) (int, error)
+
+	KeyInsert(ctx context.Context, k *APIKey) error
+	KeyGet(ctx context.Context, id string) (*APIKey, error)
+	KeyListByShop(ctx context.Context, shopID string) ([]*APIKey, error)
+	// KeyExpireOthers gives every usable key of shop and mode other than
+	// exceptID, and without an earlier expiry, the expiry at.
+	KeyExpireOthers(ctx context.Context, shopID string, mode Mode, exceptID string, at time.Time) error
+	KeyRevoke(ctx context.Context, id string, at time.Time) error
+
+	// IdempotencyLock takes a lock on the key for the rest of the
+	// transaction without waiting; false means another transaction holds it.
+	IdempotencyLock(ctx context.Context, shopID string, mode Mode, key string) (bool, error)
+	IdempotencyGet(ctx context.Context, shopID string, mode Mode, key string) (*IdempotencyRecord, error)
+	// IdempotencyPut stores r, replacing an expired record of the same key.
+	IdempotencyPut(ctx context.Context, r *IdempotencyRecord) error
+	IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error)
+
+	EventInsert(ctx context.Context, e *Event) error
+	EventGet(ctx context.Context, shopID string, test bool, id string) (*Event, error)
+	EventList(ctx context.Context, p *EventListParams) (Page[*Event], error)
+	EventDeleteBefore(ctx context.Context, t time.Time) (int64, error)
+
+	WebhookEndpointInsert(ctx context.Context, e *WebhookEndpoint) error
+	WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)
+	WebhookEndpointGetForUpdate(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)
+	WebhookEndpointList(ctx context.Context, shopID string, test bool) ([]*WebhookEndpoint, error)
+	WebhookEndpointUpdate(ctx context.Context, e *WebhookEndpoint) error
+	WebhookEndpointDelete(ctx context.Context, shopID string, test bool, id string, at time.Time) error
+}
+
+// JobArgs is a unit of background work; Kind names its worker.
+type JobArgs interface {
+	Kind() string
+}
+
+// Jobs enqueues background work inside a store transaction, so a job exists
+// exactly when the change that needs it committed.
+type Jobs interface {
+	// Enqueue schedules args to run at runAt (now when zero) as part of tx.
+	Enqueue(ctx context.Context, tx Tx, args JobArgs, runAt time.Time) error
+}

@@ -1,0 +1,5 @@
+package payd
+
+import "strconv"
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,240 @@
+package payd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"net/http"
+	"time"
+
+	"github.com/paydhq/payd/urlguard"
+)
+
+// Webhook endpoint states (States: Webhook endpoint). `failing` is set only
+// by the service.
+const (
+	WebhookActive   = "active"
+	WebhookDisabled = "disabled"
+	WebhookFailing  = "failing"
+)
+
+// SecretOverlap is how long a rotated-out signing secret still signs
+// deliveries (Limits: secret overlap).
+const SecretOverlap = 24 * time.Hour
+
+// WebhookEndpoint is a merchant's receiver of events. The signing secret is
+// kept as is: deliveries are signed with it, so it cannot be hashed.
+type WebhookEndpoint struct {
+	ID              string
+	ShopID          string
+	Test            bool
+	URL             string
+	Events          []EventType
+	Status          string
+	Description     string
+	Secret          string
+	PrevSecret      string
+	PrevSecretUntil *time.Time
+	CreatedAt       time.Time
+	// ConsecutiveFailures counts failed attempts since the last success.
+	ConsecutiveFailures int
+}
+
+// webhookEndpointJSON is the contract's WebhookEndpoint object.
+type webhookEndpointJSON struct {
+	ID          string      `json:"id"`
+	URL         string      `json:"url"`
+	Events      []EventType `json:"events"`
+	Status      string      `json:"status"`
+	CreatedAt   time.Time   `json:"created_at"`
+	Description string      `json:"description,omitempty"`
+	Secret      string      `json:"secret,omitempty"`
+}
+
+// View returns the contract's object; the secret only when withSecret.
+func (e *WebhookEndpoint) View(withSecret bool) any {
+	v := webhookEndpointJSON{ID: e.ID, URL: e.URL, Events: e.Events, Status: e.Status, CreatedAt: e.CreatedAt, Description: e.Description}
+	if withSecret {
+		v.Secret = e.Secret
+	}
+	return v
+}
+
+// Subscribed reports whether the endpoint wants events of type t.
+func (e *WebhookEndpoint) Subscribed(t EventType) bool {
+	for _, k := range e.Events {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// WebhookEndpointCreate is `POST /webhook-endpoints`.
+type WebhookEndpointCreate struct {
+	URL         string
+	Events      []EventType
+	Description string
+}
+
+// WebhookEndpointUpdate is `PATCH /webhook-endpoints/{id}`; nil fields stay.
+type WebhookEndpointUpdate struct {
+	URL          *string
+	Events       []EventType
+	Status       *string
+	RotateSecret bool
+}
+
+func newWebhookSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return "whsec_" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (s *Service) checkWebhookURL(p *Principal, raw string) (string, error) {
+	// Deliveries leave the service in both modes, so the public-address rule
+	// holds for test keys too; only an operator's allow-list loosens it.
+	u, err := urlguard.Check(raw, urlguard.Options{AllowHosts: s.webhookAllowHosts})
+	if err != nil {
+		return "", Invalid("url", "%v", err)
+	}
+	return u.String(), nil
+}
+
+func checkEventTypes(types []EventType) error {
+	if len(types) == 0 {
+		return Invalid("events", "must name at least one event type")
+	}
+	seen := map[EventType]bool{}
+	for i, t := range types {
+		if !t.Valid() {
+			return Invalid("events."+itoa(i), "unknown event type %q", t)
+		}
+		if seen[t] {
+			return Invalid("events."+itoa(i), "event type %q is listed twice", t)
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+// CreateWebhookEndpoint registers an endpoint; the answer carries its secret,
+// shown this once.
+func (s *Service) CreateWebhookEndpoint(ctx context.Context, p *Principal, idem Idempotency, in WebhookEndpointCreate) (*Response, error) {
+	url, err := s.checkWebhookURL(p, in.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEventTypes(in.Events); err != nil {
+		return nil, err
+	}
+	if err := checkText("description", in.Description, 0, 128); err != nil {
+		return nil, err
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		now := s.clock.Now()
+		e := &WebhookEndpoint{
+			ID: s.ids.New(PrefixWebhookEndpoint, now), ShopID: p.Shop.ID, Test: p.Test(), URL: url,
+			Events: in.Events, Status: WebhookActive, Description: in.Description,
+			Secret: newWebhookSecret(), CreatedAt: now,
+		}
+		if err := tx.WebhookEndpointInsert(ctx, e); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, e.View(true), nil
+	})
+}
+
+// GetWebhookEndpoint returns an endpoint of the principal's shop and mode.
+func (s *Service) GetWebhookEndpoint(ctx context.Context, p *Principal, id string) (e *WebhookEndpoint, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		e, err = tx.WebhookEndpointGet(ctx, p.Shop.ID, p.Test(), id)
+		return err
+	})
+	return e, notFoundAs(err, "webhook endpoint")
+}
+
+// ListWebhookEndpoints lists the endpoints of the principal's shop and mode.
+func (s *Service) ListWebhookEndpoints(ctx context.Context, p *Principal) (list []*WebhookEndpoint, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		list, err = tx.WebhookEndpointList(ctx, p.Shop.ID, p.Test())
+		return err
+	})
+	return list, err
+}
+
+// UpdateWebhookEndpoint changes an endpoint. `status: active` revives a
+// failing or disabled endpoint; `failing` cannot be set. Rotation keeps the
+// old secret signing for SecretOverlap and returns the new one once.
+func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p *Principal, idem Idempotency, id string, in WebhookEndpointUpdate) (*Response, error) {
+	var url string
+	if in.URL != nil {
+		var err error
+		if url, err = s.checkWebhookURL(p, *in.URL); err != nil {
+			return nil, err
+		}
+	}
+	if in.Events != nil {
+		if err := checkEventTypes(in.Events); err != nil {
+			return nil, err
+		}
+	}
+	if in.Status != nil && *in.Status != WebhookActive && *in.Status != WebhookDisabled {
+		return nil, Invalid("status", "must be active or disabled; failing is set only by the service")
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		e, err := tx.WebhookEndpointGetForUpdate(ctx, p.Shop.ID, p.Test(), id)
+		if err != nil {
+			return 0, nil, notFoundAs(err, "webhook endpoint")
+		}
+		if in.URL != nil {
+			e.URL = url
+		}
+		if in.Events != nil {
+			e.Events = in.Events
+		}
+		if in.Status != nil {
+			e.Status = *in.Status
+			if e.Status == WebhookActive {
+				e.ConsecutiveFailures = 0
+			}
+		}
+		if in.RotateSecret {
+			until := s.clock.Now().Add(SecretOverlap)
+			e.PrevSecret, e.PrevSecretUntil, e.Secret = e.Secret, &until, newWebhookSecret()
+		}
+		if err := tx.WebhookEndpointUpdate(ctx, e); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, e.View(in.RotateSecret), nil
+	})
+}
+
+// DeleteWebhookEndpoint removes an endpoint: nothing more is delivered to
+// it and it is no longer listed. Its past attempt log stays for operators.
+func (s *Service) DeleteWebhookEndpoint(ctx context.Context, p *Principal, id string) error {
+	return s.store.Tx(ctx, func(tx Tx) error {
+		return notFoundAs(tx.WebhookEndpointDelete(ctx, p.Shop.ID, p.Test(), id, s.clock.Now()), "webhook endpoint")
+	})
+}
+
+// GetEvent returns an event of the principal's shop and mode.
+func (s *Service) GetEvent(ctx context.Context, p *Principal, id string) (e *Event, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		e, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
+		return err
+	})
+	return e, notFoundAs(err, "event")
+}
+
+// ListEvents lists events of the principal's shop and mode, newest first.
+func (s *Service) ListEvents(ctx context.Context, p *Principal, params *EventListParams) (page Page[*Event], err error) {
+	params.ShopID, params.Test = p.Shop.ID, p.Test()
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.EventList(ctx, params)
+		return err
+	})
+	return page, err
+}
