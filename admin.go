@@ -307,4 +307,3 @@ func checkText(param, v string, minLen, maxLen int) error {
 	}
 	return nil
 }
-

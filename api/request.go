@@ -1,0 +1,114 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+type (
+	requestIDKey struct{}
+	loggerKey    struct{}
+)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// maxHeaderBytes bounds the request's headers; larger requests are refused
+// with the contract's error rather than the server's bare 431.
+const maxHeaderBytes = 32 << 10
+
+// statusRecorder remembers the status for logs and metrics.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// frame gives every request an id (the X-Request-Id header and the
+// request_id of errors), a logger carrying it, panic recovery, metrics and
+// one access log line. Nothing here logs headers or bodies: they carry
+// secrets and one-time tokens.
+func frame(base *slog.Logger, m *Metrics, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := "req_" + ulid.MustNew(ulid.Timestamp(start), rand.Reader).String()
+		log := base.With("request_id", id)
+		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey{}, id), loggerKey{}, log)
+		r = r.WithContext(ctx)
+		w.Header().Set("X-Request-Id", id)
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic", "panic", v)
+				if rec.status == 0 {
+					writeError(rec, r, errPanic)
+				}
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			m.observe(route, rec.status, time.Since(start))
+			log.Info("request", "method", r.Method, "route", route, "status", rec.status,
+				"duration_ms", time.Since(start).Milliseconds())
+		}()
+		if headerSize(r) > maxHeaderBytes {
+			writeError(rec, r, invalidf("", "request headers exceed %d bytes", maxHeaderBytes))
+			return
+		}
+		next.ServeHTTP(rec, r)
+	})
+}
+
+func headerSize(r *http.Request) int {
+	n := len(r.RequestURI)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
+
+// clientIP is the remote address, or with trustProxy the address the TLS
+// proxy in front of the service reports as the last hop.
+func clientIP(r *http.Request, trustProxy bool) string {
+	if trustProxy {
+		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+			parts := strings.Split(xff, ",")
+			return strings.TrimSpace(parts[len(parts)-1])
+		}
+	}
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}

@@ -1,0 +1,167 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/openapi"
+	"github.com/paydhq/payd/ratelimit"
+)
+
+// Config assembles the merchant API.
+type Config struct {
+	Service *payd.Service
+	Limiter ratelimit.Limiter
+	Logger  *slog.Logger
+	Metrics *Metrics
+	// TrustProxy takes the client address from X-Forwarded-For, for a
+	// deployment behind a TLS-terminating proxy.
+	TrustProxy bool
+	// Extra routes (hosted pages) mounted on the same listener.
+	Extra func(mux *http.ServeMux)
+}
+
+// Server is the merchant API handler.
+type Server struct {
+	svc        *payd.Service
+	limiter    ratelimit.Limiter
+	trustProxy bool
+	mux        *http.ServeMux
+}
+
+// handler is an authenticated endpoint; a returned error is written as the
+// Error object.
+type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) error
+
+// New returns the merchant API with its health routes.
+func New(cfg Config) http.Handler {
+	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, trustProxy: cfg.TrustProxy, mux: http.NewServeMux()}
+	if s.limiter == nil {
+		s.limiter = ratelimit.NewLocal()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s.routes()
+	if cfg.Extra != nil {
+		cfg.Extra(s.mux)
+	}
+	s.mux.HandleFunc("/", s.unmatched)
+	return frame(log, cfg.Metrics, s.mux)
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	m.HandleFunc("GET /readyz", s.ready)
+	m.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		writeRaw(w, http.StatusOK, openapi.JSON())
+	})
+
+	m.Handle("GET /v1/shop", s.auth(s.getShop))
+	m.Handle("GET /v1/payment-methods", s.auth(s.listPaymentMethods))
+
+	m.Handle("GET /v1/events", s.auth(s.listEvents))
+	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
+
+	m.Handle("POST /v1/webhook-endpoints", s.auth(s.createWebhookEndpoint))
+	m.Handle("GET /v1/webhook-endpoints", s.auth(s.listWebhookEndpoints))
+	m.Handle("GET /v1/webhook-endpoints/{endpoint_id}", s.auth(s.getWebhookEndpoint))
+	m.Handle("PATCH /v1/webhook-endpoints/{endpoint_id}", s.auth(s.updateWebhookEndpoint))
+	m.Handle("DELETE /v1/webhook-endpoints/{endpoint_id}", s.auth(s.deleteWebhookEndpoint))
+
+	s.laterStages()
+}
+
+// ready reports whether storage answers and its schema is current.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.svc.Store().Ready(ctx); err != nil {
+		logger(r.Context()).Warn("not ready", "err", err.Error())
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// unmatched answers unknown routes with 404 and known routes called with a
+// wrong method with 405 and an Allow header, both as the Error object.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+		if method == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allowed = append(allowed, method)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{
+			Type: "error", Code: payd.CodeInvalidRequest, RequestID: requestID(r.Context()),
+			Description: "method " + r.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", "),
+		})
+		return
+	}
+	writeError(w, r, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path})
+}
+
+var errNoCredentials = &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or invalid credentials: use HTTP Basic auth with shop_id and secret_key"}
+
+// auth authenticates the request, applies the key's request rate, and runs h.
+func (s *Server) auth(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		shopID, secret, ok := basicAuth(r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
+			writeError(w, r, errNoCredentials)
+			return
+		}
+		ip, _ := netip.ParseAddr(clientIP(r, s.trustProxy))
+		p, err := s.svc.Authenticate(r.Context(), shopID, secret, ip)
+		if err != nil {
+			if payd.ErrorCodeOf(err) == payd.CodeInvalidCredentials {
+				w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
+			}
+			writeError(w, r, err)
+			return
+		}
+		if ok, wait := s.limiter.Allow("req:"+p.KeyID, p.Shop.Settings.RequestLimit(), s.svc.Clock().Now()); !ok {
+			writeError(w, r, &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,
+				Message: "request rate of this key exceeded; retry after the Retry-After seconds"})
+			return
+		}
+		if err := h(w, r, p); err != nil {
+			writeError(w, r, err)
+		}
+	})
+}
+
+// basicAuth parses HTTP Basic credentials strictly: a malformed header is
+// the same as a missing one.
+func basicAuth(r *http.Request) (user, pass string, ok bool) {
+	h := r.Header.Get("Authorization")
+	const prefix = "Basic "
+	if len(h) < len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return "", "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[len(prefix):]))
+	if err != nil {
+		return "", "", false
+	}
+	user, pass, ok = strings.Cut(string(raw), ":")
+	return user, pass, ok && user != "" && pass != ""
+}

@@ -1,0 +1,143 @@
+// Package jobs runs the service's durable background work on River, a job
+// queue made for this that stores its jobs in the service's own database
+// (PostgreSQL or SQLite). Jobs are inserted in the transaction of the change
+// that needs them, survive restarts, retry on a schedule and read the
+// service clock, so the test clock moves them too.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/paydhq/payd"
+)
+
+// Queue is payd.Jobs on River.
+type Queue struct {
+	driver  riverdriver.Driver[*sql.Tx]
+	client  *river.Client[*sql.Tx]
+	workers *river.Workers
+	clock   payd.Clock
+	db      *sql.DB
+}
+
+var _ payd.Jobs = (*Queue)(nil)
+
+// clockTime feeds the service clock to River, so job schedules, retries and
+// periodic runs follow the test clock when it moves.
+type clockTime struct{ clock payd.Clock }
+
+func (c clockTime) NowUTC() time.Time { return c.clock.Now() }
+func (c clockTime) NowUTCOrNil() *time.Time {
+	t := c.clock.Now()
+	return &t
+}
+
+// Options tune the queue.
+type Options struct {
+	// PollInterval is how often idle workers look for due jobs.
+	PollInterval time.Duration
+	// Workers is the number of jobs run at once.
+	Workers int
+}
+
+// New prepares a queue over db; dialect is "sqlite" or "postgres". Workers
+// are registered by Start.
+func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Options) (*Queue, error) {
+	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db}
+	switch dialect {
+	case "sqlite":
+		q.driver = riversqlite.New(db)
+	case "postgres":
+		q.driver = riverdatabasesql.New(db)
+	default:
+		return nil, fmt.Errorf("jobs: unknown dialect %q", dialect)
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = 200 * time.Millisecond
+	}
+	if opts.Workers == 0 {
+		opts.Workers = 16
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	client, err := river.NewClient(q.driver, &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}},
+		Workers:           q.workers,
+		FetchPollInterval: opts.PollInterval,
+		FetchCooldown:     opts.PollInterval / 4,
+		Logger:            log.With("component", "jobs"),
+		PeriodicJobs:      periodicJobs(),
+		Test:              river.TestConfig{Time: clockTime{clock}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	q.client = client
+	return q, nil
+}
+
+// Migrate applies River's own schema migrations.
+func (q *Queue) Migrate(ctx context.Context) error {
+	m, err := rivermigrate.New(q.driver, nil)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
+}
+
+// Enqueue inserts args in tx, to run at runAt (at once when zero).
+func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runAt time.Time) error {
+	st, ok := tx.(interface{ SQLTx() *sql.Tx })
+	if !ok || st.SQLTx() == nil {
+		return errors.New("jobs: enqueue needs a store transaction")
+	}
+	var opts *river.InsertOpts
+	if !runAt.IsZero() {
+		opts = &river.InsertOpts{ScheduledAt: runAt}
+	}
+	_, err := q.client.InsertTx(ctx, st.SQLTx(), jobArgs{args}, opts)
+	return err
+}
+
+// Start registers the workers that call svc and starts working jobs.
+func (q *Queue) Start(ctx context.Context, svc *payd.Service) error {
+	registerWorkers(q.workers, svc)
+	return q.client.Start(ctx)
+}
+
+// Stop waits for running jobs to finish, or ctx to end.
+func (q *Queue) Stop(ctx context.Context) error {
+	return q.client.Stop(ctx)
+}
+
+// Depth returns the number of jobs by state, for metrics.
+func (q *Queue) Depth(ctx context.Context) (map[string]int64, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM river_job GROUP BY state`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var state string
+		var n int64
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, err
+		}
+		out[state] = n
+	}
+	return out, rows.Err()
+}

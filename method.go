@@ -1,0 +1,97 @@
+package payd
+
+import "github.com/paydhq/payd/money"
+
+// Payment method types known to the service.
+const (
+	MethodBankCard     = "bank_card"
+	MethodSBP          = "sbp"
+	MethodInstallments = "installments"
+)
+
+// Range is the per-transaction amount range of a method in one currency.
+type Range struct {
+	Min, Max int64
+}
+
+// defaultRanges are the per-transaction ranges by currency. RUB and KZT are
+// the contract's defaults (Limits); USD and EUR are ours (docs/limits.md).
+var defaultRanges = map[money.Currency]Range{
+	money.RUB: {Min: 1_00, Max: 300_000_00},
+	money.KZT: {Min: 100_00, Max: 5_000_000_00},
+	money.USD: {Min: 1_00, Max: 5_000_00},
+	money.EUR: {Min: 1_00, Max: 5_000_00},
+}
+
+// MethodSpec describes a method in a region.
+type MethodSpec struct {
+	Type          string
+	Currencies    []money.Currency
+	TwoStage      bool
+	PartialRefund bool
+	// Offered is false for methods declared but not offered by this build.
+	Offered bool
+}
+
+// regionMethods lists the methods of each region. SBP (the Russian Faster
+// Payments System) exists only in ru; installments are declared but not
+// offered yet.
+var regionMethods = map[Region][]MethodSpec{
+	RegionRU: {
+		{Type: MethodBankCard, Currencies: []money.Currency{money.RUB, money.USD, money.EUR}, TwoStage: true, PartialRefund: true, Offered: true},
+		{Type: MethodSBP, Currencies: []money.Currency{money.RUB}, TwoStage: false, PartialRefund: true, Offered: true},
+		{Type: MethodInstallments, Currencies: []money.Currency{money.RUB}, TwoStage: false, PartialRefund: false},
+	},
+	RegionKZ: {
+		{Type: MethodBankCard, Currencies: []money.Currency{money.KZT, money.USD, money.EUR}, TwoStage: true, PartialRefund: true, Offered: true},
+		{Type: MethodInstallments, Currencies: []money.Currency{money.KZT}, TwoStage: false, PartialRefund: false},
+	},
+}
+
+// PaymentMethodInfo is the contract's object of `GET /payment-methods`:
+// one per method and currency, so each carries the range of its currency.
+type PaymentMethodInfo struct {
+	Type          string           `json:"type"`
+	Available     bool             `json:"available"`
+	Currencies    []money.Currency `json:"currencies"`
+	MinAmount     money.Amount     `json:"min_amount"`
+	MaxAmount     money.Amount     `json:"max_amount"`
+	TwoStage      bool             `json:"two_stage"`
+	PartialRefund bool             `json:"partial_refund"`
+}
+
+// PaymentMethods lists the methods of the shop's region, one record per
+// method and currency (only currency when it is set).
+func (s *Service) PaymentMethods(p *Principal, currency money.Currency) []PaymentMethodInfo {
+	out := []PaymentMethodInfo{}
+	for _, m := range regionMethods[p.Shop.Region] {
+		for _, c := range m.Currencies {
+			if currency != "" && c != currency {
+				continue
+			}
+			r := defaultRanges[c]
+			out = append(out, PaymentMethodInfo{
+				Type: m.Type, Available: m.Offered && p.Shop.Settings.MethodEnabled(m.Type),
+				Currencies: []money.Currency{c}, MinAmount: money.New(r.Min, c), MaxAmount: money.New(r.Max, c),
+				TwoStage: m.TwoStage, PartialRefund: m.PartialRefund,
+			})
+		}
+	}
+	return out
+}
+
+// MethodRange returns the range of method in currency for the shop's region
+// and whether the method takes that currency there at all.
+func MethodRange(region Region, method string, c money.Currency) (Range, bool) {
+	for _, m := range regionMethods[region] {
+		if m.Type != method || !m.Offered {
+			continue
+		}
+		for _, mc := range m.Currencies {
+			if mc == c {
+				return defaultRanges[c], true
+			}
+		}
+	}
+	return Range{}, false
+}

@@ -1,0 +1,225 @@
+// Package operator is the operator API (`/admin/v1`): merchants, shops,
+// keys and the test clock, as JSON over HTTP on its own listener behind a
+// bearer token. Errors use the contract's Error object like the merchant
+// API.
+package operator
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/api"
+)
+
+// Config assembles the operator API.
+type Config struct {
+	Service *payd.Service
+	// Token is the bearer token operators present.
+	Token string
+	// TestClock is non-nil only with `serve --test-clock`; the clock route
+	// exists only then.
+	TestClock *payd.TestClock
+	Logger    *slog.Logger
+	Metrics   *api.Metrics
+	// Gatherer serves /metrics (no token: the listener is the operator's own).
+	Gatherer prometheus.Gatherer
+}
+
+type server struct {
+	svc       *payd.Service
+	tokenHash [32]byte
+	clock     *payd.TestClock
+}
+
+// New returns the operator API handler.
+func New(cfg Config) http.Handler {
+	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
+	mux := http.NewServeMux()
+	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
+		mux.Handle(pattern, s.authed(fn))
+	}
+	h("POST /admin/v1/merchants", s.createMerchant)
+	h("GET /admin/v1/merchants", s.listMerchants)
+	h("GET /admin/v1/merchants/{id}", s.getMerchant)
+	h("POST /admin/v1/shops", s.createShop)
+	h("GET /admin/v1/shops", s.listShops)
+	h("GET /admin/v1/shops/{id}", s.getShop)
+	h("PATCH /admin/v1/shops/{id}", s.updateShop)
+	h("POST /admin/v1/shops/{id}/{action}", s.shopAction)
+	h("POST /admin/v1/shops/{id}/keys", s.issueKey)
+	h("GET /admin/v1/shops/{id}/keys", s.listKeys)
+	h("POST /admin/v1/keys/{id}/revoke", s.revokeKey)
+	if s.clock != nil {
+		h("POST /admin/v1/clock/advance", s.advanceClock)
+		h("GET /admin/v1/clock", s.getClock)
+	}
+	if cfg.Gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+	}
+	return api.Frame(cfg.Logger, cfg.Metrics, mux)
+}
+
+// authed checks the bearer token in constant time (over hashes, so the
+// comparison does not leak the token's length either) and writes fn's answer.
+func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got := sha256.Sum256([]byte(tok))
+		if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
+			api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+			return
+		}
+		status, v, err := fn(r)
+		if err != nil {
+			api.WriteError(w, r, err)
+			return
+		}
+		api.WriteJSON(w, status, v)
+	})
+}
+
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return payd.Invalid("", "could not read the request body")
+	}
+	return api.DecodeJSON(body, dst)
+}
+
+type page[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func pageOf[T any](p payd.Page[T], print string) page[T] {
+	out := page[T]{Items: p.Items, NextCursor: api.EncodeCursor(p.Next, print)}
+	if out.Items == nil {
+		out.Items = []T{}
+	}
+	return out
+}
+
+func (s *server) createMerchant(r *http.Request) (int, any, error) {
+	var in payd.MerchantCreate
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	m, err := s.svc.CreateMerchant(r.Context(), in)
+	return http.StatusCreated, m, err
+}
+
+func (s *server) listMerchants(r *http.Request) (int, any, error) {
+	lp, print, err := api.ParseList(r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := s.svc.ListMerchants(r.Context(), &payd.MerchantListParams{ListParams: lp})
+	return http.StatusOK, pageOf(p, print), err
+}
+
+func (s *server) getMerchant(r *http.Request) (int, any, error) {
+	m, err := s.svc.GetMerchant(r.Context(), r.PathValue("id"))
+	return http.StatusOK, m, err
+}
+
+func (s *server) createShop(r *http.Request) (int, any, error) {
+	var in payd.ShopCreate
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	shop, err := s.svc.CreateShop(r.Context(), in)
+	return http.StatusCreated, shop, err
+}
+
+func (s *server) listShops(r *http.Request) (int, any, error) {
+	lp, print, err := api.ParseList(r.URL.Query(), "merchant_id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := s.svc.ListShops(r.Context(), &payd.ShopListParams{ListParams: lp, MerchantID: r.URL.Query().Get("merchant_id")})
+	return http.StatusOK, pageOf(p, print), err
+}
+
+func (s *server) getShop(r *http.Request) (int, any, error) {
+	shop, err := s.svc.GetShop(r.Context(), r.PathValue("id"))
+	return http.StatusOK, shop, err
+}
+
+func (s *server) updateShop(r *http.Request) (int, any, error) {
+	var patch json.RawMessage
+	if err := decode(r, &patch); err != nil {
+		return 0, nil, err
+	}
+	shop, err := s.svc.UpdateShopSettings(r.Context(), r.PathValue("id"), patch)
+	return http.StatusOK, shop, err
+}
+
+func (s *server) shopAction(r *http.Request) (int, any, error) {
+	shop, err := s.svc.ChangeShopState(r.Context(), r.PathValue("id"), payd.ShopAction(r.PathValue("action")))
+	if errors.Is(err, payd.ErrNoRows) {
+		err = payd.NotFound("shop")
+	}
+	return http.StatusOK, shop, err
+}
+
+type keyIssued struct {
+	*payd.APIKey
+	Secret string `json:"secret"`
+}
+
+func (s *server) issueKey(r *http.Request) (int, any, error) {
+	var in struct {
+		Mode payd.Mode `json:"mode"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	key, secret, err := s.svc.IssueKey(r.Context(), r.PathValue("id"), in.Mode)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, keyIssued{APIKey: key, Secret: secret}, nil
+}
+
+func (s *server) listKeys(r *http.Request) (int, any, error) {
+	keys, err := s.svc.ListKeys(r.Context(), r.PathValue("id"))
+	if keys == nil {
+		keys = []*payd.APIKey{}
+	}
+	return http.StatusOK, map[string]any{"items": keys}, err
+}
+
+func (s *server) revokeKey(r *http.Request) (int, any, error) {
+	key, err := s.svc.RevokeKey(r.Context(), r.PathValue("id"))
+	return http.StatusOK, key, err
+}
+
+func (s *server) advanceClock(r *http.Request) (int, any, error) {
+	var in struct {
+		Seconds *int64 `json:"seconds"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	if in.Seconds == nil || *in.Seconds < 0 || *in.Seconds > 10*365*86400 {
+		return 0, nil, payd.Invalid("seconds", "seconds must be an integer 0..315360000")
+	}
+	now := s.clock.Advance(time.Duration(*in.Seconds) * time.Second)
+	return http.StatusOK, map[string]any{"now": now}, nil
+}
+
+func (s *server) getClock(r *http.Request) (int, any, error) {
+	return http.StatusOK, map[string]any{"now": s.clock.Now()}, nil
+}

@@ -1,0 +1,81 @@
+// Package ratelimit counts requests per key against per-minute limits
+// (Limits: Request rate). Limiter is the seam where a shared store such as
+// Redis can take over when several instances serve one shop; Local is the
+// in-process implementation for a single instance.
+package ratelimit
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limiter decides whether one more request under key fits perMinute.
+type Limiter interface {
+	// Allow takes one token of key's bucket at now. When the bucket is
+	// empty it returns false and how long until a token is free.
+	Allow(key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration)
+}
+
+// Local is a token bucket per key: perMinute tokens refilled evenly over a
+// minute, with a burst of perMinute, so a key may spend its whole minute at
+// once but never more than perMinute in any minute on average. Time comes
+// from the caller (the service clock).
+type Local struct {
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	sweep   time.Time
+}
+
+type bucket struct {
+	lim       *rate.Limiter
+	perMinute int
+	lastUsed  time.Time
+}
+
+// NewLocal returns an empty in-process limiter.
+func NewLocal() *Local { return &Local{buckets: map[string]*bucket{}} }
+
+// Allow implements Limiter.
+func (l *Local) Allow(key string, perMinute int, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.evictIdle(now)
+	b := l.buckets[key]
+	if b == nil || b.perMinute != perMinute {
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(perMinute)/60), perMinute), perMinute: perMinute}
+		l.buckets[key] = b
+	}
+	b.lastUsed = now
+	r := b.lim.ReserveN(now, 1)
+	if !r.OK() {
+		return false, time.Minute
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// evictIdle forgets buckets unused for two minutes: such a bucket is full
+// again anyway, so forgetting it changes no answer.
+func (l *Local) evictIdle(now time.Time) {
+	if now.Sub(l.sweep) < time.Minute {
+		return
+	}
+	l.sweep = now
+	for k, b := range l.buckets {
+		if now.Sub(b.lastUsed) > 2*time.Minute {
+			delete(l.buckets, k)
+		}
+	}
+}
+
+// RetryAfterSeconds rounds a wait up to whole seconds, at least 1, for the
+// Retry-After header.
+func RetryAfterSeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
+}
