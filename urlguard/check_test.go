@@ -212,6 +212,9 @@ var checkCases = []checkCase{
 	{"https://example.com:https/", ReasonMalformed, ReasonMalformed, ""},
 	{"https://example.com/%zz", ReasonMalformed, ReasonMalformed, ""},
 	{"https://example.com/\xff", ReasonMalformed, ReasonMalformed, ""},
+	{"https://%80.com/", ReasonMalformed, ReasonMalformed, ""},
+	{"https://Xn-%80000000000000000", ReasonMalformed, ReasonMalformed, ""}, // found by FuzzCheck
+	{"https://%C3%BC.com/", ok, ok, "https://xn--tda.com/"},
 }
 
 func TestCheck(t *testing.T) {

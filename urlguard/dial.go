@@ -41,9 +41,14 @@ func DialControl(opts Options) func(network, address string, c syscall.RawConn) 
 // connection when ANY resolved address is not public, and then connects to
 // those checked addresses by IP, so no second lookup can return a
 // different answer (DNS rebinding). A Control hook additionally verifies
-// that each socket goes to one of the checked addresses. Internal names
-// (localhost, *.local, single labels ...) and numeric hosts in any notation
-// are refused before any lookup, as in Check.
+// that each socket goes to one of the checked addresses. Hosts are
+// canonicalized as in Check first: internal names (localhost, *.local,
+// single labels ...) are refused without a lookup, and numeric hosts in any
+// notation ("2130706433", "0x7f.1") are treated as the address they denote,
+// never passed to a resolver that might read them differently.
+//
+// Errors: a policy refusal is an *Error; a failed lookup or connection is
+// returned as the net package reports it.
 //
 // A host in Options.AllowHosts (compared by canonical name, as in Check)
 // may resolve to any address; it is still connected only to the addresses

@@ -233,4 +233,3 @@ func waitAccepted(t *testing.T, n *atomic.Int32, want int32) {
 		t.Fatalf("listener accepted %d connections, want %d", got, want)
 	}
 }
-

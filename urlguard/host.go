@@ -3,6 +3,7 @@ package urlguard
 import (
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -54,11 +55,21 @@ func canonicalHost(h string, ipv6 bool) (host, *Error) {
 		}
 		return host{name: "[" + a.String() + "]", key: a.String(), addr: a}, nil
 	}
+	if !utf8.ValidString(h) {
+		// Percent-decoding can leave bytes that are not UTF-8
+		// ("%80"); the IDNA mapping would replace them silently.
+		return host{}, fail(ReasonMalformed, "invalid host name")
+	}
 	ascii, err := hostProfile.ToASCII(h)
 	if err != nil {
 		return host{}, fail(ReasonMalformed, "invalid host name")
 	}
 	ascii = strings.ToLower(ascii)
+	// The A-label form must itself be valid input that maps to itself;
+	// otherwise the canonical URL would be refused when checked again.
+	if again, err := hostProfile.ToASCII(ascii); err != nil || strings.ToLower(again) != ascii {
+		return host{}, fail(ReasonMalformed, "invalid host name")
+	}
 	// A host that ends in a number is an IPv4 address to a browser, in
 	// any of the notations parseWHATWGIPv4 accepts; if it does not parse,
 	// browsers refuse it, and so do we.

@@ -1,0 +1,57 @@
+// Command payd is the merchant payments service: one binary with the
+// subcommands serve, migrate, admin and version.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "payd:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `payd — merchant payments service
+
+Usage:
+  payd serve   [flags]   run the service (payd serve --help)
+  payd migrate [flags]   apply schema migrations
+  payd admin   ...       operator command-line client (payd admin --help)
+  payd version           print the version
+`
+
+// run is main without the process: tests call it too.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("a subcommand is required")
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
+	case "admin":
+		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "payd", version)
+		return nil
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown subcommand %q", args[0])
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/serve"
+	"github.com/paydhq/payd/sqlstore"
+)
+
+func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	f := newFlags("migrate", getenv, stderr)
+	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
+	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database")
+	if err := f.Parse(args); err != nil {
+		return err
+	}
+	store, err := sqlstore.Open(ctx, *databaseURL, *dataDir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := serve.Migrate(ctx, store, payd.SystemClock{}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "migrations applied (%s)\n", store.Dialect())
+	return nil
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/paydhq/payd/serve"
+)
+
+type serveOptions struct {
+	addr, adminAddr, adminToken, databaseURL, dataDir, publicURL string
+	tlsCert, tlsKey, logFormat                                    string
+	dev, testClock, behindProxy                                   bool
+	webhookAllowHosts                                             []string
+}
+
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
+	f := newFlags("serve", getenv, stderr)
+	o := &serveOptions{}
+	f.StringVar(&o.addr, "addr", *f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address"), "")
+	o.adminAddr = *f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
+	adminToken := f.String("admin-token", "", "operator API bearer token; empty turns the operator API off (except with --dev)")
+	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
+	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database and dev.json")
+	publicURL := f.String("public-url", "", "base URL for links the service hands out (default derived from --addr)")
+	tlsCert := f.String("tls-cert", "", "TLS certificate file (serve HTTPS)")
+	tlsKey := f.String("tls-key", "", "TLS key file")
+	behind := f.Bool("behind-tls-proxy", false, "serve plain HTTP on any address because a proxy in front terminates TLS")
+	dev := f.Bool("dev", false, "create and print a demo merchant with test keys on an empty database")
+	testClock := f.Bool("test-clock", false, "let the operator API advance the service clock")
+	logFormat := f.String("log-format", "text", "log format: text or json")
+	allow := f.List("webhook-allow-host", "exact host allowed for webhook endpoints despite the public-address rule")
+	if err := f.Parse(args); err != nil {
+		return nil, err
+	}
+	// The first flag was declared twice above to keep its env twin; read it
+	// back from the set.
+	o.addr = f.Lookup("addr").Value.String()
+	o.adminToken, o.databaseURL, o.dataDir, o.publicURL = *adminToken, *databaseURL, *dataDir, *publicURL
+	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
+	o.logFormat, o.webhookAllowHosts = *logFormat, *allow
+	return o, nil
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, err := parseServe(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	useTLS := o.tlsCert != "" || o.tlsKey != ""
+	if useTLS && (o.tlsCert == "" || o.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	// The contract is HTTPS only: plain HTTP is served only where nobody
+	// else can listen in (loopback) or behind a proxy that terminates TLS.
+	if !useTLS && !o.behindProxy {
+		for _, a := range []string{o.addr, o.adminAddr} {
+			if !isLoopback(a) {
+				return fmt.Errorf("refusing to serve plain HTTP on %s: give --tls-cert and --tls-key, or --behind-tls-proxy when a proxy in front terminates TLS", a)
+			}
+		}
+	}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	if o.publicURL == "" {
+		o.publicURL = scheme + "://" + o.addr
+	}
+	o.publicURL = strings.TrimRight(o.publicURL, "/")
+	if o.dev && o.adminToken == "" {
+		o.adminToken = serve.DevAdminToken(o.dataDir)
+	}
+	log := newLogger(o.logFormat, stderr)
+
+	in, err := serve.New(ctx, serve.Config{
+		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
+		TestClock: o.testClock, TrustProxy: o.behindProxy, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
+	})
+	if err != nil {
+		return err
+	}
+	adminURL := scheme + "://" + o.adminAddr
+	if o.dev {
+		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken)
+		if err != nil {
+			in.Close(context.Background())
+			return err
+		}
+		printBanner(stdout, info, o)
+	}
+	if err := in.Start(ctx); err != nil {
+		in.Close(context.Background())
+		return err
+	}
+
+	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
+	if in.Admin != nil {
+		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
+	}
+	errc := make(chan error, len(servers))
+	for _, srv := range servers {
+		ln, err := net.Listen("tcp", srv.Addr)
+		if err != nil {
+			in.Close(context.Background())
+			return err
+		}
+		go func() {
+			var err error
+			if useTLS {
+				srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+				err = srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
+			} else {
+				err = srv.Serve(ln)
+			}
+			if !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
+	log.Info("payd serving", "api", o.publicURL+"/v1", "admin", adminURL, "admin_enabled", in.Admin != nil,
+		"storage", in.Store.Dialect(), "test_clock", o.testClock)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	// Graceful shutdown: stop accepting, let in-flight requests and jobs
+	// finish, then close storage.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	log.Info("shutting down")
+	for _, srv := range servers {
+		srv.Shutdown(shutdownCtx)
+	}
+	return errors.Join(serveErr, in.Close(shutdownCtx))
+}
+
+func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr: addr, Handler: h,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
+		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 1 << 20,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+func printBanner(w io.Writer, info *serve.DevInfo, o *serveOptions) {
+	fmt.Fprintf(w, "\npayd is running in --dev mode (data in %s)\n\n", o.dataDir)
+	fmt.Fprintf(w, "  API:          %s\n", info.APIURL)
+	fmt.Fprintf(w, "  Operator API: %s   token: %s\n\n", info.AdminURL, info.AdminToken)
+	fmt.Fprintf(w, "  Sandbox shops (test keys):\n")
+	for _, s := range info.Shops {
+		fmt.Fprintf(w, "    %s  shop_id=%s  secret_key=%s\n", s.Region, s.ShopID, s.SecretKey)
+	}
+	if len(info.Shops) > 0 {
+		fmt.Fprintf(w, "\n  Try: curl -u %s:%s %s/shop\n\n", info.Shops[0].ShopID, info.Shops[0].SecretKey, info.APIURL)
+	}
+}

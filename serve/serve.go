@@ -1,0 +1,130 @@
+// Package serve assembles a running payd from its parts — store, job queue,
+// service, merchant and operator APIs — in order, by hand. cmd/payd and the
+// end-to-end tests both build the service through New, so the tests run
+// exactly what ships.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/jobs"
+	"github.com/paydhq/payd/operator"
+	"github.com/paydhq/payd/ratelimit"
+	"github.com/paydhq/payd/sqlstore"
+)
+
+// Config is what `payd serve` is told.
+type Config struct {
+	DatabaseURL string
+	DataDir     string
+	// PublicURL is the base of links the service hands out.
+	PublicURL  string
+	AdminToken string
+	// TestClock makes the clock advanceable through the operator API.
+	TestClock  bool
+	TrustProxy bool
+	Logger     *slog.Logger
+	// WebhookAllowHosts loosens the public-address rule for exact hosts.
+	WebhookAllowHosts []string
+	// JobPollInterval overrides the job queue's polling (tests use less).
+	JobPollInterval time.Duration
+}
+
+// Instance is an assembled service.
+type Instance struct {
+	Store     *sqlstore.Store
+	Queue     *jobs.Queue
+	Service   *payd.Service
+	TestClock *payd.TestClock
+	// API is the merchant listener's handler; Admin the operator's (nil
+	// when no token is configured).
+	API      http.Handler
+	Admin    http.Handler
+	Registry *prometheus.Registry
+	log      *slog.Logger
+}
+
+// New opens storage, applies migrations, and wires the service. Jobs start
+// with Start.
+func New(ctx context.Context, cfg Config) (*Instance, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry()}
+	var clock payd.Clock = payd.SystemClock{}
+	if cfg.TestClock {
+		in.TestClock = &payd.TestClock{}
+		clock = in.TestClock
+	}
+	if err := Migrate(ctx, store, clock); err != nil {
+		store.Close()
+		return nil, err
+	}
+	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{PollInterval: cfg.JobPollInterval})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	in.Service = payd.NewService(payd.Config{
+		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
+	})
+	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	in.Registry.MustRegister(newQueueCollector(in.Queue))
+	in.API = api.New(api.Config{
+		Service: in.Service, Limiter: ratelimit.NewLocal(), Logger: log,
+		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
+	})
+	if cfg.AdminToken != "" {
+		in.Admin = operator.New(operator.Config{
+			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
+			Metrics: api.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
+		})
+	}
+	return in, nil
+}
+
+// Migrate applies the service's and the job queue's schema migrations.
+func Migrate(ctx context.Context, store *sqlstore.Store, clock payd.Clock) error {
+	if _, err := store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	q, err := jobs.New(store.DB(), store.Dialect(), clock, nil, jobs.Options{})
+	if err != nil {
+		return err
+	}
+	if err := q.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	return nil
+}
+
+// Start starts background jobs.
+func (in *Instance) Start(ctx context.Context) error {
+	return in.Queue.Start(ctx, in.Service)
+}
+
+// Close stops jobs (waiting for running ones until ctx ends) and closes
+// storage.
+func (in *Instance) Close(ctx context.Context) error {
+	var errs []error
+	if err := in.Queue.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		errs = append(errs, err)
+	}
+	errs = append(errs, in.Store.Close())
+	return errors.Join(errs...)
+}
