@@ -34,6 +34,10 @@ type Config struct {
 	// WebhookAllowHosts are exact hosts an operator allows for webhook
 	// endpoints despite the public-address rule (local development).
 	WebhookAllowHosts []string
+	// HoldIdempotentFunc, when set, is called while a request holds its
+	// idempotency key, before the effect. Tests use it to keep a request in
+	// flight; production leaves it nil.
+	HoldIdempotentFunc func(key string)
 }
 
 // Service holds the business rules. Adapters call its methods; it talks to
@@ -46,6 +50,7 @@ type Service struct {
 	ids               *IDGen
 	stage             Stage
 	webhookAllowHosts []string
+	holdIdempotent    func(key string)
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
@@ -58,6 +63,7 @@ func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
+		holdIdempotent: cfg.HoldIdempotentFunc,
 	}
 	if s.clock == nil {
 		s.clock = SystemClock{}
@@ -119,6 +125,9 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 			}
 			resp = &Response{Status: http.StatusOK, Body: rec.Body, Replayed: true}
 			return nil
+		}
+		if s.holdIdempotent != nil {
+			s.holdIdempotent(idem.Key)
 		}
 		status, obj, err := fn(tx)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
 	"github.com/paydhq/payd/openapi"
@@ -414,4 +415,77 @@ func TestListResponses(t *testing.T) {
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// TestSchemasAreValidJSONSchema checks every Schema Object of the document
+// against the JSON Schema 2020-12 meta-schema and compiles it. The OpenAPI
+// meta-schema used by TestDocumentIsValidOpenAPI31 does not descend into
+// Schema Objects, so a typo such as `type: strng` or an invalid regular
+// expression would otherwise only surface when a response happens to reach
+// that schema.
+var inlineName = strings.NewReplacer("#", "", "/", ".", "{", "", "}", "", "~", "", "$", "")
+
+func TestSchemasAreValidJSONSchema(t *testing.T) {
+	raw := loadJSON(t)
+	defs := map[string]any{}
+	for name, s := range raw["components"].(map[string]any)["schemas"].(map[string]any) {
+		defs[name] = s
+	}
+	// Inline schemas of parameters, headers and media types.
+	var collect func(node any, at string)
+	collect = func(node any, at string) {
+		switch n := node.(type) {
+		case map[string]any:
+			for k, v := range n {
+				if k == "schema" {
+					// Name the definition after its location so that a
+					// failure points at it.
+					defs["inline"+inlineName.Replace(at)] = v
+					continue
+				}
+				collect(v, at+"/"+k)
+			}
+		case []any:
+			for i, v := range n {
+				collect(v, fmt.Sprintf("%s/%d", at, i))
+			}
+		}
+	}
+	collect(raw["paths"], "#/paths")
+	collect(raw["webhooks"], "#/webhooks")
+	collect(raw["components"].(map[string]any)["parameters"], "#/components/parameters")
+	collect(raw["components"].(map[string]any)["headers"], "#/components/headers")
+	collect(raw["components"].(map[string]any)["responses"], "#/components/responses")
+
+	// Re-home the schemas under $defs of one JSON Schema document, pointing
+	// the references at their new place, and round-trip through JSON so that
+	// numbers have the types the compiler expects.
+	b, err := json.Marshal(map[string]any{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"$defs":   defs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte(`"#/components/schemas/`), []byte(`"#/$defs/`))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const url = "mem:///schemas.json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	// Compiling the root validates the whole document, all $defs included,
+	// against the 2020-12 meta-schema.
+	if _, err := c.Compile(url); err != nil {
+		t.Fatalf("schemas are not valid JSON Schema 2020-12: %v", err)
+	}
+	// Compiling each definition also compiles its regular expressions.
+	for name := range defs {
+		if _, err := c.Compile(url + "#/$defs/" + name); err != nil {
+			t.Errorf("schema %s does not compile: %v", name, err)
+		}
+	}
 }

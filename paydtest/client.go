@@ -113,6 +113,14 @@ func (e *Env) Do(method, base, path string, body any, header http.Header) *Respo
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	r := &Response{Request: req, Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	// Conventions: every response carries X-Request-Id; Errors: 429 and 503
+	// carry Retry-After.
+	if r.Header.Get("X-Request-Id") == "" {
+		e.T.Errorf("%s %s: no X-Request-Id header", method, path)
+	}
+	if (r.Status == 429 || r.Status == 503) && r.Header.Get("Retry-After") == "" {
+		e.T.Errorf("%s %s: %d without Retry-After", method, path, r.Status)
+	}
 	if base == e.API.URL && strings.HasPrefix(path, "/v1/") && e.validator != nil {
 		e.validator.Validate(e.T, r)
 	}
@@ -170,7 +178,9 @@ type Client struct {
 }
 
 // WithKey returns a client using another secret for the same shop.
-func (c *Client) WithKey(secret string) *Client { return &Client{env: c.env, user: c.user, pass: secret} }
+func (c *Client) WithKey(secret string) *Client {
+	return &Client{env: c.env, user: c.user, pass: secret}
+}
 
 // Do sends an authenticated request; extra headers may be passed as
 // alternating names and values.

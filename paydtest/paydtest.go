@@ -109,6 +109,8 @@ type ResponseValidator interface {
 // Options tune Start.
 type Options struct {
 	WebhookAllowHosts []string
+	// HoldIdempotentFunc runs while a request holds its idempotency key.
+	HoldIdempotentFunc func(key string)
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -122,6 +124,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: b.DatabaseURL(t), DataDir: dir, AdminToken: token, TestClock: true,
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
+		HoldIdempotentFunc: opts.HoldIdempotentFunc,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

@@ -38,6 +38,8 @@ type Config struct {
 	WebhookAllowHosts []string
 	// JobPollInterval overrides the job queue's polling (tests use less).
 	JobPollInterval time.Duration
+	// HoldIdempotentFunc is passed to the service (tests only).
+	HoldIdempotentFunc func(key string)
 }
 
 // Instance is an assembled service.
@@ -82,6 +84,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc,
 	})
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))

@@ -18,7 +18,12 @@ import (
 // Store is payd.Store over database/sql.
 type Store struct {
 	db *sql.DB
-	d  dialect
+	// rdb serves View. On SQLite it is a separate pool of read-only
+	// connections: WAL lets them read while the single writer works, so a
+	// long transaction never stalls authentication or GETs. On PostgreSQL
+	// it is db.
+	rdb *sql.DB
+	d   dialect
 }
 
 var _ payd.Store = (*Store)(nil)
@@ -38,7 +43,7 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 			db.Close()
 			return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 		}
-		return &Store{db: db, d: postgresDialect{}}, nil
+		return &Store{db: db, rdb: db, d: postgresDialect{}}, nil
 	}
 	if url != "" {
 		return nil, fmt.Errorf("database URL %q: only postgres:// URLs are supported; leave it empty for SQLite", redact(url))
@@ -49,8 +54,8 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 	// WAL with synchronous=FULL: every commit is durable before it is
 	// acknowledged. _txlock=immediate takes the write lock at BEGIN, so a
 	// transaction never fails half-way on a lock upgrade.
-	dsn := "file:" + filepath.Join(dataDir, "payd.db") +
-		"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)" +
+	file := "file:" + filepath.Join(dataDir, "payd.db")
+	dsn := file + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -66,7 +71,13 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open SQLite in %s: %w", dataDir, err)
 	}
-	return &Store{db: db, d: sqliteDialect{}}, nil
+	rdb, err := sql.Open("sqlite", file+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	rdb.SetMaxOpenConns(4)
+	return &Store{db: db, rdb: rdb, d: sqliteDialect{}}, nil
 }
 
 func redact(url string) string {
@@ -84,8 +95,13 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Dialect returns "sqlite" or "postgres".
 func (s *Store) Dialect() string { return s.d.Name() }
 
-// Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the pools.
+func (s *Store) Close() error {
+	if s.rdb != s.db {
+		s.rdb.Close()
+	}
+	return s.db.Close()
+}
 
 // Tx runs fn in a transaction and commits when fn returns nil.
 func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
@@ -105,7 +121,7 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return fn(&tx{q: s.db, d: s.d})
+	return fn(&tx{q: s.rdb, d: s.d})
 }
 
 // Ready pings the database and checks the schema is current.

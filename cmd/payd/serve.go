@@ -17,16 +17,16 @@ import (
 
 type serveOptions struct {
 	addr, adminAddr, adminToken, databaseURL, dataDir, publicURL string
-	tlsCert, tlsKey, logFormat                                    string
-	dev, testClock, behindProxy                                   bool
-	webhookAllowHosts                                             []string
+	tlsCert, tlsKey, logFormat                                   string
+	dev, testClock, behindProxy                                  bool
+	webhookAllowHosts                                            []string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
 	f := newFlags("serve", getenv, stderr)
 	o := &serveOptions{}
-	f.StringVar(&o.addr, "addr", *f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address"), "")
-	o.adminAddr = *f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
+	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
+	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
 	adminToken := f.String("admin-token", "", "operator API bearer token; empty turns the operator API off (except with --dev)")
 	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database and dev.json")
@@ -41,9 +41,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
-	// The first flag was declared twice above to keep its env twin; read it
-	// back from the set.
-	o.addr = f.Lookup("addr").Value.String()
+	o.addr, o.adminAddr = *addr, *adminAddr
 	o.adminToken, o.databaseURL, o.dataDir, o.publicURL = *adminToken, *databaseURL, *dataDir, *publicURL
 	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
 	o.logFormat, o.webhookAllowHosts = *logFormat, *allow

@@ -36,6 +36,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,12 +241,12 @@ func (v *Validator) ValidateResponse(req *http.Request, status int, header http.
 		}
 	}
 
-	// The library re-derives the operation from the request, so give it the
-	// path the document uses (with the base path that servers[0] declares).
+	// The route is already resolved, so the library gets the path item and
+	// template directly and only picks the operation by the request method,
+	// which is why the copy carries the normalised method. The request path
+	// appears only in its messages.
 	libReq := req.Clone(req.Context())
 	libReq.Method = method
-	libReq.URL.Path = BasePath + rel
-	libReq.URL.RawPath = ""
 	libResp := &http.Response{
 		StatusCode: status,
 		Header:     header.Clone(),
@@ -434,10 +435,7 @@ func formatErrors(errs []*liberrors.ValidationError) []string {
 		if e.Reason != "" && e.Reason != e.Message {
 			msg += ": " + e.Reason
 		}
-		for _, f := range e.SchemaValidationErrors {
-			if f == nil {
-				continue
-			}
+		for _, f := range pruneOneOf(e.SchemaValidationErrors) {
 			loc := f.FieldPath
 			if loc == "" {
 				loc = "/" + strings.Join(f.InstancePath, "/")
@@ -448,6 +446,73 @@ func formatErrors(errs []*liberrors.ValidationError) []string {
 			}
 		}
 		out = append(out, msg)
+	}
+	return out
+}
+
+// discriminatorMiss matches the keyword location, relative to a oneOf branch,
+// of a failed `const` on one of the branch's own properties. In this document
+// that is how a branch says "not my kind" (object_type of Event.data, type of
+// the confirmation and payout destination variants).
+var discriminatorMiss = regexp.MustCompile(`^(/\$ref)?/properties/[^/]+/const$`)
+
+// pruneOneOf removes noise from oneOf failures. When a oneOf fails, the
+// schema library reports the failures of every branch, so a Payment event
+// with one missing field also lists why the object is not a Refund, a
+// Dispute and so on. Branches whose discriminator const did not match are
+// dropped when another branch was the intended one; when no branch matched
+// (an unknown kind) only the const mismatches are kept. Only the message is
+// affected: the response has already been rejected.
+func pruneOneOf(fs []*liberrors.SchemaValidationFailure) []*liberrors.SchemaValidationFailure {
+	type branchKey struct{ parent, branch string }
+	branchOf := func(loc string) (branchKey, string, bool) {
+		i := strings.Index(loc, "/oneOf/")
+		if i < 0 {
+			return branchKey{}, "", false
+		}
+		rest := loc[i+len("/oneOf/"):]
+		n, tail, _ := strings.Cut(rest, "/")
+		if tail != "" {
+			tail = "/" + tail
+		}
+		return branchKey{loc[:i], n}, tail, true
+	}
+	missed := map[branchKey]bool{}
+	branches := map[string]map[string]bool{}
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		if k, tail, ok := branchOf(f.KeywordLocation); ok {
+			if branches[k.parent] == nil {
+				branches[k.parent] = map[string]bool{}
+			}
+			branches[k.parent][k.branch] = true
+			if discriminatorMiss.MatchString(tail) {
+				missed[k] = true
+			}
+		}
+	}
+	var out []*liberrors.SchemaValidationFailure
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		k, tail, ok := branchOf(f.KeywordLocation)
+		if !ok || !missed[k] {
+			out = append(out, f)
+			continue
+		}
+		intended := false
+		for b := range branches[k.parent] {
+			if !missed[branchKey{k.parent, b}] {
+				intended = true
+				break
+			}
+		}
+		if !intended && discriminatorMiss.MatchString(tail) {
+			out = append(out, f)
+		}
 	}
 	return out
 }

@@ -1,0 +1,135 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+func testTx(t *testing.T, open func(t *testing.T) payd.Store) {
+	t.Run("RollbackOnError", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := &payd.Merchant{ID: newID(payd.PrefixMerchant, now), Name: "M", CreatedAt: now}
+		sh := &payd.Shop{ID: newID(payd.PrefixShop, now), MerchantID: m.ID, Region: payd.RegionRU, Name: "S",
+			DefaultCurrency: "RUB", CreatedAt: now}
+		ev := newEvent(sh.ID, m.ID, true, payd.EventPaymentSucceeded, "pay_1", now)
+		idem := &payd.IdempotencyRecord{ShopID: sh.ID, Mode: payd.ModeTest, Key: "k", RequestHash: []byte{1},
+			Status: 201, Body: []byte("{}"), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
+
+		// Every write succeeds and is visible inside the transaction, then
+		// fn fails: none of it may stay.
+		boom := errors.New("fn failed after writing")
+		err := s.Tx(ctx, func(tx payd.Tx) error {
+			if err := tx.MerchantInsert(ctx, m); err != nil {
+				return err
+			}
+			if err := tx.ShopInsert(ctx, sh); err != nil {
+				return err
+			}
+			if err := tx.EventInsert(ctx, ev); err != nil {
+				return err
+			}
+			if err := tx.IdempotencyPut(ctx, idem); err != nil {
+				return err
+			}
+			if _, err := tx.ShopGet(ctx, sh.ID); err != nil {
+				return errors.Join(errors.New("own write not visible inside the Tx"), err)
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("Tx returned %v, want fn's error", err)
+		}
+		err = s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.MerchantGet(ctx, m.ID)
+			wantErr(t, "MerchantGet after rollback", err, payd.ErrNoRows)
+			_, err = tx.ShopGet(ctx, sh.ID)
+			wantErr(t, "ShopGet after rollback", err, payd.ErrNoRows)
+			_, err = tx.EventGet(ctx, ev.ShopID, ev.Test, ev.ID)
+			wantErr(t, "EventGet after rollback", err, payd.ErrNoRows)
+			_, err = tx.IdempotencyGet(ctx, idem.ShopID, idem.Mode, idem.Key)
+			wantErr(t, "IdempotencyGet after rollback", err, payd.ErrNoRows)
+			n, err := tx.ShopCount(ctx)
+			if err != nil || n != 0 {
+				t.Errorf("ShopCount after rollback = %d, %v; want 0", n, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("View: %v", err)
+		}
+
+		// A failed statement fails the Tx too, and takes the earlier
+		// writes of fn with it.
+		mustTx(t, s, func(tx payd.Tx) error { return tx.MerchantInsert(ctx, m) })
+		m2 := &payd.Merchant{ID: newID(payd.PrefixMerchant, now), Name: "M2", CreatedAt: now}
+		err = s.Tx(ctx, func(tx payd.Tx) error {
+			if err := tx.MerchantInsert(ctx, m2); err != nil {
+				return err
+			}
+			return tx.MerchantInsert(ctx, m)
+		})
+		wantErr(t, "Tx whose insert conflicts", err, payd.ErrConflict)
+		err = s.View(ctx, func(tx payd.Tx) error { _, err := tx.MerchantGet(ctx, m2.ID); return err })
+		wantErr(t, "MerchantGet of a write before the conflict", err, payd.ErrNoRows)
+	})
+
+	t.Run("ViewSeesCommitted", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := &payd.Merchant{ID: newID(payd.PrefixMerchant, now), Name: "M", SettlementDelayDays: 2, CreatedAt: now}
+		mustTx(t, s, func(tx payd.Tx) error { return tx.MerchantInsert(ctx, m) })
+		var got *payd.Merchant
+		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.MerchantGet(ctx, m.ID); return err })
+		wantDiff(t, "MerchantGet in View after commit", m, got)
+		var page payd.Page[*payd.Merchant]
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			page, err = tx.MerchantList(ctx, &payd.MerchantListParams{})
+			return err
+		})
+		wantDiff(t, "MerchantList in View after commit", payd.Page[*payd.Merchant]{Items: []*payd.Merchant{m}}, page)
+	})
+
+	t.Run("ShopGetForUpdateLocks", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if d := dialect(s); d != "postgres" {
+			t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
+		}
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := addMerchant(t, s, now)
+		sh := addShop(t, s, m.ID, now)
+
+		// While A holds the row, B's ShopGetForUpdate waits; B gives up
+		// after a short deadline, which is the proof it was blocked.
+		err := s.Tx(ctx, func(a payd.Tx) error {
+			if _, err := a.ShopGetForUpdate(ctx, sh.ID); err != nil {
+				return err
+			}
+			bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			berr := s.Tx(bctx, func(b payd.Tx) error {
+				_, err := b.ShopGetForUpdate(bctx, sh.ID)
+				return err
+			})
+			if berr == nil || bctx.Err() == nil {
+				t.Errorf("B's ShopGetForUpdate ended (error %v) before its deadline while A held the row; want it to wait", berr)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("transaction A: %v", err)
+		}
+		// Once A ended, B gets the row at once.
+		mustTx(t, s, func(b payd.Tx) error { _, err := b.ShopGetForUpdate(ctx, sh.ID); return err })
+	})
+}
