@@ -336,12 +336,14 @@ func TestOperationConventions(t *testing.T) {
 			t.Errorf("%s has no 2xx response", o.key)
 		}
 
-		want := []string{"429", "500"}
+		// 400 everywhere: any request can be malformed (oversized headers,
+		// a bad query parameter).
+		want := []string{"400", "429", "500"}
 		if !public {
 			want = append(want, "401", "403", "422", "503")
 		}
 		if o.method == "POST" || o.method == "PATCH" {
-			want = append(want, "400", "409")
+			want = append(want, "409")
 		}
 		if strings.Contains(o.path, "{") {
 			want = append(want, "404")
