@@ -63,7 +63,7 @@ func TestListPagination(t *testing.T) {
 		shop, _ := env.Service.GetShop(context.Background(), s.ID)
 		otherShop, _ := env.Service.GetShop(context.Background(), other.ID)
 		events := seedEvents(t, env, shop, true, 250)
-		seedEvents(t, env, shop, false, 15)      // live: never in a test list
+		seedEvents(t, env, shop, false, 15)     // live: never in a test list
 		seedEvents(t, env, otherShop, true, 15) // another shop: never listed
 		slices.SortFunc(events, func(a, b storedEvent) int {
 			if c := b.created.Compare(a.created); c != 0 {
@@ -133,7 +133,7 @@ func TestListPagination(t *testing.T) {
 						}
 						NextCursor *string `json:"next_cursor"`
 					}
-					c.Get("/v1/events?" + q.Encode()).Expect(t, 200).Decode(t, &page)
+					c.Get("/v1/events?"+q.Encode()).Expect(t, 200).Decode(t, &page)
 					if len(page.Items) > pageSize {
 						t.Fatalf("%s: page of %d items, limit %d", f.name, len(page.Items), pageSize)
 					}
@@ -171,10 +171,10 @@ func TestListPagination(t *testing.T) {
 		}
 		c.Get("/v1/events?type=payment.paid").ExpectError(t, 400, payd.CodeInvalidRequest, "type")
 		c.Get("/v1/events?created_at_gte=yesterday").ExpectError(t, 400, payd.CodeInvalidRequest, "created_at_gte")
-		c.Get("/v1/events?object_id=" + fmt.Sprintf("%041d", 0)).ExpectError(t, 400, payd.CodeInvalidRequest, "object_id")
+		c.Get("/v1/events?object_id="+fmt.Sprintf("%041d", 0)).ExpectError(t, 400, payd.CodeInvalidRequest, "object_id")
 
 		// One event by id; another mode's and another shop's are not found.
-		ev := env.As(s, false).Get("/v1/events/" + events[0].id).Expect(t, 200).JSON(t)
+		ev := env.As(s, false).Get("/v1/events/"+events[0].id).Expect(t, 200).JSON(t)
 		if ev["id"] != events[0].id || ev["test"] != true {
 			t.Fatalf("event = %v", ev)
 		}

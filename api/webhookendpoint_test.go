@@ -28,7 +28,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 			t.Fatalf("url stored as %v, want the canonical form", created["url"])
 		}
 		// The secret is shown once.
-		got := c.Get("/v1/webhook-endpoints/" + id).Expect(t, 200).JSON(t)
+		got := c.Get("/v1/webhook-endpoints/"+id).Expect(t, 200).JSON(t)
 		if _, ok := got["secret"]; ok {
 			t.Fatal("GET shows the secret")
 		}
