@@ -49,6 +49,8 @@ type Options struct {
 	PollInterval time.Duration
 	// Workers is the number of jobs run at once.
 	Workers int
+	// OnFailure is told the kind of every failed job attempt.
+	OnFailure func(kind string)
 }
 
 // New prepares a queue over db; dialect is "sqlite" or "postgres". Workers
@@ -80,6 +82,7 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 		Logger:            log.With("component", "jobs"),
 		PeriodicJobs:      periodicJobs(),
 		Test:              river.TestConfig{Time: clockTime{clock}},
+		ErrorHandler:      failureReporter{log: log.With("component", "jobs"), onFailure: opts.OnFailure},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)

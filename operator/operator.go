@@ -64,6 +64,11 @@ func New(cfg Config) http.Handler {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
 	}
+	// Unknown routes answer with the Error object too, after the token, so
+	// the route table is not visible to strangers.
+	h("/", func(r *http.Request) (int, any, error) {
+		return 0, nil, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path}
+	})
 	if cfg.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
 	}

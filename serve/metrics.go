@@ -32,6 +32,12 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return
 	}
+	// Every state is reported, zero included, so alerts on a state never
+	// see a series vanish.
+	for _, state := range []string{"available", "scheduled", "running", "retryable", "pending", "completed", "cancelled", "discarded"} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(depth[state]), state)
+		delete(depth, state)
+	}
 	for state, n := range depth {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), state)
 	}

@@ -77,7 +77,14 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		store.Close()
 		return nil, err
 	}
-	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{PollInterval: cfg.JobPollInterval})
+	failures := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "payd_job_failures_total", Help: "Failed job attempts by kind.",
+	}, []string{"kind"})
+	in.Registry.MustRegister(failures)
+	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
+		PollInterval: cfg.JobPollInterval,
+		OnFailure:    func(kind string) { failures.WithLabelValues(kind).Inc() },
+	})
 	if err != nil {
 		store.Close()
 		return nil, err

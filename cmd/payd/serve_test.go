@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+type running struct {
+	stdout *syncBuffer
+	done   chan struct{} // closed when run returned; err holds its result
+	err    error
+	stop   context.CancelFunc
+}
+
+func startServe(t *testing.T, args ...string) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{stdout: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
+	go func() {
+		r.err = run(ctx, append([]string{"serve"}, args...), func(string) string { return "" }, r.stdout, &syncBuffer{})
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(30 * time.Second):
+		}
+	})
+	return r
+}
+
+func waitHealthy(t *testing.T, client *http.Client, url string, r *running) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-r.done:
+			t.Fatalf("serve exited: %v", r.err)
+		default:
+		}
+		resp, err := client.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s/healthz did not answer", url)
+}
+
+func TestServeDevFirstAndSecondStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	addr, admin := freeAddr(t), freeAddr(t)
+	args := []string{"--dev", "--data-dir", dir, "--addr", addr, "--admin-addr", admin}
+
+	srv := startServe(t, args...)
+	waitHealthy(t, http.DefaultClient, "http://"+addr, srv)
+	raw, err := os.ReadFile(filepath.Join(dir, "dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		APIURL     string `json:"api_url"`
+		AdminURL   string `json:"admin_url"`
+		AdminToken string `json:"admin_token"`
+		Shops      []struct {
+			Region    string `json:"region"`
+			ShopID    string `json:"shop_id"`
+			SecretKey string `json:"secret_key"`
+		} `json:"shops"`
+	}
+	if err := json.Unmarshal(raw, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.APIURL != "http://"+addr+"/v1" || info.AdminToken == "" || len(info.Shops) != 2 {
+		t.Fatalf("dev.json = %s", raw)
+	}
+	for _, want := range []string{info.Shops[0].ShopID, info.Shops[0].SecretKey, info.AdminToken, "curl -u"} {
+		if !strings.Contains(srv.stdout.String(), want) {
+			t.Fatalf("banner lacks %q:\n%s", want, srv.stdout.String())
+		}
+	}
+	shopOK := func() {
+		t.Helper()
+		for _, s := range info.Shops {
+			req, _ := http.NewRequest("GET", info.APIURL+"/shop", nil)
+			req.SetBasicAuth(s.ShopID, s.SecretKey)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("GET /shop with the dev key: %v %v", resp, err)
+			}
+			resp.Body.Close()
+		}
+		req, _ := http.NewRequest("GET", info.AdminURL+"/admin/v1/merchants", nil)
+		req.Header.Set("Authorization", "Bearer "+info.AdminToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("operator API with the dev token: %v %v", resp, err)
+		}
+		resp.Body.Close()
+	}
+	shopOK()
+	// Graceful shutdown returns cleanly.
+	srv.stop()
+	select {
+	case <-srv.done:
+		if srv.err != nil {
+			t.Fatalf("serve returned %v after shutdown", srv.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+
+	// A second start reuses the demo merchant and its keys.
+	again := startServe(t, args...)
+	waitHealthy(t, http.DefaultClient, "http://"+addr, again)
+	raw2, _ := os.ReadFile(filepath.Join(dir, "dev.json"))
+	if !bytes.Equal(raw, raw2) {
+		t.Fatalf("dev.json changed on restart:\n%s\n%s", raw, raw2)
+	}
+	shopOK()
+}
+
+func TestServeRefusesPlainHTTPOffLoopback(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), []string{"serve", "--addr", "0.0.0.0:0", "--data-dir", t.TempDir()},
+		func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--tls-cert") {
+		t.Fatalf("plain HTTP on 0.0.0.0: %v", err)
+	}
+	// The environment twin works the same way.
+	err = run(context.Background(), []string{"serve", "--data-dir", t.TempDir()},
+		func(k string) string {
+			if k == "PAYD_ADDR" {
+				return "0.0.0.0:0"
+			}
+			return ""
+		}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "0.0.0.0") {
+		t.Fatalf("PAYD_ADDR=0.0.0.0:0: %v", err)
+	}
+}
+
+func TestServeTLS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	certFile, keyFile := writeSelfSigned(t, dir)
+	addr := freeAddr(t)
+	srv := startServe(t, "--data-dir", dir, "--addr", addr, "--admin-addr", freeAddr(t), "--tls-cert", certFile, "--tls-key", keyFile)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	waitHealthy(t, client, "https://"+addr, srv)
+	// TLS 1.1 is refused (Conventions: TLS 1.2+).
+	old := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS11}}}
+	if resp, err := old.Get("https://" + addr + "/healthz"); err == nil {
+		resp.Body.Close()
+		t.Fatal("a TLS 1.1 client was served")
+	}
+}
+
+func writeSelfSigned(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	return certFile, keyFile
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, func(string) string { return "" }, &out, &out); err != nil || !strings.HasPrefix(out.String(), "payd ") {
+		t.Fatalf("version: %q %v", out.String(), err)
+	}
+	if err := run(context.Background(), []string{"frobnicate"}, func(string) string { return "" }, &out, &out); err == nil {
+		t.Fatal("an unknown subcommand succeeded")
+	}
+}
