@@ -28,6 +28,11 @@ type PurgeIdempotencyArgs struct{}
 // Kind names the job.
 func (PurgeIdempotencyArgs) Kind() string { return "purge_idempotency" }
 
+// periodicArgs are the jobs run every hour.
+func periodicArgs() []river.JobArgs {
+	return []river.JobArgs{PurgeEventsArgs{}, PurgeIdempotencyArgs{}}
+}
+
 func periodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),

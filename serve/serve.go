@@ -102,6 +102,11 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
 			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
+			OnClockAdvance: func(ctx context.Context) {
+				if err := in.Queue.RunPeriodicNow(ctx); err != nil {
+					log.Warn("periodic jobs after clock advance", "err", err.Error())
+				}
+			},
 			Metrics: api.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 		})
 	}
