@@ -24,7 +24,7 @@ func TestEventRetention(t *testing.T) {
 		// Half a year on: both kept.
 		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 100 * 86400}).Expect(t, 200)
 		time.Sleep(300 * time.Millisecond)
-		c.Get("/v1/events/" + old.id).Expect(t, 200)
+		c.Get("/v1/events/"+old.id).Expect(t, 200)
 		// Past a year for the first event only.
 		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 70 * 86400}).Expect(t, 200)
 		deadline := time.Now().Add(15 * time.Second)
@@ -34,6 +34,6 @@ func TestEventRetention(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		c.Get("/v1/events/" + young.id).Expect(t, 200)
+		c.Get("/v1/events/"+young.id).Expect(t, 200)
 	})
 }
