@@ -53,3 +53,13 @@ type ShopListParams struct {
 	ListParams
 	MerchantID string
 }
+
+// PaymentListParams filters `GET /payments`.
+type PaymentListParams struct {
+	ListParams
+	ShopID  string
+	Test    bool
+	OrderID string
+	Status  PaymentStatus
+	Created TimeRange
+}

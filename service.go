@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paydhq/payd/money"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -34,6 +35,11 @@ type Config struct {
 	// WebhookAllowHosts are exact hosts an operator allows for webhook
 	// endpoints despite the public-address rule (local development).
 	WebhookAllowHosts []string
+	// PublicURL is the base of links handed out (checkout pages).
+	PublicURL string
+	// Providers are the payment providers; Route orders them per payment.
+	Providers []Provider
+	Route     Route
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -51,6 +57,9 @@ type Service struct {
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
+	publicURL         string
+	providers         map[string]Provider
+	route             Route
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
@@ -63,7 +72,14 @@ func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc,
+		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
+		providers: map[string]Provider{}, route: cfg.Route,
+	}
+	for _, pr := range cfg.Providers {
+		s.providers[pr.Name()] = pr
+	}
+	if s.route == nil {
+		s.route = func(bool, Region, string, money.Currency) []string { return nil }
 	}
 	if s.clock == nil {
 		s.clock = SystemClock{}

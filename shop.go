@@ -73,6 +73,65 @@ type ShopSettings struct {
 	// pre-check; AuthorizeRequestDefaultAllow decides when no answer comes.
 	AuthorizeRequestWebhook      bool `json:"authorize_request_webhook,omitempty"`
 	AuthorizeRequestDefaultAllow bool `json:"authorize_request_default_allow,omitempty"`
+	// Tariffs set the fee per method and currency; DefaultTariffs apply
+	// where none matches.
+	Tariffs []Tariff `json:"tariffs,omitempty"`
+	// Limits are the shop's portfolio limits.
+	Limits PortfolioLimits `json:"limits,omitempty"`
+	// HoldDays is how long an authorization waits for capture, per method
+	// (default 7 days).
+	HoldDays map[string]int `json:"hold_days,omitempty"`
+}
+
+// Tariff is the fee of one method in one currency: a percentage in basis
+// points plus a fixed part, at least Min (all minor units).
+type Tariff struct {
+	Method     string         `json:"method"`
+	Currency   money.Currency `json:"currency"`
+	PercentBps int64          `json:"percent_bps"`
+	Fixed      int64          `json:"fixed,omitempty"`
+	Min        int64          `json:"min,omitempty"`
+}
+
+// DefaultTariffs apply when a shop has no tariff for a method and currency.
+var DefaultTariffs = map[string]int64{MethodBankCard: 280, MethodSBP: 70}
+
+// TariffFor returns the tariff in force for method and currency.
+func (s ShopSettings) TariffFor(method string, c money.Currency) Tariff {
+	for _, t := range s.Tariffs {
+		if t.Method == method && t.Currency == c {
+			return t
+		}
+	}
+	return Tariff{Method: method, Currency: c, PercentBps: DefaultTariffs[method]}
+}
+
+// Fee computes the fee of a captured sum: amount × bps / 10000 rounded half
+// up to the minor unit, plus the fixed part, at least Min, never above the
+// sum itself.
+func (t Tariff) Fee(amount int64) int64 {
+	fee := (amount*t.PercentBps+5000)/10000 + t.Fixed
+	fee = max(fee, t.Min)
+	return min(fee, amount)
+}
+
+// PortfolioLimits are cumulative limits per currency (zero: no limit).
+type PortfolioLimits struct {
+	DailyTurnover     map[money.Currency]int64 `json:"daily_turnover,omitempty"`
+	MonthlyTurnover   map[money.Currency]int64 `json:"monthly_turnover,omitempty"`
+	PaymentsPerMinute int                      `json:"payments_per_minute,omitempty"`
+	AverageTicket     map[money.Currency]int64 `json:"average_ticket,omitempty"`
+}
+
+// DefaultHold is how long an authorization waits for capture.
+const DefaultHold = 7 * 24 * time.Hour
+
+// HoldFor returns the hold length of method.
+func (s ShopSettings) HoldFor(method string) time.Duration {
+	if d := s.HoldDays[method]; d > 0 {
+		return time.Duration(d) * 24 * time.Hour
+	}
+	return DefaultHold
 }
 
 // Defaults of the contract's Limits table.

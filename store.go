@@ -57,6 +57,35 @@ type Tx interface {
 	EventList(ctx context.Context, p *EventListParams) (Page[*Event], error)
 	EventDeleteBefore(ctx context.Context, t time.Time) (int64, error)
 
+	PaymentInsert(ctx context.Context, p *Payment) error
+	// PaymentGet and PaymentGetForUpdate look a payment up by id alone; the
+	// service checks it belongs to the caller's shop and mode.
+	PaymentGet(ctx context.Context, id string) (*Payment, error)
+	PaymentGetForUpdate(ctx context.Context, id string) (*Payment, error)
+	PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*Payment, error)
+	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte) (*Payment, error)
+	PaymentGetByProviderID(ctx context.Context, provider, providerPaymentID string) (*Payment, error)
+	PaymentUpdate(ctx context.Context, p *Payment) error
+	PaymentList(ctx context.Context, p *PaymentListParams) (Page[*Payment], error)
+	// PaymentStats counts and sums the payments of a shop, mode and
+	// currency created since, leaving canceled ones out.
+	PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (count int, sum int64, err error)
+
+	// NotificationRecord remembers a provider notification; ErrConflict
+	// means it was already processed.
+	NotificationRecord(ctx context.Context, provider, id string, at time.Time) error
+	DiscrepancyInsert(ctx context.Context, d *Discrepancy) error
+	DiscrepancyList(ctx context.Context, p *ListParams) (Page[*Discrepancy], error)
+
+	// SecretGetOrCreate returns the service secret name, storing fresh
+	// first when there is none, so every instance shares one value.
+	SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error)
+
+	SandboxAttemptInsert(ctx context.Context, a *SandboxAttempt) error
+	SandboxAttemptGet(ctx context.Context, id string) (*SandboxAttempt, error)
+	SandboxAttemptGetForUpdate(ctx context.Context, id string) (*SandboxAttempt, error)
+	SandboxAttemptUpdate(ctx context.Context, a *SandboxAttempt) error
+
 	WebhookEndpointInsert(ctx context.Context, e *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)
 	WebhookEndpointGetForUpdate(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)

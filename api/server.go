@@ -70,6 +70,13 @@ func (s *Server) routes() {
 	m.Handle("GET /v1/shop", s.auth(s.getShop))
 	m.Handle("GET /v1/payment-methods", s.auth(s.listPaymentMethods))
 
+	m.Handle("POST /v1/payments", s.auth(s.createPayment))
+	m.Handle("GET /v1/payments", s.auth(s.listPayments))
+	m.Handle("GET /v1/payments/{payment_id}", s.auth(s.getPayment))
+	m.Handle("POST /v1/payments/{payment_id}/capture", s.auth(s.capturePayment))
+	m.Handle("POST /v1/payments/{payment_id}/cancel", s.auth(s.cancelPayment))
+	m.Handle("POST /v1/test/payments/{payment_id}/simulate", s.auth(s.simulate))
+
 	m.Handle("GET /v1/events", s.auth(s.listEvents))
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
 

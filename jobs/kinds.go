@@ -44,6 +44,14 @@ func periodicJobs() []*river.PeriodicJob {
 	}
 }
 
+// argsWorker runs a job whose arguments the service needs.
+type argsWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	fn func(ctx context.Context, args T) error
+}
+
+func (w *argsWorker[T]) Work(ctx context.Context, j *river.Job[T]) error { return w.fn(ctx, j.Args) }
+
 type funcWorker[T river.JobArgs] struct {
 	river.WorkerDefaults[T]
 	fn func(ctx context.Context) error
@@ -59,5 +67,14 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	river.AddWorker(w, &funcWorker[PurgeIdempotencyArgs]{fn: func(ctx context.Context) error {
 		_, err := svc.PurgeIdempotency(ctx)
 		return err
+	}})
+	river.AddWorker(w, &argsWorker[payd.PaymentExpireArgs]{fn: func(ctx context.Context, a payd.PaymentExpireArgs) error {
+		return svc.ExpirePayment(ctx, a.PaymentID, a.Force)
+	}})
+	river.AddWorker(w, &argsWorker[payd.ProviderNotificationArgs]{fn: func(ctx context.Context, a payd.ProviderNotificationArgs) error {
+		return svc.HandleProviderNotification(ctx, a.Provider, a.Payload, a.Signature)
+	}})
+	river.AddWorker(w, &argsWorker[payd.ProviderStatusArgs]{fn: func(ctx context.Context, a payd.ProviderStatusArgs) error {
+		return svc.QueryProviderStatus(ctx, a)
 	}})
 }

@@ -10,6 +10,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -121,8 +123,15 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	ctx := context.Background()
 	dir := t.TempDir()
 	token := "adm_test_" + strings.Repeat("x", 16)
+	// The listener comes first so that the service knows its public
+	// address (checkout and bank page links).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: b.DatabaseURL(t), DataDir: dir, AdminToken: token, TestClock: true,
+		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc,
 	})
@@ -133,7 +142,9 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		t.Fatalf("start jobs: %v", err)
 	}
 	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, Service: in.Service,
-		API: httptest.NewServer(in.API), Admin: httptest.NewServer(in.Admin), validator: defaultValidator}
+		API: &httptest.Server{Listener: ln, Config: &http.Server{Handler: in.API}}, Admin: httptest.NewServer(in.Admin),
+		validator: defaultValidator}
+	env.API.Start()
 	t.Cleanup(func() {
 		env.API.Close()
 		env.Admin.Close()

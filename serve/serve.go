@@ -6,8 +6,12 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/paydhq/payd/checkout"
+	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/sandbank"
 	"log/slog"
 	"net/http"
 	"time"
@@ -89,15 +93,38 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		store.Close()
 		return nil, err
 	}
+	notifyKey, err := secret(ctx, store, "sandbox_notify")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	formsKey, err := secret(ctx, store, "forms")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	// Two sandbox banks: the cascade's primary and its backup, so that a
+	// timeout of the first (amount digits 04) has somewhere to go.
+	banks := []*sandbank.Bank{
+		sandbank.New("sandbox", notifyKey, in.Queue, clock, cfg.PublicURL),
+		sandbank.New("sandbox_backup", notifyKey, in.Queue, clock, cfg.PublicURL),
+	}
 	in.Service = payd.NewService(payd.Config{
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		HoldIdempotentFunc: cfg.HoldIdempotentFunc,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
+		Providers: []payd.Provider{banks[0], banks[1]}, Route: route,
 	})
+	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
+	checkoutPages := checkout.New(in.Service, formsKey, log)
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: ratelimit.NewLocal(), Logger: log,
 		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
+		Extra: func(mux *http.ServeMux) {
+			checkoutPages.Register(mux)
+			bankPages.Register(mux)
+		},
 	})
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
@@ -111,6 +138,30 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		})
 	}
 	return in, nil
+}
+
+// route orders the providers of a payment. Test payments go to the sandbox
+// banks; live providers are not part of this build, so a live payment finds
+// no route and is refused with provider_unavailable rather than faked.
+func route(test bool, region payd.Region, method string, currency money.Currency) []string {
+	if test {
+		return []string{"sandbox", "sandbox_backup"}
+	}
+	return nil
+}
+
+// secret returns a service-wide secret, creating it on first use.
+func secret(ctx context.Context, store *sqlstore.Store, name string) ([]byte, error) {
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, err
+	}
+	var v []byte
+	err := store.Tx(ctx, func(tx payd.Tx) (err error) {
+		v, err = tx.SecretGetOrCreate(ctx, name, fresh)
+		return err
+	})
+	return v, err
 }
 
 // Migrate applies the service's and the job queue's schema migrations.

@@ -76,3 +76,5 @@ func listPage[T any](ctx context.Context, q querier, sel string, w where, lp pay
 	}
 	return page, nil
 }
+
+func joinAnd(conds []string) string { return strings.Join(conds, " AND ") }

@@ -1,0 +1,145 @@
+package payd
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+)
+
+// Checkout is what the hosted payment page shows.
+type Checkout struct {
+	Payment *Payment
+	// Methods are the methods the payer may choose from.
+	Methods []string
+}
+
+// CheckoutByToken opens the hosted page of a payment by its one-time
+// token. It answers NotFound for an unknown token and a payment that left
+// pending.
+func (s *Service) CheckoutByToken(ctx context.Context, token string) (*Checkout, error) {
+	h := sha256.Sum256([]byte(token))
+	var pay *Payment
+	var shop *Shop
+	err := s.store.View(ctx, func(tx Tx) (err error) {
+		if pay, err = tx.PaymentGetByCheckoutToken(ctx, h[:]); err != nil {
+			return err
+		}
+		shop, err = tx.ShopGet(ctx, pay.ShopID)
+		return err
+	})
+	if err != nil {
+		return nil, notFoundAs(err, "checkout")
+	}
+	return &Checkout{Payment: pay, Methods: s.checkoutMethods(shop, pay)}, nil
+}
+
+func (s *Service) checkoutMethods(shop *Shop, pay *Payment) []string {
+	if pay.MethodType != "" {
+		return []string{pay.MethodType}
+	}
+	var out []string
+	for _, m := range []string{MethodBankCard, MethodSBP} {
+		r, ok := MethodRange(shop.Region, m, pay.Amount.Currency)
+		if ok && shop.Settings.MethodEnabled(m) && pay.Amount.Minor >= r.Min && pay.Amount.Minor <= r.Max &&
+			len(s.route(pay.Test, pay.Region, m, pay.Amount.Currency)) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ChooseMethod is the payer's choice on the hosted page: it spends the
+// one-time token, makes the provider attempt and returns the provider's
+// page to send the payer to. The pre-check `payment.authorize_request`
+// belongs between the choice and the attempt (see beforeAttempt).
+func (s *Service) ChooseMethod(ctx context.Context, token, method string) (string, error) {
+	h := sha256.Sum256([]byte(token))
+	var redirect string
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		found, err := tx.PaymentGetByCheckoutToken(ctx, h[:])
+		if err != nil {
+			return notFoundAs(err, "checkout")
+		}
+		pay, err := tx.PaymentGetForUpdate(ctx, found.ID)
+		if err != nil {
+			return err
+		}
+		if pay.Status != PaymentPending || pay.CheckoutUsed || !s.clock.Now().Before(pay.ExpiresAt) {
+			return Errorf(CodeInvalidState, "this payment page was already used or the payment is closed")
+		}
+		shop, err := tx.ShopGet(ctx, pay.ShopID)
+		if err != nil {
+			return err
+		}
+		if !contains(s.checkoutMethods(shop, pay), method) {
+			return Errorf(CodeMethodUnavailable, "this method is not available for the payment")
+		}
+		if err := s.beforeAttempt(ctx, tx, pay); err != nil {
+			return err
+		}
+		if err := s.startAttempt(ctx, tx, pay, method); err != nil {
+			return err
+		}
+		pay.CheckoutUsed = true
+		redirect = pay.redirect
+		return tx.PaymentUpdate(ctx, pay)
+	})
+	return redirect, err
+}
+
+// beforeAttempt is the place of the `payment.authorize_request` pre-check
+// between the payer's choice and the provider attempt. The pre-check itself
+// arrives with webhook delivery; until then it lets every attempt through.
+func (s *Service) beforeAttempt(ctx context.Context, tx Tx, pay *Payment) error { return nil }
+
+// Sandbox outcomes accepted by simulate (Sandbox: simulate).
+var simulateFrom = map[string][]PaymentStatus{
+	"succeed":           {PaymentPending, PaymentWaitingForCapture},
+	"authorize":         {PaymentPending},
+	"decline":           {PaymentPending},
+	"expire":            {PaymentPending, PaymentWaitingForCapture},
+	"three_ds_fail":     {PaymentPending},
+	"provider_timeout":  {PaymentPending},
+	"late_webhook":      {PaymentCanceled},
+	"duplicate_webhook": {PaymentSucceeded},
+}
+
+// SimulateOutcome is `POST /test/payments/{id}/simulate`: it checks the
+// outcome fits the payment's status and has the sandbox bank deliver it,
+// after delay, through the provider notification path.
+func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempotency, id, outcome string, delay time.Duration) (*Response, error) {
+	if !p.Test() {
+		return nil, Errorf(CodeForbidden, "simulate works with test keys only")
+	}
+	from, ok := simulateFrom[outcome]
+	if !ok {
+		return nil, Invalid("outcome", "unknown outcome %q", outcome)
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		pay, err := scoped(ctx, tx, p, id, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		allowed := false
+		for _, st := range from {
+			allowed = allowed || st == pay.Status
+		}
+		if outcome == "late_webhook" && (pay.Cancellation == nil ||
+			(pay.Cancellation.Reason != ReasonExpiredOnConfirmation && pay.Cancellation.Reason != ReasonExpiredOnCapture)) {
+			allowed = false
+		}
+		if !allowed {
+			return 0, nil, Errorf(CodeInvalidState, "outcome %s does not apply to a payment in status %s", outcome, pay.Status)
+		}
+		// Before the payer chose a method there is no attempt at the bank,
+		// so nothing can happen to it yet (Sandbox).
+		sim, ok := s.providers[pay.Provider].(Simulator)
+		if !ok || pay.ProviderPaymentID == "" {
+			return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the payer has not chosen a method")
+		}
+		if outcome == "expire" {
+			return 202, nil, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
+		}
+		return 202, nil, sim.Simulate(ctx, tx, pay, outcome, delay)
+	})
+}

@@ -1,0 +1,338 @@
+package payd
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/urlguard"
+)
+
+// PaymentCreate is `POST /payments` after its shape was checked by the API.
+type PaymentCreate struct {
+	Amount           money.Amount
+	OrderID          string
+	Description      string
+	Capture          *bool
+	MethodType       string
+	ConfirmationType string
+	ReturnURL        string
+	Locale           string
+	Customer         *Customer
+	ExpiresAt        *time.Time
+	Metadata         map[string]string
+	ClientIP         string
+}
+
+// Payment lifetime bounds (Limits: Payment lifetime).
+const (
+	MinPaymentLifetime = 5 * time.Minute
+	MaxPaymentLifetime = 7 * 24 * time.Hour
+)
+
+// Locales of the hosted pages.
+var Locales = []string{"ru", "en", "kk"}
+
+// CheckReturnURL applies the return_url rules: https, no credentials, no
+// spaces or control characters, and — for live keys — a public address
+// after canonicalization.
+func CheckReturnURL(raw string, test bool, param string) (string, error) {
+	u, err := urlguard.Check(raw, urlguard.Options{AllowLocal: test})
+	if err != nil {
+		return "", Invalid(param, "%v", err)
+	}
+	return u.String(), nil
+}
+
+// CreatePayment creates a payment in pending. For a QR confirmation the
+// provider attempt is made at once; for a redirect, when the payer chooses
+// a method on the hosted page.
+func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempotency, in PaymentCreate) (*Response, error) {
+	now := s.clock.Now()
+	if err := s.checkPaymentCreate(p, &in, now); err != nil {
+		return nil, err
+	}
+	if p.Shop.PaymentsSuspended {
+		return nil, Errorf(CodePaymentsSuspended, "payment acceptance of this shop is suspended by risk control")
+	}
+	method, err := s.paymentMethodFor(p, &in)
+	if err != nil {
+		return nil, err
+	}
+	// No fake success in live: without a provider there is no payment.
+	if len(s.route(p.Test(), p.Shop.Region, method, in.Amount.Currency)) == 0 {
+		return nil, &Error{Code: CodeProviderUnavailable, RetryAfter: 60 * time.Second,
+			Message: "no payment provider can take this payment now; retry later"}
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		if err := s.checkPortfolio(ctx, tx, p, in.Amount, now); err != nil {
+			return 0, nil, err
+		}
+		if prev, err := tx.PaymentGetByOrderID(ctx, p.Shop.ID, p.Test(), in.OrderID); err == nil {
+			return 0, nil, duplicateOrder(prev.ID)
+		} else if !errors.Is(err, ErrNoRows) {
+			return 0, nil, err
+		}
+		pay, token := s.newPayment(p, &in, now)
+		if err := tx.PaymentInsert(ctx, pay); err != nil {
+			if errors.Is(err, ErrConflict) {
+				if prev, err := tx.PaymentGetByOrderID(ctx, p.Shop.ID, p.Test(), in.OrderID); err == nil {
+					return 0, nil, duplicateOrder(prev.ID)
+				}
+			}
+			return 0, nil, err
+		}
+		if err := s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID}, pay.ExpiresAt); err != nil {
+			return 0, nil, err
+		}
+		confirmationURL := ""
+		if pay.ConfirmationType == ConfirmationQR {
+			if err := s.startAttempt(ctx, tx, pay, MethodSBP); err != nil {
+				return 0, nil, err
+			}
+			if err := tx.PaymentUpdate(ctx, pay); err != nil {
+				return 0, nil, err
+			}
+		} else {
+			confirmationURL = s.publicURL + "/checkout/" + token
+		}
+		return http.StatusCreated, pay.View(confirmationURL), nil
+	})
+}
+
+func duplicateOrder(id string) *Error {
+	return &Error{Code: CodeDuplicateOrderID, Param: "order_id",
+		Message: "a payment with this order_id exists in the shop: " + id}
+}
+
+func (s *Service) checkPaymentCreate(p *Principal, in *PaymentCreate, now time.Time) error {
+	if !in.Amount.Currency.Valid() {
+		return Invalid("amount.currency", "currency must be one of RUB, KZT, USD, EUR")
+	}
+	if in.Amount.Minor <= 0 {
+		return Invalid("amount.value", "amount must be above zero")
+	}
+	if err := checkText("order_id", in.OrderID, 1, 128); err != nil {
+		return err
+	}
+	if err := checkText("description", in.Description, 0, 256); err != nil {
+		return err
+	}
+	switch in.ConfirmationType {
+	case ConfirmationRedirect, ConfirmationQR:
+	case ConfirmationEmbedded:
+		return Errorf(CodeNotImplemented, "not implemented in this build: embedded confirmation arrives in stage M5")
+	default:
+		return Invalid("confirmation.type", "confirmation.type must be redirect, qr or embedded")
+	}
+	if in.ReturnURL != "" {
+		u, err := CheckReturnURL(in.ReturnURL, p.Test(), "confirmation.return_url")
+		if err != nil {
+			return err
+		}
+		in.ReturnURL = u
+	}
+	if in.Locale != "" && !contains(Locales, in.Locale) {
+		return Invalid("confirmation.locale", "locale must be one of %s", strings.Join(Locales, ", "))
+	}
+	if in.ExpiresAt != nil {
+		d := in.ExpiresAt.Sub(now)
+		if d < MinPaymentLifetime || d > MaxPaymentLifetime {
+			return Invalid("expires_at", "expires_at must be 5 minutes to 7 days from now")
+		}
+	}
+	if err := CheckMetadata(in.Metadata); err != nil {
+		return err
+	}
+	if c := in.Customer; c != nil {
+		for _, f := range []struct {
+			name, v string
+			max     int
+		}{{"customer.email", c.Email, 256}, {"customer.phone", c.Phone, 32}, {"customer.full_name", c.FullName, 256},
+			{"customer.tax_id", c.TaxID, 32}, {"customer.ip", c.IP, 45}} {
+			if err := checkText(f.name, f.v, 0, f.max); err != nil {
+				return err
+			}
+		}
+	}
+	return checkText("client_ip", in.ClientIP, 0, 45)
+}
+
+// CheckMetadata applies the Metadata limits: at most 16 keys, keys up to 64
+// and values up to 512 characters.
+func CheckMetadata(m map[string]string) error {
+	if len(m) > 16 {
+		return Invalid("metadata", "metadata has %d keys; at most 16 are allowed", len(m))
+	}
+	for k, v := range m {
+		if k == "" || len([]rune(k)) > 64 {
+			return Invalid("metadata", "metadata keys must be 1..64 characters")
+		}
+		if len([]rune(v)) > 512 {
+			return Invalid("metadata", "metadata value of %q is longer than 512 characters", k)
+		}
+	}
+	return nil
+}
+
+// paymentMethodFor checks the method restriction and the amount range. A
+// payment restricted to a method must fit that method; an open one must
+// fit at least one available method in its currency.
+func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, error) {
+	if in.ConfirmationType == ConfirmationQR {
+		if in.MethodType != "" && in.MethodType != MethodSBP {
+			return "", Errorf(CodeMethodUnavailable, "a QR confirmation is paid by sbp only")
+		}
+		in.MethodType = MethodSBP
+	}
+	candidates := []string{in.MethodType}
+	if in.MethodType == "" {
+		candidates = []string{MethodBankCard, MethodSBP}
+	}
+	var reason error
+	for _, m := range candidates {
+		r, ok := MethodRange(p.Shop.Region, m, in.Amount.Currency)
+		if !ok || !p.Shop.Settings.MethodEnabled(m) {
+			continue
+		}
+		if in.Amount.Minor < r.Min || in.Amount.Minor > r.Max {
+			reason = &Error{Code: CodeAmountLimit, Param: "amount.value", Message: "amount must be " +
+				money.FormatValue(r.Min) + " to " + money.FormatValue(r.Max) + " " + string(in.Amount.Currency) + " for " + m}
+			continue
+		}
+		return m, nil
+	}
+	if reason != nil {
+		return "", reason
+	}
+	param := ""
+	if in.MethodType != "" {
+		param = "payment_method.type"
+	}
+	return "", &Error{Code: CodeMethodUnavailable, Param: param,
+		Message: "no payment method is available for this shop in " + string(in.Amount.Currency)}
+}
+
+// checkPortfolio applies the shop's cumulative limits. Days and months are
+// UTC calendar periods of the service clock.
+func (s *Service) checkPortfolio(ctx context.Context, tx Tx, p *Principal, amt money.Amount, now time.Time) error {
+	l := p.Shop.Settings.Limits
+	exceeded := func(what string) error {
+		return Errorf(CodeLimitsExceeded, "the shop's %s limit would be exceeded; the same amount can pass later", what)
+	}
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	cur := string(amt.Currency)
+	if lim := l.DailyTurnover[amt.Currency]; lim > 0 || l.AverageTicket[amt.Currency] > 0 {
+		n, sum, err := tx.PaymentStats(ctx, p.Shop.ID, p.Test(), cur, day)
+		if err != nil {
+			return err
+		}
+		if lim > 0 && sum+amt.Minor > lim {
+			return exceeded("daily turnover")
+		}
+		if avg := l.AverageTicket[amt.Currency]; avg > 0 && (sum+amt.Minor) > avg*int64(n+1) {
+			return exceeded("average ticket")
+		}
+	}
+	if lim := l.MonthlyTurnover[amt.Currency]; lim > 0 {
+		month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+		_, sum, err := tx.PaymentStats(ctx, p.Shop.ID, p.Test(), cur, month)
+		if err != nil {
+			return err
+		}
+		if sum+amt.Minor > lim {
+			return exceeded("monthly turnover")
+		}
+	}
+	if l.PaymentsPerMinute > 0 {
+		n, _, err := tx.PaymentStats(ctx, p.Shop.ID, p.Test(), "", now.Add(-time.Minute))
+		if err != nil {
+			return err
+		}
+		if n+1 > l.PaymentsPerMinute {
+			return exceeded("payments per minute")
+		}
+	}
+	return nil
+}
+
+func (s *Service) newPayment(p *Principal, in *PaymentCreate, now time.Time) (*Payment, string) {
+	capture := in.Capture == nil || *in.Capture
+	expires := now.Add(p.Shop.Settings.PaymentLifetime())
+	if in.ExpiresAt != nil {
+		expires = in.ExpiresAt.UTC().Truncate(time.Microsecond)
+	}
+	tokenRaw := make([]byte, 24)
+	rand.Read(tokenRaw)
+	token := base64.RawURLEncoding.EncodeToString(tokenRaw)
+	hash := sha256.Sum256([]byte(token))
+	return &Payment{
+		ID: s.ids.New(PrefixPayment, now), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
+		Test: p.Test(), Status: PaymentPending, Amount: in.Amount, OrderID: in.OrderID, CreatedAt: now,
+		Description: in.Description, Capture: capture, Metadata: in.Metadata, Customer: in.Customer, ClientIP: in.ClientIP,
+		MethodType: in.MethodType, ConfirmationType: in.ConfirmationType, ReturnURL: in.ReturnURL, Locale: in.Locale,
+		CheckoutTokenHash: hash[:], MerchantDisplayName: displayName(p.Shop), StatementDescriptor: statementDescriptor(p.Shop),
+		ExpiresAt: expires,
+	}, token
+}
+
+// displayName builds merchant_display_name (at most 256 characters).
+func displayName(shop *Shop) string {
+	name := shop.Settings.DisplayName
+	if name == "" {
+		name = shop.Name
+	}
+	r := []rune(name)
+	if len(r) > 256 {
+		r = r[:256]
+	}
+	return string(r)
+}
+
+// statementDescriptor builds the card statement line: the statement name
+// (or the shop name) in upper-case Latin letters, digits, spaces and
+// ".-*", at most 32 characters. Card networks print only such characters.
+func statementDescriptor(shop *Shop) string {
+	name := shop.Settings.StatementName
+	if name == "" {
+		name = shop.Name
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToUpper(name) {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune(".-*", r):
+			b.WriteRune(r)
+			space = false
+		case unicode.IsSpace(r) || r == '_':
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+				space = true
+			}
+		}
+	}
+	out := strings.TrimSpace(b.String())
+	if out == "" {
+		out = "PAYD"
+	}
+	if len(out) > 32 {
+		out = strings.TrimSpace(out[:32])
+	}
+	return out
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

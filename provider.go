@@ -1,0 +1,134 @@
+package payd
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/paydhq/payd/money"
+)
+
+// ErrProviderTimeout is returned by a provider that did not answer in time.
+// The attempt moves to the next candidate of the cascade, and the provider
+// is asked later what became of it.
+var ErrProviderTimeout = errors.New("provider timeout")
+
+// AttemptRequest asks a provider to start taking a payment.
+type AttemptRequest struct {
+	Payment *Payment
+	Method  string
+	// Candidate is the attempt's position in the cascade (0 first).
+	Candidate int
+}
+
+// AttemptResult is the provider's answer to an attempt.
+type AttemptResult struct {
+	ProviderPaymentID string
+	// RedirectURL is the provider's page for the payer.
+	RedirectURL string
+	// QRData is the data of a QR code (SBP).
+	QRData string
+}
+
+// ProviderStatus is what a status query learns.
+type ProviderStatus string
+
+// Provider status answers.
+const (
+	ProviderStatusUnknown    ProviderStatus = "unknown"
+	ProviderStatusPending    ProviderStatus = "pending"
+	ProviderStatusAuthorized ProviderStatus = "authorized"
+	ProviderStatusSucceeded  ProviderStatus = "succeeded"
+	ProviderStatusDeclined   ProviderStatus = "declined"
+)
+
+// Provider is a bank or processor behind the service. Every operation gets
+// the store transaction of the change that calls it, so a provider that
+// keeps state in the service's database (the sandbox bank) commits it with
+// the change; a remote provider ignores it. Notifications come back through
+// Service.HandleProviderNotification.
+type Provider interface {
+	Name() string
+	CreateAttempt(ctx context.Context, tx Tx, req AttemptRequest) (*AttemptResult, error)
+	Capture(ctx context.Context, tx Tx, providerPaymentID string, amount int64) error
+	Void(ctx context.Context, tx Tx, providerPaymentID string) error
+	Status(ctx context.Context, tx Tx, providerPaymentID string) (ProviderStatus, error)
+	// VerifyNotification checks a notification's signature and reads it.
+	VerifyNotification(payload []byte, signature string) (*Notification, error)
+}
+
+// Simulator is a provider that can be told an outcome: the sandbox bank.
+type Simulator interface {
+	Provider
+	Simulate(ctx context.Context, tx Tx, p *Payment, outcome string, delay time.Duration) error
+}
+
+// Notification kinds.
+const (
+	NotifyAuthorized = "authorized"
+	NotifySucceeded  = "succeeded"
+	NotifyDeclined   = "declined"
+)
+
+// Notification is a provider's asynchronous report of an outcome.
+type Notification struct {
+	ID                string                `json:"id"`
+	ProviderPaymentID string                `json:"provider_payment_id"`
+	Kind              string                `json:"kind"`
+	Reason            string                `json:"reason,omitempty"`
+	ProviderCode      string                `json:"provider_code,omitempty"`
+	Amount            int64                 `json:"amount,omitempty"`
+	Authorization     *AuthorizationDetails `json:"authorization,omitempty"`
+	Method            *PaymentMethodData    `json:"method,omitempty"`
+}
+
+// Route chooses the ordered cascade of providers for a payment: by mode,
+// region, method and currency.
+type Route func(test bool, region Region, method string, currency money.Currency) []string
+
+// Discrepancy is a provider report that could not be applied, kept for
+// reconciliation (a late notification for a payment already final).
+type Discrepancy struct {
+	ID                string    `json:"id"`
+	PaymentID         string    `json:"payment_id"`
+	Provider          string    `json:"provider"`
+	NotificationID    string    `json:"notification_id"`
+	Kind              string    `json:"kind"`
+	PaymentStatus     string    `json:"payment_status"`
+	Detail            string    `json:"detail"`
+	CreatedAt         time.Time `json:"created_at"`
+	ProviderPaymentID string    `json:"provider_payment_id"`
+}
+
+// Job kinds the payment flow enqueues; package jobs runs them.
+
+// PaymentExpireArgs cancels a payment whose confirmation time or hold ran
+// out. Force applies the expiry now (sandbox `expire`).
+type PaymentExpireArgs struct {
+	PaymentID string `json:"payment_id"`
+	Force     bool   `json:"force,omitempty"`
+}
+
+// Kind names the job.
+func (PaymentExpireArgs) Kind() string { return "payment_expire" }
+
+// ProviderNotificationArgs delivers a provider's signed notification to the
+// service, at its time.
+type ProviderNotificationArgs struct {
+	Provider  string `json:"provider"`
+	Payload   []byte `json:"payload"`
+	Signature string `json:"signature"`
+}
+
+// Kind names the job.
+func (ProviderNotificationArgs) Kind() string { return "provider_notification" }
+
+// ProviderStatusArgs asks a provider what became of an attempt.
+type ProviderStatusArgs struct {
+	PaymentID         string `json:"payment_id"`
+	Provider          string `json:"provider"`
+	ProviderPaymentID string `json:"provider_payment_id"`
+}
+
+// Kind names the job.
+func (ProviderStatusArgs) Kind() string { return "provider_status" }

@@ -1,0 +1,293 @@
+package sandbank
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/paydhq/payd"
+)
+
+// Attempt states of the bank.
+const (
+	stateCreated    = "created"
+	stateAuthorized = "authorized"
+	stateCaptured   = "captured"
+	stateVoided     = "voided"
+	stateDeclined   = "declined"
+	stateNoOutcome  = "no_outcome"
+)
+
+// ErrDecided is returned for a second decision on an attempt.
+var ErrDecided = errors.New("this operation was already processed")
+
+// Bank is one sandbox provider. The service registers two, a primary and a
+// backup, so that the cascade has somewhere to go when the primary times
+// out (amount digits 04).
+type Bank struct {
+	name      string
+	key       []byte
+	jobs      payd.Jobs
+	clock     payd.Clock
+	publicURL string
+}
+
+var _ payd.Simulator = (*Bank)(nil)
+
+// New returns a sandbox bank named name that signs its notifications with
+// key and links its pages under publicURL.
+func New(name string, key []byte, jobs payd.Jobs, clock payd.Clock, publicURL string) *Bank {
+	return &Bank{name: name, key: key, jobs: jobs, clock: clock, publicURL: publicURL}
+}
+
+// Name implements payd.Provider.
+func (b *Bank) Name() string { return b.name }
+
+// CreateAttempt opens an attempt. Only two outcomes happen by themselves,
+// in the bank's answer: a decline (digits 01 or a decline override) and a
+// timeout of the first candidate (digits 04).
+func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRequest) (*payd.AttemptResult, error) {
+	p := req.Payment
+	pl := planFor(p)
+	if pl.Outcome == OutcomeProviderTimeout && req.Candidate == 0 {
+		return nil, payd.ErrProviderTimeout
+	}
+	now := b.clock.Now()
+	a := &payd.SandboxAttempt{
+		ID: "sbx_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), Provider: b.name, PaymentID: p.ID,
+		Method: req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
+		Region: p.Region, Outcome: pl.Outcome, DeclineCode: pl.DeclineCode, DelaySeconds: pl.Delay,
+		State: stateCreated, ReturnURL: p.ReturnURL, CreatedAt: now,
+	}
+	if pl.Outcome == OutcomeDecline {
+		if err := b.notify(ctx, tx, a, payd.Notification{Kind: payd.NotifyDeclined, Reason: pl.DeclineCode, ProviderCode: pl.DeclineCode}, now); err != nil {
+			return nil, err
+		}
+		a.State = stateDeclined
+	}
+	if err := tx.SandboxAttemptInsert(ctx, a); err != nil {
+		return nil, err
+	}
+	res := &payd.AttemptResult{ProviderPaymentID: a.ID, RedirectURL: b.publicURL + "/sandbox/bank/" + a.ID}
+	if req.Method == payd.MethodSBP {
+		res.RedirectURL = b.publicURL + "/sandbox/sbp/" + a.ID
+		res.QRData = res.RedirectURL
+	}
+	return res, nil
+}
+
+// Capture charges an authorized attempt.
+func (b *Bank) Capture(ctx context.Context, tx payd.Tx, id string, amount int64) error {
+	return b.move(ctx, tx, id, stateAuthorized, stateCaptured)
+}
+
+// Void releases an authorization; voiding an attempt that never got one is
+// a no-op, as at a real bank.
+func (b *Bank) Void(ctx context.Context, tx payd.Tx, id string) error {
+	err := b.move(ctx, tx, id, stateAuthorized, stateVoided)
+	if errors.Is(err, ErrDecided) {
+		return nil
+	}
+	return err
+}
+
+func (b *Bank) move(ctx context.Context, tx payd.Tx, id, from, to string) error {
+	a, err := tx.SandboxAttemptGetForUpdate(ctx, id)
+	if err != nil {
+		return err
+	}
+	if a.State != from {
+		return fmt.Errorf("sandbox attempt %s is %s: %w", id, a.State, ErrDecided)
+	}
+	a.State = to
+	return tx.SandboxAttemptUpdate(ctx, a)
+}
+
+// Status reports the attempt's state.
+func (b *Bank) Status(ctx context.Context, tx payd.Tx, id string) (payd.ProviderStatus, error) {
+	a, err := tx.SandboxAttemptGet(ctx, id)
+	if errors.Is(err, payd.ErrNoRows) {
+		return payd.ProviderStatusUnknown, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	switch a.State {
+	case stateAuthorized:
+		return payd.ProviderStatusAuthorized, nil
+	case stateCaptured:
+		return payd.ProviderStatusSucceeded, nil
+	case stateDeclined:
+		return payd.ProviderStatusDeclined, nil
+	}
+	return payd.ProviderStatusPending, nil
+}
+
+type envelope struct {
+	Provider string            `json:"provider"`
+	SentAt   time.Time         `json:"sent_at"`
+	Event    payd.Notification `json:"event"`
+}
+
+// sign is lowercase hex HMAC-SHA256 of the payload.
+func (b *Bank) sign(payload []byte) string {
+	m := hmac.New(sha256.New, b.key)
+	m.Write(payload)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// VerifyNotification checks the signature in constant time and reads the
+// notification.
+func (b *Bank) VerifyNotification(payload []byte, signature string) (*payd.Notification, error) {
+	want, err := hex.DecodeString(signature)
+	if err != nil || !hmac.Equal(want, mustHex(b.sign(payload))) {
+		return nil, errors.New("bad signature")
+	}
+	var env envelope
+	if err := json.Unmarshal(payload, &env); err != nil || env.Provider != b.name {
+		return nil, errors.New("malformed notification")
+	}
+	return &env.Event, nil
+}
+
+func mustHex(s string) []byte {
+	b, _ := hex.DecodeString(s)
+	return b
+}
+
+// notify signs a notification and schedules its delivery to the core at
+// at; the attempt keeps it, to send it again for duplicate_webhook.
+func (b *Bank) notify(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, n payd.Notification, at time.Time) error {
+	n.ProviderPaymentID = a.ID
+	if n.ID == "" {
+		n.ID = "ntf_" + ulid.MustNew(ulid.Timestamp(b.clock.Now()), rand.Reader).String()
+	}
+	payload, err := json.Marshal(envelope{Provider: b.name, SentAt: b.clock.Now(), Event: n})
+	if err != nil {
+		return err
+	}
+	a.LastNotification = payload
+	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: payload, Signature: b.sign(payload)}, at)
+}
+
+func (b *Bank) resend(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, at time.Time) error {
+	if len(a.LastNotification) == 0 {
+		return errors.New("nothing was sent for this attempt yet")
+	}
+	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: a.LastNotification, Signature: b.sign(a.LastNotification)}, at)
+}
+
+// approve is the bank saying yes: an authorization, or a charge for a
+// one-stage payment. The plan shapes how the news travels: late, twice, or
+// not at all (the payment then expires).
+func (b *Bank) approve(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, threeDS bool) error {
+	now := b.clock.Now()
+	kind, state := payd.NotifySucceeded, stateCaptured
+	if !a.Capture || a.Outcome == OutcomeAuthorize {
+		kind, state = payd.NotifyAuthorized, stateAuthorized
+	}
+	a.State = state
+	if a.Outcome == OutcomeExpire {
+		a.State = stateNoOutcome
+		return tx.SandboxAttemptUpdate(ctx, a)
+	}
+	n := payd.Notification{Kind: kind, Method: b.methodData(a), Authorization: authorization(threeDS)}
+	at := now
+	if a.Outcome == OutcomeLateWebhook {
+		at = now.Add(time.Duration(a.DelaySeconds) * time.Second)
+	}
+	if err := b.notify(ctx, tx, a, n, at); err != nil {
+		return err
+	}
+	if a.Outcome == OutcomeDuplicateWebhook {
+		if err := b.resend(ctx, tx, a, at.Add(time.Second)); err != nil {
+			return err
+		}
+	}
+	return tx.SandboxAttemptUpdate(ctx, a)
+}
+
+// decline is the bank saying no with reason.
+func (b *Bank) decline(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, reason string) error {
+	a.State = stateDeclined
+	if err := b.notify(ctx, tx, a, payd.Notification{Kind: payd.NotifyDeclined, Reason: reason, ProviderCode: reason, Method: b.methodData(a)}, b.clock.Now()); err != nil {
+		return err
+	}
+	return tx.SandboxAttemptUpdate(ctx, a)
+}
+
+// Test cards of the sandbox: one per region, never a full number.
+func (b *Bank) methodData(a *payd.SandboxAttempt) *payd.PaymentMethodData {
+	if a.Method == payd.MethodSBP {
+		return &payd.PaymentMethodData{Type: payd.MethodSBP, SBP: &payd.SBPData{BankName: "Sandbox Bank"}}
+	}
+	card := &payd.CardData{First6: "220220", Last4: "0004", Brand: "mir", IssuerCountry: "RU", IssuerName: "Sandbox Bank"}
+	if a.Region == payd.RegionKZ {
+		card = &payd.CardData{First6: "440043", Last4: "0004", Brand: "visa", IssuerCountry: "KZ", IssuerName: "Sandbox Bank"}
+	}
+	return &payd.PaymentMethodData{Type: payd.MethodBankCard, Card: card}
+}
+
+func authorization(threeDS bool) *payd.AuthorizationDetails {
+	digits := func(n int) string {
+		b := make([]byte, n)
+		rand.Read(b)
+		for i := range b {
+			b[i] = '0' + b[i]%10
+		}
+		return string(b)
+	}
+	return &payd.AuthorizationDetails{RRN: digits(12), AuthCode: digits(6),
+		ThreeDSecure: &payd.ThreeDSecure{Applied: threeDS, ChallengeCompleted: threeDS}}
+}
+
+// Simulate applies an outcome of `POST /test/payments/{id}/simulate`
+// through the same notification path as the bank's pages.
+func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcome string, delay time.Duration) error {
+	a, err := tx.SandboxAttemptGetForUpdate(ctx, p.ProviderPaymentID)
+	if err != nil {
+		return err
+	}
+	at := b.clock.Now().Add(delay)
+	send := func(n payd.Notification, state string) error {
+		if state != "" {
+			a.State = state
+		}
+		if n.Method == nil {
+			n.Method = b.methodData(a)
+		}
+		if err := b.notify(ctx, tx, a, n, at); err != nil {
+			return err
+		}
+		return tx.SandboxAttemptUpdate(ctx, a)
+	}
+	switch outcome {
+	case OutcomeSucceed:
+		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(true)}, stateCaptured)
+	case OutcomeAuthorize:
+		return send(payd.Notification{Kind: payd.NotifyAuthorized, Authorization: authorization(true)}, stateAuthorized)
+	case OutcomeDecline:
+		reason := a.DeclineCode
+		if reason == "" || reason == payd.ReasonGeneralDecline {
+			reason = payd.ReasonIssuerDeclined
+		}
+		return send(payd.Notification{Kind: payd.NotifyDeclined, Reason: reason, ProviderCode: reason}, stateDeclined)
+	case OutcomeThreeDSFail:
+		return send(payd.Notification{Kind: payd.NotifyDeclined, Reason: payd.ReasonThreeDSFailed, ProviderCode: "3ds_failed"}, stateDeclined)
+	case OutcomeLateWebhook:
+		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(true)}, "")
+	case OutcomeDuplicateWebhook:
+		return b.resend(ctx, tx, a, at)
+	case OutcomeProviderTimeout:
+		return b.jobs.Enqueue(ctx, tx, payd.ProviderStatusArgs{PaymentID: p.ID, Provider: b.name, ProviderPaymentID: a.ID}, at)
+	}
+	return fmt.Errorf("sandbox: outcome %q has no simulation", outcome)
+}

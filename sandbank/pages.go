@@ -1,0 +1,296 @@
+package sandbank
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+
+// Pages serves the sandbox bank's pages to payers: the card page with its
+// buttons, 3-D Secure, leave, and the SBP app. Forms carry a token bound to
+// the attempt, and every decision is taken once.
+type Pages struct {
+	store payd.Store
+	banks map[string]*Bank
+	key   []byte
+	log   *slog.Logger
+}
+
+// NewPages returns the pages over the given banks; key protects the forms.
+func NewPages(store payd.Store, key []byte, log *slog.Logger, banks ...*Bank) *Pages {
+	p := &Pages{store: store, banks: map[string]*Bank{}, key: key, log: log}
+	for _, b := range banks {
+		p.banks[b.name] = b
+	}
+	return p
+}
+
+// Register mounts the pages on mux.
+func (p *Pages) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /sandbox/bank/{id}", p.cardPage)
+	mux.HandleFunc("POST /sandbox/bank/{id}", p.cardSubmit)
+	mux.HandleFunc("GET /sandbox/bank/{id}/3ds", p.threeDSPage)
+	mux.HandleFunc("POST /sandbox/bank/{id}/3ds", p.threeDSSubmit)
+	mux.HandleFunc("GET /sandbox/bank/{id}/leave", p.leave)
+	mux.HandleFunc("GET /sandbox/bank/{id}/done", p.done)
+	mux.HandleFunc("GET /sandbox/sbp/{id}", p.sbpPage)
+	mux.HandleFunc("POST /sandbox/sbp/{id}", p.sbpSubmit)
+}
+
+type view struct {
+	Title, Message, Next, Amount, CSRF string
+	Attempt                            *payd.SandboxAttempt
+}
+
+func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	if err := pages.ExecuteTemplate(w, name, v); err != nil {
+		p.log.Error("render sandbox page", "err", err.Error())
+	}
+}
+
+func (p *Pages) message(w http.ResponseWriter, status int, title, msg, next string) {
+	p.render(w, status, "message.html", view{Title: title, Message: msg, Next: next})
+}
+
+func (p *Pages) csrf(id string) string {
+	m := hmac.New(sha256.New, p.key)
+	m.Write([]byte("sandbank\x00" + id))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (p *Pages) csrfOK(r *http.Request, id string) bool {
+	got, err := hex.DecodeString(r.PostFormValue("csrf"))
+	want, _ := hex.DecodeString(p.csrf(id))
+	return err == nil && hmac.Equal(got, want)
+}
+
+func (p *Pages) load(r *http.Request, method string) (*payd.SandboxAttempt, bool) {
+	var a *payd.SandboxAttempt
+	err := p.store.View(r.Context(), func(tx payd.Tx) (err error) {
+		a, err = tx.SandboxAttemptGet(r.Context(), r.PathValue("id"))
+		return err
+	})
+	if err != nil || (method != "" && a.Method != method) {
+		return nil, false
+	}
+	return a, true
+}
+
+func amountOf(a *payd.SandboxAttempt) string {
+	return money.FormatValue(a.Amount) + " " + a.Currency
+}
+
+// next is where the payer goes after a decision: the merchant's return_url,
+// or the bank's own closing page.
+func next(a *payd.SandboxAttempt) string {
+	if a.ReturnURL != "" {
+		return a.ReturnURL
+	}
+	return "/sandbox/bank/" + a.ID + "/done"
+}
+
+func (p *Pages) notFound(w http.ResponseWriter) {
+	p.message(w, http.StatusNotFound, "Not found", "There is no such sandbox payment.", "")
+}
+
+func (p *Pages) alreadyProcessed(w http.ResponseWriter, a *payd.SandboxAttempt) {
+	p.message(w, http.StatusConflict, "Already processed", "This operation was already processed; nothing was changed.", next(a))
+}
+
+func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.load(r, payd.MethodBankCard)
+	if !ok {
+		p.notFound(w)
+		return
+	}
+	if a.State != stateCreated {
+		p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
+		return
+	}
+	p.render(w, http.StatusOK, "bank.html", view{Title: "Pay", Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
+}
+
+// decide runs one decision on an attempt still open; a second one gets
+// ErrDecided.
+func (p *Pages) decide(ctx context.Context, id string, fn func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error) (*payd.SandboxAttempt, error) {
+	var out *payd.SandboxAttempt
+	err := p.store.Tx(ctx, func(tx payd.Tx) error {
+		a, err := tx.SandboxAttemptGetForUpdate(ctx, id)
+		if err != nil {
+			return err
+		}
+		out = a
+		b, ok := p.banks[a.Provider]
+		if !ok {
+			return payd.ErrNoRows
+		}
+		if a.State != stateCreated {
+			return ErrDecided
+		}
+		return fn(tx, b, a)
+	})
+	return out, err
+}
+
+func (p *Pages) finish(w http.ResponseWriter, r *http.Request, a *payd.SandboxAttempt, err error, to string) {
+	switch {
+	case errors.Is(err, ErrDecided):
+		p.alreadyProcessed(w, a)
+	case errors.Is(err, payd.ErrNoRows):
+		p.notFound(w)
+	case err != nil:
+		p.log.Error("sandbox decision", "err", err.Error())
+		p.message(w, http.StatusInternalServerError, "Error", "The sandbox bank could not process this; try again.", "")
+	default:
+		http.Redirect(w, r, to, http.StatusSeeOther)
+	}
+}
+
+var declineButtons = map[string]string{
+	"insufficient_funds": payd.ReasonInsufficientFunds,
+	"card_expired":       payd.ReasonCardExpired,
+	"issuer_declined":    payd.ReasonIssuerDeclined,
+}
+
+func (p *Pages) cardSubmit(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !p.csrfOK(r, id) {
+		p.message(w, http.StatusForbidden, "Form expired", "Open the payment page again.", "")
+		return
+	}
+	action := r.PostFormValue("action")
+	if action == "pay" {
+		a, ok := p.load(r, payd.MethodBankCard)
+		if !ok {
+			p.notFound(w)
+			return
+		}
+		if a.State != stateCreated {
+			p.alreadyProcessed(w, a)
+			return
+		}
+		http.Redirect(w, r, "/sandbox/bank/"+id+"/3ds", http.StatusSeeOther)
+		return
+	}
+	reason, ok := declineButtons[action]
+	if !ok {
+		p.message(w, http.StatusBadRequest, "Unknown action", "Choose one of the buttons.", "")
+		return
+	}
+	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
+		return b.decline(r.Context(), tx, a, reason)
+	})
+	p.finish(w, r, a, err, nextOr(a))
+}
+
+func nextOr(a *payd.SandboxAttempt) string {
+	if a == nil {
+		return "/"
+	}
+	return next(a)
+}
+
+func (p *Pages) threeDSPage(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.load(r, payd.MethodBankCard)
+	if !ok {
+		p.notFound(w)
+		return
+	}
+	if a.State != stateCreated || a.ThreeDSUsed {
+		p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
+		return
+	}
+	p.render(w, http.StatusOK, "3ds.html", view{Title: "3-D Secure", Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
+}
+
+// ThreeDSCode is the one code the sandbox's 3-D Secure accepts.
+const ThreeDSCode = "123456"
+
+func (p *Pages) threeDSSubmit(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !p.csrfOK(r, id) {
+		p.message(w, http.StatusForbidden, "Form expired", "Open the payment page again.", "")
+		return
+	}
+	code := r.PostFormValue("code")
+	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
+		if a.ThreeDSUsed {
+			return ErrDecided
+		}
+		// One attempt: whatever the code, the challenge is spent.
+		a.ThreeDSUsed = true
+		if hmac.Equal([]byte(code), []byte(ThreeDSCode)) && a.Outcome != OutcomeThreeDSFail {
+			return b.approve(r.Context(), tx, a, true)
+		}
+		return b.decline(r.Context(), tx, a, payd.ReasonThreeDSFailed)
+	})
+	p.finish(w, r, a, err, nextOr(a))
+}
+
+func (p *Pages) leave(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.load(r, "")
+	if !ok {
+		p.notFound(w)
+		return
+	}
+	// No outcome: the payment closes by its own expiry.
+	http.Redirect(w, r, next(a), http.StatusSeeOther)
+}
+
+func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
+	if _, ok := p.load(r, ""); !ok {
+		p.notFound(w)
+		return
+	}
+	p.message(w, http.StatusOK, "Done", "The sandbox bank has your answer. You can close this page.", "")
+}
+
+func (p *Pages) sbpPage(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.load(r, payd.MethodSBP)
+	if !ok {
+		p.notFound(w)
+		return
+	}
+	if a.State != stateCreated {
+		p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
+		return
+	}
+	p.render(w, http.StatusOK, "sbp.html", view{Title: "SBP", Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
+}
+
+func (p *Pages) sbpSubmit(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !p.csrfOK(r, id) {
+		p.message(w, http.StatusForbidden, "Form expired", "Open the payment page again.", "")
+		return
+	}
+	action := r.PostFormValue("action")
+	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
+		if action == "pay" {
+			return b.approve(r.Context(), tx, a, false)
+		}
+		return b.decline(r.Context(), tx, a, payd.ReasonIssuerDeclined)
+	})
+	p.finish(w, r, a, err, nextOr(a))
+}

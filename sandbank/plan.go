@@ -1,0 +1,77 @@
+package sandbank
+
+import (
+	"strconv"
+
+	"github.com/paydhq/payd"
+)
+
+// Outcomes of the sandbox (Sandbox: simulate and metadata).
+const (
+	OutcomeSucceed          = "succeed"
+	OutcomeDecline          = "decline"
+	OutcomeAuthorize        = "authorize"
+	OutcomeThreeDSFail      = "three_ds_fail"
+	OutcomeProviderTimeout  = "provider_timeout"
+	OutcomeLateWebhook      = "late_webhook"
+	OutcomeDuplicateWebhook = "duplicate_webhook"
+	OutcomeExpire           = "expire"
+)
+
+// DeclineCodes is the sandbox reference of decline codes: each is also the
+// cancellation reason the payment gets (docs/sandbox.md).
+var DeclineCodes = map[string]bool{
+	payd.ReasonGeneralDecline: true, payd.ReasonInsufficientFunds: true, payd.ReasonIssuerDeclined: true,
+	payd.ReasonCardExpired: true, "do_not_honor": true, "stolen_card": true, "invalid_card": true,
+}
+
+// byDigits maps the last two digits of the amount in minor units.
+var byDigits = map[int64]string{
+	1: OutcomeDecline, 2: OutcomeAuthorize, 3: OutcomeThreeDSFail, 4: OutcomeProviderTimeout,
+	5: OutcomeLateWebhook, 6: OutcomeDuplicateWebhook, 7: OutcomeExpire,
+}
+
+// DefaultLateDelay is the default delay of a late notification.
+const DefaultLateDelay = 60
+
+// plan is the sandbox's decision about a payment, made at the attempt.
+type plan struct {
+	Outcome     string
+	DeclineCode string
+	Delay       int
+}
+
+// planFor reads the outcome from the metadata overrides, or else the
+// amount's last two digits; anything else succeeds. Misspelled keys and
+// unknown values are ignored.
+func planFor(p *payd.Payment) plan {
+	pl := plan{Outcome: OutcomeSucceed}
+	if o, ok := byDigits[p.Amount.Minor%100]; ok {
+		pl.Outcome = o
+	}
+	switch o := p.Metadata["sandbox_outcome"]; o {
+	case OutcomeSucceed, OutcomeDecline, OutcomeAuthorize, OutcomeThreeDSFail, OutcomeProviderTimeout,
+		OutcomeLateWebhook, OutcomeDuplicateWebhook, OutcomeExpire:
+		pl.Outcome = o
+	}
+	pl.DeclineCode = payd.ReasonGeneralDecline
+	if c, ok := p.Metadata["sandbox_decline_code"]; ok {
+		if !DeclineCodes[c] {
+			c = payd.ReasonGeneralDecline
+		}
+		pl.DeclineCode = c
+		// A decline code alone asks for a decline.
+		if p.Metadata["sandbox_outcome"] == "" {
+			pl.Outcome = OutcomeDecline
+		}
+	}
+	if pl.Outcome == OutcomeLateWebhook {
+		pl.Delay = DefaultLateDelay
+	}
+	if v, ok := p.Metadata["sandbox_delay_seconds"]; ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= 3600 {
+			pl.Delay = n
+		}
+	}
+	return pl
+}

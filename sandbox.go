@@ -1,0 +1,31 @@
+package payd
+
+import "time"
+
+// SandboxAttempt is the sandbox bank's record of one attempt: the bank's
+// own state, kept in the service's database because the sandbox bank is
+// built in.
+type SandboxAttempt struct {
+	ID        string `json:"id"`
+	Provider  string `json:"provider"`
+	PaymentID string `json:"payment_id"`
+	Method    string `json:"method"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+	Capture   bool   `json:"capture"`
+	Region    Region `json:"region"`
+	// Outcome, DeclineCode and DelaySeconds are the plan chosen from the
+	// amount's last digits or the metadata overrides.
+	Outcome      string `json:"outcome"`
+	DeclineCode  string `json:"decline_code,omitempty"`
+	DelaySeconds int    `json:"delay_seconds"`
+	// State is the bank's state: created, decided, authorized, captured,
+	// voided, declined.
+	State string `json:"state"`
+	// ThreeDSUsed is set once the single 3-D Secure attempt was spent.
+	ThreeDSUsed bool `json:"three_ds_used,omitempty"`
+	// LastNotification is kept to send it again (duplicate_webhook).
+	LastNotification []byte    `json:"last_notification,omitempty"`
+	ReturnURL        string    `json:"return_url,omitempty"`
+	CreatedAt        time.Time `json:"created_at"`
+}

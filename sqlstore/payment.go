@@ -1,0 +1,160 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+const paymentCols = `doc`
+
+func scanPayment(r interface{ Scan(...any) error }) (*payd.Payment, error) {
+	var doc string
+	if err := r.Scan(&doc); err != nil {
+		return nil, noRows(err)
+	}
+	var p payd.Payment
+	if err := json.Unmarshal([]byte(doc), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
+		checkout_token_hash, provider, provider_payment_id, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, string(doc))
+	return err
+}
+
+func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`, id))
+}
+
+func (t *tx) PaymentGetForUpdate(ctx context.Context, id string) (*payd.Payment, error) {
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*payd.Payment, error) {
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE shop_id = $1 AND test = $2 AND order_id = $3`, shopID, test, orderID))
+}
+
+func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE checkout_token_hash = $1`, hash))
+}
+
+func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) (*payd.Payment, error) {
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE provider = $1 AND provider_payment_id = $2`, provider, ppid))
+}
+
+func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5 WHERE id = $1`,
+		p.ID, p.Status, p.Provider, p.ProviderPaymentID, string(doc))
+}
+
+func (t *tx) PaymentList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.Payment], error) {
+	var w where
+	w.add("shop_id = ?", p.ShopID)
+	w.add("test = ?", p.Test)
+	if p.OrderID != "" {
+		w.add("order_id = ?", p.OrderID)
+	}
+	if p.Status != "" {
+		w.add("status = ?", p.Status)
+	}
+	w.createdRange(p.Created)
+	return listPage(ctx, t.q, `SELECT doc FROM payments`, w, p.ListParams,
+		func(r *sql.Rows) (*payd.Payment, error) { return scanPayment(r) },
+		func(p *payd.Payment) payd.Cursor { return payd.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} })
+}
+
+func (t *tx) PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (int, int64, error) {
+	var w where
+	w.add("shop_id = ?", shopID)
+	w.add("test = ?", test)
+	w.add("created_at >= ?", micros(since))
+	w.add("status <> ?", payd.PaymentCanceled)
+	if currency != "" {
+		w.add("currency = ?", currency)
+	}
+	var n int
+	var sum sql.NullInt64
+	err := t.q.QueryRowContext(ctx, `SELECT COUNT(*), SUM(amount) FROM payments WHERE `+joinAnd(w.conds), w.args...).Scan(&n, &sum)
+	return n, sum.Int64, err
+}
+
+func (t *tx) NotificationRecord(ctx context.Context, provider, id string, at time.Time) error {
+	_, err := t.exec(ctx, `INSERT INTO provider_notifications (provider, notification_id, received_at) VALUES ($1, $2, $3)`,
+		provider, id, micros(at))
+	return err
+}
+
+func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {
+	doc, _ := json.Marshal(d)
+	_, err := t.exec(ctx, `INSERT INTO discrepancies (id, payment_id, created_at, doc) VALUES ($1, $2, $3, $4)`,
+		d.ID, d.PaymentID, micros(d.CreatedAt), string(doc))
+	return err
+}
+
+func (t *tx) DiscrepancyList(ctx context.Context, lp *payd.ListParams) (payd.Page[*payd.Discrepancy], error) {
+	return listPage(ctx, t.q, `SELECT doc FROM discrepancies`, where{}, *lp,
+		func(r *sql.Rows) (*payd.Discrepancy, error) {
+			var doc string
+			if err := r.Scan(&doc); err != nil {
+				return nil, err
+			}
+			var d payd.Discrepancy
+			return &d, json.Unmarshal([]byte(doc), &d)
+		},
+		func(d *payd.Discrepancy) payd.Cursor { return payd.Cursor{CreatedAt: d.CreatedAt, ID: d.ID} })
+}
+
+func scanSandbox(r interface{ Scan(...any) error }) (*payd.SandboxAttempt, error) {
+	var doc string
+	if err := r.Scan(&doc); err != nil {
+		return nil, noRows(err)
+	}
+	var a payd.SandboxAttempt
+	return &a, json.Unmarshal([]byte(doc), &a)
+}
+
+func (t *tx) SandboxAttemptInsert(ctx context.Context, a *payd.SandboxAttempt) error {
+	doc, _ := json.Marshal(a)
+	_, err := t.exec(ctx, `INSERT INTO sandbox_attempts (id, payment_id, created_at, doc) VALUES ($1, $2, $3, $4)`,
+		a.ID, a.PaymentID, micros(a.CreatedAt), string(doc))
+	return err
+}
+
+func (t *tx) SandboxAttemptGet(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`, id))
+}
+
+func (t *tx) SandboxAttemptGetForUpdate(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) SandboxAttemptUpdate(ctx context.Context, a *payd.SandboxAttempt) error {
+	doc, _ := json.Marshal(a)
+	return t.execOne(ctx, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`, a.ID, string(doc))
+}
+
+func (t *tx) SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error) {
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO service_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, fresh); err != nil {
+		return nil, err
+	}
+	var v []byte
+	err := t.q.QueryRowContext(ctx, `SELECT value FROM service_secrets WHERE name = $1`, name).Scan(&v)
+	return v, err
+}
