@@ -65,6 +65,8 @@ func New(cfg Config) http.Handler {
 	h("POST /admin/v1/shops/{id}/keys", s.issueKey)
 	h("GET /admin/v1/shops/{id}/keys", s.listKeys)
 	h("POST /admin/v1/keys/{id}/revoke", s.revokeKey)
+	h("GET /admin/v1/payments/{id}", s.getPayment)
+	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -235,4 +237,20 @@ func (s *server) advanceClock(r *http.Request) (int, any, error) {
 
 func (s *server) getClock(r *http.Request) (int, any, error) {
 	return http.StatusOK, map[string]any{"now": s.clock.Now()}, nil
+}
+
+// getPayment looks a payment up across shops, with what the merchant does
+// not see: shop, provider attempts.
+func (s *server) getPayment(r *http.Request) (int, any, error) {
+	p, err := s.svc.OperatorPayment(r.Context(), r.PathValue("id"))
+	return http.StatusOK, p, err
+}
+
+func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
+	lp, print, err := api.ParseList(r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := s.svc.ListDiscrepancies(r.Context(), &lp)
+	return http.StatusOK, pageOf(p, print), err
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydhq/payd"
 )
@@ -206,4 +207,29 @@ func (c *Client) Get(path string) *Response {
 func (c *Client) Post(path, idemKey string, body any) *Response {
 	c.env.T.Helper()
 	return c.Do("POST", path, body, "Idempotency-Key", idemKey)
+}
+
+// Eventually polls fn every 50 ms until it returns true or 15 seconds pass:
+// outcomes arrive through jobs, a little after the request that caused
+// them.
+func Eventually(t testing.TB, what string, fn func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !fn() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitStatus waits until the payment has status and returns it.
+func (c *Client) WaitStatus(id, status string) map[string]any {
+	c.env.T.Helper()
+	var last map[string]any
+	Eventually(c.env.T, "payment "+id+" to be "+status, func() bool {
+		last = c.Get("/v1/payments/"+id).Expect(c.env.T, 200).JSON(c.env.T)
+		return last["status"] == status
+	})
+	return last
 }
