@@ -63,7 +63,7 @@ func TestPaymentRedirectCardSucceeds(t *testing.T) {
 			t.Fatalf("default lifetime %v, want 24h", d)
 		}
 		// The one-time address is never shown again.
-		got := c.Get("/v1/payments/" + id).Expect(t, 200)
+		got := c.Get("/v1/payments/"+id).Expect(t, 200)
 		if strings.Contains(string(got.Body), "/checkout/") {
 			t.Fatal("GET shows the confirmation_url")
 		}

@@ -47,8 +47,8 @@ var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP:
 
 type view struct {
 	Lang, Title, Message, Merchant, Amount, Description, CSRF string
-	Test                                                     bool
-	Methods                                                  []method
+	Test                                                      bool
+	Methods                                                   []method
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, v view) {
