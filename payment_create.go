@@ -186,6 +186,7 @@ func CheckMetadata(m map[string]string) error {
 // payment restricted to a method must fit that method; an open one must
 // fit at least one available method in its currency.
 func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, error) {
+	restricted := in.MethodType != ""
 	if in.ConfirmationType == ConfirmationQR {
 		if in.MethodType != "" && in.MethodType != MethodSBP {
 			return "", Errorf(CodeMethodUnavailable, "a QR confirmation is paid by sbp only")
@@ -213,7 +214,7 @@ func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, err
 		return "", reason
 	}
 	param := ""
-	if in.MethodType != "" {
+	if restricted {
 		param = "payment_method.type"
 	}
 	return "", &Error{Code: CodeMethodUnavailable, Param: param,

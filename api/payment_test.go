@@ -16,7 +16,7 @@ func newPayment(value string, extra map[string]any) map[string]any {
 		"amount":       map[string]any{"value": value, "currency": "RUB"},
 		"order_id":     fmt.Sprintf("order-%d", time.Now().UnixNano()),
 		"description":  "Order with two books",
-		"confirmation": map[string]any{"type": "redirect", "return_url": "https://shop.example/return"},
+		"confirmation": map[string]any{"type": "redirect", "return_url": "https://shop.example.com/return"},
 	}
 	for k, v := range extra {
 		body[k] = v
@@ -88,7 +88,7 @@ func TestPaymentRedirectCardSucceeds(t *testing.T) {
 		}
 		csrf := payer.Get(bank).CSRF()
 		done := payer.PayCard(bank, "123456")
-		if done.Status != 303 || done.Location != "https://shop.example/return" {
+		if done.Status != 303 || done.Location != "https://shop.example.com/return" {
 			t.Fatalf("after 3-D Secure: %d %s", done.Status, done.Location)
 		}
 		// A second submission of a decided operation: 409, already processed.

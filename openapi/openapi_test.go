@@ -357,7 +357,9 @@ func TestOperationConventions(t *testing.T) {
 		if stage != "" && !has501 {
 			t.Errorf("%s is a stage %s operation without a 501 response", o.key, stage)
 		}
-		if stage == "" && has501 {
+		// POST /payments is implemented but answers 501 for an embedded
+		// confirmation, which belongs to stage M5.
+		if stage == "" && has501 && o.key != "POST /payments" {
 			t.Errorf("%s is implemented in this build but documents 501", o.key)
 		}
 		if stage != "" {
