@@ -194,7 +194,7 @@ func TestPaymentList(t *testing.T) {
 		c.Post("/v1/payments/"+ids[1]+"/cancel", key(), nil).Expect(t, 200)
 		list := func(q string) []string {
 			var page struct{ Items []struct{ ID string } }
-			c.Get("/v1/payments?" + q).Expect(t, 200).Decode(t, &page)
+			c.Get("/v1/payments?"+q).Expect(t, 200).Decode(t, &page)
 			var out []string
 			for _, it := range page.Items {
 				out = append(out, it.ID)
