@@ -289,6 +289,48 @@ func (st ShopSettings) Validate() error {
 	if st.PaymentLifetimeSeconds != 0 && (st.PaymentLifetimeSeconds < 300 || st.PaymentLifetimeSeconds > 7*86400) {
 		return Invalid("payment_lifetime_seconds", "must be 300..604800 (5 minutes to 7 days)")
 	}
+	return st.validateMoneySettings()
+}
+
+func knownMethod(m string) bool { return m == MethodBankCard || m == MethodSBP || m == MethodInstallments }
+
+// validateMoneySettings checks tariffs, holds, ranges and limits.
+func (st ShopSettings) validateMoneySettings() error {
+	for i, t := range st.Tariffs {
+		p := "tariffs." + itoa(i)
+		switch {
+		case !knownMethod(t.Method):
+			return Invalid(p+".method", "unknown method %q", t.Method)
+		case !t.Currency.Valid():
+			return Invalid(p+".currency", "unknown currency %q", t.Currency)
+		case t.PercentBps < 0 || t.PercentBps > 10000:
+			return Invalid(p+".percent_bps", "must be 0..10000 (0%%..100%%)")
+		case t.Fixed < 0 || t.Min < 0:
+			return Invalid(p, "fixed and min must not be negative")
+		}
+	}
+	for m, d := range st.HoldDays {
+		if !knownMethod(m) || d < 1 || d > 30 {
+			return Invalid("hold_days", "hold days are 1..30 per known method")
+		}
+	}
+	for m, byCur := range st.Ranges {
+		for c, r := range byCur {
+			if !knownMethod(m) || !c.Valid() || r.Min < 1 || r.Max < r.Min || r.Max > 9_999_999_999_999_99 {
+				return Invalid("ranges", "ranges need a known method and currency and 1 <= min <= max")
+			}
+		}
+	}
+	for _, l := range []map[money.Currency]int64{st.Limits.DailyTurnover, st.Limits.MonthlyTurnover, st.Limits.AverageTicket} {
+		for c, v := range l {
+			if !c.Valid() || v < 0 {
+				return Invalid("limits", "limits need known currencies and non-negative amounts in minor units")
+			}
+		}
+	}
+	if st.Limits.PaymentsPerMinute < 0 {
+		return Invalid("limits.payments_per_minute", "must not be negative")
+	}
 	return nil
 }
 

@@ -39,7 +39,7 @@ func (s *Service) checkoutMethods(shop *Shop, pay *Payment) []string {
 	}
 	var out []string
 	for _, m := range []string{MethodBankCard, MethodSBP} {
-		r, ok := MethodRange(shop.Region, m, pay.Amount.Currency)
+		r, ok := MethodRange(shop, m, pay.Amount.Currency)
 		if ok && shop.Settings.MethodEnabled(m) && pay.Amount.Minor >= r.Min && pay.Amount.Minor <= r.Max &&
 			len(s.route(pay.Test, pay.Region, m, pay.Amount.Currency)) > 0 {
 			out = append(out, m)

@@ -11,7 +11,8 @@ const (
 
 // Range is the per-transaction amount range of a method in one currency.
 type Range struct {
-	Min, Max int64
+	Min int64 `json:"min"`
+	Max int64 `json:"max"`
 }
 
 // defaultRanges are the per-transaction ranges by currency. RUB and KZT are
@@ -69,7 +70,10 @@ func (s *Service) PaymentMethods(p *Principal, currency money.Currency) []Paymen
 			if currency != "" && c != currency {
 				continue
 			}
-			r := defaultRanges[c]
+			r, _ := MethodRange(p.Shop, m.Type, c)
+			if !m.Offered {
+				r = defaultRanges[c]
+			}
 			out = append(out, PaymentMethodInfo{
 				Type: m.Type, Available: m.Offered && p.Shop.Settings.MethodEnabled(m.Type),
 				Currencies: []money.Currency{c}, MinAmount: money.New(r.Min, c), MaxAmount: money.New(r.Max, c),
@@ -80,15 +84,19 @@ func (s *Service) PaymentMethods(p *Principal, currency money.Currency) []Paymen
 	return out
 }
 
-// MethodRange returns the range of method in currency for the shop's region
-// and whether the method takes that currency there at all.
-func MethodRange(region Region, method string, c money.Currency) (Range, bool) {
-	for _, m := range regionMethods[region] {
+// MethodRange returns the range of method in currency for the shop — its
+// operator-set range, or the default — and whether the method takes that
+// currency in the shop's region at all.
+func MethodRange(shop *Shop, method string, c money.Currency) (Range, bool) {
+	for _, m := range regionMethods[shop.Region] {
 		if m.Type != method || !m.Offered {
 			continue
 		}
 		for _, mc := range m.Currencies {
 			if mc == c {
+				if r, ok := shop.Settings.Ranges[method][c]; ok {
+					return r, true
+				}
 				return defaultRanges[c], true
 			}
 		}

@@ -199,7 +199,7 @@ func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, err
 	}
 	var reason error
 	for _, m := range candidates {
-		r, ok := MethodRange(p.Shop.Region, m, in.Amount.Currency)
+		r, ok := MethodRange(p.Shop, m, in.Amount.Currency)
 		if !ok || !p.Shop.Settings.MethodEnabled(m) {
 			continue
 		}

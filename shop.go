@@ -81,6 +81,8 @@ type ShopSettings struct {
 	// HoldDays is how long an authorization waits for capture, per method
 	// (default 7 days).
 	HoldDays map[string]int `json:"hold_days,omitempty"`
+	// Ranges override the per-transaction range of a method in a currency.
+	Ranges map[string]map[money.Currency]Range `json:"ranges,omitempty"`
 }
 
 // Tariff is the fee of one method in one currency: a percentage in basis

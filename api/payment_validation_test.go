@@ -305,3 +305,49 @@ func TestReturnURLRules(t *testing.T) {
 		}
 	})
 }
+
+// TestPaymentTariffAndRanges checks that operator-set tariffs fix the fee at
+// success (percentage, fixed part, minimum, half-up rounding) and that
+// operator-set ranges bound the amount.
+func TestPaymentTariffAndRanges(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		c := env.As(shop, false)
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"tariffs": []any{
+			map[string]any{"method": "bank_card", "currency": "RUB", "percent_bps": 10001}}}).
+			ExpectError(t, 400, payd.CodeInvalidRequest, "tariffs.0.percent_bps")
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{
+			"tariffs": []any{map[string]any{"method": "bank_card", "currency": "RUB", "percent_bps": 155, "fixed": 1000, "min": 2000}},
+			"ranges":  map[string]any{"bank_card": map[string]any{"RUB": map[string]any{"min": 5000, "max": 500000}}},
+		}).Expect(t, 200)
+		card := map[string]any{"payment_method": map[string]any{"type": "bank_card"}}
+		c.Post("/v1/payments", key(), newPayment("49.99", card)).ExpectError(t, 422, payd.CodeAmountLimit, "amount.value")
+		c.Post("/v1/payments", key(), newPayment("5000.01", card)).ExpectError(t, 422, payd.CodeAmountLimit, "amount.value")
+		fee := func(value string) string {
+			p := c.Post("/v1/payments", key(), newPayment(value, card)).Expect(t, 201).JSON(t)
+			payer := env.Payer()
+			payer.PayCard(payer.Choose(p["confirmation"].(map[string]any)["confirmation_url"].(string), "bank_card"), "123456")
+			return c.WaitStatus(p["id"].(string), "succeeded")["fee_amount"].(map[string]any)["value"].(string)
+		}
+		// 1.55% of 1000.00 is 15.50, plus 10.00 fixed.
+		if got := fee("1000.00"); got != "25.50" {
+			t.Fatalf("fee of 1000.00 = %s, want 25.50", got)
+		}
+		// 1.55% of 100.10 is 1.55155, rounded 1.55, plus 10.00: below the 20.00 minimum.
+		if got := fee("100.10"); got != "20.00" {
+			t.Fatalf("fee of 100.10 = %s, want the 20.00 minimum", got)
+		}
+		// Rounding half up: 1.55% of 1230.00 = 19.065 → 19.07, plus 10.00.
+		if got := fee("1230.00"); got != "29.07" {
+			t.Fatalf("fee of 1230.00 = %s, want 29.07", got)
+		}
+		// The range shows in the method list.
+		methods := c.Get("/v1/payment-methods?currency=RUB").Expect(t, 200).JSON(t)["items"].([]any)
+		first := methods[0].(map[string]any)
+		if first["type"] != "bank_card" || first["min_amount"].(map[string]any)["value"] != "50.00" {
+			t.Fatalf("methods = %v", methods)
+		}
+	})
+}

@@ -107,8 +107,10 @@ func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runA
 	if !ok || st.SQLTx() == nil {
 		return errors.New("jobs: enqueue needs a store transaction")
 	}
+	// A job due now is inserted as available, so a worker takes it at the
+	// next poll instead of waiting for the scheduler's pass over future jobs.
 	var opts *river.InsertOpts
-	if !runAt.IsZero() {
+	if runAt.After(q.clock.Now()) {
 		opts = &river.InsertOpts{ScheduledAt: runAt}
 	}
 	_, err := q.client.InsertTx(ctx, st.SQLTx(), jobArgs{args}, opts)
