@@ -292,7 +292,9 @@ func (st ShopSettings) Validate() error {
 	return st.validateMoneySettings()
 }
 
-func knownMethod(m string) bool { return m == MethodBankCard || m == MethodSBP || m == MethodInstallments }
+func knownMethod(m string) bool {
+	return m == MethodBankCard || m == MethodSBP || m == MethodInstallments
+}
 
 // validateMoneySettings checks tariffs, holds, ranges and limits.
 func (st ShopSettings) validateMoneySettings() error {
