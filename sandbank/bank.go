@@ -269,11 +269,13 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 		}
 		return tx.SandboxAttemptUpdate(ctx, a)
 	}
+	// 3-D Secure exists for cards only.
+	card := a.Method == payd.MethodBankCard
 	switch outcome {
 	case OutcomeSucceed:
-		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(true)}, stateCaptured)
+		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(card)}, stateCaptured)
 	case OutcomeAuthorize:
-		return send(payd.Notification{Kind: payd.NotifyAuthorized, Authorization: authorization(true)}, stateAuthorized)
+		return send(payd.Notification{Kind: payd.NotifyAuthorized, Authorization: authorization(card)}, stateAuthorized)
 	case OutcomeDecline:
 		reason := a.DeclineCode
 		if reason == "" || reason == payd.ReasonGeneralDecline {
@@ -283,7 +285,7 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 	case OutcomeThreeDSFail:
 		return send(payd.Notification{Kind: payd.NotifyDeclined, Reason: payd.ReasonThreeDSFailed, ProviderCode: "3ds_failed"}, stateDeclined)
 	case OutcomeLateWebhook:
-		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(true)}, "")
+		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(card)}, "")
 	case OutcomeDuplicateWebhook:
 		return b.resend(ctx, tx, a, at)
 	case OutcomeProviderTimeout:
