@@ -28,10 +28,11 @@ func (s *Service) startAttempt(ctx context.Context, tx Tx, pay *Payment, method 
 		if !ok {
 			continue
 		}
-		res, err := pr.CreateAttempt(ctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i})
+		ref := AttemptReference(pay.ID, i)
+		res, err := pr.CreateAttempt(ctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i, Reference: ref})
 		if errors.Is(err, ErrProviderTimeout) {
 			pay.Attempts = append(pay.Attempts, Attempt{Provider: name, Method: method, Result: "timeout", At: now})
-			if err := s.jobs.Enqueue(ctx, tx, ProviderStatusArgs{PaymentID: pay.ID, Provider: name}, now.Add(30*time.Second)); err != nil {
+			if err := s.jobs.Enqueue(ctx, tx, ProviderStatusArgs{PaymentID: pay.ID, Provider: name, Reference: ref}, now.Add(30*time.Second)); err != nil {
 				return err
 			}
 			continue
@@ -320,8 +321,10 @@ func (s *Service) applyNotification(ctx context.Context, tx Tx, pay *Payment, pr
 }
 
 // QueryProviderStatus asks a provider what became of an attempt that timed
-// out or whose notification is overdue. An answer that moves a pending
-// payment is applied like a notification.
+// out or whose notification is overdue. For the payment's current attempt,
+// an answer that moves it is applied like a notification. An attempt the
+// cascade already left behind (a timeout that was created after all) is
+// voided, so the payer is never charged twice.
 func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusArgs) error {
 	pr, ok := s.providers[args.Provider]
 	if !ok {
@@ -332,19 +335,25 @@ func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusAr
 		if err != nil {
 			return notFoundAs(err, "payment")
 		}
-		ppid := args.ProviderPaymentID
-		if ppid == "" {
-			return nil // the timed-out attempt never got an id: nothing to settle
-		}
-		st, err := pr.Status(ctx, tx, ppid)
-		if err != nil || pay.ProviderPaymentID != ppid {
+		st, ppid, err := pr.Status(ctx, tx, args.ProviderPaymentID, args.Reference)
+		if err != nil {
 			return err
 		}
-		kind := map[ProviderStatus]string{ProviderStatusAuthorized: NotifyAuthorized, ProviderStatusSucceeded: NotifySucceeded, ProviderStatusDeclined: NotifyDeclined}[st]
-		if kind == "" || pay.Status.Final() {
-			return nil
+		if ppid == "" || st == ProviderStatusUnknown {
+			return nil // never created: nothing to settle
 		}
-		if kind == NotifyAuthorized && pay.Status != PaymentPending {
+		if pay.Provider != args.Provider || pay.ProviderPaymentID != ppid {
+			if st == ProviderStatusAuthorized || st == ProviderStatusSucceeded || st == ProviderStatusPending {
+				if err := pr.Void(ctx, tx, ppid); err != nil {
+					return err
+				}
+			}
+			pay.Attempts = append(pay.Attempts, Attempt{Provider: args.Provider, ProviderPaymentID: ppid,
+				Result: "found_after_timeout_voided", At: s.clock.Now()})
+			return tx.PaymentUpdate(ctx, pay)
+		}
+		kind := map[ProviderStatus]string{ProviderStatusAuthorized: NotifyAuthorized, ProviderStatusSucceeded: NotifySucceeded, ProviderStatusDeclined: NotifyDeclined}[st]
+		if kind == "" || pay.Status.Final() || (kind == NotifyAuthorized && pay.Status != PaymentPending) {
 			return nil
 		}
 		return s.applyNotification(ctx, tx, pay, args.Provider, &Notification{ID: "status-" + ppid, ProviderPaymentID: ppid, Kind: kind})

@@ -19,6 +19,15 @@ type AttemptRequest struct {
 	Method  string
 	// Candidate is the attempt's position in the cascade (0 first).
 	Candidate int
+	// Reference is the service's own name for the attempt, sent to the
+	// provider so that an attempt whose answer was lost (a timeout) can be
+	// found again by a status query.
+	Reference string
+}
+
+// AttemptReference names the attempt of a payment at a cascade position.
+func AttemptReference(paymentID string, candidate int) string {
+	return paymentID + "/" + itoa(candidate)
 }
 
 // AttemptResult is the provider's answer to an attempt.
@@ -40,6 +49,7 @@ const (
 	ProviderStatusAuthorized ProviderStatus = "authorized"
 	ProviderStatusSucceeded  ProviderStatus = "succeeded"
 	ProviderStatusDeclined   ProviderStatus = "declined"
+	ProviderStatusVoided     ProviderStatus = "voided"
 )
 
 // Provider is a bank or processor behind the service. Every operation gets
@@ -52,7 +62,10 @@ type Provider interface {
 	CreateAttempt(ctx context.Context, tx Tx, req AttemptRequest) (*AttemptResult, error)
 	Capture(ctx context.Context, tx Tx, providerPaymentID string, amount int64) error
 	Void(ctx context.Context, tx Tx, providerPaymentID string) error
-	Status(ctx context.Context, tx Tx, providerPaymentID string) (ProviderStatus, error)
+	// Status reports an attempt by the provider's id or, when that was
+	// never learned, by the service's reference; it also returns the
+	// provider's id.
+	Status(ctx context.Context, tx Tx, providerPaymentID, reference string) (ProviderStatus, string, error)
 	// VerifyNotification checks a notification's signature and reads it.
 	VerifyNotification(payload []byte, signature string) (*Notification, error)
 }
@@ -127,7 +140,8 @@ func (ProviderNotificationArgs) Kind() string { return "provider_notification" }
 type ProviderStatusArgs struct {
 	PaymentID         string `json:"payment_id"`
 	Provider          string `json:"provider"`
-	ProviderPaymentID string `json:"provider_payment_id"`
+	ProviderPaymentID string `json:"provider_payment_id,omitempty"`
+	Reference         string `json:"reference,omitempty"`
 }
 
 // Kind names the job.

@@ -9,6 +9,8 @@ type SandboxAttempt struct {
 	ID        string `json:"id"`
 	Provider  string `json:"provider"`
 	PaymentID string `json:"payment_id"`
+	// Reference is the service's name for the attempt.
+	Reference string `json:"reference"`
 	Method    string `json:"method"`
 	Amount    int64  `json:"amount"`
 	Currency  string `json:"currency"`

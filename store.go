@@ -83,6 +83,7 @@ type Tx interface {
 
 	SandboxAttemptInsert(ctx context.Context, a *SandboxAttempt) error
 	SandboxAttemptGet(ctx context.Context, id string) (*SandboxAttempt, error)
+	SandboxAttemptGetByReference(ctx context.Context, provider, reference string) (*SandboxAttempt, error)
 	SandboxAttemptGetForUpdate(ctx context.Context, id string) (*SandboxAttempt, error)
 	SandboxAttemptUpdate(ctx context.Context, a *SandboxAttempt) error
 

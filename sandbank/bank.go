@@ -57,15 +57,23 @@ func (b *Bank) Name() string { return b.name }
 func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRequest) (*payd.AttemptResult, error) {
 	p := req.Payment
 	pl := planFor(p)
-	if pl.Outcome == OutcomeProviderTimeout && req.Candidate == 0 {
-		return nil, payd.ErrProviderTimeout
-	}
 	now := b.clock.Now()
 	a := &payd.SandboxAttempt{
 		ID: "sbx_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), Provider: b.name, PaymentID: p.ID,
+		Reference: req.Reference,
 		Method: req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
 		Region: p.Region, Outcome: pl.Outcome, DeclineCode: pl.DeclineCode, DelaySeconds: pl.Delay,
 		State: stateCreated, ReturnURL: p.ReturnURL, CreatedAt: now,
+	}
+	if pl.Outcome == OutcomeProviderTimeout && req.Candidate == 0 {
+		// The bank opens the attempt but its answer is lost on the way:
+		// the service sees a timeout, and finds the attempt again only by
+		// asking for its reference later.
+		a.State = stateAuthorized
+		if err := tx.SandboxAttemptInsert(ctx, a); err != nil {
+			return nil, err
+		}
+		return nil, payd.ErrProviderTimeout
 	}
 	if pl.Outcome == OutcomeDecline {
 		if err := b.notify(ctx, tx, a, payd.Notification{Kind: payd.NotifyDeclined, Reason: pl.DeclineCode, ProviderCode: pl.DeclineCode}, now); err != nil {
@@ -111,24 +119,32 @@ func (b *Bank) move(ctx context.Context, tx payd.Tx, id, from, to string) error 
 	return tx.SandboxAttemptUpdate(ctx, a)
 }
 
-// Status reports the attempt's state.
-func (b *Bank) Status(ctx context.Context, tx payd.Tx, id string) (payd.ProviderStatus, error) {
-	a, err := tx.SandboxAttemptGet(ctx, id)
+// Status reports an attempt by id, or by the service's reference.
+func (b *Bank) Status(ctx context.Context, tx payd.Tx, id, reference string) (payd.ProviderStatus, string, error) {
+	var a *payd.SandboxAttempt
+	var err error
+	if id != "" {
+		a, err = tx.SandboxAttemptGet(ctx, id)
+	} else {
+		a, err = tx.SandboxAttemptGetByReference(ctx, b.name, reference)
+	}
 	if errors.Is(err, payd.ErrNoRows) {
-		return payd.ProviderStatusUnknown, nil
+		return payd.ProviderStatusUnknown, "", nil
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	switch a.State {
 	case stateAuthorized:
-		return payd.ProviderStatusAuthorized, nil
+		return payd.ProviderStatusAuthorized, a.ID, nil
 	case stateCaptured:
-		return payd.ProviderStatusSucceeded, nil
+		return payd.ProviderStatusSucceeded, a.ID, nil
 	case stateDeclined:
-		return payd.ProviderStatusDeclined, nil
+		return payd.ProviderStatusDeclined, a.ID, nil
+	case stateVoided:
+		return payd.ProviderStatusVoided, a.ID, nil
 	}
-	return payd.ProviderStatusPending, nil
+	return payd.ProviderStatusPending, a.ID, nil
 }
 
 type envelope struct {

@@ -132,13 +132,17 @@ func scanSandbox(r interface{ Scan(...any) error }) (*payd.SandboxAttempt, error
 
 func (t *tx) SandboxAttemptInsert(ctx context.Context, a *payd.SandboxAttempt) error {
 	doc, _ := json.Marshal(a)
-	_, err := t.exec(ctx, `INSERT INTO sandbox_attempts (id, payment_id, created_at, doc) VALUES ($1, $2, $3, $4)`,
-		a.ID, a.PaymentID, micros(a.CreatedAt), string(doc))
+	_, err := t.exec(ctx, `INSERT INTO sandbox_attempts (id, provider, reference, payment_id, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6)`,
+		a.ID, a.Provider, a.Reference, a.PaymentID, micros(a.CreatedAt), string(doc))
 	return err
 }
 
 func (t *tx) SandboxAttemptGet(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
 	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`, id))
+}
+
+func (t *tx) SandboxAttemptGetByReference(ctx context.Context, provider, reference string) (*payd.SandboxAttempt, error) {
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE provider = $1 AND reference = $2`, provider, reference))
 }
 
 func (t *tx) SandboxAttemptGetForUpdate(ctx context.Context, id string) (*payd.SandboxAttempt, error) {

@@ -38,10 +38,13 @@ CREATE INDEX discrepancies_list ON discrepancies (created_at DESC, id DESC);
 
 CREATE TABLE sandbox_attempts (
     id         TEXT PRIMARY KEY,
+    provider   TEXT NOT NULL,
+    reference  TEXT NOT NULL,
     payment_id TEXT NOT NULL,
     created_at BIGINT NOT NULL,
     doc        TEXT NOT NULL
 );
+CREATE INDEX sandbox_attempts_reference ON sandbox_attempts (provider, reference);
 
 -- Service-wide secrets (sandbox notification signing, form protection),
 -- created once and shared by every instance.
