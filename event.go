@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -122,11 +123,34 @@ func (s *Service) newEvent(p NewEventParams) (*Event, error) {
 }
 
 // RecordEvent writes an event in tx, the transaction of the change it
-// reports.
+// reports, with a delivery (and its job) for every subscribed endpoint.
 func (s *Service) RecordEvent(ctx context.Context, tx Tx, p NewEventParams) (*Event, error) {
 	ev, err := s.newEvent(p)
 	if err != nil {
 		return nil, err
 	}
-	return ev, tx.EventInsert(ctx, ev)
+	if err := tx.EventInsert(ctx, ev); err != nil {
+		return nil, err
+	}
+	n, err := s.fanOut(ctx, tx, ev)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		ev.Delivery.Status = DeliveryNone
+		return ev, tx.EventDeliveryUpdate(ctx, ev.ID, ev.Delivery)
+	}
+	return ev, nil
+}
+
+// WithDelivery returns the stored event body with its delivery summary
+// added, leaving the stored bytes themselves untouched.
+func (e *Event) WithDelivery() json.RawMessage {
+	d, _ := json.Marshal(e.Delivery)
+	body := bytes.TrimRight(e.Body, " \n")
+	out := make([]byte, 0, len(body)+len(d)+13)
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, `,"delivery":`...)
+	out = append(out, d...)
+	return append(out, '}')
 }

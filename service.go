@@ -40,6 +40,8 @@ type Config struct {
 	// Providers are the payment providers; Route orders them per payment.
 	Providers []Provider
 	Route     Route
+	// Sender posts webhook deliveries.
+	Sender Sender
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -60,6 +62,7 @@ type Service struct {
 	publicURL         string
 	providers         map[string]Provider
 	route             Route
+	sender            Sender
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
@@ -73,7 +76,7 @@ func NewService(cfg Config) *Service {
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
-		providers: map[string]Provider{}, route: cfg.Route,
+		providers: map[string]Provider{}, route: cfg.Route, sender: cfg.Sender,
 	}
 	for _, pr := range cfg.Providers {
 		s.providers[pr.Name()] = pr

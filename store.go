@@ -87,6 +87,16 @@ type Tx interface {
 	SandboxAttemptGetForUpdate(ctx context.Context, id string) (*SandboxAttempt, error)
 	SandboxAttemptUpdate(ctx context.Context, a *SandboxAttempt) error
 
+	WebhookDeliveryInsert(ctx context.Context, d *WebhookDelivery) error
+	WebhookDeliveryGet(ctx context.Context, id string) (*WebhookDelivery, error)
+	WebhookDeliveryGetForUpdate(ctx context.Context, id string) (*WebhookDelivery, error)
+	WebhookDeliveryUpdate(ctx context.Context, d *WebhookDelivery) error
+	WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*WebhookDelivery, error)
+	DeliveryAttemptInsert(ctx context.Context, a *DeliveryAttempt) error
+	DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*DeliveryAttempt, error)
+	// EventDeliveryUpdate stores an event's delivery summary.
+	EventDeliveryUpdate(ctx context.Context, eventID string, d EventDelivery) error
+
 	WebhookEndpointInsert(ctx context.Context, e *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)
 	WebhookEndpointGetForUpdate(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)

@@ -1,24 +1,11 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 
 	"github.com/paydhq/payd"
 )
-
-// eventWithDelivery splices the delivery summary into the stored event body,
-// leaving the stored bytes themselves untouched.
-func eventWithDelivery(e *payd.Event) json.RawMessage {
-	d, _ := json.Marshal(e.Delivery)
-	body := bytes.TrimRight(e.Body, " \n")
-	out := make([]byte, 0, len(body)+len(d)+13)
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, `,"delivery":`...)
-	out = append(out, d...)
-	return append(out, '}')
-}
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
@@ -48,7 +35,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	}
 	items := make([]json.RawMessage, 0, len(page.Items))
 	for _, e := range page.Items {
-		items = append(items, eventWithDelivery(e))
+		items = append(items, e.WithDelivery())
 	}
 	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
 	return nil
@@ -60,5 +47,22 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, p *payd.Princi
 		return err
 	}
 	writeRaw(w, http.StatusOK, e.Body)
+	return nil
+}
+
+func (s *Server) resendEvent(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	idem, err := idempotencyFrom(r, body)
+	if err != nil {
+		return err
+	}
+	resp, err := s.svc.ResendEvent(r.Context(), p, idem, r.PathValue("event_id"))
+	if err != nil {
+		return err
+	}
+	writeResponse(w, resp)
 	return nil
 }

@@ -79,6 +79,7 @@ func (s *Server) routes() {
 
 	m.Handle("GET /v1/events", s.auth(s.listEvents))
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
+	m.Handle("POST /v1/events/{event_id}/resend", s.auth(s.resendEvent))
 
 	m.Handle("POST /v1/webhook-endpoints", s.auth(s.createWebhookEndpoint))
 	m.Handle("GET /v1/webhook-endpoints", s.auth(s.listWebhookEndpoints))

@@ -51,6 +51,18 @@ type Options struct {
 	Workers int
 	// OnFailure is told the kind of every failed job attempt.
 	OnFailure func(kind string)
+	// WebhookWorkers is the number of deliveries run at once.
+	WebhookWorkers int
+}
+
+const queueWebhooks = "webhooks"
+
+// queueOf puts each kind on its queue.
+func queueOf(kind string) string {
+	if kind == (payd.WebhookDeliverArgs{}).Kind() {
+		return queueWebhooks
+	}
+	return river.QueueDefault
 }
 
 // New prepares a queue over db; dialect is "sqlite" or "postgres". Workers
@@ -71,11 +83,19 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 	if opts.Workers == 0 {
 		opts.Workers = 16
 	}
+	if opts.WebhookWorkers == 0 {
+		opts.WebhookWorkers = 100
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	client, err := river.NewClient(q.driver, &river.Config{
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}},
+		// Webhook deliveries have a queue of their own with many workers,
+		// so slow receivers never hold up payments' jobs or each other.
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: opts.Workers},
+			queueWebhooks:      {MaxWorkers: opts.WebhookWorkers},
+		},
 		Workers:           q.workers,
 		FetchPollInterval: opts.PollInterval,
 		FetchCooldown:     opts.PollInterval / 4,
@@ -109,9 +129,9 @@ func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runA
 	}
 	// A job due now is inserted as available, so a worker takes it at the
 	// next poll instead of waiting for the scheduler's pass over future jobs.
-	var opts *river.InsertOpts
+	opts := &river.InsertOpts{Queue: queueOf(args.Kind())}
 	if runAt.After(q.clock.Now()) {
-		opts = &river.InsertOpts{ScheduledAt: runAt}
+		opts.ScheduledAt = runAt
 	}
 	_, err := q.client.InsertTx(ctx, st.SQLTx(), jobArgs{args}, opts)
 	return err

@@ -67,6 +67,7 @@ func New(cfg Config) http.Handler {
 	h("POST /admin/v1/keys/{id}/revoke", s.revokeKey)
 	h("GET /admin/v1/payments/{id}", s.getPayment)
 	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
+	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -253,4 +254,14 @@ func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
 	}
 	p, err := s.svc.ListDiscrepancies(r.Context(), &lp)
 	return http.StatusOK, pageOf(p, print), err
+}
+
+// eventAttempts is the full attempt log of an event: time, endpoint, status
+// code, duration, the kept start of the answer, error.
+func (s *server) eventAttempts(r *http.Request) (int, any, error) {
+	list, err := s.svc.EventAttempts(r.Context(), r.PathValue("id"))
+	if list == nil {
+		list = []*payd.DeliveryAttempt{}
+	}
+	return http.StatusOK, map[string]any{"items": list}, err
 }

@@ -8,6 +8,7 @@ package paydtest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"database/sql"
 	"encoding/hex"
 	"net"
@@ -113,6 +114,8 @@ type Options struct {
 	WebhookAllowHosts []string
 	// HoldIdempotentFunc runs while a request holds its idempotency key.
 	HoldIdempotentFunc func(key string)
+	// WebhookRootCAs are the roots webhook deliveries trust.
+	WebhookRootCAs *x509.CertPool
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -133,7 +136,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		DatabaseURL: b.DatabaseURL(t), DataDir: dir, AdminToken: token, TestClock: true,
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
-		HoldIdempotentFunc: opts.HoldIdempotentFunc,
+		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

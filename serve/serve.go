@@ -7,11 +7,13 @@ package serve
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"github.com/paydhq/payd/checkout"
 	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/sandbank"
+	"github.com/paydhq/payd/webhook/sender"
 	"log/slog"
 	"net/http"
 	"time"
@@ -40,6 +42,8 @@ type Config struct {
 	Logger     *slog.Logger
 	// WebhookAllowHosts loosens the public-address rule for exact hosts.
 	WebhookAllowHosts []string
+	// WebhookRootCAs are the roots deliveries trust (nil: the system's).
+	WebhookRootCAs *x509.CertPool
 	// JobPollInterval overrides the job queue's polling (tests use less).
 	JobPollInterval time.Duration
 	// HoldIdempotentFunc is passed to the service (tests only).
@@ -113,6 +117,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
 		Providers: []payd.Provider{banks[0], banks[1]}, Route: route,
+		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
 	checkoutPages := checkout.New(in.Service, formsKey, log)

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -20,6 +22,7 @@ type serveOptions struct {
 	tlsCert, tlsKey, logFormat                                   string
 	dev, testClock, behindProxy                                  bool
 	webhookAllowHosts                                            []string
+	webhookCAFile                                                string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -38,13 +41,14 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	testClock := f.Bool("test-clock", false, "let the operator API advance the service clock")
 	logFormat := f.String("log-format", "text", "log format: text or json")
 	allow := f.List("webhook-allow-host", "exact host allowed for webhook endpoints despite the public-address rule")
+	caFile := f.String("webhook-ca-file", "", "PEM file of an extra CA that webhook deliveries trust (local development)")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
 	o.addr, o.adminAddr = *addr, *adminAddr
 	o.adminToken, o.databaseURL, o.dataDir, o.publicURL = *adminToken, *databaseURL, *dataDir, *publicURL
 	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
-	o.logFormat, o.webhookAllowHosts = *logFormat, *allow
+	o.logFormat, o.webhookAllowHosts, o.webhookCAFile = *logFormat, *allow, *caFile
 	return o, nil
 }
 
@@ -97,10 +101,24 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		o.adminToken = serve.DevAdminToken(o.dataDir)
 	}
 	log := newLogger(o.logFormat, stderr)
+	var roots *x509.CertPool
+	if o.webhookCAFile != "" {
+		pem, err := os.ReadFile(o.webhookCAFile)
+		if err != nil {
+			return fmt.Errorf("--webhook-ca-file: %w", err)
+		}
+		if roots, err = x509.SystemCertPool(); err != nil {
+			roots = x509.NewCertPool()
+		}
+		if !roots.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("--webhook-ca-file %s holds no PEM certificate", o.webhookCAFile)
+		}
+	}
 
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
+		WebhookRootCAs: roots,
 	})
 	if err != nil {
 		return err
