@@ -2,9 +2,11 @@ package api_test
 
 import (
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -79,7 +81,7 @@ func TestWebhookDeliverySigned(t *testing.T) {
 		if err := webhook.Verify(d.header.Get("X-Service-Signature"), d.body, []string{secret}, time.Now()); err != nil {
 			t.Fatalf("signature: %v (%s)", err, d.header.Get("X-Service-Signature"))
 		}
-		stored := c.Get("/v1/events/" + evID).Expect(t, 200)
+		stored := c.Get("/v1/events/"+evID).Expect(t, 200)
 		if string(stored.Body) != string(d.body) {
 			t.Fatalf("delivered body differs from the stored event:\n%s\n%s", d.body, stored.Body)
 		}
@@ -108,5 +110,182 @@ func TestWebhookDeliverySigned(t *testing.T) {
 		if len(log.Items) != 1 || log.Items[0].StatusCode != 200 || len(log.Items[0].ResponseBody) != 4096 {
 			t.Fatalf("attempt log = %+v", log.Items)
 		}
+	})
+}
+
+// waitLong polls up to 30 s: a retry scheduled on the service clock is
+// picked up by the job scheduler's pass, every few seconds of real time.
+func waitLong(t *testing.T, what string, fn func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !fn() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func paidQR(t *testing.T, c *paydtest.Client) string {
+	t.Helper()
+	pay := c.Post("/v1/payments", key(), newPayment("100.00", map[string]any{"confirmation": map[string]any{"type": "qr"}})).Expect(t, 201).JSON(t)
+	c.Post("/v1/test/payments/"+pay["id"].(string)+"/simulate", key(), map[string]any{"outcome": "succeed"}).Expect(t, 202)
+	return pay["id"].(string)
+}
+
+func TestWebhookRetryScheduleAndFailing(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		rc := newReceiver(t)
+		failing := true
+		var mu sync.Mutex
+		rc.answer = func(int) int {
+			mu.Lock()
+			defer mu.Unlock()
+			if failing {
+				return 500
+			}
+			return 204
+		}
+		env := startWithReceiver(t, b, rc)
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		ep := c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201).JSON(t)
+		epID := ep["id"].(string)
+		paidQR(t, c)
+		paydtest.Eventually(t, "the first attempt", func() bool { return len(rc.deliveries()) == 1 })
+		evID := rc.deliveries()[0].header.Get("X-Service-Event-Id")
+		for i, wait := range payd.RetrySchedule {
+			// Just before the retry is due nothing happens.
+			env.Clock.Advance(wait - 2*time.Second)
+			time.Sleep(200 * time.Millisecond)
+			if n := len(rc.deliveries()); n != i+1 {
+				t.Fatalf("retry %d came early: %d attempts", i+1, n)
+			}
+			env.Clock.Advance(2 * time.Second)
+			waitLong(t, fmt.Sprintf("retry %d after %v", i+1, wait), func() bool { return len(rc.deliveries()) == i+2 })
+		}
+		// The tenth attempt was the last: the endpoint is failing.
+		got := c.Get("/v1/webhook-endpoints/"+epID).Expect(t, 200).JSON(t)
+		if got["status"] != "failing" {
+			t.Fatalf("endpoint after the last retry = %v", got)
+		}
+		var log struct{ Items []payd.DeliveryAttempt }
+		env.AdminDo("GET", "/admin/v1/events/"+evID+"/attempts", nil).Expect(t, 200).Decode(t, &log)
+		if len(log.Items) != 10 {
+			t.Fatalf("%d attempts logged, want 10", len(log.Items))
+		}
+		for i := 1; i < len(log.Items); i++ {
+			gap := log.Items[i].At.Sub(log.Items[i-1].At)
+			if want := payd.RetrySchedule[i-1]; gap < want || gap > want+time.Minute {
+				t.Fatalf("gap before attempt %d = %v, want %v", i+1, gap, want)
+			}
+			if log.Items[i].StatusCode != 500 || log.Items[i].Error == "" {
+				t.Fatalf("attempt %d = %+v", i+1, log.Items[i])
+			}
+		}
+		ev := c.Get("/v1/events?type=payment.succeeded").Expect(t, 200).JSON(t)["items"].([]any)[0].(map[string]any)
+		if d := ev["delivery"].(map[string]any); d["status"] != "failed" || d["attempts"] != float64(10) || d["last_response_code"] != float64(500) {
+			t.Fatalf("summary = %v", d)
+		}
+		// Events go on being stored while the endpoint is failing, without
+		// a delivery.
+		second := paidQR(t, c)
+		paydtest.Eventually(t, "the second event", func() bool {
+			items := c.Get("/v1/events?object_id="+second).Expect(t, 200).JSON(t)["items"].([]any)
+			return len(items) == 1 && items[0].(map[string]any)["delivery"].(map[string]any)["status"] == "no_endpoints"
+		})
+		// Revived, the endpoint gets the first event again by resend.
+		mu.Lock()
+		failing = false
+		mu.Unlock()
+		c.Do("PATCH", "/v1/webhook-endpoints/"+epID, map[string]any{"status": "active"}, "Idempotency-Key", key()).Expect(t, 200)
+		res := c.Post("/v1/events/"+evID+"/resend", key(), nil).Expect(t, 202).JSON(t)
+		if res["id"] != evID || res["delivery"].(map[string]any)["status"] != "pending" {
+			t.Fatalf("resend answer = %v", res)
+		}
+		paydtest.Eventually(t, "the resent delivery", func() bool { return len(rc.deliveries()) == 11 })
+		last := rc.deliveries()[10]
+		if last.header.Get("X-Service-Event-Id") != evID || string(last.body) != string(rc.deliveries()[0].body) {
+			t.Fatal("the resend is not the same event, byte for byte")
+		}
+	})
+}
+
+func TestWebhookRotationOverlap(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		rc := newReceiver(t)
+		env := startWithReceiver(t, b, rc)
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		ep := c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201).JSON(t)
+		oldSecret := ep["secret"].(string)
+		rot := c.Do("PATCH", "/v1/webhook-endpoints/"+ep["id"].(string), map[string]any{"rotate_secret": true}, "Idempotency-Key", key()).Expect(t, 200).JSON(t)
+		newSecret := rot["secret"].(string)
+		paidQR(t, c)
+		paydtest.Eventually(t, "a delivery", func() bool { return len(rc.deliveries()) == 1 })
+		d := rc.deliveries()[0]
+		sig := d.header.Get("X-Service-Signature")
+		if strings.Count(sig, "v1=") != 2 || strings.Count(sig, "t=") != 1 {
+			t.Fatalf("signature during the overlap = %s", sig)
+		}
+		for _, s := range []string{oldSecret, newSecret} {
+			if err := webhook.Verify(sig, d.body, []string{s}, time.Now()); err != nil {
+				t.Fatalf("a secret of the overlap does not verify: %v", err)
+			}
+		}
+		env.Clock.Advance(24*time.Hour + time.Minute)
+		paidQR(t, c)
+		paydtest.Eventually(t, "a delivery after the overlap", func() bool { return len(rc.deliveries()) == 2 })
+		d = rc.deliveries()[1]
+		sig = d.header.Get("X-Service-Signature")
+		if strings.Count(sig, "v1=") != 1 {
+			t.Fatalf("signature after the overlap = %s", sig)
+		}
+		// The service clock is a day ahead of the receiver's: verify at the
+		// signature's own time.
+		ts, _ := strconv.ParseInt(strings.TrimPrefix(strings.Split(sig, ",")[0], "t="), 10, 64)
+		if err := webhook.Verify(sig, d.body, []string{oldSecret}, time.Unix(ts, 0)); err == nil {
+			t.Fatal("the old secret still verifies after 24 hours")
+		}
+		if err := webhook.Verify(sig, d.body, []string{newSecret}, time.Unix(ts, 0)); err != nil {
+			t.Fatalf("the new secret: %v", err)
+		}
+	})
+}
+
+func TestWebhookSeparationAndRedirects(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		rc := newReceiver(t)
+		rc.answer = func(int) int { return 302 }
+		env := startWithReceiver(t, b, rc)
+		shop := env.NewShop(payd.RegionRU, "")
+		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
+		c, live := env.As(shop, false), env.As(shop, true)
+		// A live endpoint of the same shop never receives test events.
+		live.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/live", "events": []string{"payment.succeeded"}}).Expect(t, 201)
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/test", "events": []string{"payment.succeeded"}}).Expect(t, 201)
+		// An endpoint not subscribed to the type gets nothing either.
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/other", "events": []string{"refund.succeeded"}}).Expect(t, 201)
+		paidQR(t, c)
+		paydtest.Eventually(t, "the delivery", func() bool { return len(rc.deliveries()) == 1 })
+		time.Sleep(300 * time.Millisecond)
+		if n := len(rc.deliveries()); n != 1 {
+			t.Fatalf("%d deliveries, want only the test endpoint's", n)
+		}
+		// A 3xx is a failed attempt, never followed.
+		evID := rc.deliveries()[0].header.Get("X-Service-Event-Id")
+		var log struct{ Items []payd.DeliveryAttempt }
+		paydtest.Eventually(t, "the attempt log", func() bool {
+			env.AdminDo("GET", "/admin/v1/events/"+evID+"/attempts", nil).Expect(t, 200).Decode(t, &log)
+			return len(log.Items) == 1
+		})
+		if log.Items[0].StatusCode != 302 || !strings.HasSuffix(log.Items[0].URL, "/test") {
+			t.Fatalf("attempt = %+v", log.Items[0])
+		}
+		ev := c.Get("/v1/events/"+evID).Expect(t, 200)
+		_ = ev
+		// The live key cannot see or resend the test event.
+		live.Post("/v1/events/"+evID+"/resend", key(), nil).ExpectError(t, 404, payd.CodeNotFound, "")
 	})
 }

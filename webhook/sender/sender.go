@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -27,6 +28,9 @@ type Options struct {
 	// RootCAs replaces the system roots (the system roots plus an extra CA
 	// file, --webhook-ca-file); nil uses the system roots.
 	RootCAs *x509.CertPool
+	// LookupNetIP resolves names; nil uses the system resolver. Tests give
+	// a stub to play a DNS answer that points at a private address.
+	LookupNetIP func(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
 // HTTP is payd.Sender over net/http.
@@ -39,8 +43,9 @@ var _ payd.Sender = (*HTTP)(nil)
 // New returns a sender.
 func New(opts Options) *HTTP {
 	dialer := &urlguard.Dialer{
-		Options: urlguard.Options{AllowHosts: opts.AllowHosts},
-		Dialer:  &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second},
+		Options:     urlguard.Options{AllowHosts: opts.AllowHosts},
+		Dialer:      &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second},
+		LookupNetIP: opts.LookupNetIP,
 	}
 	tr := &http.Transport{
 		// A proxy would be the only address checked: never use one.

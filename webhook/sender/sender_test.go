@@ -1,0 +1,95 @@
+package sender
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd/urlguard"
+)
+
+func tlsReceiver(t *testing.T, h http.HandlerFunc) (*httptest.Server, *x509.CertPool) {
+	srv := httptest.NewTLSServer(h)
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return srv, pool
+}
+
+func TestSendRefusesPrivateAddressAtConnectTime(t *testing.T) {
+	t.Parallel()
+	srv, pool := tlsReceiver(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) })
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
+	// The name passed registration as a public name; now DNS says 127.0.0.1.
+	s := New(Options{RootCAs: pool, LookupNetIP: func(ctx context.Context, network, host string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}})
+	_, err := s.Send(context.Background(), "https://hooks.example.com"+port+"/h", nil, []byte("{}"), 5*time.Second)
+	var ue *urlguard.Error
+	if !errors.As(err, &ue) || ue.Reason != urlguard.ReasonPrivateAddress {
+		t.Fatalf("delivery to a name resolving to 127.0.0.1: %v", err)
+	}
+	// Allowed by the operator, the same address is reached.
+	s = New(Options{RootCAs: pool, AllowHosts: []string{"127.0.0.1"}})
+	if res, err := s.Send(context.Background(), srv.URL+"/h", nil, []byte("{}"), 5*time.Second); err != nil || res.StatusCode != 200 {
+		t.Fatalf("allowed host: %v %v", res, err)
+	}
+}
+
+func TestSendNeverFollowsRedirects(t *testing.T) {
+	t.Parallel()
+	hits := 0
+	srv, pool := tlsReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		http.Redirect(w, r, "/elsewhere", http.StatusFound)
+	})
+	s := New(Options{RootCAs: pool, AllowHosts: []string{"127.0.0.1"}})
+	res, err := s.Send(context.Background(), srv.URL+"/h", nil, []byte("{}"), 5*time.Second)
+	if err != nil || res.StatusCode != http.StatusFound || hits != 1 {
+		t.Fatalf("redirect: %v %v after %d requests", res, err, hits)
+	}
+}
+
+func TestSendVerifiesCertificates(t *testing.T) {
+	t.Parallel()
+	srv, _ := tlsReceiver(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) })
+	s := New(Options{AllowHosts: []string{"127.0.0.1"}}) // system roots only
+	if _, err := s.Send(context.Background(), srv.URL+"/h", nil, []byte("{}"), 5*time.Second); err == nil {
+		t.Fatal("a self-signed certificate was accepted")
+	}
+}
+
+func TestSendTimesOut(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv, pool := tlsReceiver(t, func(w http.ResponseWriter, r *http.Request) { <-release })
+	defer close(release)
+	s := New(Options{RootCAs: pool, AllowHosts: []string{"127.0.0.1"}})
+	start := time.Now()
+	_, err := s.Send(context.Background(), srv.URL+"/h", nil, []byte("{}"), 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "no answer within") || time.Since(start) > 3*time.Second {
+		t.Fatalf("slow receiver: %v after %v", err, time.Since(start))
+	}
+}
+
+func TestSendKeepsFourKilobytes(t *testing.T) {
+	t.Parallel()
+	srv, pool := tlsReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test") != "yes" {
+			w.WriteHeader(400)
+			return
+		}
+		w.Write([]byte(strings.Repeat("a", 10000)))
+	})
+	s := New(Options{RootCAs: pool, AllowHosts: []string{"127.0.0.1"}})
+	res, err := s.Send(context.Background(), srv.URL, map[string]string{"X-Test": "yes"}, []byte("{}"), 5*time.Second)
+	if err != nil || res.StatusCode != 200 || len(res.Body) != 4096 {
+		t.Fatalf("answer kept: %v %d bytes", err, len(res.Body))
+	}
+}
