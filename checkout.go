@@ -11,6 +11,7 @@ type Checkout struct {
 	Payment *Payment
 	// Methods are the methods the payer may choose from.
 	Methods []string
+	shop    *Shop
 }
 
 // CheckoutByToken opens the hosted page of a payment by its one-time
@@ -30,7 +31,7 @@ func (s *Service) CheckoutByToken(ctx context.Context, token string) (*Checkout,
 	if err != nil {
 		return nil, notFoundAs(err, "checkout")
 	}
-	return &Checkout{Payment: pay, Methods: s.checkoutMethods(shop, pay)}, nil
+	return &Checkout{Payment: pay, Methods: s.checkoutMethods(shop, pay), shop: shop}, nil
 }
 
 func (s *Service) checkoutMethods(shop *Shop, pay *Payment) []string {
@@ -48,14 +49,25 @@ func (s *Service) checkoutMethods(shop *Shop, pay *Payment) []string {
 	return out
 }
 
-// ChooseMethod is the payer's choice on the hosted page: it spends the
+// ChooseMethod is the payer's choice on the hosted page: it runs the
+// `payment.authorize_request` pre-check when the shop has it on, spends the
 // one-time token, makes the provider attempt and returns the provider's
-// page to send the payer to. The pre-check `payment.authorize_request`
-// belongs between the choice and the attempt (see beforeAttempt).
+// page to send the payer to.
 func (s *Service) ChooseMethod(ctx context.Context, token, method string) (string, error) {
 	h := sha256.Sum256([]byte(token))
+	c, err := s.CheckoutByToken(ctx, token)
+	if err != nil {
+		return "", err
+	}
+	if c.shop.Settings.AuthorizeRequestWebhook && c.Payment.Status == PaymentPending && !c.Payment.CheckoutUsed {
+		// The pre-check runs before the transaction: the merchant has up
+		// to five seconds to answer, and no lock is held meanwhile.
+		if allow, reason := s.precheck(ctx, c.shop, c.Payment); !allow {
+			return "", s.denyPayment(ctx, c.Payment.ID, reason)
+		}
+	}
 	var redirect string
-	err := s.store.Tx(ctx, func(tx Tx) error {
+	err = s.store.Tx(ctx, func(tx Tx) error {
 		found, err := tx.PaymentGetByCheckoutToken(ctx, h[:])
 		if err != nil {
 			return notFoundAs(err, "checkout")
@@ -74,9 +86,6 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 		if !contains(s.checkoutMethods(shop, pay), method) {
 			return Errorf(CodeMethodUnavailable, "this method is not available for the payment")
 		}
-		if err := s.beforeAttempt(ctx, tx, pay); err != nil {
-			return err
-		}
 		if err := s.startAttempt(ctx, tx, pay, method); err != nil {
 			return err
 		}
@@ -87,10 +96,6 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 	return redirect, err
 }
 
-// beforeAttempt is the place of the `payment.authorize_request` pre-check
-// between the payer's choice and the provider attempt. The pre-check itself
-// arrives with webhook delivery; until then it lets every attempt through.
-func (s *Service) beforeAttempt(ctx context.Context, tx Tx, pay *Payment) error { return nil }
 
 // Sandbox outcomes accepted by simulate (Sandbox: simulate).
 var simulateFrom = map[string][]PaymentStatus{

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -106,6 +107,10 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	to, err := h.svc.ChooseMethod(r.Context(), token, r.PostFormValue("method"))
 	if err == nil {
 		http.Redirect(w, r, to, http.StatusSeeOther)
+		return
+	}
+	if errors.Is(err, payd.ErrPrecheckDenied) {
+		h.render(w, http.StatusOK, view{Title: "Payment declined", Message: "The shop declined this payment. Return to the shop to try again."})
 		return
 	}
 	switch payd.ErrorCodeOf(err) {
