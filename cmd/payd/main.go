@@ -1,5 +1,5 @@
 // Command payd is the merchant payments service: one binary with the
-// subcommands serve, migrate, admin and version.
+// subcommands serve, migrate, admin, listen and version.
 package main
 
 import (
@@ -29,6 +29,7 @@ Usage:
   payd serve   [flags]   run the service (payd serve --help)
   payd migrate [flags]   apply schema migrations
   payd admin   ...       operator command-line client (payd admin --help)
+  payd listen  [flags]   forward a shop's sandbox events to a local server
   payd version           print the version
 `
 
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
+	case "listen":
+		return runListen(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "payd", version)
 		return nil
