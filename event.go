@@ -154,3 +154,22 @@ func (e *Event) WithDelivery() json.RawMessage {
 	out = append(out, d...)
 	return append(out, '}')
 }
+
+// RecordMerchantEvent records a merchant-level event (settlement.*) once
+// per shop of the merchant: each with its own id, the object identical, each
+// delivered to its own shop's endpoints (Events: merchant-level events).
+func (s *Service) RecordMerchantEvent(ctx context.Context, tx Tx, merchantID string, test bool, t EventType, objectType, objectID string, object any) ([]*Event, error) {
+	shops, err := tx.ShopListByMerchant(ctx, merchantID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Event, 0, len(shops))
+	for _, shop := range shops {
+		ev, err := s.RecordEvent(ctx, tx, NewEventParams{Shop: shop, Test: test, Type: t, ObjectType: objectType, ObjectID: objectID, Object: object})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}

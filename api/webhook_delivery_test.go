@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -288,4 +289,98 @@ func TestWebhookSeparationAndRedirects(t *testing.T) {
 		// The live key cannot see or resend the test event.
 		live.Post("/v1/events/"+evID+"/resend", key(), nil).ExpectError(t, 404, payd.CodeNotFound, "")
 	})
+}
+
+// TestWebhookMerchantLevelFanOut checks that a merchant-level event is one
+// event per shop, each with its own id and the identical object, each
+// delivered only to its own shop's endpoints.
+func TestWebhookMerchantLevelFanOut(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		rc := newReceiver(t)
+		env := startWithReceiver(t, b, rc)
+		ru := env.NewShop(payd.RegionRU, "")
+		kz := env.NewShop(payd.RegionKZ, ru.MerchantID)
+		other := env.NewShop(payd.RegionRU, "")
+		for _, s := range []*paydtest.Shop{ru, kz, other} {
+			env.As(s, false).Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/" + s.ID, "events": []string{"settlement.frozen"}}).Expect(t, 201)
+		}
+		ctx := t.Context()
+		status := payd.SettlementStatus{PayoutsFrozen: true, FrozenReason: "manual_review", SettlementDelayDays: 1}
+		err := env.Instance.Store.Tx(ctx, func(tx payd.Tx) error {
+			_, err := env.Service.RecordMerchantEvent(ctx, tx, ru.MerchantID, true, payd.EventSettlementFrozen, "settlement_status", ru.MerchantID, status)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paydtest.Eventually(t, "two deliveries", func() bool { return len(rc.deliveries()) == 2 })
+		time.Sleep(300 * time.Millisecond)
+		got := rc.deliveries()
+		if len(got) != 2 || got[0].header.Get("X-Service-Event-Id") == got[1].header.Get("X-Service-Event-Id") {
+			t.Fatalf("deliveries = %d", len(got))
+		}
+		objects := map[string]bool{}
+		for _, d := range got {
+			var ev struct {
+				Data struct {
+					ObjectType string          `json:"object_type"`
+					Object     json.RawMessage `json:"object"`
+				}
+			}
+			json.Unmarshal(d.body, &ev)
+			if ev.Data.ObjectType != "settlement_status" {
+				t.Fatalf("object_type = %s", ev.Data.ObjectType)
+			}
+			objects[string(ev.Data.Object)] = true
+		}
+		if len(objects) != 1 {
+			t.Fatalf("the shops got different objects: %v", objects)
+		}
+		for _, s := range []*paydtest.Shop{ru, kz} {
+			if n := len(env.As(s, false).Get("/v1/events?type=settlement.frozen").Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
+				t.Fatalf("shop %s has %d settlement.frozen events", s.ID, n)
+			}
+		}
+		if n := len(env.As(other, false).Get("/v1/events?type=settlement.frozen").Expect(t, 200).JSON(t)["items"].([]any)); n != 0 {
+			t.Fatal("another merchant's shop got the event")
+		}
+	})
+}
+
+// TestWebhookURLRules checks at least forty URLs at registration. Deliveries
+// leave the service in both modes, so test keys get no loosening here.
+func TestWebhookURLRules(t *testing.T) {
+	t.Parallel()
+	b := paydtest.Backends(t)[0]
+	env := paydtest.Start(t, b, nil)
+	c := env.As(env.NewShop(payd.RegionRU, ""), false)
+	accept := []string{
+		"https://hooks.example.com/payd", "https://hooks.example.com:8443/payd?shop=1", "HTTPS://HOOKS.EXAMPLE.COM/P",
+		"https://пример.рф/hook", "https://8.8.8.8/hook", "https://[2001:4860:4860::8888]/hook", "https://172.32.0.1/h",
+		"https://100.128.0.1/h", "https://a.b.c.example.org/" + strings.Repeat("p", 1990),
+	}
+	refuse := []string{
+		"http://hooks.example.com/payd", "ftp://hooks.example.com/", "javascript:alert(1)", "//hooks.example.com/x", "https:///x",
+		"https://user:pass@hooks.example.com/", "https://user@hooks.example.com/", "https://hooks.example.com/a b",
+		"https://hooks.example.com/\t", "https://hooks.example.com/" + strings.Repeat("p", 2030), "https://localhost/h",
+		"https://app.localhost/h", "https://printer.local/h", "https://api.internal/h", "https://intranet/h",
+		"https://127.0.0.1/h", "https://127.1/h", "https://2130706433/h", "https://0x7f.1/h", "https://0177.0.0.1/h",
+		"https://10.0.0.1/h", "https://172.16.0.1/h", "https://192.168.0.1/h", "https://169.254.169.254/h",
+		"https://100.64.0.1/h", "https://198.18.0.1/h", "https://0.0.0.0/h", "https://[::1]/h", "https://[::ffff:127.0.0.1]/h",
+		"https://[fd00::1]/h", "https://[fe80::1]/h", "https://[64:ff9b::a00:1]/h", "https://[2002:c0a8:101::1]/h",
+		"https://ｌｏｃａｌｈｏｓｔ/h",
+	}
+	if len(accept)+len(refuse) < 40 {
+		t.Fatal("fewer than forty cases")
+	}
+	for _, u := range accept {
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": u, "events": []string{"payment.succeeded"}}).Expect(t, 201)
+	}
+	for _, u := range refuse {
+		r := c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": u, "events": []string{"payment.succeeded"}})
+		if r.Status != 400 || r.JSON(t)["parameter"] != "url" {
+			t.Errorf("%q: %d %s; want 400 url", u, r.Status, r.Body)
+		}
+	}
 }
