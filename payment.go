@@ -153,6 +153,9 @@ type Payment struct {
 	FeeAmount         int64 `json:"fee_amount"`
 	FeeFixed          bool  `json:"fee_fixed"`
 	FeeRefundedAmount int64 `json:"fee_refunded_amount"`
+	// PendingReleased is set when the payment's unreleased part moved to
+	// available after the tariff's hold.
+	PendingReleased bool `json:"pending_released,omitempty"`
 
 	ExpiresAt     time.Time  `json:"expires_at"`
 	AuthorizedAt  *time.Time `json:"authorized_at,omitempty"`

@@ -184,9 +184,13 @@ func (s *Service) succeed(ctx context.Context, tx Tx, pay *Payment, sum int64) e
 	if pay.AuthorizedAt == nil {
 		pay.AuthorizedAt = &now
 	}
+	tariff := shop.Settings.TariffFor(method, pay.Amount.Currency)
 	pay.Status, pay.CapturedAmount, pay.CapturedAt = PaymentSucceeded, sum, &now
-	pay.FeeAmount, pay.FeeFixed = shop.Settings.TariffFor(method, pay.Amount.Currency).Fee(sum), true
+	pay.FeeAmount, pay.FeeFixed = tariff.Fee(sum), true
 	pay.HoldExpiresAt = nil
+	if err := s.postCapture(ctx, tx, shop, pay, tariff); err != nil {
+		return err
+	}
 	return s.savePaymentEvent(ctx, tx, shop, pay, EventPaymentSucceeded)
 }
 
@@ -277,6 +281,9 @@ func (s *Service) HandleProviderNotification(ctx context.Context, provider strin
 				return nil
 			}
 			return err
+		}
+		if n.RefundID != "" {
+			return s.applyRefundNotification(ctx, tx, provider, n)
 		}
 		pay, err := tx.PaymentGetByProviderID(ctx, provider, n.ProviderPaymentID)
 		if err != nil {

@@ -78,16 +78,20 @@ type Simulator interface {
 
 // Notification kinds.
 const (
-	NotifyAuthorized = "authorized"
-	NotifySucceeded  = "succeeded"
-	NotifyDeclined   = "declined"
+	NotifyAuthorized      = "authorized"
+	NotifySucceeded       = "succeeded"
+	NotifyDeclined        = "declined"
+	NotifyRefundSucceeded = "refund_succeeded"
+	NotifyRefundFailed    = "refund_failed"
 )
 
 // Notification is a provider's asynchronous report of an outcome.
 type Notification struct {
 	ID                string                `json:"id"`
 	ProviderPaymentID string                `json:"provider_payment_id"`
-	Kind              string                `json:"kind"`
+	// RefundID names the refund of a refund notification.
+	RefundID string `json:"refund_id,omitempty"`
+	Kind     string `json:"kind"`
 	Reason            string                `json:"reason,omitempty"`
 	ProviderCode      string                `json:"provider_code,omitempty"`
 	Amount            int64                 `json:"amount,omitempty"`

@@ -29,6 +29,18 @@ type Merchant struct {
 	CreatedAt time.Time `json:"created_at"`
 	// SettlementDelayDays is the merchant's settlement delay (Shop.settlement).
 	SettlementDelayDays int `json:"settlement_delay_days"`
+	// The payout freeze (SettlementStatus): while frozen no register is
+	// formed and payable is 0.00; payments are accepted as usual.
+	PayoutsFrozen bool       `json:"payouts_frozen"`
+	FrozenReason  string     `json:"frozen_reason,omitempty"`
+	FrozenAt      *time.Time `json:"frozen_at,omitempty"`
+	UnfrozenAt    *time.Time `json:"unfrozen_at,omitempty"`
+}
+
+// SettlementStatus returns the contract's object of the merchant.
+func (m *Merchant) SettlementStatus() SettlementStatus {
+	return SettlementStatus{PayoutsFrozen: m.PayoutsFrozen, FrozenReason: m.FrozenReason, FrozenAt: m.FrozenAt,
+		UnfrozenAt: m.UnfrozenAt, SettlementDelayDays: m.SettlementDelayDays}
 }
 
 // Shop is a sub-merchant storefront with its own keys, region and settings.
@@ -83,6 +95,22 @@ type ShopSettings struct {
 	HoldDays map[string]int `json:"hold_days,omitempty"`
 	// Ranges override the per-transaction range of a method in a currency.
 	Ranges map[string]map[money.Currency]Range `json:"ranges,omitempty"`
+	// Reserve is the rolling reserve per currency (Shop.settlement.reserve).
+	Reserve []ReserveRule `json:"reserve,omitempty"`
+	// RefundBeyondAvailable lets merchant refunds use more than the payment's
+	// unreleased part and positive available (an operator's exception to
+	// the balance rule: they may then drive available negative).
+	RefundBeyondAvailable bool `json:"refund_beyond_available,omitempty"`
+}
+
+// ReserveFor returns the reserve rule of currency c (zero when none).
+func (s ShopSettings) ReserveFor(c money.Currency) ReserveRule {
+	for _, r := range s.Reserve {
+		if r.Currency == c {
+			return r
+		}
+	}
+	return ReserveRule{Currency: c}
 }
 
 // Tariff is the fee of one method in one currency: a percentage in basis
@@ -93,6 +121,30 @@ type Tariff struct {
 	PercentBps int64          `json:"percent_bps"`
 	Fixed      int64          `json:"fixed,omitempty"`
 	Min        int64          `json:"min,omitempty"`
+	// HoldDays is how long captured money stays pending before it is
+	// available (default 1).
+	HoldDays int `json:"hold_days,omitempty"`
+	// NoFeeReturn keeps the whole fee when the payment is refunded;
+	// by default a refund returns the fee in proportion to its sum.
+	NoFeeReturn bool `json:"no_fee_return,omitempty"`
+}
+
+// Hold returns how long captured money stays pending.
+func (t Tariff) Hold() time.Duration {
+	if t.HoldDays > 0 {
+		return time.Duration(t.HoldDays) * 24 * time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// FeeReturn is the fee part returned by a refund of amount out of captured,
+// never more than what is left of fee: proportional, rounded half up.
+func (t Tariff) FeeReturn(fee, feeReturned, captured, amount int64) int64 {
+	if t.NoFeeReturn || captured == 0 {
+		return 0
+	}
+	back := (fee*amount*2 + captured) / (2 * captured)
+	return max(0, min(back, fee-feeReturned))
 }
 
 // DefaultTariffs apply when a shop has no tariff for a method and currency.

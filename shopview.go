@@ -16,13 +16,6 @@ type SettlementStatus struct {
 	SettlementDelayDays int        `json:"settlement_delay_days"`
 }
 
-// ReserveRule is one currency's rolling reserve.
-type ReserveRule struct {
-	Currency   money.Currency `json:"currency"`
-	PercentBps int            `json:"percent_bps"`
-	Days       int            `json:"days"`
-}
-
 // ShopView is the contract's `Shop` object as `GET /shop` shows it.
 type ShopView struct {
 	ID              string         `json:"id"`
@@ -70,7 +63,10 @@ func (s *Service) ShopForPrincipal(ctx context.Context, p *Principal) (*ShopView
 			AuthorizeRequestWebhook: p.Shop.Settings.AuthorizeRequestWebhook,
 		},
 	}
-	v.Settlement.Reserve = []ReserveRule{}
-	v.Settlement.Status = SettlementStatus{SettlementDelayDays: m.SettlementDelayDays}
+	v.Settlement.Reserve = p.Shop.Settings.Reserve
+	if v.Settlement.Reserve == nil {
+		v.Settlement.Reserve = []ReserveRule{}
+	}
+	v.Settlement.Status = m.SettlementStatus()
 	return v, nil
 }

@@ -2,6 +2,8 @@ package payd
 
 import (
 	"context"
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
 	"time"
 )
 
@@ -86,6 +88,21 @@ type Tx interface {
 	SandboxAttemptGetByReference(ctx context.Context, provider, reference string) (*SandboxAttempt, error)
 	SandboxAttemptGetForUpdate(ctx context.Context, id string) (*SandboxAttempt, error)
 	SandboxAttemptUpdate(ctx context.Context, a *SandboxAttempt) error
+
+	RefundInsert(ctx context.Context, r *Refund) error
+	RefundGet(ctx context.Context, id string) (*Refund, error)
+	RefundGetForUpdate(ctx context.Context, id string) (*Refund, error)
+	RefundUpdate(ctx context.Context, r *Refund) error
+	RefundList(ctx context.Context, p *RefundListParams) (Page[*Refund], error)
+
+	// MerchantGetForUpdate locks a merchant: money checks across its
+	// payments (the available balance) serialise on it.
+	MerchantGetForUpdate(ctx context.Context, id string) (*Merchant, error)
+
+	LedgerPost(ctx context.Context, e *ledger.Entry) error
+	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
+	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)
+	LedgerUnbalanced(ctx context.Context) ([]string, error)
 
 	WebhookDeliveryInsert(ctx context.Context, d *WebhookDelivery) error
 	WebhookDeliveryGet(ctx context.Context, id string) (*WebhookDelivery, error)

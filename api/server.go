@@ -77,6 +77,11 @@ func (s *Server) routes() {
 	m.Handle("POST /v1/payments/{payment_id}/cancel", s.auth(s.cancelPayment))
 	m.Handle("POST /v1/test/payments/{payment_id}/simulate", s.auth(s.simulate))
 
+	m.Handle("POST /v1/refunds", s.auth(s.createRefund))
+	m.Handle("GET /v1/refunds", s.auth(s.listRefunds))
+	m.Handle("GET /v1/refunds/{refund_id}", s.auth(s.getRefund))
+	m.Handle("GET /v1/balance", s.auth(s.getBalance))
+
 	m.Handle("GET /v1/events", s.auth(s.listEvents))
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
 	m.Handle("POST /v1/events/{event_id}/resend", s.auth(s.resendEvent))

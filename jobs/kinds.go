@@ -77,6 +77,9 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	river.AddWorker(w, &argsWorker[payd.WebhookDeliverArgs]{fn: func(ctx context.Context, a payd.WebhookDeliverArgs) error {
 		return svc.DeliverWebhook(ctx, a.DeliveryID)
 	}})
+	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {
+		return svc.ReleaseHeld(ctx, a)
+	}})
 	river.AddWorker(w, &argsWorker[payd.ProviderStatusArgs]{fn: func(ctx context.Context, a payd.ProviderStatusArgs) error {
 		return svc.QueryProviderStatus(ctx, a)
 	}})

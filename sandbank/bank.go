@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -61,7 +62,7 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 	a := &payd.SandboxAttempt{
 		ID: "sbx_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), Provider: b.name, PaymentID: p.ID,
 		Reference: req.Reference,
-		Method: req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
+		Method:    req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
 		Region: p.Region, Outcome: pl.Outcome, DeclineCode: pl.DeclineCode, DelaySeconds: pl.Delay,
 		State: stateCreated, ReturnURL: p.ReturnURL, CreatedAt: now,
 	}
@@ -308,4 +309,34 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 		return b.jobs.Enqueue(ctx, tx, payd.ProviderStatusArgs{PaymentID: p.ID, Provider: b.name, ProviderPaymentID: a.ID}, at)
 	}
 	return fmt.Errorf("sandbox: outcome %q has no simulation", outcome)
+}
+
+// Refund answers a refund asynchronously through the notification path:
+// it succeeds unless the refund's metadata says `sandbox_outcome: decline`
+// (then it is canceled with the `sandbox_decline_code`, or
+// general_decline); `sandbox_delay_seconds` delays the answer.
+func (b *Bank) Refund(ctx context.Context, tx payd.Tx, p *payd.Payment, r *payd.Refund) error {
+	a, err := tx.SandboxAttemptGetForUpdate(ctx, p.ProviderPaymentID)
+	if err != nil {
+		return err
+	}
+	n := payd.Notification{Kind: payd.NotifyRefundSucceeded, RefundID: r.ID}
+	if r.Metadata["sandbox_outcome"] == OutcomeDecline {
+		code := r.Metadata["sandbox_decline_code"]
+		if !DeclineCodes[code] {
+			code = payd.ReasonGeneralDecline
+		}
+		n = payd.Notification{Kind: payd.NotifyRefundFailed, RefundID: r.ID, Reason: code, ProviderCode: code}
+	}
+	at := b.clock.Now()
+	if v, err := strconv.Atoi(r.Metadata["sandbox_delay_seconds"]); err == nil && v >= 0 && v <= 3600 {
+		at = at.Add(time.Duration(v) * time.Second)
+	}
+	last := a.LastNotification
+	if err := b.notify(ctx, tx, a, n, at); err != nil {
+		return err
+	}
+	// duplicate_webhook replays the payment's notification, not a refund's.
+	a.LastNotification = last
+	return tx.SandboxAttemptUpdate(ctx, a)
 }

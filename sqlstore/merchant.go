@@ -7,21 +7,24 @@ import (
 	"github.com/paydhq/payd"
 )
 
-const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at`
+const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at, payouts_frozen, frozen_reason, frozen_at, unfrozen_at`
 
 func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 	var m payd.Merchant
 	var created int64
-	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created); err != nil {
+	var frozen, unfrozen sql.NullInt64
+	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created,
+		&m.PayoutsFrozen, &m.FrozenReason, &frozen, &unfrozen); err != nil {
 		return nil, noRows(err)
 	}
-	m.CreatedAt = fromMicros(created)
+	m.CreatedAt, m.FrozenAt, m.UnfrozenAt = fromMicros(created), timePtr(frozen), timePtr(unfrozen)
 	return &m, nil
 }
 
 func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
-	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt))
+	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt),
+		m.PayoutsFrozen, m.FrozenReason, nullMicros(m.FrozenAt), nullMicros(m.UnfrozenAt))
 	return err
 }
 

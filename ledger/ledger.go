@@ -1,0 +1,160 @@
+// Package ledger is the double-entry bookkeeping of merchants' money, in
+// pure Go: accounts, balanced entries and the balance buckets of the
+// contract. Storage and the service decide when money moves; this package
+// decides how: every movement is one entry whose postings sum to zero, and
+// nothing is ever changed in place — a correction is a new entry.
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paydhq/payd/money"
+)
+
+// Bucket is a merchant balance bucket of the contract (Balance) or one of
+// the service's own accounts.
+type Bucket string
+
+// Merchant buckets: what the service owes the merchant, by state.
+const (
+	Pending        Bucket = "pending"
+	Available      Bucket = "available"
+	Reserve        Bucket = "reserve"
+	Deposit        Bucket = "deposit"
+	PendingRefunds Bucket = "pending_refunds"
+	Disputed       Bucket = "disputed"
+)
+
+// Service accounts: the other side of every merchant movement.
+const (
+	// ProviderClearing is money the providers owe the service (payments
+	// captured) or the service owes them (refunds sent).
+	ProviderClearing Bucket = "provider_clearing"
+	// Fees is the service's income from fees.
+	Fees Bucket = "fees"
+	// Payouts is money paid out to merchants by settlements.
+	Payouts Bucket = "payouts"
+	// BankFines are fines the bank charged and the service re-bills.
+	BankFines Bucket = "bank_fines"
+)
+
+// MerchantBuckets are the buckets of the Balance object, in its order.
+var MerchantBuckets = []Bucket{Pending, Available, Reserve, Deposit, PendingRefunds, Disputed}
+
+// Account names one ledger account: an owner (a merchant, or "payd" for
+// the service), a contour, a currency, a bucket, and an optional sub-key
+// that keeps per-payment parts apart (the unreleased part of a payment, a
+// reserve part with its own release date).
+type Account struct {
+	Owner    string
+	Test     bool
+	Currency money.Currency
+	Bucket   Bucket
+	Sub      string
+}
+
+// ServiceOwner owns the service's accounts.
+const ServiceOwner = "payd"
+
+// Key is the account's stable name, used as its identity in storage.
+func (a Account) Key() string {
+	mode := "live"
+	if a.Test {
+		mode = "test"
+	}
+	k := a.Owner + ":" + mode + ":" + string(a.Currency) + ":" + string(a.Bucket)
+	if a.Sub != "" {
+		k += ":" + a.Sub
+	}
+	return k
+}
+
+// ParseKey reads an account key back.
+func ParseKey(k string) (Account, error) {
+	parts := strings.SplitN(k, ":", 5)
+	if len(parts) < 4 || (parts[1] != "test" && parts[1] != "live") {
+		return Account{}, fmt.Errorf("ledger: malformed account key %q", k)
+	}
+	a := Account{Owner: parts[0], Test: parts[1] == "test", Currency: money.Currency(parts[2]), Bucket: Bucket(parts[3])}
+	if len(parts) == 5 {
+		a.Sub = parts[4]
+	}
+	return a, nil
+}
+
+// Posting moves Amount (minor units, signed) into Account: a positive
+// amount raises the account's balance.
+type Posting struct {
+	Account Account
+	Amount  int64
+}
+
+// Entry is one movement: postings that sum to zero in each currency,
+// caused by one object (RefType, RefID).
+type Entry struct {
+	ID       string
+	At       time.Time
+	Kind     string
+	RefType  string
+	RefID    string
+	Postings []Posting
+}
+
+// Errors of Validate.
+var (
+	ErrUnbalanced = errors.New("ledger: entry does not balance")
+	ErrEmpty      = errors.New("ledger: entry without postings")
+	ErrCurrencies = errors.New("ledger: an entry moves one currency")
+)
+
+// Validate checks the entry balances: coverage, reserve, deposit and
+// registers never cross currencies, so an entry is in one currency.
+func (e *Entry) Validate() error {
+	if len(e.Postings) == 0 {
+		return ErrEmpty
+	}
+	var sum int64
+	cur := e.Postings[0].Account.Currency
+	for _, p := range e.Postings {
+		if p.Account.Currency != cur {
+			return ErrCurrencies
+		}
+		sum += p.Amount
+	}
+	if sum != 0 {
+		return fmt.Errorf("%w: postings sum to %d", ErrUnbalanced, sum)
+	}
+	return nil
+}
+
+// Move builds an entry's postings that take amount from one account to
+// another; a zero amount gives no postings.
+func Move(from, to Account, amount int64) []Posting {
+	if amount == 0 {
+		return nil
+	}
+	return []Posting{{Account: from, Amount: -amount}, {Account: to, Amount: amount}}
+}
+
+// Balances sums postings per account key.
+func Balances(postings []Posting) map[string]int64 {
+	out := map[string]int64{}
+	for _, p := range postings {
+		out[p.Account.Key()] += p.Amount
+	}
+	return out
+}
+
+// Keys returns the sorted keys of a balance map, for stable output.
+func Keys(m map[string]int64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,90 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, $3, $4, $5)`,
+		e.ID, micros(e.At), e.Kind, e.RefType, e.RefID); err != nil {
+		return err
+	}
+	for i, p := range e.Postings {
+		a := p.Account
+		if _, err := t.exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, micros(e.At)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
+	var sum *int64
+	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_postings WHERE account_key = $1`, a.Key()).Scan(&sum)
+	if sum == nil {
+		return 0, err
+	}
+	return *sum, err
+}
+
+func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_postings
+		WHERE owner = $1 AND test = $2 GROUP BY currency, bucket`, owner, test)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[money.Currency]map[ledger.Bucket]int64{}
+	for rows.Next() {
+		var c money.Currency
+		var b ledger.Bucket
+		var sum int64
+		if err := rows.Scan(&c, &b, &sum); err != nil {
+			return nil, err
+		}
+		if out[c] == nil {
+			out[c] = map[ledger.Bucket]int64{}
+		}
+		out[c][b] = sum
+	}
+	return out, rows.Err()
+}
+
+// LedgerUnbalanced returns the ids of entries whose postings do not sum to
+// zero, for the invariant check.
+func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT entry_id FROM ledger_postings GROUP BY entry_id HAVING SUM(amount) <> 0`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var orphans int
+	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM ledger_entries e WHERE NOT EXISTS
+		(SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id)`).Scan(&orphans); err != nil {
+		return nil, err
+	}
+	if orphans > 0 {
+		out = append(out, fmt.Sprintf("%d entries without postings", orphans))
+	}
+	return out, nil
+}

@@ -1,0 +1,48 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/paydhq/payd"
+)
+
+func (t *tx) RefundInsert(ctx context.Context, r *payd.Refund) error {
+	doc, _ := json.Marshal(r)
+	_, err := t.exec(ctx, `INSERT INTO refunds (id, shop_id, test, payment_id, status, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		r.ID, r.ShopID, r.Test, r.PaymentID, r.Status, micros(r.CreatedAt), string(doc))
+	return err
+}
+
+func (t *tx) RefundGet(ctx context.Context, id string) (*payd.Refund, error) {
+	return scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`, id))
+}
+
+func (t *tx) RefundGetForUpdate(ctx context.Context, id string) (*payd.Refund, error) {
+	return scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) RefundUpdate(ctx context.Context, r *payd.Refund) error {
+	doc, _ := json.Marshal(r)
+	return t.execOne(ctx, `UPDATE refunds SET status = $2, doc = $3 WHERE id = $1`, r.ID, r.Status, string(doc))
+}
+
+func (t *tx) RefundList(ctx context.Context, p *payd.RefundListParams) (payd.Page[*payd.Refund], error) {
+	var w where
+	w.add("shop_id = ?", p.ShopID)
+	w.add("test = ?", p.Test)
+	if p.PaymentID != "" {
+		w.add("payment_id = ?", p.PaymentID)
+	}
+	if p.Status != "" {
+		w.add("status = ?", p.Status)
+	}
+	return listPage(ctx, t.q, `SELECT doc FROM refunds`, w, p.ListParams,
+		func(r *sql.Rows) (*payd.Refund, error) { return scanDoc[payd.Refund](r) },
+		func(r *payd.Refund) payd.Cursor { return payd.Cursor{CreatedAt: r.CreatedAt, ID: r.ID} })
+}
+
+func (t *tx) MerchantGetForUpdate(ctx context.Context, id string) (*payd.Merchant, error) {
+	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+t.d.forUpdate(), id))
+}
