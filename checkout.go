@@ -96,7 +96,6 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 	return redirect, err
 }
 
-
 // Sandbox outcomes accepted by simulate (Sandbox: simulate).
 var simulateFrom = map[string][]PaymentStatus{
 	"succeed":           {PaymentPending, PaymentWaitingForCapture},

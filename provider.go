@@ -87,16 +87,16 @@ const (
 
 // Notification is a provider's asynchronous report of an outcome.
 type Notification struct {
-	ID                string                `json:"id"`
-	ProviderPaymentID string                `json:"provider_payment_id"`
+	ID                string `json:"id"`
+	ProviderPaymentID string `json:"provider_payment_id"`
 	// RefundID names the refund of a refund notification.
-	RefundID string `json:"refund_id,omitempty"`
-	Kind     string `json:"kind"`
-	Reason            string                `json:"reason,omitempty"`
-	ProviderCode      string                `json:"provider_code,omitempty"`
-	Amount            int64                 `json:"amount,omitempty"`
-	Authorization     *AuthorizationDetails `json:"authorization,omitempty"`
-	Method            *PaymentMethodData    `json:"method,omitempty"`
+	RefundID      string                `json:"refund_id,omitempty"`
+	Kind          string                `json:"kind"`
+	Reason        string                `json:"reason,omitempty"`
+	ProviderCode  string                `json:"provider_code,omitempty"`
+	Amount        int64                 `json:"amount,omitempty"`
+	Authorization *AuthorizationDetails `json:"authorization,omitempty"`
+	Method        *PaymentMethodData    `json:"method,omitempty"`
 }
 
 // Route chooses the ordered cascade of providers for a payment: by mode,

@@ -48,7 +48,7 @@ func waitRefund(t *testing.T, c *paydtest.Client, id, status string) map[string]
 	t.Helper()
 	var last map[string]any
 	paydtest.Eventually(t, "refund "+id+" to be "+status, func() bool {
-		last = c.Get("/v1/refunds/" + id).Expect(t, 200).JSON(t)
+		last = c.Get("/v1/refunds/"+id).Expect(t, 200).JSON(t)
 		return last["status"] == status
 	})
 	return last
@@ -73,7 +73,7 @@ func TestRefundLifecycleAndBalance(t *testing.T) {
 		if created["status"] != "pending" || created["order_id"] == "" || created["payment_id"] != pay {
 			t.Fatalf("refund = %v", created)
 		}
-		got := c.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t)
+		got := c.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t)
 		if got["pending_refunds_amount"].(map[string]any)["value"] != "100.00" || got["refundable_amount"].(map[string]any)["value"] != "900.00" {
 			t.Fatalf("payment with a refund in flight = %v", got)
 		}
@@ -81,7 +81,7 @@ func TestRefundLifecycleAndBalance(t *testing.T) {
 		if done["succeeded_at"] == nil {
 			t.Fatalf("succeeded refund = %v", done)
 		}
-		got = c.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t)
+		got = c.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t)
 		if got["refunded_amount"].(map[string]any)["value"] != "100.00" || got["fee_refunded_amount"].(map[string]any)["value"] != "0.70" ||
 			got["pending_refunds_amount"].(map[string]any)["value"] != "0.00" {
 			t.Fatalf("payment after the refund = %v", got)
@@ -222,7 +222,7 @@ func TestRefundConcurrency(t *testing.T) {
 		// payment and the balance agree to the minor unit.
 		var got map[string]any
 		waitLong(t, "all refunds settled", func() bool {
-			got = c.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t)
+			got = c.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t)
 			return got["pending_refunds_amount"].(map[string]any)["value"] == "0.00"
 		})
 		if got["refunded_amount"].(map[string]any)["value"] != "490.00" || got["refundable_amount"].(map[string]any)["value"] != "10.00" ||

@@ -95,7 +95,7 @@ func TestListenForwardsAcrossRestart(t *testing.T) {
 	}
 	eventOf := func(paymentID string) string {
 		var list struct{ Items []struct{ ID string } }
-		c.Get("/v1/events?object_id=" + paymentID).Expect(t, 200).Decode(t, &list)
+		c.Get("/v1/events?object_id="+paymentID).Expect(t, 200).Decode(t, &list)
 		return list.Items[0].ID
 	}
 	first := eventOf(pay(1))
