@@ -28,11 +28,14 @@ func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-		checkout_token_hash, provider, provider_payment_id, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+	// ON CONFLICT DO NOTHING rather than a failing insert: on PostgreSQL a
+	// failed statement aborts the transaction, and the caller still needs
+	// it to name the payment that holds the order id.
+	return t.insertOne(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
+		checkout_token_hash, provider, provider_payment_id, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT DO NOTHING`,
 		p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
 		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, string(doc))
-	return err
 }
 
 func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {
@@ -96,9 +99,8 @@ func (t *tx) PaymentStats(ctx context.Context, shopID string, test bool, currenc
 }
 
 func (t *tx) NotificationRecord(ctx context.Context, provider, id string, at time.Time) error {
-	_, err := t.exec(ctx, `INSERT INTO provider_notifications (provider, notification_id, received_at) VALUES ($1, $2, $3)`,
-		provider, id, micros(at))
-	return err
+	return t.insertOne(ctx, `INSERT INTO provider_notifications (provider, notification_id, received_at) VALUES ($1, $2, $3)
+		ON CONFLICT DO NOTHING`, provider, id, micros(at))
 }
 
 func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {

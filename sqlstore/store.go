@@ -179,3 +179,21 @@ func (t *tx) execOne(ctx context.Context, q string, args ...any) error {
 	}
 	return nil
 }
+
+// insertOne runs an INSERT ... ON CONFLICT DO NOTHING and reports a row
+// that was not inserted as payd.ErrConflict, leaving the transaction usable
+// on PostgreSQL, where a failed statement would abort it.
+func (t *tx) insertOne(ctx context.Context, q string, args ...any) error {
+	res, err := t.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return payd.ErrConflict
+	}
+	return nil
+}
