@@ -85,8 +85,11 @@ func (s *Service) ReleaseHeld(ctx context.Context, args LedgerReleaseArgs) error
 		if left <= 0 {
 			return nil
 		}
-		return s.post(ctx, tx, args.Bucket+"_released", "payment", pay.ID,
-			ledger.Move(from, merchantAccount(pay.MerchantID, pay.Test, pay.Amount.Currency, ledger.Available, ""), left))
+		if err := s.post(ctx, tx, args.Bucket+"_released", "payment", pay.ID,
+			ledger.Move(from, merchantAccount(pay.MerchantID, pay.Test, pay.Amount.Currency, ledger.Available, ""), left)); err != nil {
+			return err
+		}
+		return s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test)
 	})
 }
 
@@ -107,9 +110,9 @@ type BalanceJSON struct {
 // per currency that ever moved, read from the ledger.
 func (s *Service) Balance(ctx context.Context, p *Principal) ([]BalanceJSON, error) {
 	var byCur map[money.Currency]map[ledger.Bucket]int64
-	var m *Merchant
+	var f *Freeze
 	err := s.store.View(ctx, func(tx Tx) (err error) {
-		if m, err = tx.MerchantGet(ctx, p.Shop.MerchantID); err != nil {
+		if f, err = tx.FreezeGet(ctx, p.Shop.MerchantID, p.Test()); err != nil {
 			return err
 		}
 		byCur, err = tx.LedgerBuckets(ctx, p.Shop.MerchantID, p.Test())
@@ -126,7 +129,7 @@ func (s *Service) Balance(ctx context.Context, p *Principal) ([]BalanceJSON, err
 		}
 		amt := func(bucket ledger.Bucket) money.Amount { return money.New(max(0, b[bucket]), c) }
 		payable := max(0, b[ledger.Available])
-		if m.PayoutsFrozen {
+		if f.Frozen {
 			payable = 0
 		}
 		out = append(out, BalanceJSON{Currency: c, Available: money.Signed{Minor: b[ledger.Available], Currency: c},
@@ -216,6 +219,9 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		if err := tx.PaymentUpdate(ctx, pay); err != nil {
 			return 0, nil, err
 		}
+		if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
+			return 0, nil, err
+		}
 		if pr, ok := s.providers[pay.Provider].(Refunder); ok {
 			if err := pr.Refund(ctx, tx, pay, r); err != nil {
 				return 0, nil, s.providerError(err)
@@ -298,6 +304,9 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 		return err
 	}
 	if err := tx.PaymentUpdate(ctx, pay); err != nil {
+		return err
+	}
+	if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
 		return err
 	}
 	_, err = s.RecordEvent(ctx, tx, NewEventParams{Shop: shop, Test: r.Test, Type: evType, ObjectType: "refund", ObjectID: r.ID, Object: r.View()})

@@ -29,18 +29,23 @@ type Merchant struct {
 	CreatedAt time.Time `json:"created_at"`
 	// SettlementDelayDays is the merchant's settlement delay (Shop.settlement).
 	SettlementDelayDays int `json:"settlement_delay_days"`
-	// The payout freeze (SettlementStatus): while frozen no register is
-	// formed and payable is 0.00; payments are accepted as usual.
-	PayoutsFrozen bool       `json:"payouts_frozen"`
-	FrozenReason  string     `json:"frozen_reason,omitempty"`
-	FrozenAt      *time.Time `json:"frozen_at,omitempty"`
-	UnfrozenAt    *time.Time `json:"unfrozen_at,omitempty"`
 }
 
-// SettlementStatus returns the contract's object of the merchant.
-func (m *Merchant) SettlementStatus() SettlementStatus {
-	return SettlementStatus{PayoutsFrozen: m.PayoutsFrozen, FrozenReason: m.FrozenReason, FrozenAt: m.FrozenAt,
-		UnfrozenAt: m.UnfrozenAt, SettlementDelayDays: m.SettlementDelayDays}
+// Freeze is a merchant's payout freeze in one contour: while frozen no
+// register is formed and payable is 0.00; payments are accepted as usual.
+type Freeze struct {
+	MerchantID string
+	Test       bool
+	Frozen     bool
+	Reason     string
+	FrozenAt   *time.Time
+	UnfrozenAt *time.Time
+}
+
+// Status returns the contract's SettlementStatus.
+func (f *Freeze) Status(m *Merchant) SettlementStatus {
+	return SettlementStatus{PayoutsFrozen: f.Frozen, FrozenReason: f.Reason, FrozenAt: f.FrozenAt,
+		UnfrozenAt: f.UnfrozenAt, SettlementDelayDays: m.SettlementDelayDays}
 }
 
 // Shop is a sub-merchant storefront with its own keys, region and settings.

@@ -47,8 +47,12 @@ type Capabilities struct {
 // is not enabled in this build, and payouts arrive with stage M5.
 func (s *Service) ShopForPrincipal(ctx context.Context, p *Principal) (*ShopView, error) {
 	var m *Merchant
+	var f *Freeze
 	err := s.store.View(ctx, func(tx Tx) (err error) {
-		m, err = tx.MerchantGet(ctx, p.Shop.MerchantID)
+		if m, err = tx.MerchantGet(ctx, p.Shop.MerchantID); err != nil {
+			return err
+		}
+		f, err = tx.FreezeGet(ctx, m.ID, p.Test())
 		return err
 	})
 	if err != nil {
@@ -67,6 +71,6 @@ func (s *Service) ShopForPrincipal(ctx context.Context, p *Principal) (*ShopView
 	if v.Settlement.Reserve == nil {
 		v.Settlement.Reserve = []ReserveRule{}
 	}
-	v.Settlement.Status = m.SettlementStatus()
+	v.Settlement.Status = f.Status(m)
 	return v, nil
 }

@@ -99,6 +99,11 @@ type Tx interface {
 	// payments (the available balance) serialise on it.
 	MerchantGetForUpdate(ctx context.Context, id string) (*Merchant, error)
 
+	// FreezeGet returns the freeze of a merchant's contour (never frozen
+	// when none was stored); FreezePut stores it.
+	FreezeGet(ctx context.Context, merchantID string, test bool) (*Freeze, error)
+	FreezePut(ctx context.Context, f *Freeze) error
+
 	LedgerPost(ctx context.Context, e *ledger.Entry) error
 	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
 	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)

@@ -234,3 +234,59 @@ func TestRefundConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestPayoutFreeze checks the automatic freeze at a negative available (a
+// refund beyond available, allowed by the operator), its lifting, and a
+// manual freeze: events once per shop, payable 0.00 while frozen.
+func TestPayoutFreeze(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		second := env.NewShop(payd.RegionKZ, shop.MerchantID)
+		c := env.As(shop, false)
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"refund_beyond_available": true}).Expect(t, 200)
+		pay := paidPayment(t, c, "1000.00")
+		env.Clock.Advance(24*time.Hour + time.Minute)
+		waitLong(t, "release", func() bool { return balanceOf(t, c)["available"] == "993.00" })
+		// 1000.00 back from 993.00 available: 7.00 of debt.
+		r := refund(c, pay, "1000.00", nil).Expect(t, 201).JSON(t)
+		bal := balanceOf(t, c)
+		if bal["available"] != "-7.00" || bal["payable"] != "0.00" {
+			t.Fatalf("balance = %v", bal)
+		}
+		st := c.Get("/v1/shop").Expect(t, 200).JSON(t)["settlement"].(map[string]any)["status"].(map[string]any)
+		if st["payouts_frozen"] != true || st["frozen_reason"] != "negative_balance" || st["frozen_at"] == nil {
+			t.Fatalf("settlement status = %v", st)
+		}
+		for _, s := range []*paydtest.Shop{shop, second} {
+			if n := len(env.As(s, false).Get("/v1/events?type=settlement.frozen").Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
+				t.Fatalf("shop %s: %d settlement.frozen events, want 1", s.ID, n)
+			}
+		}
+		waitRefund(t, c, r["id"].(string), "succeeded")
+		// The refund gave the whole fee back (7.00): available is 0.00 again,
+		// and the automatic freeze is lifted.
+		if bal := balanceOf(t, c); bal["available"] != "0.00" {
+			t.Fatalf("balance after the refund = %v", bal)
+		}
+		st = c.Get("/v1/shop").Expect(t, 200).JSON(t)["settlement"].(map[string]any)["status"].(map[string]any)
+		if st["payouts_frozen"] != false || st["unfrozen_at"] == nil {
+			t.Fatalf("status after = %v", st)
+		}
+		if n := len(c.Get("/v1/events?type=settlement.unfrozen").Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
+			t.Fatalf("%d settlement.unfrozen events", n)
+		}
+		// A manual freeze of the live contour leaves the test contour alone.
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": false, "reason": "manual_review"}).Expect(t, 200)
+		if st := c.Get("/v1/shop").Expect(t, 200).JSON(t)["settlement"].(map[string]any)["status"].(map[string]any); st["payouts_frozen"] != false {
+			t.Fatalf("test contour frozen by a live freeze: %v", st)
+		}
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": true, "reason": "bored"}).
+			ExpectError(t, 400, payd.CodeInvalidRequest, "reason")
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": true, "reason": "manual_review"}).Expect(t, 200)
+		if st := c.Get("/v1/shop").Expect(t, 200).JSON(t)["settlement"].(map[string]any)["status"].(map[string]any); st["frozen_reason"] != "manual_review" {
+			t.Fatalf("manual freeze: %v", st)
+		}
+	})
+}

@@ -68,6 +68,8 @@ func New(cfg Config) http.Handler {
 	h("GET /admin/v1/payments/{id}", s.getPayment)
 	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
 	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
+	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
+	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -264,4 +266,19 @@ func (s *server) eventAttempts(r *http.Request) (int, any, error) {
 		list = []*payd.DeliveryAttempt{}
 	}
 	return http.StatusOK, map[string]any{"items": list}, err
+}
+
+// freeze freezes or unfreezes a merchant's payouts in one contour:
+// {"test": true|false, "reason": "manual_review"}.
+func (s *server) freeze(r *http.Request) (int, any, error) {
+	var in struct {
+		Test   bool   `json:"test"`
+		Reason string `json:"reason"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	frozen := strings.HasSuffix(r.URL.Path, "/freeze")
+	st, err := s.svc.ChangeFreeze(r.Context(), r.PathValue("id"), in.Test, frozen, in.Reason)
+	return http.StatusOK, st, err
 }

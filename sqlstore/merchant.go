@@ -3,28 +3,26 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"github.com/paydhq/payd"
 )
 
-const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at, payouts_frozen, frozen_reason, frozen_at, unfrozen_at`
+const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at`
 
 func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 	var m payd.Merchant
 	var created int64
-	var frozen, unfrozen sql.NullInt64
-	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created,
-		&m.PayoutsFrozen, &m.FrozenReason, &frozen, &unfrozen); err != nil {
+	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created); err != nil {
 		return nil, noRows(err)
 	}
-	m.CreatedAt, m.FrozenAt, m.UnfrozenAt = fromMicros(created), timePtr(frozen), timePtr(unfrozen)
+	m.CreatedAt = fromMicros(created)
 	return &m, nil
 }
 
 func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
-	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt),
-		m.PayoutsFrozen, m.FrozenReason, nullMicros(m.FrozenAt), nullMicros(m.UnfrozenAt))
+	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt))
 	return err
 }
 
@@ -36,4 +34,27 @@ func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd
 	return listPage(ctx, t.q, `SELECT `+merchantCols+` FROM merchants`, where{}, p.ListParams,
 		func(r *sql.Rows) (*payd.Merchant, error) { return scanMerchant(r) },
 		func(m *payd.Merchant) payd.Cursor { return payd.Cursor{CreatedAt: m.CreatedAt, ID: m.ID} })
+}
+
+func (t *tx) FreezeGet(ctx context.Context, merchantID string, test bool) (*payd.Freeze, error) {
+	f := payd.Freeze{MerchantID: merchantID, Test: test}
+	var frozenAt, unfrozenAt sql.NullInt64
+	err := t.q.QueryRowContext(ctx, `SELECT frozen, reason, frozen_at, unfrozen_at FROM payout_freezes WHERE merchant_id = $1 AND test = $2`,
+		merchantID, test).Scan(&f.Frozen, &f.Reason, &frozenAt, &unfrozenAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &f, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.FrozenAt, f.UnfrozenAt = timePtr(frozenAt), timePtr(unfrozenAt)
+	return &f, nil
+}
+
+func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
+	_, err := t.exec(ctx, `INSERT INTO payout_freezes (merchant_id, test, frozen, reason, frozen_at, unfrozen_at) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (merchant_id, test) DO UPDATE SET frozen = excluded.frozen, reason = excluded.reason,
+		frozen_at = excluded.frozen_at, unfrozen_at = excluded.unfrozen_at`,
+		f.MerchantID, f.Test, f.Frozen, f.Reason, nullMicros(f.FrozenAt), nullMicros(f.UnfrozenAt))
+	return err
 }

@@ -37,8 +37,29 @@ CREATE TABLE refunds (
 CREATE INDEX refunds_list ON refunds (shop_id, test, created_at DESC, id DESC);
 CREATE INDEX refunds_payment ON refunds (payment_id);
 
--- The merchant's payout freeze (SettlementStatus).
-ALTER TABLE merchants ADD COLUMN payouts_frozen BOOLEAN NOT NULL DEFAULT FALSE;
-ALTER TABLE merchants ADD COLUMN frozen_reason TEXT NOT NULL DEFAULT '';
-ALTER TABLE merchants ADD COLUMN frozen_at BIGINT;
-ALTER TABLE merchants ADD COLUMN unfrozen_at BIGINT;
+-- The payout freeze of a merchant in one contour (SettlementStatus): the
+-- test contour has its own, so the sandbox can show a freeze without
+-- touching live payouts.
+CREATE TABLE payout_freezes (
+    merchant_id TEXT NOT NULL,
+    test        BOOLEAN NOT NULL,
+    frozen      BOOLEAN NOT NULL,
+    reason      TEXT NOT NULL DEFAULT '',
+    frozen_at   BIGINT,
+    unfrozen_at BIGINT,
+    PRIMARY KEY (merchant_id, test)
+);
+
+CREATE TABLE settlements (
+    id          TEXT PRIMARY KEY,
+    merchant_id TEXT NOT NULL,
+    test        BOOLEAN NOT NULL,
+    currency    TEXT NOT NULL,
+    period_from TEXT NOT NULL,
+    period_to   TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    created_at  BIGINT NOT NULL,
+    doc         TEXT NOT NULL
+);
+CREATE UNIQUE INDEX settlements_period ON settlements (merchant_id, test, currency, period_from);
+CREATE INDEX settlements_list ON settlements (merchant_id, test, created_at DESC, id DESC);

@@ -1,0 +1,94 @@
+package payd
+
+import (
+	"context"
+
+	"github.com/paydhq/payd/ledger"
+)
+
+// Freeze reasons (SettlementStatus.frozen_reason).
+var FreezeReasons = []string{"negative_balance", "chargeback_ratio", "refund_ratio", "volume_spike", "manual_review", "verification"}
+
+// ReasonNegativeBalance is the automatic freeze's reason.
+const ReasonNegativeBalance = "negative_balance"
+
+// setFreeze changes a contour's freeze and emits settlement.frozen or
+// settlement.unfrozen once per shop of the merchant, each with the same
+// SettlementStatus. Setting the state it already has changes nothing.
+func (s *Service) setFreeze(ctx context.Context, tx Tx, merchantID string, test, frozen bool, reason string) error {
+	f, err := tx.FreezeGet(ctx, merchantID, test)
+	if err != nil {
+		return err
+	}
+	if f.Frozen == frozen {
+		return nil
+	}
+	m, err := tx.MerchantGet(ctx, merchantID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	t := EventSettlementFrozen
+	if frozen {
+		f.Frozen, f.Reason, f.FrozenAt, f.UnfrozenAt = true, reason, &now, nil
+	} else {
+		f.Frozen, f.UnfrozenAt = false, &now
+		t = EventSettlementUnfrozen
+	}
+	if err := tx.FreezePut(ctx, f); err != nil {
+		return err
+	}
+	_, err = s.RecordMerchantEvent(ctx, tx, merchantID, test, t, "settlement_status", merchantID, f.Status(m))
+	return err
+}
+
+// autoFreeze freezes payouts when available is negative in any currency and
+// lifts an automatic freeze once no currency is negative; a freeze an
+// operator set is lifted only by an operator. It runs after every movement
+// that can lower available, in the same transaction.
+func (s *Service) autoFreeze(ctx context.Context, tx Tx, merchantID string, test bool) error {
+	buckets, err := tx.LedgerBuckets(ctx, merchantID, test)
+	if err != nil {
+		return err
+	}
+	negative := false
+	for _, b := range buckets {
+		negative = negative || b[ledger.Available] < 0
+	}
+	f, err := tx.FreezeGet(ctx, merchantID, test)
+	if err != nil {
+		return err
+	}
+	switch {
+	case negative && !f.Frozen:
+		return s.setFreeze(ctx, tx, merchantID, test, true, ReasonNegativeBalance)
+	case !negative && f.Frozen && f.Reason == ReasonNegativeBalance:
+		return s.setFreeze(ctx, tx, merchantID, test, false, "")
+	}
+	return nil
+}
+
+// ChangeFreeze is the operator's manual freeze or unfreeze of a merchant's
+// payouts in a contour.
+func (s *Service) ChangeFreeze(ctx context.Context, merchantID string, test, frozen bool, reason string) (*SettlementStatus, error) {
+	if frozen && !contains(FreezeReasons, reason) {
+		return nil, Invalid("reason", "reason must be one of %v", FreezeReasons)
+	}
+	var st SettlementStatus
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		m, err := tx.MerchantGetForUpdate(ctx, merchantID)
+		if err != nil {
+			return notFoundAs(err, "merchant")
+		}
+		if err := s.setFreeze(ctx, tx, merchantID, test, frozen, reason); err != nil {
+			return err
+		}
+		f, err := tx.FreezeGet(ctx, merchantID, test)
+		if err != nil {
+			return err
+		}
+		st = f.Status(m)
+		return nil
+	})
+	return &st, err
+}
