@@ -42,6 +42,8 @@ type Config struct {
 	Route     Route
 	// Sender posts webhook deliveries.
 	Sender Sender
+	// ReportKey signs settlement report links.
+	ReportKey []byte
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -63,6 +65,7 @@ type Service struct {
 	providers         map[string]Provider
 	route             Route
 	sender            Sender
+	reportKey         []byte
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
@@ -76,7 +79,7 @@ func NewService(cfg Config) *Service {
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
-		providers: map[string]Provider{}, route: cfg.Route, sender: cfg.Sender,
+		providers: map[string]Provider{}, route: cfg.Route, sender: cfg.Sender, reportKey: cfg.ReportKey,
 	}
 	for _, pr := range cfg.Providers {
 		s.providers[pr.Name()] = pr

@@ -104,6 +104,15 @@ type Tx interface {
 	FreezeGet(ctx context.Context, merchantID string, test bool) (*Freeze, error)
 	FreezePut(ctx context.Context, f *Freeze) error
 
+	SettlementInsert(ctx context.Context, st *Settlement) error
+	SettlementGet(ctx context.Context, id string) (*Settlement, error)
+	SettlementGetForUpdate(ctx context.Context, id string) (*Settlement, error)
+	SettlementUpdate(ctx context.Context, st *Settlement) error
+	SettlementList(ctx context.Context, p *SettlementListParams) (Page[*Settlement], error)
+	// LedgerEntriesOf returns the entries, with their postings, that move a
+	// merchant's money in a contour and currency in [from, to).
+	LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error)
+
 	LedgerPost(ctx context.Context, e *ledger.Entry) error
 	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
 	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)

@@ -10,6 +10,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/paydhq/payd/money"
 	"io"
 	"log/slog"
 	"net/http"
@@ -68,6 +69,8 @@ func New(cfg Config) http.Handler {
 	h("GET /admin/v1/payments/{id}", s.getPayment)
 	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
 	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
+	h("POST /admin/v1/merchants/{id}/settlements", s.formSettlement)
+	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	if s.clock != nil {
@@ -280,5 +283,37 @@ func (s *server) freeze(r *http.Request) (int, any, error) {
 	}
 	frozen := strings.HasSuffix(r.URL.Path, "/freeze")
 	st, err := s.svc.ChangeFreeze(r.Context(), r.PathValue("id"), in.Test, frozen, in.Reason)
+	return http.StatusOK, st, err
+}
+
+// formSettlement forms a register on an operator's request:
+// {"test": bool, "currency": "RUB", "date": "2026-01-31"}.
+func (s *server) formSettlement(r *http.Request) (int, any, error) {
+	var in struct {
+		Test     bool           `json:"test"`
+		Currency money.Currency `json:"currency"`
+		Date     string         `json:"date"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	if !in.Currency.Valid() {
+		return 0, nil, payd.Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
+	}
+	st, err := s.svc.FormSettlement(r.Context(), r.PathValue("id"), in.Test, in.Currency, in.Date)
+	return http.StatusCreated, st, err
+}
+
+var settlementActions = map[string]payd.SettlementState{
+	"approve": payd.SettlementApproved, "send": payd.SettlementSent, "pay": payd.SettlementPaid, "fail": payd.SettlementFailed,
+}
+
+// advanceSettlement is approve, send, pay or fail.
+func (s *server) advanceSettlement(r *http.Request) (int, any, error) {
+	to, ok := settlementActions[r.PathValue("action")]
+	if !ok {
+		return 0, nil, payd.Invalid("action", "action must be approve, send, pay or fail")
+	}
+	st, err := s.svc.AdvanceSettlement(r.Context(), r.PathValue("id"), to)
 	return http.StatusOK, st, err
 }

@@ -107,6 +107,11 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		store.Close()
 		return nil, err
 	}
+	reportKey, err := secret(ctx, store, "reports")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	// Two sandbox banks: the cascade's primary and its backup, so that a
 	// timeout of the first (amount digits 04) has somewhere to go.
 	banks := []*sandbank.Bank{
@@ -116,7 +121,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	in.Service = payd.NewService(payd.Config{
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
-		Providers: []payd.Provider{banks[0], banks[1]}, Route: route,
+		Providers: []payd.Provider{banks[0], banks[1]}, Route: route, ReportKey: reportKey,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)

@@ -1,0 +1,97 @@
+package api_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/paydtest"
+)
+
+func TestSettlementRegister(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		second := env.NewShop(payd.RegionKZ, shop.MerchantID)
+		c := env.As(shop, false)
+		day := env.Clock.Now().In(payd.RegionRU.Location()).Format(time.DateOnly)
+		form := func() *paydtest.Response {
+			return env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/settlements", map[string]any{"test": true, "currency": "RUB", "date": day})
+		}
+		pay := paidPayment(t, c, "1000.00")
+		r := refund(c, pay, "100.00", nil).Expect(t, 201).JSON(t)
+		waitRefund(t, c, r["id"].(string), "succeeded")
+		// The day is not over yet.
+		form().ExpectError(t, 422, payd.CodeInvalidState, "")
+		env.Clock.Advance(48 * time.Hour)
+		waitLong(t, "release", func() bool { return balanceOf(t, c)["available"] == "893.70" })
+		// Frozen payouts form no register.
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": true, "reason": "verification"}).Expect(t, 200)
+		form().ExpectError(t, 422, payd.CodeInvalidState, "")
+		if bal := balanceOf(t, c); bal["payable"] != "0.00" {
+			t.Fatalf("payable while frozen = %v", bal)
+		}
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/unfreeze", map[string]any{"test": true}).Expect(t, 200)
+		var st struct{ ID string }
+		form().Expect(t, 201).Decode(t, &st)
+		form().ExpectError(t, 422, payd.CodeInvalidState, "")
+
+		got := c.Get("/v1/settlements/" + st.ID).Expect(t, 200).JSON(t)
+		val := func(f string) string { return got[f].(map[string]any)["value"].(string) }
+		if got["status"] != "draft" || got["period_from"] != day || got["period_to"] != day || val("gross_amount") != "1000.00" ||
+			val("fee_amount") != "6.30" || val("refunds_amount") != "100.00" || val("net_amount") != "893.70" || got["test"] != true {
+			t.Fatalf("settlement = %v", got)
+		}
+		// The report: a signed CSV of the period's operations, 24 hours.
+		report := got["report_url"].(string)
+		resp, err := http.Get(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "payment_captured") || !strings.Contains(string(body), pay) {
+			t.Fatalf("report: %d\n%s", resp.StatusCode, body)
+		}
+		if resp, _ := http.Get(strings.Replace(report, "sig=", "sig=00", 1)); resp.StatusCode != 404 {
+			t.Fatalf("a tampered report link: %d", resp.StatusCode)
+		}
+		// Lists and filters; a live key does not see test registers.
+		for q, n := range map[string]int{"": 1, "?currency=RUB": 1, "?currency=KZT": 0, "?status=draft": 1, "?status=paid": 0,
+			"?period_from=" + day: 1, "?period_to=" + day: 1, "?period_from=2099-01-01": 0} {
+			if got := len(c.Get("/v1/settlements" + q).Expect(t, 200).JSON(t)["items"].([]any)); got != n {
+				t.Fatalf("settlements%s: %d, want %d", q, got, n)
+			}
+		}
+		c.Get("/v1/settlements?period_from=tomorrow").ExpectError(t, 400, payd.CodeInvalidRequest, "period_from")
+		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
+		env.As(shop, true).Get("/v1/settlements/"+st.ID).ExpectError(t, 404, payd.CodeNotFound, "")
+
+		// draft → approved → sent → paid; the money leaves available.
+		env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/pay", nil).ExpectError(t, 422, payd.CodeInvalidState, "")
+		for _, a := range []string{"approve", "send", "pay"} {
+			env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/"+a, nil).Expect(t, 200)
+		}
+		env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/fail", nil).ExpectError(t, 422, payd.CodeInvalidState, "")
+		if bal := balanceOf(t, c); bal["available"] != "0.00" {
+			t.Fatalf("balance after payout = %v", bal)
+		}
+		if got := c.Get("/v1/settlements/" + st.ID).Expect(t, 200).JSON(t); got["status"] != "paid" || got["paid_at"] == nil {
+			t.Fatalf("paid settlement = %v", got)
+		}
+		for _, s := range []*paydtest.Shop{shop, second} {
+			if n := len(env.As(s, false).Get("/v1/events?type=settlement.paid").Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
+				t.Fatalf("shop %s: %d settlement.paid events", s.ID, n)
+			}
+		}
+		// The link expires after 24 hours.
+		env.Clock.Advance(25 * time.Hour)
+		if resp, _ := http.Get(report); resp.StatusCode != 404 {
+			t.Fatalf("an expired report link: %d", resp.StatusCode)
+		}
+	})
+}

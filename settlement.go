@@ -1,0 +1,319 @@
+package payd
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+// SettlementState is a register's state (States: Settlement).
+type SettlementState string
+
+// Register states: draft → approved → sent → paid or failed.
+const (
+	SettlementDraft    SettlementState = "draft"
+	SettlementApproved SettlementState = "approved"
+	SettlementSent     SettlementState = "sent"
+	SettlementPaid     SettlementState = "paid"
+	SettlementFailed   SettlementState = "failed"
+)
+
+// Valid reports whether s is a known state.
+func (s SettlementState) Valid() bool {
+	switch s {
+	case SettlementDraft, SettlementApproved, SettlementSent, SettlementPaid, SettlementFailed:
+		return true
+	}
+	return false
+}
+
+// settlementNext is the state table of registers.
+var settlementNext = map[SettlementState][]SettlementState{
+	SettlementDraft:    {SettlementApproved},
+	SettlementApproved: {SettlementSent},
+	SettlementSent:     {SettlementPaid, SettlementFailed},
+}
+
+// Settlement is a register: one merchant, contour and currency, one period
+// of the regional calendar, its amounts computed from the ledger entries of
+// the period.
+type Settlement struct {
+	ID                  string          `json:"id"`
+	MerchantID          string          `json:"merchant_id"`
+	Test                bool            `json:"test"`
+	Currency            money.Currency  `json:"currency"`
+	PeriodFrom          string          `json:"period_from"`
+	PeriodTo            string          `json:"period_to"`
+	Status              SettlementState `json:"status"`
+	Gross               int64           `json:"gross"`
+	Fees                int64           `json:"fees"`
+	Refunds             int64           `json:"refunds"`
+	ReserveHeld         int64           `json:"reserve_held"`
+	ReserveReleased     int64           `json:"reserve_released"`
+	Net                 int64           `json:"net"`
+	SettlementDelayDays int             `json:"settlement_delay_days"`
+	Entries             int             `json:"entries"`
+	PaidAt              *time.Time      `json:"paid_at,omitempty"`
+	CreatedAt           time.Time       `json:"created_at"`
+}
+
+// SettlementJSON is the contract's Settlement object.
+type SettlementJSON struct {
+	ID                    string          `json:"id"`
+	Status                SettlementState `json:"status"`
+	PeriodFrom            string          `json:"period_from"`
+	PeriodTo              string          `json:"period_to"`
+	Currency              money.Currency  `json:"currency"`
+	GrossAmount           money.Amount    `json:"gross_amount"`
+	FeeAmount             money.Amount    `json:"fee_amount"`
+	RefundsAmount         money.Amount    `json:"refunds_amount"`
+	NetAmount             money.Signed    `json:"net_amount"`
+	Test                  bool            `json:"test"`
+	ChargebacksAmount     money.Amount    `json:"chargebacks_amount"`
+	ReserveHeldAmount     money.Amount    `json:"reserve_held_amount"`
+	ReserveReleasedAmount money.Amount    `json:"reserve_released_amount"`
+	DepositWithheldAmount money.Amount    `json:"deposit_withheld_amount"`
+	BankFinesAmount       money.Amount    `json:"bank_fines_amount"`
+	ChargebackFeesAmount  money.Amount    `json:"chargeback_fees_amount"`
+	DisputesAmount        money.Amount    `json:"disputes_amount"`
+	SettlementDelayDays   int             `json:"settlement_delay_days"`
+	PaidAt                *time.Time      `json:"paid_at,omitempty"`
+	ReportURL             string          `json:"report_url,omitempty"`
+}
+
+// View returns the contract's object; reportURL is a fresh signed link.
+func (st *Settlement) View(reportURL string) *SettlementJSON {
+	a := func(v int64) money.Amount { return money.New(v, st.Currency) }
+	return &SettlementJSON{ID: st.ID, Status: st.Status, PeriodFrom: st.PeriodFrom, PeriodTo: st.PeriodTo, Currency: st.Currency,
+		GrossAmount: a(st.Gross), FeeAmount: a(max(0, st.Fees)), RefundsAmount: a(st.Refunds),
+		NetAmount: money.Signed{Minor: st.Net, Currency: st.Currency}, Test: st.Test,
+		ChargebacksAmount: a(0), ReserveHeldAmount: a(st.ReserveHeld), ReserveReleasedAmount: a(st.ReserveReleased),
+		DepositWithheldAmount: a(0), BankFinesAmount: a(0), ChargebackFeesAmount: a(0), DisputesAmount: a(0),
+		SettlementDelayDays: st.SettlementDelayDays, PaidAt: st.PaidAt, ReportURL: reportURL}
+}
+
+// SettlementListParams filters `GET /settlements`.
+type SettlementListParams struct {
+	ListParams
+	MerchantID string
+	Test       bool
+	PeriodFrom string
+	PeriodTo   string
+	Currency   money.Currency
+	Status     SettlementState
+}
+
+// RegionOf is the calendar of a currency: RUB and the foreign currencies
+// follow Moscow, KZT Almaty.
+func RegionOf(c money.Currency) Region {
+	if c == money.KZT {
+		return RegionKZ
+	}
+	return RegionRU
+}
+
+// Location returns the region's time zone (ru: Europe/Moscow, kz:
+// Asia/Almaty). Both have no daylight saving time; fixed offsets keep the
+// service independent of the machine's zone database.
+func (r Region) Location() *time.Location {
+	if r == RegionKZ {
+		return time.FixedZone("Asia/Almaty", 5*3600)
+	}
+	return time.FixedZone("Europe/Moscow", 3*3600)
+}
+
+// periodEntry is one ledger entry of a register's period, with the
+// merchant-side effect of its postings.
+type PeriodEntry struct {
+	Entry    *ledger.Entry
+	Postings []ledger.Posting
+}
+
+// computeSettlement sums a period's entries: gross captured, fees (net of
+// fees returned), refunds sent, reserve held and released; net is what the
+// period adds to the merchant's money: gross − fees − refunds − reserve held
+// + reserve released.
+func computeSettlement(st *Settlement, entries []*ledger.Entry) {
+	for _, e := range entries {
+		for _, p := range e.Postings {
+			switch {
+			case e.Kind == "payment_captured" && p.Account.Bucket == ledger.ProviderClearing:
+				st.Gross += -p.Amount
+			case p.Account.Bucket == ledger.Fees:
+				st.Fees += p.Amount
+			case e.Kind == "refund_succeeded" && p.Account.Bucket == ledger.ProviderClearing:
+				st.Refunds += p.Amount
+			case e.Kind == "payment_captured" && p.Account.Bucket == ledger.Reserve:
+				st.ReserveHeld += p.Amount
+			case e.Kind == "reserve_released" && p.Account.Bucket == ledger.Reserve:
+				st.ReserveReleased += -p.Amount
+			}
+		}
+	}
+	st.Entries = len(entries)
+	st.Net = st.Gross - st.Fees - st.Refunds - st.ReserveHeld + st.ReserveReleased
+}
+
+// FormSettlement forms the register of one merchant, contour, currency and
+// day of the regional calendar, from the ledger entries of that day. It is
+// refused while payouts are frozen, and a period is registered once.
+func (s *Service) FormSettlement(ctx context.Context, merchantID string, test bool, c money.Currency, day string) (*Settlement, error) {
+	loc := RegionOf(c).Location()
+	start, err := time.ParseInLocation(time.DateOnly, day, loc)
+	if err != nil {
+		return nil, Invalid("date", "date must be YYYY-MM-DD")
+	}
+	end := start.AddDate(0, 0, 1)
+	var st *Settlement
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		m, err := tx.MerchantGetForUpdate(ctx, merchantID)
+		if err != nil {
+			return notFoundAs(err, "merchant")
+		}
+		f, err := tx.FreezeGet(ctx, merchantID, test)
+		if err != nil {
+			return err
+		}
+		if f.Frozen {
+			return Errorf(CodeInvalidState, "payouts are frozen (%s): no register is formed", f.Reason)
+		}
+		if !end.Before(s.clock.Now().In(loc)) && !end.Equal(s.clock.Now().In(loc)) {
+			return Errorf(CodeInvalidState, "the period %s is not over yet", day)
+		}
+		entries, err := tx.LedgerEntriesOf(ctx, merchantID, test, c, start.UTC(), end.UTC())
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		st = &Settlement{ID: s.ids.New(PrefixSettlement, now), MerchantID: merchantID, Test: test, Currency: c,
+			PeriodFrom: day, PeriodTo: day, Status: SettlementDraft, SettlementDelayDays: m.SettlementDelayDays, CreatedAt: now}
+		computeSettlement(st, entries)
+		if err := tx.SettlementInsert(ctx, st); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return Errorf(CodeInvalidState, "the period %s is already registered", day)
+			}
+			return err
+		}
+		return nil
+	})
+	return st, err
+}
+
+// AdvanceSettlement moves a register along its state table (operator
+// actions). Paid moves the net sum out of available into payouts and emits
+// settlement.paid once per shop of the merchant.
+func (s *Service) AdvanceSettlement(ctx context.Context, id string, to SettlementState) (*Settlement, error) {
+	var st *Settlement
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+		if st, err = tx.SettlementGetForUpdate(ctx, id); err != nil {
+			return notFoundAs(err, "settlement")
+		}
+		if _, err := tx.MerchantGetForUpdate(ctx, st.MerchantID); err != nil {
+			return err
+		}
+		if !containsState(settlementNext[st.Status], to) {
+			return Errorf(CodeInvalidState, "a %s register cannot become %s", st.Status, to)
+		}
+		st.Status = to
+		if to == SettlementPaid {
+			now := s.clock.Now()
+			st.PaidAt = &now
+			if st.Net > 0 {
+				if err := s.post(ctx, tx, "settlement_paid", "settlement", st.ID, ledger.Move(
+					merchantAccount(st.MerchantID, st.Test, st.Currency, ledger.Available, ""),
+					serviceAccount(st.Test, st.Currency, ledger.Payouts), st.Net)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.SettlementUpdate(ctx, st); err != nil {
+			return err
+		}
+		if to == SettlementPaid {
+			if _, err := s.RecordMerchantEvent(ctx, tx, st.MerchantID, st.Test, EventSettlementPaid, "settlement", st.ID, st.View("")); err != nil {
+				return err
+			}
+			return s.autoFreeze(ctx, tx, st.MerchantID, st.Test)
+		}
+		return nil
+	})
+	return st, err
+}
+
+func containsState(list []SettlementState, s SettlementState) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ReportTTL is how long a report link works (Limits: report_url).
+const ReportTTL = 24 * time.Hour
+
+// ReportURL signs a link to a register's CSV report, valid ReportTTL.
+func (s *Service) ReportURL(st *Settlement) string {
+	exp := strconv.FormatInt(s.clock.Now().Add(ReportTTL).Unix(), 10)
+	return s.publicURL + "/reports/settlements/" + st.ID + ".csv?expires=" + exp + "&sig=" + s.reportSig(st.ID, exp)
+}
+
+func (s *Service) reportSig(id, exp string) string {
+	m := hmac.New(sha256.New, s.reportKey)
+	m.Write([]byte(id + "\x00" + exp))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// ReportEntries checks a report link and returns the register and the
+// ledger entries of its period.
+func (s *Service) ReportEntries(ctx context.Context, id, exp, sig string) (*Settlement, []*ledger.Entry, error) {
+	want, _ := hex.DecodeString(s.reportSig(id, exp))
+	got, err := hex.DecodeString(sig)
+	n, perr := strconv.ParseInt(exp, 10, 64)
+	if err != nil || perr != nil || !hmac.Equal(got, want) || s.clock.Now().Unix() > n {
+		return nil, nil, NotFound("report")
+	}
+	var st *Settlement
+	var entries []*ledger.Entry
+	err = s.store.View(ctx, func(tx Tx) (err error) {
+		if st, err = tx.SettlementGet(ctx, id); err != nil {
+			return err
+		}
+		loc := RegionOf(st.Currency).Location()
+		start, _ := time.ParseInLocation(time.DateOnly, st.PeriodFrom, loc)
+		end, _ := time.ParseInLocation(time.DateOnly, st.PeriodTo, loc)
+		entries, err = tx.LedgerEntriesOf(ctx, st.MerchantID, st.Test, st.Currency, start.UTC(), end.AddDate(0, 0, 1).UTC())
+		return err
+	})
+	return st, entries, notFoundAs(err, "report")
+}
+
+// GetSettlement returns a register of the principal's merchant and contour.
+func (s *Service) GetSettlement(ctx context.Context, p *Principal, id string) (st *Settlement, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		st, err = tx.SettlementGet(ctx, id)
+		return err
+	})
+	if err != nil || st.MerchantID != p.Shop.MerchantID || st.Test != p.Test() {
+		return nil, NotFound("settlement")
+	}
+	return st, nil
+}
+
+// ListSettlements lists the registers of the principal's merchant and
+// contour, newest first.
+func (s *Service) ListSettlements(ctx context.Context, p *Principal, params *SettlementListParams) (page Page[*Settlement], err error) {
+	params.MerchantID, params.Test = p.Shop.MerchantID, p.Test()
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.SettlementList(ctx, params)
+		return err
+	})
+	return page, err
+}
