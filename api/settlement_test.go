@@ -40,7 +40,7 @@ func TestSettlementRegister(t *testing.T) {
 		form().Expect(t, 201).Decode(t, &st)
 		form().ExpectError(t, 422, payd.CodeInvalidState, "")
 
-		got := c.Get("/v1/settlements/" + st.ID).Expect(t, 200).JSON(t)
+		got := c.Get("/v1/settlements/"+st.ID).Expect(t, 200).JSON(t)
 		val := func(f string) string { return got[f].(map[string]any)["value"].(string) }
 		if got["status"] != "draft" || got["period_from"] != day || got["period_to"] != day || val("gross_amount") != "1000.00" ||
 			val("fee_amount") != "6.30" || val("refunds_amount") != "100.00" || val("net_amount") != "893.70" || got["test"] != true {
@@ -63,7 +63,7 @@ func TestSettlementRegister(t *testing.T) {
 		// Lists and filters; a live key does not see test registers.
 		for q, n := range map[string]int{"": 1, "?currency=RUB": 1, "?currency=KZT": 0, "?status=draft": 1, "?status=paid": 0,
 			"?period_from=" + day: 1, "?period_to=" + day: 1, "?period_from=2099-01-01": 0} {
-			if got := len(c.Get("/v1/settlements" + q).Expect(t, 200).JSON(t)["items"].([]any)); got != n {
+			if got := len(c.Get("/v1/settlements"+q).Expect(t, 200).JSON(t)["items"].([]any)); got != n {
 				t.Fatalf("settlements%s: %d, want %d", q, got, n)
 			}
 		}
@@ -80,7 +80,7 @@ func TestSettlementRegister(t *testing.T) {
 		if bal := balanceOf(t, c); bal["available"] != "0.00" {
 			t.Fatalf("balance after payout = %v", bal)
 		}
-		if got := c.Get("/v1/settlements/" + st.ID).Expect(t, 200).JSON(t); got["status"] != "paid" || got["paid_at"] == nil {
+		if got := c.Get("/v1/settlements/"+st.ID).Expect(t, 200).JSON(t); got["status"] != "paid" || got["paid_at"] == nil {
 			t.Fatalf("paid settlement = %v", got)
 		}
 		for _, s := range []*paydtest.Shop{shop, second} {
