@@ -334,3 +334,16 @@ func (s *Service) ListRefunds(ctx context.Context, p *Principal, params *RefundL
 	})
 	return page, err
 }
+
+// TrialBalance returns every bucket of a merchant's contour per currency,
+// straight from the ledger, for operators.
+func (s *Service) TrialBalance(ctx context.Context, merchantID string, test bool) (out map[money.Currency]map[ledger.Bucket]int64, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		if _, err := tx.MerchantGet(ctx, merchantID); err != nil {
+			return notFoundAs(err, "merchant")
+		}
+		out, err = tx.LedgerBuckets(ctx, merchantID, test)
+		return err
+	})
+	return out, err
+}

@@ -117,6 +117,8 @@ type Tx interface {
 	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
 	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)
 	LedgerUnbalanced(ctx context.Context) ([]string, error)
+	LedgerNegativeAccounts(ctx context.Context) ([]string, error)
+	RefundTotals(ctx context.Context) (map[string]map[string]int64, error)
 
 	WebhookDeliveryInsert(ctx context.Context, d *WebhookDelivery) error
 	WebhookDeliveryGet(ctx context.Context, id string) (*WebhookDelivery, error)

@@ -133,7 +133,21 @@ func TestRefundLifecycleAndBalance(t *testing.T) {
 		}
 		c.Get("/v1/refunds?status=done").ExpectError(t, 400, payd.CodeInvalidRequest, "status")
 		env.As(env.NewShop(payd.RegionRU, ""), false).Get("/v1/refunds/"+rid).ExpectError(t, 404, payd.CodeNotFound, "")
+		checkLedger(t, env)
 	})
+}
+
+// checkLedger fails the test when a money invariant is broken.
+func checkLedger(t *testing.T, env *paydtest.Env) {
+	t.Helper()
+	var res struct {
+		OK       bool
+		Problems []string
+	}
+	env.AdminDo("GET", "/admin/v1/ledger/check", nil).Expect(t, 200).Decode(t, &res)
+	if !res.OK {
+		t.Fatalf("ledger invariants broken: %v", res.Problems)
+	}
 }
 
 func equal(a, b map[string]string) bool {
@@ -232,6 +246,7 @@ func TestRefundConcurrency(t *testing.T) {
 		if bal := balanceOf(t, c); bal["pending_refunds"] != "0.00" || bal["pending"] != "6.50" || bal["available"] != "3.43" {
 			t.Fatalf("balance = %v", bal)
 		}
+		checkLedger(t, env)
 	})
 }
 

@@ -88,6 +88,7 @@ func TestSettlementRegister(t *testing.T) {
 				t.Fatalf("shop %s: %d settlement.paid events", s.ID, n)
 			}
 		}
+		checkLedger(t, env)
 		// The link expires after 24 hours.
 		env.Clock.Advance(25 * time.Hour)
 		if resp, _ := http.Get(report); resp.StatusCode != 404 {

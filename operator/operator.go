@@ -71,6 +71,8 @@ func New(cfg Config) http.Handler {
 	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
 	h("POST /admin/v1/merchants/{id}/settlements", s.formSettlement)
 	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
+	h("GET /admin/v1/ledger/check", s.ledgerCheck)
+	h("GET /admin/v1/merchants/{id}/balance", s.merchantBalance)
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	if s.clock != nil {
@@ -316,4 +318,21 @@ func (s *server) advanceSettlement(r *http.Request) (int, any, error) {
 	}
 	st, err := s.svc.AdvanceSettlement(r.Context(), r.PathValue("id"), to)
 	return http.StatusOK, st, err
+}
+
+// ledgerCheck runs the money invariants: {"ok": bool, "problems": [...]}.
+func (s *server) ledgerCheck(r *http.Request) (int, any, error) {
+	problems, err := s.svc.CheckLedger(r.Context())
+	if problems == nil {
+		problems = []string{}
+	}
+	return http.StatusOK, map[string]any{"ok": len(problems) == 0, "problems": problems}, err
+}
+
+// merchantBalance is the trial balance of a merchant's contour: every
+// bucket per currency, straight from the postings (?test=true for the
+// sandbox).
+func (s *server) merchantBalance(r *http.Request) (int, any, error) {
+	b, err := s.svc.TrialBalance(r.Context(), r.PathValue("id"), r.URL.Query().Get("test") == "true")
+	return http.StatusOK, b, err
 }

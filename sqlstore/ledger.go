@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/paydhq/payd/ledger"
@@ -87,4 +88,55 @@ func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
 		out = append(out, fmt.Sprintf("%d entries without postings", orphans))
 	}
 	return out, nil
+}
+
+// LedgerNegativeAccounts lists the merchant accounts other than available
+// whose balance is below zero: no pending, reserve or in-flight part may be.
+func (t *tx) LedgerNegativeAccounts(ctx context.Context) ([]string, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT account_key FROM ledger_postings
+		WHERE owner <> $1 AND bucket <> $2 GROUP BY account_key HAVING SUM(amount) < 0`, ledger.ServiceOwner, ledger.Available)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RefundTotals sums refunds per payment and status.
+func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT payment_id, status, doc FROM refunds`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]map[string]int64{}
+	for rows.Next() {
+		var pid, status, doc string
+		if err := rows.Scan(&pid, &status, &doc); err != nil {
+			return nil, err
+		}
+		var r struct {
+			Amount struct{ Value string } `json:"amount"`
+		}
+		if err := json.Unmarshal([]byte(doc), &r); err != nil {
+			return nil, err
+		}
+		v, err := money.ParseValue(r.Amount.Value)
+		if err != nil {
+			return nil, err
+		}
+		if out[pid] == nil {
+			out[pid] = map[string]int64{}
+		}
+		out[pid][status] += v
+	}
+	return out, rows.Err()
 }
