@@ -56,7 +56,10 @@ func (h *Handler) render(w http.ResponseWriter, status int, v view) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	// No form-action: browsers apply it to the redirect after a post too,
+	// and the choice ends in a redirect to the provider's page, which may
+	// be on another origin.
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Frame-Options", "DENY")
 	// The address holds the one-time token: never send it on as Referer.
 	hd.Set("Referrer-Policy", "no-referrer")

@@ -60,7 +60,10 @@ func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	// No form-action: browsers apply it to the redirect after a post too,
+	// and every decision here ends in a redirect to another origin (the
+	// merchant's return_url, a provider's page).
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)

@@ -1,0 +1,113 @@
+package api_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/paydtest"
+)
+
+// TestMoneyRandomized runs a random mix of money operations — payments of
+// every outcome, captures and partial captures, refunds that succeed and
+// fail, time jumps across holds and settlement days, registers, freezes —
+// and checks the money invariants after every step. The seed is printed;
+// PAYD_RANDOM_SEED replays a run and PAYD_RANDOM_STEPS makes it longer.
+func TestMoneyRandomized(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("PAYD_RANDOM_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	steps := 150
+	if n, err := strconv.Atoi(os.Getenv("PAYD_RANDOM_STEPS")); err == nil && n > 0 {
+		steps = n
+	}
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		t.Logf("seed %d, %d steps (replay with PAYD_RANDOM_SEED=%d)", seed, steps, seed)
+		rnd := rand.New(rand.NewPCG(seed, 0x9e3779b9))
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{
+			"reserve": []any{map[string]any{"currency": "RUB", "percent_bps": 500, "days": 3}},
+		}).Expect(t, 200)
+		c := env.As(shop, false)
+		var payments, succeeded []string
+		for step := 0; step < steps; step++ {
+			op := rnd.IntN(100)
+			switch {
+			case op < 30: // a payment with a random outcome
+				cents := 100 + rnd.IntN(500000)
+				value := fmt.Sprintf("%d.%02d", cents/100, cents%100)
+				p := c.Post("/v1/payments", key(), newPayment(value, map[string]any{"confirmation": map[string]any{"type": "qr"}, "capture": rnd.IntN(3) > 0}))
+				if p.Status != 201 {
+					continue // amount limits and the like: nothing to check
+				}
+				id := p.JSON(t)["id"].(string)
+				payments = append(payments, id)
+				outcome := []string{"succeed", "succeed", "authorize", "decline"}[rnd.IntN(4)]
+				c.Post("/v1/test/payments/"+id+"/simulate", key(), map[string]any{"outcome": outcome})
+			case op < 45 && len(payments) > 0: // capture, fully or partly
+				id := payments[rnd.IntN(len(payments))]
+				got := c.Get("/v1/payments/" + id).JSON(t)
+				if got["status"] == "waiting_for_capture" {
+					body := map[string]any{}
+					if rnd.IntN(2) == 0 {
+						amount := got["amount"].(map[string]any)
+						v, _ := strconv.ParseFloat(amount["value"].(string), 64)
+						part := int64(v*100) * int64(1+rnd.IntN(99)) / 100
+						if part > 0 {
+							body["amount"] = map[string]any{"value": fmt.Sprintf("%d.%02d", part/100, part%100), "currency": "RUB"}
+						}
+					}
+					c.Post("/v1/payments/"+id+"/capture", key(), body)
+				} else if got["status"] == "succeeded" {
+					succeeded = append(succeeded, id)
+				}
+			case op < 70 && len(succeeded) > 0: // a refund, sometimes failing
+				id := succeeded[rnd.IntN(len(succeeded))]
+				got := c.Get("/v1/payments/" + id).JSON(t)
+				v, _ := strconv.ParseFloat(got["refundable_amount"].(map[string]any)["value"].(string), 64)
+				left := int64(v*100 + 0.5)
+				if left <= 0 {
+					continue
+				}
+				part := 1 + rnd.Int64N(left+left/10) // sometimes too much
+				extra := map[string]any{}
+				if rnd.IntN(4) == 0 {
+					extra["metadata"] = map[string]any{"sandbox_outcome": "decline"}
+				}
+				r := refund(c, id, fmt.Sprintf("%d.%02d", part/100, part%100), extra)
+				if r.Status != 201 && r.Status != 422 {
+					t.Fatalf("step %d: refund answered %d %s", step, r.Status, r.Body)
+				}
+			case op < 85: // time passes
+				env.Clock.Advance(time.Duration(1+rnd.IntN(36)) * time.Hour)
+			case op < 92: // a register of an earlier day
+				day := env.Clock.Now().Add(-time.Duration(24+rnd.IntN(72)) * time.Hour).In(payd.RegionRU.Location()).Format(time.DateOnly)
+				r := env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/settlements", map[string]any{"test": true, "currency": "RUB", "date": day})
+				if r.Status == 201 && rnd.IntN(2) == 0 {
+					var st struct{ ID string }
+					r.Decode(t, &st)
+					for _, a := range []string{"approve", "send", "pay"} {
+						env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/"+a, nil)
+					}
+				}
+			default: // an operator freezes or unfreezes payouts
+				action := []string{"freeze", "unfreeze"}[rnd.IntN(2)]
+				env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/"+action, map[string]any{"test": true, "reason": "manual_review"})
+			}
+			checkLedger(t, env)
+			if bal := balanceOf(t, c); len(bal) > 0 && bal["payable"] != "0.00" && bal["payable"][0] == '-' {
+				t.Fatalf("step %d: payable negative: %v", step, bal)
+			}
+		}
+		// Let every job finish, then check once more.
+		time.Sleep(time.Second)
+		checkLedger(t, env)
+	})
+}
