@@ -45,8 +45,10 @@ func listPage[T any](ctx context.Context, q querier, sel string, w where, lp pay
 		limit = payd.DefaultPageSize
 	}
 	if lp.After != nil {
-		w.add("(created_at < ? OR (created_at = ? AND id < ?))",
-			micros(lp.After.CreatedAt), micros(lp.After.CreatedAt), lp.After.ID)
+		// A row-value comparison (both databases have them) is used as an
+		// index condition on (created_at, id); the equivalent OR form made
+		// PostgreSQL scan every newer row for each page.
+		w.add("(created_at, id) < (?, ?)", micros(lp.After.CreatedAt), lp.After.ID)
 	}
 	query := sel
 	if len(w.conds) > 0 {

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPercentileAndMedian(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	if p := percentile(d, 0.50); p != 50*time.Millisecond {
+		t.Errorf("p50 = %v", p)
+	}
+	if p := percentile(d, 0.99); p != 99*time.Millisecond {
+		t.Errorf("p99 = %v", p)
+	}
+	if p := percentile(nil, 0.99); p != 0 {
+		t.Errorf("p99 of nothing = %v", p)
+	}
+	if m := median([]float64{3, 1, 2}); m != 2 {
+		t.Errorf("median = %v", m)
+	}
+	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median = %v", m)
+	}
+}
+
+// A phase stops at whichever bound comes first, and counts errors apart
+// from successes.
+func TestRunPhaseBounds(t *testing.T) {
+	ctx := context.Background()
+	s := runPhase(ctx, "x", 4, time.Minute, 100, func(int) op {
+		return func(context.Context, int64) error { return nil }
+	})
+	if s.Ops != 100 || s.Errors != 0 {
+		t.Fatalf("count bound: %+v", s)
+	}
+	start := time.Now()
+	s = runPhase(ctx, "x", 2, 100*time.Millisecond, 1<<40, func(int) op {
+		return func(_ context.Context, n int64) error {
+			time.Sleep(time.Millisecond)
+			if n%2 == 0 {
+				return errors.New("even")
+			}
+			return nil
+		}
+	})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("time bound not kept: %v", el)
+	}
+	if s.Ops == 0 || s.Errors == 0 || len(s.ErrorSamples) != 1 || s.PerSecond <= 0 || s.P99Ms < s.P50Ms {
+		t.Fatalf("time bound: %+v", s)
+	}
+}
+
+func TestProcParsers(t *testing.T) {
+	hwm, rss, ok := parseStatusMemory("Name:\tpayd\nVmPeak:\t  900000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\n")
+	if !ok || hwm != 50 || rss != 40 {
+		t.Fatalf("status: %v %v %v", hwm, rss, ok)
+	}
+	// A command name with spaces and parentheses must not shift fields.
+	stat := "1234 (pay d) x) S 1 1 1 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0 100 0 0"
+	if ticks, ok := parseProcStat(stat); !ok || ticks != 300 {
+		t.Fatalf("proc stat: %v %v", ticks, ok)
+	}
+	busy, steal, total, ok := parseMachineStat("cpu  100 10 50 800 20 5 5 10 7 0\ncpu0 1 2 3\n")
+	if !ok || busy != 170 || steal != 10 || total != 1000 {
+		t.Fatalf("machine stat: %v %v %v %v", busy, steal, total, ok)
+	}
+	if m := cpuModel("processor\t: 0\nmodel name\t: Some CPU @ 2.0GHz\n"); m != "Some CPU @ 2.0GHz" {
+		t.Fatalf("cpu model %q", m)
+	}
+	mounts := "/dev/vda / ext4 rw 0 0\ntmpfs /tmp tmpfs rw 0 0\n"
+	if fs := fsTypeFrom(mounts, "/tmp/paydbench-1"); fs != "tmpfs on /tmp" {
+		t.Fatalf("fs %q", fs)
+	}
+	if fs := fsTypeFrom(mounts, "/tmpx/a"); fs != "ext4 on /" {
+		t.Fatalf("fs %q", fs)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	dbs := []DatabaseResult{
+		{Database: "postgres", ServerPeakRSSMiB: 60, Phases: []Summary{
+			{Phase: "create", Clients: 16, PerSecond: 700, P99Ms: 30},
+			{Phase: "create", Clients: 64, PerSecond: 800, P99Ms: 90},
+			{Phase: "floor", Clients: 16, PerSecond: 1000, P99Ms: 10},
+			{Phase: "floor", Clients: 64, PerSecond: 1000, P99Ms: 40},
+		}},
+		{Database: "sqlite", Skipped: "off"},
+	}
+	runs := []Stats{
+		{Phase: "create", Clients: 16, PerSecond: 600, P99Ms: 20}, {Phase: "floor", Clients: 16, PerSecond: 1000, P99Ms: 10},
+		{Phase: "create", Clients: 16, PerSecond: 800, P99Ms: 40}, {Phase: "floor", Clients: 16, PerSecond: 1000, P99Ms: 10},
+	}
+	dbs[0].Ratios = ratios(dbs[0].Phases, runs)
+	if r := dbs[0].Ratios[0]; r.Clients != 16 || r.ThroughputMin != 0.6 || r.ThroughputMax != 0.8 || r.P99Min != 2 || r.P99Max != 4 {
+		t.Fatalf("per-run ratios: %+v", r)
+	}
+	got := map[string]Target{}
+	for _, tg := range evaluateTargets(dbs) {
+		got[tg.Name] = tg
+	}
+	check := func(name string, assessed, met bool) {
+		t.Helper()
+		tg, ok := got[name]
+		if !ok || tg.Assessed != assessed || tg.Met != met {
+			t.Errorf("%s: %+v", name, tg)
+		}
+	}
+	check("postgres, 16 clients: payments/s vs the floor", true, true) // 70%
+	check("postgres, 64 clients: p99 vs the floor's p99", true, false) // 2.25×
+	check("sqlite, 16 clients: payments/s vs the floor", false, false)
+	check("postgres: server peak RSS under load", true, true)
+	check("sqlite: server peak RSS under load", false, false)
+}
+
+func TestFlagsRefuseRemoteDatabase(t *testing.T) {
+	var out strings.Builder
+	if _, err := parseFlags([]string{"--database-url", "postgres://u@db.example.com/x"}, &out); err == nil {
+		t.Fatal("a remote database URL was accepted")
+	}
+	c, err := parseFlags([]string{"--clients", "2,8", "--databases", "sqlite"}, &out)
+	if err != nil || len(c.clients) != 2 || c.floorDuration != c.duration {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if shellQuote("a b") != "'a b'" || shellQuote("--x=1") != "--x=1" || shellQuote("it's") != `'it'\''s'` {
+		t.Fatal("shell quoting")
+	}
+}
+
+// The client can reach 127.0.0.1 only.
+func TestLoopbackClientRefusesOtherHosts(t *testing.T) {
+	c := loopbackClient(1, time.Second)
+	_, err := c.Get("http://localhost:1/")
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1 only") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// The workers against a stand-in for the API: create remembers ids, get
+// reads them, list follows next_cursor to the end and starts over.
+func TestWorkersAgainstFakeAPI(t *testing.T) {
+	var mu sync.Mutex
+	var ids []string
+	keys := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "sh_1" || p != "sk" {
+			w.WriteHeader(401)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Method == "POST" && r.URL.Path == "/v1/payments":
+			var in struct {
+				OrderID string `json:"order_id"`
+			}
+			json.NewDecoder(r.Body).Decode(&in)
+			k := r.Header.Get("Idempotency-Key")
+			if k == "" || keys[k] || in.OrderID != k {
+				w.WriteHeader(409)
+				return
+			}
+			keys[k] = true
+			id := fmt.Sprintf("pay_%d", len(ids))
+			ids = append(ids, id)
+			w.WriteHeader(201)
+			fmt.Fprintf(w, `{"id":%q}`, id)
+		case r.URL.Path == "/v1/payments":
+			if r.URL.Query().Get("cursor") == "" {
+				fmt.Fprint(w, `{"items":[],"next_cursor":"c/1"}`)
+			} else {
+				fmt.Fprint(w, `{"items":[],"next_cursor":null}`)
+			}
+		case strings.HasPrefix(r.URL.Path, "/v1/payments/pay_"):
+			fmt.Fprint(w, `{}`)
+		default:
+			w.WriteHeader(404)
+		}
+	}))
+	defer srv.Close()
+	a := &api{client: loopbackClient(4, 5*time.Second), base: srv.URL, shopID: "sh_1", secret: "sk", run: "t"}
+	ctx := context.Background()
+	for _, ph := range []struct {
+		name string
+		w    func(int) op
+	}{{"create", a.createWorker}, {"get", a.getWorker}, {"list", a.listWorker}} {
+		s := runPhase(ctx, ph.name, 4, time.Minute, 40, ph.w)
+		if s.Ops != 40 || s.Errors != 0 {
+			t.Fatalf("%s: %+v", ph.name, s)
+		}
+	}
+	if len(a.ids) != 40 {
+		t.Fatalf("%d ids remembered", len(a.ids))
+	}
+}
+
+// The floor writes its four rows per transaction into payd's own tables.
+func TestFloorSQLite(t *testing.T) {
+	ctx := context.Background()
+	f, err := openFloor(ctx, "", t.TempDir(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	s := runPhase(ctx, "floor", 4, 10*time.Second, 20, f.worker)
+	if s.Ops != 20 || s.Errors != 0 {
+		t.Fatalf("%+v", s)
+	}
+	// A second phase must not collide with the first's keys.
+	if s := runPhase(ctx, "floor", 2, 10*time.Second, 5, f.worker); s.Ops != 5 || s.Errors != 0 {
+		t.Fatalf("second phase: %+v", s)
+	}
+	for _, table := range []string{"idempotency_keys", "payments", "events", "river_job"} {
+		var n int
+		if err := f.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil || n != 25 {
+			t.Errorf("%s: %d rows, %v", table, n, err)
+		}
+	}
+	if v := f.version(ctx); !strings.HasPrefix(v, "SQLite 3.") {
+		t.Errorf("version %q", v)
+	}
+}
+
+// The same on PostgreSQL, when the suite is given one (as `make test` is
+// with PAYD_TEST_DATABASE_URL); its schema is dropped afterwards.
+func TestFloorPostgres(t *testing.T) {
+	base := os.Getenv("PAYD_TEST_DATABASE_URL")
+	if base == "" {
+		t.Skip("PAYD_TEST_DATABASE_URL is not set")
+	}
+	ctx := context.Background()
+	run := randomHex(6)
+	drop, urls, err := pgSchemas(ctx, base, "paydbench_test_"+run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drop()
+	f, err := openFloor(ctx, urls[0], "", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	if s := runPhase(ctx, "floor", 4, 10*time.Second, 20, f.worker); s.Ops != 20 || s.Errors != 0 {
+		t.Fatalf("%+v", s)
+	}
+	var n int
+	if err := f.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM river_job WHERE state = 'scheduled'").Scan(&n); err != nil || n != 20 {
+		t.Fatalf("river_job: %d rows, %v", n, err)
+	}
+}
+
+// CPU time splits into the server, the database backends (one of them
+// new during the phase), this program and the rest.
+func TestCPUBetween(t *testing.T) {
+	a := cpuSnap{machineOK: true, serverOK: true, busy: 1000, total: 2000, server: 100, self: 50,
+		database: map[int]uint64{7: 10}}
+	b := cpuSnap{machineOK: true, serverOK: true, busy: 1100, steal: 10, total: 2200, server: 140, self: 60,
+		database: map[int]uint64{7: 30, 8: 5}}
+	u := cpuBetween(a, b, 10)
+	// ticks are 10 ms: server 40 ticks, database 20+5, self 10, other 100-75.
+	if u.ServerMsPerOp != 40 || u.DatabaseMsPerOp != 25 || u.BenchMsPerOp != 10 || u.OtherMsPerOp != 25 ||
+		u.MachineBusyPct != 50 || u.StealPct != 5 {
+		t.Fatalf("%+v", u)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package main
+
+import "os/exec"
+
+// setParentDeathSignal has no portable equivalent; stop still ends the
+// server on every normal exit path.
+func setParentDeathSignal(cmd *exec.Cmd) {}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is the whole benchmark, as the table and --json show it.
+type Report struct {
+	Command   string           `json:"command"`
+	Machine   Machine          `json:"machine"`
+	Settings  Settings         `json:"settings"`
+	Started   string           `json:"started"`
+	Finished  string           `json:"finished"`
+	Databases []DatabaseResult `json:"databases"`
+	Targets   []Target         `json:"targets"`
+}
+
+// Machine is where the figures were taken.
+type Machine struct {
+	CPUs        int      `json:"cpus"`
+	CPUModel    string   `json:"cpu_model"`
+	MemoryGiB   float64  `json:"memory_gib"`
+	Kernel      string   `json:"kernel"`
+	OS          string   `json:"os"`
+	GoVersion   string   `json:"go_version"`
+	GoEnv       []string `json:"go_env,omitempty"`
+	TempFS      string   `json:"temp_fs"`
+	LoadAtStart string   `json:"load_at_start"`
+}
+
+// Settings are the bounds the run used.
+type Settings struct {
+	Clients            []int  `json:"clients"`
+	Runs               int    `json:"runs"`
+	Duration           string `json:"duration"`
+	FloorDuration      string `json:"floor_duration"`
+	MaxOps             int64  `json:"max_ops_per_phase"`
+	RateLimitPerMinute int    `json:"shop_rate_limit_per_minute"`
+}
+
+// DatabaseResult is one database: every run, the medians, the ratios.
+type DatabaseResult struct {
+	Database         string    `json:"database"`
+	Version          string    `json:"version,omitempty"`
+	Skipped          string    `json:"skipped,omitempty"`
+	Error            string    `json:"error,omitempty"`
+	Phases           []Summary `json:"phases,omitempty"`
+	Ratios           []Ratio   `json:"ratios,omitempty"`
+	ServerPeakRSSMiB float64   `json:"server_peak_rss_mib,omitempty"`
+	ServerRSSEndMiB  float64   `json:"server_rss_end_mib,omitempty"`
+	CreatedPayments  int       `json:"created_payments,omitempty"`
+	Notes            []string  `json:"notes,omitempty"`
+	Runs             []Stats   `json:"runs,omitempty"`
+}
+
+// Ratio compares payment creation through the API with the floor at the
+// same concurrency: Throughput is API/floor (1 would mean the service adds
+// nothing), P99 is API p99 / floor p99, both from the medians over runs.
+// The ranges are the same ratios run by run (each run's API phase against
+// the same run's floor phase), which shows how much the machine's noise
+// moves them.
+type Ratio struct {
+	Clients       int     `json:"clients"`
+	Throughput    float64 `json:"throughput"`
+	P99           float64 `json:"p99"`
+	ThroughputMin float64 `json:"throughput_run_min"`
+	ThroughputMax float64 `json:"throughput_run_max"`
+	P99Min        float64 `json:"p99_run_min"`
+	P99Max        float64 `json:"p99_run_max"`
+}
+
+// ratios pairs create and floor phases by client count; runs are the
+// single runs in the order they ran.
+func ratios(phases []Summary, runs []Stats) []Ratio {
+	var out []Ratio
+	for _, c := range phases {
+		if c.Phase != "create" {
+			continue
+		}
+		for _, f := range phases {
+			if f.Phase != "floor" || f.Clients != c.Clients || f.PerSecond <= 0 || f.P99Ms <= 0 {
+				continue
+			}
+			r := Ratio{Clients: c.Clients, Throughput: c.PerSecond / f.PerSecond, P99: c.P99Ms / f.P99Ms}
+			var api, fl []Stats
+			for _, s := range runs {
+				switch {
+				case s.Clients != c.Clients:
+				case s.Phase == "create":
+					api = append(api, s)
+				case s.Phase == "floor":
+					fl = append(fl, s)
+				}
+			}
+			first := true
+			for i := 0; i < len(api) && i < len(fl); i++ {
+				if fl[i].PerSecond <= 0 || fl[i].P99Ms <= 0 {
+					continue
+				}
+				tp, p99 := api[i].PerSecond/fl[i].PerSecond, api[i].P99Ms/fl[i].P99Ms
+				if first {
+					r.ThroughputMin, r.ThroughputMax, r.P99Min, r.P99Max = tp, tp, p99, p99
+					first = false
+				}
+				r.ThroughputMin, r.ThroughputMax = min(r.ThroughputMin, tp), max(r.ThroughputMax, tp)
+				r.P99Min, r.P99Max = min(r.P99Min, p99), max(r.P99Max, p99)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Target is one of the project's performance targets.
+type Target struct {
+	Name     string `json:"name"`
+	Want     string `json:"want"`
+	Got      string `json:"got"`
+	Met      bool   `json:"met"`
+	Assessed bool   `json:"assessed"`
+}
+
+// The project's targets.
+const (
+	targetPGThroughput     = 0.60 // PostgreSQL, 16 clients: payments/s ≥ 60% of the floor
+	targetPGP99            = 2.0  // PostgreSQL, 64 clients: p99 ≤ 2× the floor's p99
+	targetSQLiteThroughput = 0.60 // SQLite: payments/s ≥ 60% of its floor
+	targetRSSMiB           = 100  // server RSS under load < 100 MiB
+)
+
+func evaluateTargets(dbs []DatabaseResult) []Target {
+	find := func(db string) *DatabaseResult {
+		for i := range dbs {
+			if dbs[i].Database == db {
+				return &dbs[i]
+			}
+		}
+		return nil
+	}
+	ratioAt := func(d *DatabaseResult, clients int) *Ratio {
+		if d == nil {
+			return nil
+		}
+		for i := range d.Ratios {
+			if d.Ratios[i].Clients == clients {
+				return &d.Ratios[i]
+			}
+		}
+		return nil
+	}
+	var out []Target
+	throughput := func(db string, clients int, want float64) {
+		t := Target{Name: fmt.Sprintf("%s, %d clients: payments/s vs the floor", db, clients), Want: fmt.Sprintf("≥ %.0f%%", want*100)}
+		if r := ratioAt(find(db), clients); r != nil {
+			t.Assessed, t.Met = true, r.Throughput >= want
+			t.Got = fmt.Sprintf("%.0f%% (runs %.0f%%..%.0f%%)", r.Throughput*100, r.ThroughputMin*100, r.ThroughputMax*100)
+		} else {
+			t.Got = "not measured"
+		}
+		out = append(out, t)
+	}
+	throughput("postgres", 16, targetPGThroughput)
+	{
+		t := Target{Name: "postgres, 64 clients: p99 vs the floor's p99", Want: fmt.Sprintf("≤ %.1f×", targetPGP99)}
+		if r := ratioAt(find("postgres"), 64); r != nil {
+			t.Assessed, t.Met = true, r.P99 <= targetPGP99
+			t.Got = fmt.Sprintf("%.2f× (runs %.2f×..%.2f×)", r.P99, r.P99Min, r.P99Max)
+		} else {
+			t.Got = "not measured"
+		}
+		out = append(out, t)
+	}
+	throughput("sqlite", 16, targetSQLiteThroughput)
+	for _, db := range []string{"sqlite", "postgres"} {
+		t := Target{Name: db + ": server peak RSS under load", Want: fmt.Sprintf("< %d MiB", targetRSSMiB)}
+		if d := find(db); d != nil && d.ServerPeakRSSMiB > 0 {
+			t.Assessed, t.Met, t.Got = true, d.ServerPeakRSSMiB < targetRSSMiB, fmt.Sprintf("%.1f MiB", d.ServerPeakRSSMiB)
+		} else {
+			t.Got = "not measured"
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, rep *Report) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(rep)
+}
+
+var phaseLabels = map[string]string{
+	"create": "create   POST /v1/payments",
+	"get":    "get      GET /v1/payments/{id}",
+	"list":   "list     GET /v1/payments?limit=100",
+	"floor":  "floor    tx of 4 INSERTs, no HTTP",
+}
+
+func writeTable(w io.Writer, rep *Report) {
+	m := rep.Machine
+	fmt.Fprintf(w, "\npaydbench: payd's merchant API against the database floor\n\n")
+	fmt.Fprintf(w, "command:   %s\n", rep.Command)
+	fmt.Fprintf(w, "machine:   %d CPUs (%s), %.1f GiB, Linux %s, %s\n", m.CPUs, orNA(m.CPUModel), m.MemoryGiB, orNA(m.Kernel), m.OS)
+	fmt.Fprintf(w, "go:        %s %s\n", m.GoVersion, strings.Join(m.GoEnv, " "))
+	for _, d := range rep.Databases {
+		if d.Version != "" {
+			fmt.Fprintf(w, "%-10s %s\n", d.Database+":", d.Version)
+		}
+	}
+	fmt.Fprintf(w, "temp dir:  %s (SQLite's files)\n", orNA(m.TempFS))
+	fmt.Fprintf(w, "load avg:  %s at start; %s .. %s\n", orNA(m.LoadAtStart), rep.Started, rep.Finished)
+	s := rep.Settings
+	fmt.Fprintf(w, "settings:  %d runs of each phase, %s each (floor %s), at most %d ops per phase; figures are medians over runs\n",
+		s.Runs, s.Duration, s.FloorDuration, s.MaxOps)
+
+	for _, d := range rep.Databases {
+		fmt.Fprintf(w, "\n== %s\n", d.Database)
+		if d.Skipped != "" {
+			fmt.Fprintf(w, "skipped: %s\n", d.Skipped)
+			continue
+		}
+		if d.Error != "" {
+			fmt.Fprintf(w, "error: %s\n", d.Error)
+		}
+		if len(d.Phases) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "phase\tclients\tops/s\t(min..max)\tp50 ms\tp99 ms\terrors\tCPU ms/op: server\tdb\tbench\tother\tbusy%\tsteal%\t")
+		for _, p := range d.Phases {
+			srv, db := "-", "-"
+			if p.Phase != "floor" {
+				srv = fmt.Sprintf("%.2f", p.ServerCPUMs)
+			}
+			if d.Database == "postgres" {
+				db = fmt.Sprintf("%.2f", p.DBCPUMs)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t(%.0f..%.0f)\t%.2f\t%.2f\t%d\t%s\t%s\t%.2f\t%.2f\t%.0f\t%.1f\t\n",
+				strings.Fields(phaseLabels[p.Phase])[0], p.Clients, p.PerSecond, p.PerSecondMin, p.PerSecondMax,
+				p.P50Ms, p.P99Ms, p.Errors, srv, db, p.BenchCPUMs, p.OtherCPUMs, p.BusyPct, p.StealPct)
+		}
+		tw.Flush()
+		for _, p := range d.Phases {
+			for _, e := range p.ErrorSamples {
+				fmt.Fprintf(w, "  %s c=%d error: %s\n", p.Phase, p.Clients, e)
+			}
+		}
+		for _, r := range d.Ratios {
+			fmt.Fprintf(w, "API/floor at %d clients: throughput %.0f%% (runs %.0f%%..%.0f%%), p99 %.2f× (runs %.2f×..%.2f×)\n",
+				r.Clients, r.Throughput*100, r.ThroughputMin*100, r.ThroughputMax*100, r.P99, r.P99Min, r.P99Max)
+		}
+		fmt.Fprintf(w, "server peak RSS (VmHWM): %.1f MiB (RSS at the end %.1f MiB); %d payments created\n",
+			d.ServerPeakRSSMiB, d.ServerRSSEndMiB, d.CreatedPayments)
+		for _, n := range d.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	fmt.Fprintf(w, "\nphases: ")
+	for i, k := range []string{"create", "get", "list", "floor"} {
+		if i > 0 {
+			fmt.Fprintf(w, "; ")
+		}
+		fmt.Fprintf(w, "%s", phaseLabels[k])
+	}
+	fmt.Fprintf(w, "\nCPU ms/op: server = the payd process (with SQLite inside it), db = the PostgreSQL backends of the server\n"+
+		"or the floor, bench = this program (HTTP client or floor driver), other = the rest of the machine (PostgreSQL's\n"+
+		"own background processes, the kernel's I/O work, and anything else running: noise); busy%% = of all CPUs.\n")
+
+	fmt.Fprintf(w, "\ntargets\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range rep.Targets {
+		status := "MET"
+		switch {
+		case !t.Assessed:
+			status = "n/a"
+		case !t.Met:
+			status = "NOT MET"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\twant %s\tgot %s\n", status, t.Name, t.Want, t.Got)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return "n/a"
+	}
+	return s
+}
