@@ -19,7 +19,9 @@ import (
 // step; operators run it with `payd admin ledger check`.
 func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 	var problems []string
-	err := s.store.View(ctx, func(tx Tx) error {
+	// One snapshot: a refund settling between two reads must not look
+	// like a broken invariant.
+	err := s.store.Snapshot(ctx, func(tx Tx) error {
 		bad, err := tx.LedgerUnbalanced(ctx)
 		if err != nil {
 			return err

@@ -16,6 +16,8 @@ type Store interface {
 	// View runs fn with read access and no transaction guarantees beyond
 	// each statement's.
 	View(ctx context.Context, fn func(Tx) error) error
+	// Snapshot runs fn read-only on one consistent state of the data.
+	Snapshot(ctx context.Context, fn func(Tx) error) error
 	// Ready reports whether storage answers and its schema is current.
 	Ready(ctx context.Context) error
 	Close() error

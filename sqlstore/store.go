@@ -119,6 +119,22 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	return nil
 }
 
+// Snapshot runs fn in a read-only transaction that sees one consistent
+// state of the database: REPEATABLE READ on PostgreSQL, a read transaction
+// of the WAL on SQLite. Checks that read several tables use it.
+func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
+	var opts *sql.TxOptions
+	if s.d.Name() == "postgres" {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	sqlTx, err := s.rdb.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin snapshot: %w", err)
+	}
+	defer sqlTx.Rollback()
+	return fn(&tx{q: sqlTx, d: s.d})
+}
+
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
 	return fn(&tx{q: s.rdb, d: s.d})
