@@ -89,6 +89,20 @@ func TestSettlementRegister(t *testing.T) {
 			}
 		}
 		checkLedger(t, env)
+		// Operators read the entries of the period.
+		var entries struct{ Items []struct{ Kind string } }
+		from := env.Clock.Now().Add(-96 * time.Hour).Format(time.RFC3339)
+		to := env.Clock.Now().Add(time.Hour).Format(time.RFC3339)
+		env.AdminDo("GET", "/admin/v1/merchants/"+shop.MerchantID+"/entries?test=true&currency=RUB&from="+from+"&to="+to, nil).Expect(t, 200).Decode(t, &entries)
+		kinds := map[string]bool{}
+		for _, e := range entries.Items {
+			kinds[e.Kind] = true
+		}
+		for _, k := range []string{"payment_captured", "refund_created", "refund_succeeded", "pending_released", "settlement_paid"} {
+			if !kinds[k] {
+				t.Fatalf("entries lack %s: %v", k, kinds)
+			}
+		}
 		// The link expires after 24 hours.
 		env.Clock.Advance(25 * time.Hour)
 		if resp, _ := http.Get(report); resp.StatusCode != 404 {

@@ -10,6 +10,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/paydhq/payd/ledger"
 	"github.com/paydhq/payd/money"
 	"io"
 	"log/slog"
@@ -73,6 +74,7 @@ func New(cfg Config) http.Handler {
 	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
 	h("GET /admin/v1/ledger/check", s.ledgerCheck)
 	h("GET /admin/v1/merchants/{id}/balance", s.merchantBalance)
+	h("GET /admin/v1/merchants/{id}/entries", s.merchantEntries)
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	if s.clock != nil {
@@ -335,4 +337,20 @@ func (s *server) ledgerCheck(r *http.Request) (int, any, error) {
 func (s *server) merchantBalance(r *http.Request) (int, any, error) {
 	b, err := s.svc.TrialBalance(r.Context(), r.PathValue("id"), r.URL.Query().Get("test") == "true")
 	return http.StatusOK, b, err
+}
+
+// merchantEntries lists a merchant's ledger entries with their postings:
+// ?currency=RUB&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z[&test=true].
+func (s *server) merchantEntries(r *http.Request) (int, any, error) {
+	q := r.URL.Query()
+	from, err1 := time.Parse(time.RFC3339, q.Get("from"))
+	to, err2 := time.Parse(time.RFC3339, q.Get("to"))
+	if err1 != nil || err2 != nil {
+		return 0, nil, payd.Invalid("from", "from and to must be RFC 3339 times")
+	}
+	list, err := s.svc.LedgerEntries(r.Context(), r.PathValue("id"), q.Get("test") == "true", money.Currency(q.Get("currency")), from, to)
+	if list == nil {
+		list = []*ledger.Entry{}
+	}
+	return http.StatusOK, map[string]any{"items": list}, err
 }
