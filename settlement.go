@@ -165,6 +165,10 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 // day of the regional calendar, from the ledger entries of that day. It is
 // refused while payouts are frozen, and a period is registered once.
 func (s *Service) FormSettlement(ctx context.Context, merchantID string, test bool, c money.Currency, day string) (*Settlement, error) {
+	return s.formSettlement(ctx, merchantID, test, c, day, false)
+}
+
+func (s *Service) formSettlement(ctx context.Context, merchantID string, test bool, c money.Currency, day string, skipEmpty bool) (*Settlement, error) {
 	loc := RegionOf(c).Location()
 	start, err := time.ParseInLocation(time.DateOnly, day, loc)
 	if err != nil {
@@ -190,6 +194,9 @@ func (s *Service) FormSettlement(ctx context.Context, merchantID string, test bo
 		entries, err := tx.LedgerEntriesOf(ctx, merchantID, test, c, start.UTC(), end.UTC())
 		if err != nil {
 			return err
+		}
+		if skipEmpty && len(entries) == 0 {
+			return errEmptyPeriod
 		}
 		now := s.clock.Now()
 		st = &Settlement{ID: s.ids.New(PrefixSettlement, now), MerchantID: merchantID, Test: test, Currency: c,

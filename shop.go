@@ -29,6 +29,8 @@ type Merchant struct {
 	CreatedAt time.Time `json:"created_at"`
 	// SettlementDelayDays is the merchant's settlement delay (Shop.settlement).
 	SettlementDelayDays int `json:"settlement_delay_days"`
+	// AutoSettle takes registers from draft to paid without operators.
+	AutoSettle bool `json:"auto_settle"`
 }
 
 // Freeze is a merchant's payout freeze in one contour: while frozen no

@@ -31,6 +31,11 @@ type Tx interface {
 	MerchantInsert(ctx context.Context, m *Merchant) error
 	MerchantGet(ctx context.Context, id string) (*Merchant, error)
 	MerchantList(ctx context.Context, p *MerchantListParams) (Page[*Merchant], error)
+	MerchantUpdate(ctx context.Context, m *Merchant) error
+
+	HolidayPut(ctx context.Context, region Region, day string) error
+	HolidayDelete(ctx context.Context, region Region, day string) error
+	HolidayList(ctx context.Context, region Region) ([]string, error)
 
 	ShopInsert(ctx context.Context, s *Shop) error
 	ShopGet(ctx context.Context, id string) (*Shop, error)

@@ -110,3 +110,52 @@ func TestSettlementRegister(t *testing.T) {
 		}
 	})
 }
+
+// TestSettlementScheduled checks the scheduled run: on a business day it
+// forms the registers that are due, not on a holiday, and with auto_settle
+// the register goes on to paid without operators.
+func TestSettlementScheduled(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		c := env.As(shop, false)
+		env.AdminDo("PATCH", "/admin/v1/merchants/"+shop.MerchantID, map[string]any{"settlement_delay_days": 0, "auto_settle": true}).Expect(t, 200)
+		env.AdminDo("PATCH", "/admin/v1/merchants/"+shop.MerchantID, map[string]any{"settlement_delay_days": 31}).
+			ExpectError(t, 400, payd.CodeInvalidRequest, "settlement_delay_days")
+		paidPayment(t, c, "1000.00")
+		loc := payd.RegionRU.Location()
+		// Move to the next day of the calendar, then on to a weekday.
+		next := func() time.Time {
+			env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 86400}).Expect(t, 200)
+			return env.Clock.Now().In(loc)
+		}
+		day := next()
+		for day.Weekday() == time.Saturday || day.Weekday() == time.Sunday {
+			day = next()
+		}
+		// Today is a holiday: nothing is formed.
+		env.AdminDo("PUT", "/admin/v1/calendar/ru/holidays/"+day.Format(time.DateOnly), nil).Expect(t, 200)
+		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 1}).Expect(t, 200)
+		time.Sleep(2 * time.Second)
+		if n := len(c.Get("/v1/settlements").Expect(t, 200).JSON(t)["items"].([]any)); n != 0 {
+			t.Fatalf("%d registers formed on a holiday", n)
+		}
+		env.AdminDo("DELETE", "/admin/v1/calendar/ru/holidays/"+day.Format(time.DateOnly), nil).Expect(t, 200)
+		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 1}).Expect(t, 200)
+		var list struct {
+			Items []struct {
+				Status    string
+				NetAmount struct{ Value string } `json:"net_amount"`
+			}
+		}
+		waitLong(t, "the scheduled register", func() bool {
+			c.Get("/v1/settlements").Expect(t, 200).Decode(t, &list)
+			return len(list.Items) == 1 && list.Items[0].Status == "paid"
+		})
+		if list.Items[0].NetAmount.Value != "993.00" {
+			t.Fatalf("register = %+v", list.Items[0])
+		}
+		checkLedger(t, env)
+	})
+}

@@ -30,7 +30,7 @@ func (PurgeIdempotencyArgs) Kind() string { return "purge_idempotency" }
 
 // periodicArgs are the jobs run every hour.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{PurgeEventsArgs{}, PurgeIdempotencyArgs{}}
+	return []river.JobArgs{PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
 func periodicJobs() []*river.PeriodicJob {
@@ -40,6 +40,9 @@ func periodicJobs() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return payd.SettlementRunArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }
@@ -77,6 +80,7 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	river.AddWorker(w, &argsWorker[payd.WebhookDeliverArgs]{fn: func(ctx context.Context, a payd.WebhookDeliverArgs) error {
 		return svc.DeliverWebhook(ctx, a.DeliveryID)
 	}})
+	river.AddWorker(w, &funcWorker[payd.SettlementRunArgs]{fn: svc.RunSettlements})
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {
 		return svc.ReleaseHeld(ctx, a)
 	}})

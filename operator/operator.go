@@ -59,6 +59,10 @@ func New(cfg Config) http.Handler {
 	h("POST /admin/v1/merchants", s.createMerchant)
 	h("GET /admin/v1/merchants", s.listMerchants)
 	h("GET /admin/v1/merchants/{id}", s.getMerchant)
+	h("PATCH /admin/v1/merchants/{id}", s.updateMerchant)
+	h("GET /admin/v1/calendar/{region}/holidays", s.listHolidays)
+	h("PUT /admin/v1/calendar/{region}/holidays/{day}", s.putHoliday)
+	h("DELETE /admin/v1/calendar/{region}/holidays/{day}", s.putHoliday)
 	h("POST /admin/v1/shops", s.createShop)
 	h("GET /admin/v1/shops", s.listShops)
 	h("GET /admin/v1/shops/{id}", s.getShop)
@@ -353,4 +357,25 @@ func (s *server) merchantEntries(r *http.Request) (int, any, error) {
 		list = []*ledger.Entry{}
 	}
 	return http.StatusOK, map[string]any{"items": list}, err
+}
+
+func (s *server) updateMerchant(r *http.Request) (int, any, error) {
+	var in payd.MerchantUpdate
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	m, err := s.svc.UpdateMerchant(r.Context(), r.PathValue("id"), in)
+	return http.StatusOK, m, err
+}
+
+func (s *server) listHolidays(r *http.Request) (int, any, error) {
+	days, err := s.svc.Holidays(r.Context(), payd.Region(r.PathValue("region")))
+	return http.StatusOK, map[string]any{"items": days}, err
+}
+
+// putHoliday adds (PUT) or removes (DELETE) a holiday of a region.
+func (s *server) putHoliday(r *http.Request) (int, any, error) {
+	region, day := payd.Region(r.PathValue("region")), r.PathValue("day")
+	err := s.svc.SetHoliday(r.Context(), region, day, r.Method == http.MethodPut)
+	return http.StatusOK, map[string]any{"region": region, "day": day, "holiday": r.Method == http.MethodPut}, err
 }

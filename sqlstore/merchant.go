@@ -8,12 +8,12 @@ import (
 	"github.com/paydhq/payd"
 )
 
-const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at`
+const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at, auto_settle`
 
 func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 	var m payd.Merchant
 	var created int64
-	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created); err != nil {
+	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created, &m.AutoSettle); err != nil {
 		return nil, noRows(err)
 	}
 	m.CreatedAt = fromMicros(created)
@@ -21,8 +21,8 @@ func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 }
 
 func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
-	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt))
+	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt), m.AutoSettle)
 	return err
 }
 
@@ -57,4 +57,35 @@ func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
 		frozen_at = excluded.frozen_at, unfrozen_at = excluded.unfrozen_at`,
 		f.MerchantID, f.Test, f.Frozen, f.Reason, nullMicros(f.FrozenAt), nullMicros(f.UnfrozenAt))
 	return err
+}
+
+func (t *tx) MerchantUpdate(ctx context.Context, m *payd.Merchant) error {
+	return t.execOne(ctx, `UPDATE merchants SET name = $2, legal_name = $3, tax_id = $4, settlement_delay_days = $5, auto_settle = $6 WHERE id = $1`,
+		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, m.AutoSettle)
+}
+
+func (t *tx) HolidayPut(ctx context.Context, region payd.Region, day string) error {
+	_, err := t.exec(ctx, `INSERT INTO holidays (region, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, region, day)
+	return err
+}
+
+func (t *tx) HolidayDelete(ctx context.Context, region payd.Region, day string) error {
+	return t.execOne(ctx, `DELETE FROM holidays WHERE region = $1 AND day = $2`, region, day)
+}
+
+func (t *tx) HolidayList(ctx context.Context, region payd.Region) ([]string, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT day FROM holidays WHERE region = $1 ORDER BY day`, region)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
