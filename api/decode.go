@@ -166,3 +166,21 @@ func printable(s string) bool {
 	}
 	return utf8.ValidString(s)
 }
+
+// readIdempotent reads a POST or PATCH: the body, its Idempotency-Key, and
+// the JSON object decoded into dst (nil: the body is not read as fields).
+// readOnly names fields a request must not carry.
+func readIdempotent(w http.ResponseWriter, r *http.Request, dst any, readOnly ...string) (payd.Idempotency, error) {
+	body, err := readBody(w, r)
+	if err != nil {
+		return payd.Idempotency{}, err
+	}
+	idem, err := idempotencyFrom(r, body)
+	if err != nil {
+		return payd.Idempotency{}, err
+	}
+	if dst == nil {
+		return idem, nil
+	}
+	return idem, decodeJSON(body, dst, readOnly...)
+}

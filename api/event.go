@@ -51,11 +51,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, p *payd.Princi
 }
 
 func (s *Server) resendEvent(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
+	idem, err := readIdempotent(w, r, nil)
 	if err != nil {
 		return err
 	}

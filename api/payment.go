@@ -65,16 +65,9 @@ var errReceipt = &payd.Error{Code: payd.CodeReceiptInvalid, Param: "receipt",
 	Message: "receipts are not accepted: the fiscalization module is not enabled in this build"}
 
 func (s *Server) createPayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
-	if err != nil {
-		return err
-	}
 	var in paymentCreateIn
-	if err := decodeJSON(body, &in, "statement_descriptor", "merchant_display_name"); err != nil {
+	idem, err := readIdempotent(w, r, &in, "statement_descriptor", "merchant_display_name")
+	if err != nil {
 		return err
 	}
 	amt, err := in.Amount.parse("amount")
@@ -156,19 +149,12 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request, p *payd.Pr
 }
 
 func (s *Server) capturePayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
-	if err != nil {
-		return err
-	}
 	var in struct {
 		Amount  *amountIn       `json:"amount"`
 		Receipt json.RawMessage `json:"receipt"`
 	}
-	if err := decodeJSON(body, &in); err != nil {
+	idem, err := readIdempotent(w, r, &in)
+	if err != nil {
 		return err
 	}
 	if receiptGiven(in.Receipt) {
@@ -191,11 +177,7 @@ func (s *Server) capturePayment(w http.ResponseWriter, r *http.Request, p *payd.
 }
 
 func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
+	idem, err := readIdempotent(w, r, nil)
 	if err != nil {
 		return err
 	}
@@ -211,19 +193,12 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request, p *payd.Princi
 	if !p.Test() {
 		return &payd.Error{Code: payd.CodeForbidden, Message: "simulate works with test keys only"}
 	}
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
-	if err != nil {
-		return err
-	}
 	var in struct {
 		Outcome      *string `json:"outcome"`
 		DelaySeconds *int    `json:"delay_seconds"`
 	}
-	if err := decodeJSON(body, &in); err != nil {
+	idem, err := readIdempotent(w, r, &in)
+	if err != nil {
 		return err
 	}
 	if in.Outcome == nil || *in.Outcome == "" {

@@ -16,17 +16,10 @@ type refundCreateIn struct {
 }
 
 func (s *Server) createRefund(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
-	if err != nil {
-		return err
-	}
 	var in refundCreateIn
 	// order_id of a refund is copied from its payment: a request cannot set it.
-	if err := decodeJSON(body, &in, "order_id"); err != nil {
+	idem, err := readIdempotent(w, r, &in, "order_id")
+	if err != nil {
 		return err
 	}
 	if in.PaymentID == nil || *in.PaymentID == "" {

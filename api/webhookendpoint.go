@@ -13,16 +13,9 @@ type webhookEndpointCreate struct {
 }
 
 func (s *Server) createWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
-	if err != nil {
-		return err
-	}
 	var in webhookEndpointCreate
-	if err := decodeJSON(body, &in, "id", "secret", "status", "created_at"); err != nil {
+	idem, err := readIdempotent(w, r, &in, "id", "secret", "status", "created_at")
+	if err != nil {
 		return err
 	}
 	if in.URL == nil {
@@ -81,16 +74,9 @@ type webhookEndpointPatch struct {
 }
 
 func (s *Server) updateWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	idem, err := idempotencyFrom(r, body)
-	if err != nil {
-		return err
-	}
 	var in webhookEndpointPatch
-	if err := decodeJSON(body, &in, "id", "secret", "created_at"); err != nil {
+	idem, err := readIdempotent(w, r, &in, "id", "secret", "created_at")
+	if err != nil {
 		return err
 	}
 	up := payd.WebhookEndpointUpdate{URL: in.URL, Status: in.Status, RotateSecret: in.RotateSecret != nil && *in.RotateSecret}
