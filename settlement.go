@@ -57,6 +57,7 @@ type Settlement struct {
 	Refunds             int64           `json:"refunds"`
 	ReserveHeld         int64           `json:"reserve_held"`
 	ReserveReleased     int64           `json:"reserve_released"`
+	DepositWithheld     int64           `json:"deposit_withheld"`
 	Net                 int64           `json:"net"`
 	SettlementDelayDays int             `json:"settlement_delay_days"`
 	Entries             int             `json:"entries"`
@@ -95,7 +96,7 @@ func (st *Settlement) View(reportURL string) *SettlementJSON {
 		GrossAmount: a(st.Gross), FeeAmount: a(max(0, st.Fees)), RefundsAmount: a(st.Refunds),
 		NetAmount: money.Signed{Minor: st.Net, Currency: st.Currency}, Test: st.Test,
 		ChargebacksAmount: a(0), ReserveHeldAmount: a(st.ReserveHeld), ReserveReleasedAmount: a(st.ReserveReleased),
-		DepositWithheldAmount: a(0), BankFinesAmount: a(0), ChargebackFeesAmount: a(0), DisputesAmount: a(0),
+		DepositWithheldAmount: a(max(0, st.DepositWithheld)), BankFinesAmount: a(0), ChargebackFeesAmount: a(0), DisputesAmount: a(0),
 		SettlementDelayDays: st.SettlementDelayDays, PaidAt: st.PaidAt, ReportURL: reportURL}
 }
 
@@ -137,9 +138,10 @@ type PeriodEntry struct {
 }
 
 // computeSettlement sums a period's entries: gross captured, fees (net of
-// fees returned), refunds sent, reserve held and released; net is what the
-// period adds to the merchant's money: gross − fees − refunds − reserve held
-// + reserve released.
+// fees returned), refunds sent, reserve held and released, deposit withheld
+// (net of deposit released); net is what the period adds to the merchant's
+// payable money: gross − fees − refunds − reserve held + reserve released −
+// deposit withheld.
 func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 	for _, e := range entries {
 		for _, p := range e.Postings {
@@ -154,11 +156,13 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 				st.ReserveHeld += p.Amount
 			case e.Kind == "reserve_released" && p.Account.Bucket == ledger.Reserve:
 				st.ReserveReleased += -p.Amount
+			case (e.Kind == "deposit_withheld" || e.Kind == "deposit_released") && p.Account.Bucket == ledger.Deposit:
+				st.DepositWithheld += p.Amount
 			}
 		}
 	}
 	st.Entries = len(entries)
-	st.Net = st.Gross - st.Fees - st.Refunds - st.ReserveHeld + st.ReserveReleased
+	st.Net = st.Gross - st.Fees - st.Refunds - st.ReserveHeld + st.ReserveReleased - st.DepositWithheld
 }
 
 // FormSettlement forms the register of one merchant, contour, currency and

@@ -292,6 +292,22 @@ func TestPayoutFreeze(t *testing.T) {
 		if n := len(c.Get("/v1/events?type=settlement.unfrozen").Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
 			t.Fatalf("%d settlement.unfrozen events", n)
 		}
+		// A deposit held from available, then released.
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/deposit/hold", map[string]any{"test": true,
+			"amount": map[string]any{"value": "0.00", "currency": "RUB"}}).ExpectError(t, 400, payd.CodeInvalidRequest, "amount.value")
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/deposit/hold", map[string]any{"test": true,
+			"amount": map[string]any{"value": "50.00", "currency": "RUB"}}).Expect(t, 200)
+		if bal := balanceOf(t, c); bal["deposit"] != "50.00" || bal["available"] != "-50.00" {
+			t.Fatalf("balance with a deposit = %v", bal)
+		}
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/deposit/release", map[string]any{"test": true,
+			"amount": map[string]any{"value": "50.01", "currency": "RUB"}}).ExpectError(t, 400, payd.CodeInvalidRequest, "amount.value")
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/deposit/release", map[string]any{"test": true,
+			"amount": map[string]any{"value": "50.00", "currency": "RUB"}}).Expect(t, 200)
+		if bal := balanceOf(t, c); bal["deposit"] != "0.00" || bal["available"] != "0.00" {
+			t.Fatalf("balance after the release = %v", bal)
+		}
+		checkLedger(t, env)
 		// A manual freeze of the live contour leaves the test contour alone.
 		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": false, "reason": "manual_review"}).Expect(t, 200)
 		if st := c.Get("/v1/shop").Expect(t, 200).JSON(t)["settlement"].(map[string]any)["status"].(map[string]any); st["payouts_frozen"] != false {

@@ -79,6 +79,7 @@ func New(cfg Config) http.Handler {
 	h("GET /admin/v1/ledger/check", s.ledgerCheck)
 	h("GET /admin/v1/merchants/{id}/balance", s.merchantBalance)
 	h("GET /admin/v1/merchants/{id}/entries", s.merchantEntries)
+	h("POST /admin/v1/merchants/{id}/deposit/{action}", s.deposit)
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	if s.clock != nil {
@@ -378,4 +379,22 @@ func (s *server) putHoliday(r *http.Request) (int, any, error) {
 	region, day := payd.Region(r.PathValue("region")), r.PathValue("day")
 	err := s.svc.SetHoliday(r.Context(), region, day, r.Method == http.MethodPut)
 	return http.StatusOK, map[string]any{"region": region, "day": day, "holiday": r.Method == http.MethodPut}, err
+}
+
+// deposit holds or releases a security deposit:
+// {"test": bool, "amount": {"value": "1000.00", "currency": "RUB"}}.
+func (s *server) deposit(r *http.Request) (int, any, error) {
+	var in struct {
+		Test   bool         `json:"test"`
+		Amount money.Amount `json:"amount"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	action := r.PathValue("action")
+	if action != "hold" && action != "release" {
+		return 0, nil, payd.Invalid("action", "action must be hold or release")
+	}
+	b, err := s.svc.ChangeDeposit(r.Context(), r.PathValue("id"), in.Test, in.Amount, action == "hold")
+	return http.StatusOK, b, err
 }
