@@ -16,14 +16,14 @@ import (
 // every outcome, captures and partial captures, refunds that succeed and
 // fail, time jumps across holds and settlement days, registers, freezes —
 // and checks the money invariants after every step. The seed is printed;
-// PAYD_RANDOM_SEED replays a run and PAYD_RANDOM_STEPS makes it longer.
+// PAYD_RANDOM_SEED replays a run and PAYD_RANDOM_STEPS changes its length.
 func TestMoneyRandomized(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("PAYD_RANDOM_SEED"), 10, 64); err == nil {
 		seed = s
 	}
-	steps := 150
+	steps := 1000
 	if n, err := strconv.Atoi(os.Getenv("PAYD_RANDOM_STEPS")); err == nil && n > 0 {
 		steps = n
 	}
@@ -97,6 +97,10 @@ func TestMoneyRandomized(t *testing.T) {
 						env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/"+a, nil)
 					}
 				}
+			case op < 96: // an operator holds or releases a deposit
+				action := []string{"hold", "release"}[rnd.IntN(2)]
+				env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/deposit/"+action, map[string]any{"test": true,
+					"amount": map[string]any{"value": fmt.Sprintf("%d.00", 1+rnd.IntN(50)), "currency": "RUB"}})
 			default: // an operator freezes or unfreezes payouts
 				action := []string{"freeze", "unfreeze"}[rnd.IntN(2)]
 				env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/"+action, map[string]any{"test": true, "reason": "manual_review"})
