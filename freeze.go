@@ -47,13 +47,13 @@ func (s *Service) setFreeze(ctx context.Context, tx Tx, merchantID string, test,
 // operator set is lifted only by an operator. It runs after every movement
 // that can lower available, in the same transaction.
 func (s *Service) autoFreeze(ctx context.Context, tx Tx, merchantID string, test bool) error {
-	buckets, err := tx.LedgerBuckets(ctx, merchantID, test)
+	available, err := tx.LedgerBucketByCurrency(ctx, merchantID, test, ledger.Available)
 	if err != nil {
 		return err
 	}
 	negative := false
-	for _, b := range buckets {
-		negative = negative || b[ledger.Available] < 0
+	for _, v := range available {
+		negative = negative || v < 0
 	}
 	f, err := tx.FreezeGet(ctx, merchantID, test)
 	if err != nil {

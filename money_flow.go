@@ -169,9 +169,6 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		if err != nil {
 			return 0, nil, err
 		}
-		if _, err := tx.MerchantGetForUpdate(ctx, pay.MerchantID); err != nil {
-			return 0, nil, err
-		}
 		if pay.Status != PaymentSucceeded {
 			return 0, nil, Errorf(CodeInvalidState, "only a succeeded payment can be refunded; this one is %s", pay.Status)
 		}
@@ -187,17 +184,27 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		c := pay.Amount.Currency
 		pendingAcct := merchantAccount(pay.MerchantID, pay.Test, c, ledger.Pending, pay.ID)
 		availableAcct := merchantAccount(pay.MerchantID, pay.Test, c, ledger.Available, "")
+		// The payment's own unreleased part is guarded by the payment's
+		// lock; only a refund that reaches into available takes the
+		// merchant's lock, so refunds of different payments covered by
+		// their own money run side by side.
 		unreleased, err := tx.LedgerAccountBalance(ctx, pendingAcct)
 		if err != nil {
 			return 0, nil, err
 		}
-		available, err := tx.LedgerAccountBalance(ctx, availableAcct)
-		if err != nil {
-			return 0, nil, err
-		}
 		fromPending := min(in.Amount.Minor, max(0, unreleased))
-		if rest := in.Amount.Minor - fromPending; rest > max(0, available) && !p.Shop.Settings.RefundBeyondAvailable {
-			return 0, nil, errInsufficient
+		rest := in.Amount.Minor - fromPending
+		if rest > 0 {
+			if _, err := tx.MerchantGetForUpdate(ctx, pay.MerchantID); err != nil {
+				return 0, nil, err
+			}
+			available, err := tx.LedgerAccountBalance(ctx, availableAcct)
+			if err != nil {
+				return 0, nil, err
+			}
+			if rest > max(0, available) && !p.Shop.Settings.RefundBeyondAvailable {
+				return 0, nil, errInsufficient
+			}
 		}
 		if in.Receipt {
 			return 0, nil, &Error{Code: CodeReceiptInvalid, Param: "receipt", Message: "receipts are not accepted: the fiscalization module is not enabled in this build"}
@@ -212,15 +219,17 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		inFlight := merchantAccount(pay.MerchantID, pay.Test, c, ledger.PendingRefunds, r.ID)
 		if err := s.post(ctx, tx, "refund_created", "refund", r.ID,
 			ledger.Move(pendingAcct, inFlight, fromPending),
-			ledger.Move(availableAcct, inFlight, in.Amount.Minor-fromPending)); err != nil {
+			ledger.Move(availableAcct, inFlight, rest)); err != nil {
 			return 0, nil, err
 		}
 		pay.PendingRefundsAmount += in.Amount.Minor
 		if err := tx.PaymentUpdate(ctx, pay); err != nil {
 			return 0, nil, err
 		}
-		if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
-			return 0, nil, err
+		if rest > 0 {
+			if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
+				return 0, nil, err
+			}
 		}
 		if pr, ok := s.providers[pay.Provider].(Refunder); ok {
 			if err := pr.Refund(ctx, tx, pay, r); err != nil {

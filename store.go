@@ -123,6 +123,7 @@ type Tx interface {
 	LedgerPost(ctx context.Context, e *ledger.Entry) error
 	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
 	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)
+	LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error)
 	LedgerUnbalanced(ctx context.Context) ([]string, error)
 	LedgerNegativeAccounts(ctx context.Context) ([]string, error)
 	RefundTotals(ctx context.Context) (map[string]map[string]int64, error)

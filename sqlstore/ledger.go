@@ -140,3 +140,25 @@ func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, err
 	}
 	return out, rows.Err()
 }
+
+// LedgerBucketByCurrency sums one bucket of a merchant's contour per
+// currency; the index on (owner, test, currency, bucket) keeps it to that
+// bucket's postings.
+func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_postings
+		WHERE owner = $1 AND test = $2 AND bucket = $3 GROUP BY currency`, owner, test, b)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[money.Currency]int64{}
+	for rows.Next() {
+		var c money.Currency
+		var sum int64
+		if err := rows.Scan(&c, &sum); err != nil {
+			return nil, err
+		}
+		out[c] = sum
+	}
+	return out, rows.Err()
+}

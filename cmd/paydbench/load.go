@@ -59,6 +59,11 @@ type api struct {
 
 	mu  sync.Mutex
 	ids []string // created payments, for the read phases
+
+	// paid are the payments the refund phase refunds; refunds counts its
+	// operations.
+	paid    []string
+	refunds atomic.Int64
 }
 
 // maxKeptIDs bounds the memory the read phases' id list may take.
@@ -193,5 +198,79 @@ func (a *api) listWorker(int) op {
 			cursor = *page.NextCursor
 		}
 		return nil
+	}
+}
+
+// preparePaid makes n paid payments for the refund phase: QR payments,
+// which have their bank attempt at once, paid through the sandbox's
+// simulate. It runs before the phase and is not measured.
+func (a *api) preparePaid(ctx context.Context, n, clients int) error {
+	ids := make(chan string, n)
+	errs := make(chan error, clients)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < clients; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) && ctx.Err() == nil {
+				key := fmt.Sprintf("benchpaid-%s-%d", a.run, a.seq.Add(1))
+				body := fmt.Appendf(nil, `{"amount":{"value":"100.00","currency":"RUB"},"order_id":%q,"confirmation":{"type":"qr"}}`, key)
+				b, err := a.do(ctx, http.MethodPost, "/v1/payments", body, map[string]string{"Idempotency-Key": key}, http.StatusCreated)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var p struct{ ID string }
+				json.Unmarshal(b, &p)
+				if _, err := a.do(ctx, http.MethodPost, "/v1/test/payments/"+p.ID+"/simulate", []byte(`{"outcome":"succeed"}`),
+					map[string]string{"Idempotency-Key": key + "-pay"}, http.StatusAccepted); err != nil {
+					errs <- err
+					return
+				}
+				ids <- p.ID
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	for id := range ids {
+		a.paid = append(a.paid, id)
+	}
+	// The sandbox's notifications arrive through jobs: wait until the last
+	// payment is paid.
+	if len(a.paid) == 0 {
+		return errNoPayments
+	}
+	last := a.paid[len(a.paid)-1]
+	for i := 0; i < 600 && ctx.Err() == nil; i++ {
+		b, err := a.do(ctx, http.MethodGet, "/v1/payments/"+last, nil, nil, http.StatusOK)
+		if err == nil && bytes.Contains(b, []byte(`"status":"succeeded"`)) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("the prepared payments were not paid in time")
+}
+
+// refundWorker refunds 1.00 of a paid payment per operation, spreading the
+// refunds over the prepared payments; each payment's unreleased 99.30 covers
+// 99 of them.
+func (a *api) refundWorker(int) op {
+	return func(ctx context.Context, n int64) error {
+		if len(a.paid) == 0 {
+			return errNoPayments
+		}
+		id := a.paid[int(a.refunds.Add(1))%len(a.paid)]
+		key := fmt.Sprintf("benchrefund-%s-%d", a.run, a.seq.Add(1))
+		_, err := a.do(ctx, http.MethodPost, "/v1/refunds",
+			fmt.Appendf(nil, `{"payment_id":%q,"amount":{"value":"1.00","currency":"RUB"}}`, id),
+			map[string]string{"Idempotency-Key": key}, http.StatusCreated)
+		return err
 	}
 }

@@ -342,6 +342,10 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 		return s
 	}
 
+	// The refund phase needs paid payments: make them once, unmeasured.
+	if err := a.preparePaid(ctx, 1000, maxClients); err != nil {
+		return fail(fmt.Errorf("preparing paid payments: %w", err))
+	}
 	// Runs interleave the API and the floor, so that a change of load on
 	// the shared machine falls on both sides of the ratio.
 	for r := 0; r < cfg.runs && ctx.Err() == nil; r++ {
@@ -355,6 +359,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 			{"create", cfg.duration, a.createWorker, true},
 			{"get", cfg.duration, a.getWorker, true},
 			{"list", cfg.duration, a.listWorker, true},
+			{"refund", cfg.duration, a.refundWorker, true},
 			{"floor", cfg.floorDuration, fl.worker, false},
 		} {
 			for _, c := range cfg.clients {

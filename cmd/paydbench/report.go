@@ -197,6 +197,7 @@ var phaseLabels = map[string]string{
 	"create": "create   POST /v1/payments",
 	"get":    "get      GET /v1/payments/{id}",
 	"list":   "list     GET /v1/payments?limit=100",
+	"refund": "refund   POST /v1/refunds (1.00 of a paid payment)",
 	"floor":  "floor    tx of 4 INSERTs, no HTTP",
 }
 
