@@ -23,6 +23,9 @@ func (SystemClock) Now() time.Time { return time.Now().UTC().Truncate(time.Micro
 // `serve --test-clock`, whose operator route advances it.
 type TestClock struct {
 	offset atomic.Int64 // nanoseconds
+	// OnAdvance, when set, runs after every advance: the service uses it
+	// to let time-driven jobs catch up with the new time at once.
+	OnAdvance func()
 }
 
 // Now returns wall time plus the accumulated offset.
@@ -35,6 +38,9 @@ func (c *TestClock) Now() time.Time {
 func (c *TestClock) Advance(d time.Duration) time.Time {
 	if d > 0 {
 		c.offset.Add(int64(d))
+	}
+	if c.OnAdvance != nil {
+		c.OnAdvance()
 	}
 	return c.Now()
 }

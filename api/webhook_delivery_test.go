@@ -155,7 +155,19 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 		paidQR(t, c)
 		paydtest.Eventually(t, "the first attempt", func() bool { return len(rc.deliveries()) == 1 })
 		evID := rc.deliveries()[0].header.Get("X-Service-Event-Id")
+		// An attempt is recorded, with its retry scheduled, in the same
+		// transaction; the clock moves only after that, or the retry would
+		// be scheduled from the moved clock.
+		recorded := func(n int) {
+			t.Helper()
+			paydtest.Eventually(t, fmt.Sprintf("attempt %d recorded", n), func() bool {
+				var log struct{ Items []payd.DeliveryAttempt }
+				env.AdminDo("GET", "/admin/v1/events/"+evID+"/attempts", nil).Expect(t, 200).Decode(t, &log)
+				return len(log.Items) == n
+			})
+		}
 		for i, wait := range payd.RetrySchedule {
+			recorded(i + 1)
 			// Just before the retry is due nothing happens.
 			env.Clock.Advance(wait - 2*time.Second)
 			time.Sleep(200 * time.Millisecond)

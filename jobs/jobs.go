@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/paydhq/payd"
 )
@@ -145,6 +146,36 @@ func (q *Queue) RunPeriodicNow(ctx context.Context) error {
 		if _, err := q.client.Insert(ctx, args, nil); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// PromoteDue makes every scheduled job whose time on the service clock has
+// come available at once. River's scheduler does this every few seconds of
+// real time, and after a jump of the test clock its leader must first be
+// elected again; promoting right after the jump keeps time-driven work
+// (expiries, retries, releases) prompt. Production clocks never jump.
+func (q *Queue) PromoteDue(ctx context.Context) error {
+	now := q.clock.Now()
+	params := river.NewJobListParams().States(rivertype.JobStateScheduled).
+		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(1000)
+	for page := 0; page < 100; page++ {
+		res, err := q.client.JobList(ctx, params)
+		if err != nil {
+			return err
+		}
+		for _, j := range res.Jobs {
+			if j.ScheduledAt.After(now) {
+				return nil
+			}
+			if _, err := q.client.JobRetry(ctx, j.ID); err != nil {
+				return err
+			}
+		}
+		if len(res.Jobs) < 1000 || res.LastCursor == nil {
+			return nil
+		}
+		params = params.After(res.LastCursor)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@
 package operator
 
 import (
-	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -33,11 +32,8 @@ type Config struct {
 	// TestClock is non-nil only with `serve --test-clock`; the clock route
 	// exists only then.
 	TestClock *payd.TestClock
-	// OnClockAdvance runs after the test clock moved, to let time-driven
-	// work catch up.
-	OnClockAdvance func(ctx context.Context)
-	Logger         *slog.Logger
-	Metrics        *api.Metrics
+	Logger    *slog.Logger
+	Metrics   *api.Metrics
 	// Gatherer serves /metrics (no token: the listener is the operator's own).
 	Gatherer prometheus.Gatherer
 }
@@ -46,12 +42,11 @@ type server struct {
 	svc       *payd.Service
 	tokenHash [32]byte
 	clock     *payd.TestClock
-	onAdvance func(ctx context.Context)
 }
 
 // New returns the operator API handler.
 func New(cfg Config) http.Handler {
-	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock, onAdvance: cfg.OnClockAdvance}
+	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
 	mux := http.NewServeMux()
 	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
 		mux.Handle(pattern, s.authed(fn))
@@ -244,9 +239,6 @@ func (s *server) advanceClock(r *http.Request) (int, any, error) {
 		return 0, nil, payd.Invalid("seconds", "seconds must be an integer 0..315360000")
 	}
 	now := s.clock.Advance(time.Duration(*in.Seconds) * time.Second)
-	if s.onAdvance != nil {
-		s.onAdvance(r.Context())
-	}
 	return http.StatusOK, map[string]any{"now": now}, nil
 }
 

@@ -81,6 +81,20 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		in.TestClock = &payd.TestClock{}
 		clock = in.TestClock
 	}
+	if in.TestClock != nil {
+		// After a jump of the test clock, due jobs run at once and the
+		// hourly work (retention, registers) catches up.
+		in.TestClock.OnAdvance = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := in.Queue.PromoteDue(ctx); err != nil {
+				log.Warn("promote due jobs after clock advance", "err", err.Error())
+			}
+			if err := in.Queue.RunPeriodicNow(ctx); err != nil {
+				log.Warn("periodic jobs after clock advance", "err", err.Error())
+			}
+		}
+	}
 	if err := Migrate(ctx, store, clock); err != nil {
 		store.Close()
 		return nil, err
@@ -139,11 +153,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
 			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
-			OnClockAdvance: func(ctx context.Context) {
-				if err := in.Queue.RunPeriodicNow(ctx); err != nil {
-					log.Warn("periodic jobs after clock advance", "err", err.Error())
-				}
-			},
+
 			Metrics: api.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 		})
 	}
