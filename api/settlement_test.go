@@ -22,6 +22,9 @@ func TestSettlementRegister(t *testing.T) {
 		form := func() *paydtest.Response {
 			return env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/settlements", map[string]any{"test": true, "currency": "RUB", "date": day})
 		}
+		// A long delay keeps the scheduled run away: this test forms the
+		// register by hand (TestSettlementScheduled covers the schedule).
+		env.AdminDo("PATCH", "/admin/v1/merchants/"+shop.MerchantID, map[string]any{"settlement_delay_days": 30}).Expect(t, 200)
 		pay := paidPayment(t, c, "1000.00")
 		r := refund(c, pay, "100.00", nil).Expect(t, 201).JSON(t)
 		waitRefund(t, c, r["id"].(string), "succeeded")
@@ -42,7 +45,7 @@ func TestSettlementRegister(t *testing.T) {
 
 		got := c.Get("/v1/settlements/"+st.ID).Expect(t, 200).JSON(t)
 		val := func(f string) string { return got[f].(map[string]any)["value"].(string) }
-		if got["status"] != "draft" || got["period_from"] != day || got["period_to"] != day || val("gross_amount") != "1000.00" ||
+		if got["status"] != "draft" || got["settlement_delay_days"] != float64(30) || got["period_from"] != day || got["period_to"] != day || val("gross_amount") != "1000.00" ||
 			val("fee_amount") != "6.30" || val("refunds_amount") != "100.00" || val("net_amount") != "893.70" || got["test"] != true {
 			t.Fatalf("settlement = %v", got)
 		}
