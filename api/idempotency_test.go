@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -139,6 +138,5 @@ func TestIdempotencyConcurrentCreatesOne(t *testing.T) {
 				t.Fatalf("answer names %v, stored %v", r.JSON(t)["id"], id)
 			}
 		}
-		_ = fmt.Sprint
 	})
 }
