@@ -17,6 +17,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/webpage"
 )
 
 //go:embed templates/checkout.html
@@ -53,16 +54,7 @@ type view struct {
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, v view) {
-	hd := w.Header()
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	// No form-action: browsers apply it to the redirect after a post too,
-	// and the choice ends in a redirect to the provider's page, which may
-	// be on another origin.
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-	hd.Set("X-Frame-Options", "DENY")
-	// The address holds the one-time token: never send it on as Referer.
-	hd.Set("Referrer-Policy", "no-referrer")
+	webpage.SetHeaders(w.Header())
 	if v.Lang == "" {
 		v.Lang = "en"
 	}

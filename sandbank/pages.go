@@ -13,6 +13,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/webpage"
 )
 
 //go:embed templates/*.html
@@ -57,15 +58,7 @@ type view struct {
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	// No form-action: browsers apply it to the redirect after a post too,
-	// and every decision here ends in a redirect to another origin (the
-	// merchant's return_url, a provider's page).
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	webpage.SetHeaders(w.Header())
 	w.WriteHeader(status)
 	if err := pages.ExecuteTemplate(w, name, v); err != nil {
 		p.log.Error("render sandbox page", "err", err.Error())
