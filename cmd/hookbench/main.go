@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -167,20 +168,27 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			backends = append(backends, backend{Name: "sqlite"})
 			continue
 		}
+		if err := loopbackOnly(cfg.databaseURL); err != nil {
+			return err
+		}
 		if err := pgAnswers(ctx, cfg.databaseURL); err != nil {
 			if cfg.urlGiven {
 				return fmt.Errorf("PostgreSQL at --database-url: %w", err)
 			}
-			fmt.Fprintf(stderr, "hookbench: no PostgreSQL at the default %s (%v); measuring SQLite only\n", defaultDatabaseURL, err)
+			fmt.Fprintf(stderr, "hookbench: no PostgreSQL at the default %s (%v); skipping it\n", defaultDatabaseURL, err)
 			continue
 		}
 		backends = append(backends, backend{Name: "postgres", URL: cfg.databaseURL})
+	}
+	if len(backends) == 0 {
+		return errors.New("no database to measure")
 	}
 
 	rc := newReceiver(cfg.slowDelay)
 	defer rc.Close()
 
 	var rows []result
+	profiled := false
 	for _, bk := range backends {
 		for _, sc := range cfg.scenarios {
 			for _, ld := range cfg.loads {
@@ -190,6 +198,7 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 					if i > 0 || cfg.profile != bk.Name+"/"+sc.Name+"/"+ld.Name {
 						rcfg.profileTo = ""
 					}
+					profiled = profiled || rcfg.profileTo != ""
 					fmt.Fprintf(stderr, "hookbench: %s %s %s run %d/%d …\n", bk.Name, sc.Name, ld.Name, i+1, cfg.runs)
 					res, err := runOnce(ctx, rcfg, rc, bk, sc, ld)
 					if err != nil {
@@ -202,7 +211,28 @@ func run(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 	report(stdout, cfg, mach, rows)
+	if cfg.run.profileTo != "" && !profiled {
+		return fmt.Errorf("--profile %s matched no run: no CPU profile written", cfg.profile)
+	}
 	return nil
+}
+
+// loopbackOnly refuses a PostgreSQL URL for another machine: the benchmark
+// creates and drops schemas and loads the server, and contacts nothing but
+// 127.0.0.1.
+func loopbackOnly(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("--database-url: %w", err)
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return fmt.Errorf("--database-url: want a postgres:// URL")
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "::1", "localhost":
+		return nil
+	}
+	return fmt.Errorf("--database-url: host %q is not the loopback address; only 127.0.0.1 is contacted", u.Hostname())
 }
 
 // quietStop drops errors that only say a context was canceled: the job
@@ -267,7 +297,6 @@ func medianResult(rs []result) result {
 	out.FailP50 = pickD(func(r result) time.Duration { return r.FailP50 })
 	out.CommitP50 = pickD(func(r result) time.Duration { return r.CommitP50 })
 	out.CommitP99 = pickD(func(r result) time.Duration { return r.CommitP99 })
-	out.Elapsed = pickD(func(r result) time.Duration { return r.Elapsed })
 	out.RateLo, out.RateHi, out.P99Lo, out.P99Hi = rs[0].HealthyRate, rs[0].HealthyRate, rs[0].HealthyP99, rs[0].HealthyP99
 	for _, r := range rs[1:] {
 		out.TimedOut = out.TimedOut || r.TimedOut
@@ -367,7 +396,7 @@ func verdicts(rows []result) []string {
 				continue
 			}
 			kept := "kept up"
-			if slowest.HealthyRate < 0.95*slowest.Rate() {
+			if slowest.HealthyRate < 0.95*slowest.Offered {
 				kept = fmt.Sprintf("fell behind (%.0f/s, %s)", slowest.HealthyRate, slowest.Scenario)
 			}
 			out = append(out, fmt.Sprintf("%s at %s: %s; p99 < %s %s, highest %s (%s)", b, load, kept, targetP99,

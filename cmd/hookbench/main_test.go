@@ -119,6 +119,19 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+func TestLoopbackOnly(t *testing.T) {
+	for _, ok := range []string{defaultDatabaseURL, "postgresql://u@localhost/db", "postgres://[::1]:5432/x"} {
+		if err := loopbackOnly(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"postgres://db.example.com/x", "postgres://10.0.0.1/x", "mysql://127.0.0.1/x"} {
+		if err := loopbackOnly(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
 func TestCPUModel(t *testing.T) {
 	if m := cpuModel("processor\t: 0\nmodel name\t: Some CPU @ 2.0GHz\n"); m != "Some CPU @ 2.0GHz" {
 		t.Fatalf("cpu model %q", m)

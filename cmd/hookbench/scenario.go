@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
 	"net/url"
 	"os"
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -97,20 +97,12 @@ type backend struct {
 	URL string
 }
 
-// Rate is the offered load of the row in deliveries per second, 0 for a
-// burst.
-func (r *result) Rate() float64 {
-	ld, err := parseLoad(strings.TrimSuffix(r.Load, "/s"))
-	if err != nil {
-		return 0
-	}
-	return ld.Rate
-}
-
 // result is one run of one scenario under one load on one backend.
 type result struct {
 	Backend, Scenario, Load string
-	Endpoints, Events       int
+	// Offered is the paced load in deliveries per second, 0 for a burst.
+	Offered           float64
+	Endpoints, Events int
 	// Want first attempts (events × endpoints); Got arrived in time.
 	Want, Got              int
 	Healthy, SlowN, FailN  int
@@ -119,7 +111,6 @@ type result struct {
 	SlowP50, FailP50       time.Duration
 	CommitP50, CommitP99   time.Duration
 	RecordRate             float64
-	Elapsed                time.Duration
 	TimedOut               bool
 	Retries, Strays        int
 	// StaleSummaries counts events whose delivery summary still says
@@ -151,7 +142,7 @@ type runConfig struct {
 // stopped, and the database it made removed, before it returns.
 func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc scenario, ld load) (res result, err error) {
 	events := sc.scaledEvents(cfg.scale)
-	res = result{Backend: bk.Name, Scenario: sc.Name, Load: ld.Name, Endpoints: sc.endpoints(), Events: events,
+	res = result{Backend: bk.Name, Scenario: sc.Name, Load: ld.Name, Offered: ld.Rate, Endpoints: sc.endpoints(), Events: events,
 		Want: events * sc.endpoints()}
 
 	dir, err := os.MkdirTemp("", "hookbench-")
@@ -212,7 +203,7 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 		if err != nil {
 			return res, fmt.Errorf("create endpoint %s: %w", u, err)
 		}
-		if resp.Status != 201 {
+		if resp.Status != http.StatusCreated {
 			return res, fmt.Errorf("create endpoint %s: status %d", u, resp.Status)
 		}
 	}
@@ -278,13 +269,7 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
-	cpu1 := readCPU()
-	res.StaleSummaries = -1
-	if !res.TimedOut {
-		if res.StaleSummaries, err = staleSummaries(ctx, in); err != nil {
-			return res, err
-		}
-	}
+	res.ProcCores, res.MachineCores = cpu0.cores(readCPU())
 	res.NewConns = rc.conns.Load() - conns0
 	samples, retries, strays := col.snapshot()
 	res.Retries, res.Strays = retries, strays
@@ -292,7 +277,12 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 		res.RecordRate = float64(rec.n) / rec.took.Seconds()
 	}
 	summarize(&res, samples, rec.first)
-	res.ProcCores, res.MachineCores = cpu0.cores(cpu1)
+	res.StaleSummaries = -1
+	if !res.TimedOut {
+		if res.StaleSummaries, err = staleSummaries(ctx, in); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
@@ -300,11 +290,8 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 // first is the created_at of the first event.
 func summarize(res *result, samples []sample, first time.Time) {
 	var healthy, slow, fail, commit []time.Duration
-	var lastHealthy, last time.Time
+	var lastHealthy time.Time
 	for _, s := range samples {
-		if s.at.After(last) {
-			last = s.at
-		}
 		switch s.kind {
 		case kindOK:
 			healthy = append(healthy, s.sinceCreated)
@@ -328,9 +315,6 @@ func summarize(res *result, samples []sample, first time.Time) {
 	res.SlowP50, res.FailP50 = percentile(slow, 50), percentile(fail, 50)
 	if !first.IsZero() && lastHealthy.After(first) {
 		res.HealthyRate = float64(len(healthy)) / lastHealthy.Sub(first).Seconds()
-	}
-	if !first.IsZero() && last.After(first) {
-		res.Elapsed = last.Sub(first)
 	}
 }
 
