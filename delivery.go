@@ -147,6 +147,12 @@ func summarize(list []*WebhookDelivery) EventDelivery {
 }
 
 func (s *Service) refreshSummary(ctx context.Context, tx Tx, eventID string) error {
+	// Lock the event first: two attempts of one event finishing together
+	// would otherwise each read the other's delivery as it was and write a
+	// stale summary (PostgreSQL, read committed).
+	if err := tx.EventLock(ctx, eventID); err != nil {
+		return err
+	}
 	list, err := tx.WebhookDeliveryListByEvent(ctx, eventID)
 	if err != nil {
 		return err

@@ -137,6 +137,8 @@ type Tx interface {
 	DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*DeliveryAttempt, error)
 	// EventDeliveryUpdate stores an event's delivery summary.
 	EventDeliveryUpdate(ctx context.Context, eventID string, d EventDelivery) error
+	// EventLock locks an event's row until the transaction ends.
+	EventLock(ctx context.Context, eventID string) error
 
 	WebhookEndpointInsert(ctx context.Context, e *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)

@@ -78,3 +78,8 @@ func (t *tx) EventDeliveryUpdate(ctx context.Context, eventID string, d payd.Eve
 	return t.execOne(ctx, `UPDATE events SET delivery_status = $2, delivery_attempts = $3, last_response_code = $4, last_attempt_at = $5 WHERE id = $1`,
 		eventID, d.Status, d.Attempts, code, nullMicros(d.LastAttemptAt))
 }
+
+func (t *tx) EventLock(ctx context.Context, eventID string) error {
+	var id string
+	return noRows(t.q.QueryRowContext(ctx, `SELECT id FROM events WHERE id = $1`+t.d.forUpdate(), eventID).Scan(&id))
+}
