@@ -108,6 +108,18 @@ func (s *Service) DeliverWebhook(ctx context.Context, deliveryID string) error {
 // a delivery that spent every retry turns the endpoint failing
 // (States: Webhook endpoint).
 func (s *Service) endpointOutcome(ctx context.Context, tx Tx, d *WebhookDelivery, ok, failedFinally bool) error {
+	if ok {
+		// The common case: a success on an endpoint without failures
+		// changes nothing, so it neither locks nor writes the row that
+		// every delivery to the endpoint would otherwise queue on.
+		ep, err := tx.WebhookEndpointGet(ctx, d.ShopID, d.Test, d.EndpointID)
+		if errors.Is(err, ErrNoRows) || (err == nil && ep.ConsecutiveFailures == 0) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 	ep, err := tx.WebhookEndpointGetForUpdate(ctx, d.ShopID, d.Test, d.EndpointID)
 	if errors.Is(err, ErrNoRows) {
 		return nil
