@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -46,6 +45,38 @@ type WebhookDelivery struct {
 	LastAttemptAt    *time.Time `json:"last_attempt_at,omitempty"`
 	NextAttemptAt    *time.Time `json:"next_attempt_at,omitempty"`
 	CreatedAt        time.Time  `json:"created_at"`
+	// DueAt is when the delivery is next sent; a claim moves it forward
+	// by its lease.
+	DueAt time.Time `json:"-"`
+}
+
+// DeliveryWork is a claimed delivery with what sending it needs. Event is
+// nil when retention removed it, Endpoint when the endpoint was deleted.
+type DeliveryWork struct {
+	Delivery *WebhookDelivery
+	Event    *Event
+	Endpoint *WebhookEndpoint
+}
+
+// WebhookDeliveryClaimParams chooses the deliveries a sender claims: those
+// pending and due at Now, oldest first, at most Limit in all, PerEndpoint
+// of each endpoint (PerFastEndpoint of those in Fast), none of the
+// endpoints in Exclude (their senders are busy).
+type WebhookDeliveryClaimParams struct {
+	Now, LeaseUntil              time.Time
+	Limit                        int
+	PerEndpoint, PerFastEndpoint int
+	Exclude, Fast                []string
+}
+
+// EventDeliveryChange moves an event's delivery counters: Added new
+// deliveries, Attempts made, Finished deliveries (no longer pending), of
+// them Failed (failed or skipped), and the latest attempt's time and answer.
+type EventDeliveryChange struct {
+	EventID                           string
+	Added, Attempts, Finished, Failed int
+	LastAttemptAt                     *time.Time
+	LastResponseCode                  *int
 }
 
 // DeliveryAttempt is one POST of an event to an endpoint, for the operator's
@@ -63,7 +94,9 @@ type DeliveryAttempt struct {
 	Error        string    `json:"error,omitempty"`
 }
 
-// WebhookDeliverArgs is the job of one delivery attempt.
+// WebhookDeliverArgs is the job of one delivery attempt in versions that
+// queued deliveries as jobs; such jobs left in a database are run as a
+// nudge to the delivery sender, which owns the delivery now.
 type WebhookDeliverArgs struct {
 	DeliveryID string `json:"delivery_id"`
 }
@@ -86,78 +119,44 @@ type Sender interface {
 	Send(ctx context.Context, url string, headers map[string]string, body []byte, timeout time.Duration) (*SendResult, error)
 }
 
-// fanOut creates a delivery, and its job, for every active endpoint of the
-// event's shop and mode subscribed to its type, in the event's transaction.
-// It returns the number of deliveries.
-func (s *Service) fanOut(ctx context.Context, tx Tx, ev *Event) (int, error) {
+// subscribers are the endpoints an event goes to: the active endpoints of
+// its shop and mode subscribed to its type.
+func (s *Service) subscribers(ctx context.Context, tx Tx, ev *Event) ([]*WebhookEndpoint, error) {
 	if ev.Type == EventPaymentAuthorizeRequest {
-		return 0, nil // sent synchronously by the pre-check, never queued
+		return nil, nil // sent synchronously by the pre-check, never queued
 	}
 	endpoints, err := tx.WebhookEndpointList(ctx, ev.ShopID, ev.Test)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
-	now := s.clock.Now()
+	out := endpoints[:0]
 	for _, e := range endpoints {
-		if e.Status != WebhookActive || !e.Subscribed(ev.Type) {
-			continue
+		if e.Status == WebhookActive && e.Subscribed(ev.Type) {
+			out = append(out, e)
 		}
-		d := &WebhookDelivery{ID: s.ids.New("dlv_", now), EventID: ev.ID, EndpointID: e.ID, ShopID: ev.ShopID,
-			Test: ev.Test, State: DeliveryStatePending, CreatedAt: now}
-		if err := tx.WebhookDeliveryInsert(ctx, d); err != nil {
-			return n, err
-		}
-		if err := s.jobs.Enqueue(ctx, tx, WebhookDeliverArgs{DeliveryID: d.ID}, time.Time{}); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, nil
+	return out, nil
 }
 
-// summarize recomputes an event's delivery summary from its deliveries.
-func summarize(list []*WebhookDelivery) EventDelivery {
-	sum := EventDelivery{Status: DeliveryNone}
-	if len(list) == 0 {
-		return sum
+// queueDeliveries writes a delivery, due now, for each endpoint, in the
+// event's transaction, and wakes the sender once the transaction commits.
+func (s *Service) queueDeliveries(ctx context.Context, tx Tx, ev *Event, endpoints []*WebhookEndpoint) error {
+	if len(endpoints) == 0 {
+		return nil
 	}
-	pending, failed := false, false
-	for _, d := range list {
-		sum.Attempts += d.Attempts
-		if d.LastAttemptAt != nil && (sum.LastAttemptAt == nil || d.LastAttemptAt.After(*sum.LastAttemptAt)) {
-			sum.LastAttemptAt, sum.LastResponseCode = d.LastAttemptAt, d.LastResponseCode
-		}
-		switch d.State {
-		case DeliveryStatePending:
-			pending = true
-		case DeliveryStateFailed, DeliveryStateSkipped:
-			failed = true
-		}
+	now := s.clock.Now()
+	list := make([]*WebhookDelivery, len(endpoints))
+	for i, e := range endpoints {
+		list[i] = &WebhookDelivery{ID: s.ids.New("dlv_", now), EventID: ev.ID, EndpointID: e.ID, ShopID: ev.ShopID,
+			Test: ev.Test, State: DeliveryStatePending, CreatedAt: now, DueAt: now}
 	}
-	switch {
-	case pending:
-		sum.Status = DeliveryPending
-	case failed:
-		sum.Status = DeliveryFailed
-	default:
-		sum.Status = DeliverySucceeded
-	}
-	return sum
-}
-
-func (s *Service) refreshSummary(ctx context.Context, tx Tx, eventID string) error {
-	// Lock the event first: two attempts of one event finishing together
-	// would otherwise each read the other's delivery as it was and write a
-	// stale summary (PostgreSQL, read committed).
-	if err := tx.EventLock(ctx, eventID); err != nil {
+	if err := tx.WebhookDeliveryInsert(ctx, list...); err != nil {
 		return err
 	}
-	list, err := tx.WebhookDeliveryListByEvent(ctx, eventID)
-	if err != nil {
-		return err
+	if s.dispatch != nil {
+		tx.AfterCommit(s.dispatch.kick)
 	}
-	return tx.EventDeliveryUpdate(ctx, eventID, summarize(list))
+	return nil
 }
 
 // signingSecrets are the secrets that sign a delivery now: the current one
@@ -169,5 +168,3 @@ func (e *WebhookEndpoint) signingSecrets(now time.Time) []string {
 	}
 	return out
 }
-
-var errDeliveryDone = errors.New("delivery already final")

@@ -10,40 +10,22 @@ import (
 	"github.com/paydhq/payd/webhook"
 )
 
-// DeliverWebhook makes one attempt of a delivery: it posts the stored event
-// bytes, signed, to the endpoint, records the attempt, and on failure
-// schedules the next retry or, after the last, marks the delivery failed and
-// the endpoint failing. The POST happens outside any transaction so a slow
-// receiver holds no lock.
-func (s *Service) DeliverWebhook(ctx context.Context, deliveryID string) error {
-	var d *WebhookDelivery
-	var ev *Event
-	var ep *WebhookEndpoint
-	err := s.store.View(ctx, func(tx Tx) (err error) {
-		if d, err = tx.WebhookDeliveryGet(ctx, deliveryID); err != nil {
-			return err
-		}
-		if d.State != DeliveryStatePending {
-			return errDeliveryDone
-		}
-		if ev, err = tx.EventGet(ctx, d.ShopID, d.Test, d.EventID); err != nil {
-			return err
-		}
-		ep, err = tx.WebhookEndpointGet(ctx, d.ShopID, d.Test, d.EndpointID)
-		return err
-	})
-	if errors.Is(err, errDeliveryDone) {
-		return nil
-	}
-	if errors.Is(err, ErrNoRows) || (err == nil && ep.Status != WebhookActive) {
+// deliveryOutcome is what became of one claimed delivery: an attempt, or
+// none when the delivery was skipped.
+type deliveryOutcome struct {
+	work    *DeliveryWork
+	attempt *DeliveryAttempt
+	ok      bool
+}
+
+// attemptDelivery posts the stored event bytes, signed, to the endpoint.
+// It runs outside any transaction, so a slow receiver holds no lock.
+func (s *Service) attemptDelivery(ctx context.Context, w *DeliveryWork) *deliveryOutcome {
+	ev, ep := w.Event, w.Endpoint
+	if ev == nil || ep == nil || ep.Status != WebhookActive {
 		// Events for a disabled, failing or deleted endpoint are kept, not
 		// sent; resend delivers them after the endpoint is active again.
-		return s.store.Tx(ctx, func(tx Tx) error {
-			return s.finishDelivery(ctx, tx, deliveryID, func(d *WebhookDelivery) { d.State = DeliveryStateSkipped })
-		})
-	}
-	if err != nil {
-		return err
+		return &deliveryOutcome{work: w}
 	}
 	now := s.clock.Now()
 	headers := map[string]string{
@@ -53,73 +35,139 @@ func (s *Service) DeliverWebhook(ctx context.Context, deliveryID string) error {
 		webhook.SignatureHeader: webhook.Header(now, ev.Body, ep.signingSecrets(now)...),
 	}
 	res, sendErr := s.sender.Send(ctx, ep.URL, headers, ev.Body, DeliveryTimeout)
-	attempt := &DeliveryAttempt{ID: s.ids.New("att_", now), DeliveryID: d.ID, EventID: ev.ID, EndpointID: ep.ID, URL: ep.URL, At: now}
-	ok := false
+	attempt := &DeliveryAttempt{ID: s.ids.New("att_", now), DeliveryID: w.Delivery.ID, EventID: ev.ID,
+		EndpointID: ep.ID, URL: ep.URL, At: now}
+	out := &deliveryOutcome{work: w, attempt: attempt}
 	if sendErr != nil {
 		attempt.Error = sendErr.Error()
-	} else {
-		attempt.StatusCode, attempt.DurationMS = res.StatusCode, res.Duration.Milliseconds()
-		attempt.ResponseBody = truncateUTF8(res.Body, MaxLoggedResponse)
-		ok = res.StatusCode >= 200 && res.StatusCode < 300
-		if !ok {
-			attempt.Error = "answer " + strconv.Itoa(res.StatusCode) + " " + http.StatusText(res.StatusCode) + " is not 2xx"
+		return out
+	}
+	attempt.StatusCode, attempt.DurationMS = res.StatusCode, res.Duration.Milliseconds()
+	attempt.ResponseBody = truncateUTF8(res.Body, MaxLoggedResponse)
+	out.ok = res.StatusCode >= 200 && res.StatusCode < 300
+	if !out.ok {
+		attempt.Error = "answer " + strconv.Itoa(res.StatusCode) + " " + http.StatusText(res.StatusCode) + " is not 2xx"
+	}
+	return out
+}
+
+// next is the delivery after the outcome: succeeded, skipped, due again
+// after the retry schedule's wait, or failed after the last retry
+// (Events: Delivery — Retries).
+func (s *Service) next(o *deliveryOutcome) (d *WebhookDelivery, failedFinally bool) {
+	cp := *o.work.Delivery
+	d = &cp
+	if o.attempt == nil {
+		d.State = DeliveryStateSkipped
+		return d, false
+	}
+	d.Attempts++
+	d.LastAttemptAt = &o.attempt.At
+	if o.attempt.StatusCode != 0 {
+		code := o.attempt.StatusCode
+		d.LastResponseCode = &code
+	}
+	d.NextAttemptAt = nil
+	switch {
+	case o.ok:
+		d.State = DeliveryStateSucceeded
+	case d.Attempts <= len(RetrySchedule):
+		due := s.clock.Now().Add(RetrySchedule[d.Attempts-1])
+		d.NextAttemptAt, d.DueAt = &due, due
+	default:
+		d.State, failedFinally = DeliveryStateFailed, true
+	}
+	return d, failedFinally
+}
+
+// recordOutcomes writes a batch of outcomes in one transaction: the
+// attempts, the deliveries' new states, the events' summaries and the
+// endpoints' failure counts. One transaction per batch rather than per
+// attempt is what lets deliveries keep up with thousands of events a
+// second on one database writer.
+func (s *Service) recordOutcomes(ctx context.Context, outs []*deliveryOutcome) error {
+	var attempts []*DeliveryAttempt
+	deliveries := make([]*WebhookDelivery, len(outs))
+	finally := make([]bool, len(outs))
+	for i, o := range outs {
+		if o.attempt != nil {
+			attempts = append(attempts, o.attempt)
 		}
+		deliveries[i], finally[i] = s.next(o)
 	}
 	return s.store.Tx(ctx, func(tx Tx) error {
-		if err := tx.DeliveryAttemptInsert(ctx, attempt); err != nil {
+		if err := tx.DeliveryAttemptInsert(ctx, attempts...); err != nil {
 			return err
 		}
-		var failedFinally bool
-		err := s.finishDelivery(ctx, tx, deliveryID, func(d *WebhookDelivery) {
-			d.Attempts++
-			d.LastAttemptAt = &attempt.At
-			if attempt.StatusCode != 0 {
-				code := attempt.StatusCode
-				d.LastResponseCode = &code
-			}
-			d.NextAttemptAt = nil
-			switch {
-			case ok:
-				d.State = DeliveryStateSucceeded
-			case d.Attempts <= len(RetrySchedule):
-				next := s.clock.Now().Add(RetrySchedule[d.Attempts-1])
-				d.NextAttemptAt = &next
-			default:
-				d.State, failedFinally = DeliveryStateFailed, true
-			}
-		})
+		saved, err := tx.WebhookDeliverySave(ctx, deliveries)
 		if err != nil {
 			return err
 		}
-		cur, err := tx.WebhookDeliveryGet(ctx, deliveryID)
-		if err != nil {
+		isSaved := make(map[string]bool, len(saved))
+		for _, id := range saved {
+			isSaved[id] = true
+		}
+		changes := map[string]*EventDeliveryChange{}
+		var order []string
+		byEndpoint := map[string][]int{}
+		var endpoints []string
+		for i, d := range deliveries {
+			if !isSaved[d.ID] {
+				continue // another sender recorded it first
+			}
+			c := changes[d.EventID]
+			if c == nil {
+				c = &EventDeliveryChange{EventID: d.EventID}
+				changes[d.EventID] = c
+				order = append(order, d.EventID)
+			}
+			if d.State != DeliveryStatePending {
+				c.Finished++
+			}
+			if d.State == DeliveryStateFailed || d.State == DeliveryStateSkipped {
+				c.Failed++
+			}
+			if a := outs[i].attempt; a != nil {
+				c.Attempts++
+				if c.LastAttemptAt == nil || !a.At.Before(*c.LastAttemptAt) {
+					c.LastAttemptAt = &a.At
+					if a.StatusCode != 0 {
+						code := a.StatusCode
+						c.LastResponseCode = &code
+					}
+				}
+				if ep := outs[i].work.Endpoint; !outs[i].ok || ep.ConsecutiveFailures > 0 {
+					if byEndpoint[d.EndpointID] == nil {
+						endpoints = append(endpoints, d.EndpointID)
+					}
+					byEndpoint[d.EndpointID] = append(byEndpoint[d.EndpointID], i)
+				}
+			}
+		}
+		list := make([]EventDeliveryChange, len(order))
+		for i, id := range order {
+			list[i] = *changes[id]
+		}
+		if err := tx.EventDeliveryCount(ctx, list); err != nil {
 			return err
 		}
-		if cur.NextAttemptAt != nil {
-			if err := s.jobs.Enqueue(ctx, tx, WebhookDeliverArgs{DeliveryID: deliveryID}, *cur.NextAttemptAt); err != nil {
+		for _, id := range endpoints {
+			idx := byEndpoint[id]
+			if err := s.endpointOutcome(ctx, tx, outs, finally, idx); err != nil {
 				return err
 			}
 		}
-		return s.endpointOutcome(ctx, tx, cur, ok, failedFinally)
+		return nil
 	})
 }
 
-// endpointOutcome keeps the endpoint's failure count: a success resets it;
-// a delivery that spent every retry turns the endpoint failing
-// (States: Webhook endpoint).
-func (s *Service) endpointOutcome(ctx context.Context, tx Tx, d *WebhookDelivery, ok, failedFinally bool) error {
-	if ok {
-		// The common case: a success on an endpoint without failures
-		// changes nothing, so it neither locks nor writes the row that
-		// every delivery to the endpoint would otherwise queue on.
-		ep, err := tx.WebhookEndpointGet(ctx, d.ShopID, d.Test, d.EndpointID)
-		if errors.Is(err, ErrNoRows) || (err == nil && ep.ConsecutiveFailures == 0) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+// endpointOutcome keeps an endpoint's failure count over the attempts of
+// one batch, in order: a success resets it; a delivery that spent every
+// retry turns the endpoint failing (States: Webhook endpoint). Successes on
+// an endpoint without failures never come here, so the common case neither
+// locks nor writes the row every delivery to the endpoint would queue on.
+func (s *Service) endpointOutcome(ctx context.Context, tx Tx, outs []*deliveryOutcome, finally []bool, idx []int) error {
+	d := outs[idx[0]].work.Delivery
 	ep, err := tx.WebhookEndpointGetForUpdate(ctx, d.ShopID, d.Test, d.EndpointID)
 	if errors.Is(err, ErrNoRows) {
 		return nil
@@ -127,32 +175,18 @@ func (s *Service) endpointOutcome(ctx context.Context, tx Tx, d *WebhookDelivery
 	if err != nil {
 		return err
 	}
-	switch {
-	case ok:
-		ep.ConsecutiveFailures = 0
-	default:
+	for _, i := range idx {
+		if outs[i].ok {
+			ep.ConsecutiveFailures = 0
+			continue
+		}
 		ep.ConsecutiveFailures++
-		if failedFinally && ep.Status == WebhookActive {
+		if finally[i] && ep.Status == WebhookActive {
 			ep.Status = WebhookFailing
 			s.log.Warn("webhook endpoint failing", "endpoint", ep.ID, "shop", ep.ShopID)
 		}
 	}
 	return tx.WebhookEndpointUpdate(ctx, ep)
-}
-
-func (s *Service) finishDelivery(ctx context.Context, tx Tx, id string, change func(*WebhookDelivery)) error {
-	d, err := tx.WebhookDeliveryGetForUpdate(ctx, id)
-	if err != nil {
-		return err
-	}
-	if d.State != DeliveryStatePending {
-		return nil
-	}
-	change(d)
-	if err := tx.WebhookDeliveryUpdate(ctx, d); err != nil {
-		return err
-	}
-	return s.refreshSummary(ctx, tx, d.EventID)
 }
 
 func truncateUTF8(b []byte, n int) string {
@@ -175,11 +209,17 @@ func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotenc
 		if err != nil {
 			return 0, nil, notFoundAs(err, "event")
 		}
-		if _, err := s.fanOut(ctx, tx, ev); err != nil {
+		endpoints, err := s.subscribers(ctx, tx, ev)
+		if err != nil {
 			return 0, nil, err
 		}
-		if err := s.refreshSummary(ctx, tx, ev.ID); err != nil {
+		if err := s.queueDeliveries(ctx, tx, ev, endpoints); err != nil {
 			return 0, nil, err
+		}
+		if len(endpoints) > 0 {
+			if err := tx.EventDeliveryCount(ctx, []EventDeliveryChange{{EventID: ev.ID, Added: len(endpoints)}}); err != nil {
+				return 0, nil, err
+			}
 		}
 		if ev, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), id); err != nil {
 			return 0, nil, err

@@ -65,6 +65,9 @@ type Event struct {
 	CreatedAt  time.Time
 	Body       json.RawMessage
 	Delivery   EventDelivery
+	// Deliveries is the number of deliveries queued with the event when
+	// it is inserted; its counters start from it.
+	Deliveries int
 }
 
 // Delivery states of an event's summary. The contract names `pending`; the
@@ -123,24 +126,24 @@ func (s *Service) newEvent(p NewEventParams) (*Event, error) {
 }
 
 // RecordEvent writes an event in tx, the transaction of the change it
-// reports, with a delivery (and its job) for every subscribed endpoint.
+// reports, with a delivery for every subscribed endpoint.
 func (s *Service) RecordEvent(ctx context.Context, tx Tx, p NewEventParams) (*Event, error) {
 	ev, err := s.newEvent(p)
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.EventInsert(ctx, ev); err != nil {
-		return nil, err
-	}
-	n, err := s.fanOut(ctx, tx, ev)
+	endpoints, err := s.subscribers(ctx, tx, ev)
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	ev.Deliveries = len(endpoints)
+	if ev.Deliveries == 0 {
 		ev.Delivery.Status = DeliveryNone
-		return ev, tx.EventDeliveryUpdate(ctx, ev.ID, ev.Delivery)
 	}
-	return ev, nil
+	if err := tx.EventInsert(ctx, ev); err != nil {
+		return nil, err
+	}
+	return ev, s.queueDeliveries(ctx, tx, ev, endpoints)
 }
 
 // WithDelivery returns the stored event body with its delivery summary

@@ -44,6 +44,8 @@ type Config struct {
 	Sender Sender
 	// ReportKey signs settlement report links.
 	ReportKey []byte
+	// Delivery sizes the webhook sender (RunDeliveries).
+	Delivery DeliveryOptions
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -58,6 +60,7 @@ type Service struct {
 	jobs              Jobs
 	log               *slog.Logger
 	ids               *IDGen
+	dispatch          *dispatcher
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
@@ -93,6 +96,7 @@ func NewService(cfg Config) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.dispatch = newDispatcher(s, cfg.Delivery)
 	if s.stage == 0 {
 		s.stage = StageM1
 	}

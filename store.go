@@ -28,6 +28,10 @@ type Store interface {
 // lock the row until the transaction ends (row locks on PostgreSQL; SQLite
 // has a single writer, which serialises the same way).
 type Tx interface {
+	// AfterCommit runs fn once the transaction has committed, and never
+	// when it rolls back.
+	AfterCommit(fn func())
+
 	MerchantInsert(ctx context.Context, m *Merchant) error
 	MerchantGet(ctx context.Context, id string) (*Merchant, error)
 	MerchantList(ctx context.Context, p *MerchantListParams) (Page[*Merchant], error)
@@ -128,17 +132,22 @@ type Tx interface {
 	LedgerNegativeAccounts(ctx context.Context) ([]string, error)
 	RefundTotals(ctx context.Context) (map[string]map[string]int64, error)
 
-	WebhookDeliveryInsert(ctx context.Context, d *WebhookDelivery) error
-	WebhookDeliveryGet(ctx context.Context, id string) (*WebhookDelivery, error)
-	WebhookDeliveryGetForUpdate(ctx context.Context, id string) (*WebhookDelivery, error)
-	WebhookDeliveryUpdate(ctx context.Context, d *WebhookDelivery) error
+	// WebhookDeliveryInsert queues deliveries, each due at its DueAt.
+	WebhookDeliveryInsert(ctx context.Context, list ...*WebhookDelivery) error
+	// WebhookDeliveryClaim takes the due deliveries for sending and moves
+	// them out of reach of other claims until p.LeaseUntil.
+	WebhookDeliveryClaim(ctx context.Context, p *WebhookDeliveryClaimParams) ([]*DeliveryWork, error)
+	// WebhookDeliverySave writes deliveries after their attempts; only
+	// those still pending are changed, and their ids are returned.
+	WebhookDeliverySave(ctx context.Context, list []*WebhookDelivery) ([]string, error)
 	WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*WebhookDelivery, error)
-	DeliveryAttemptInsert(ctx context.Context, a *DeliveryAttempt) error
+	DeliveryAttemptInsert(ctx context.Context, list ...*DeliveryAttempt) error
 	DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*DeliveryAttempt, error)
-	// EventDeliveryUpdate stores an event's delivery summary.
+	// EventDeliveryUpdate stores an event's delivery summary as it is.
 	EventDeliveryUpdate(ctx context.Context, eventID string, d EventDelivery) error
-	// EventLock locks an event's row until the transaction ends.
-	EventLock(ctx context.Context, eventID string) error
+	// EventDeliveryCount moves the delivery counters of events, and with
+	// them their summaries, by the given changes.
+	EventDeliveryCount(ctx context.Context, changes []EventDeliveryChange) error
 
 	WebhookEndpointInsert(ctx context.Context, e *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*WebhookEndpoint, error)

@@ -264,8 +264,9 @@ func TestPayoutFreeze(t *testing.T) {
 		pay := paidPayment(t, c, "1000.00")
 		env.Clock.Advance(24*time.Hour + time.Minute)
 		waitLong(t, "release", func() bool { return balanceOf(t, c)["available"] == "993.00" })
-		// 1000.00 back from 993.00 available: 7.00 of debt.
-		r := refund(c, pay, "1000.00", nil).Expect(t, 201).JSON(t)
+		// 1000.00 back from 993.00 available: 7.00 of debt. The bank's
+		// answer waits for the clock, so the freeze can be seen before it.
+		r := refund(c, pay, "1000.00", map[string]any{"metadata": map[string]any{"sandbox_delay_seconds": "120"}}).Expect(t, 201).JSON(t)
 		bal := balanceOf(t, c)
 		if bal["available"] != "-7.00" || bal["payable"] != "0.00" {
 			t.Fatalf("balance = %v", bal)
@@ -279,6 +280,7 @@ func TestPayoutFreeze(t *testing.T) {
 				t.Fatalf("shop %s: %d settlement.frozen events, want 1", s.ID, n)
 			}
 		}
+		env.Clock.Advance(2 * time.Minute)
 		waitRefund(t, c, r["id"].(string), "succeeded")
 		// The refund gave the whole fee back (7.00): available is 0.00 again,
 		// and the automatic freeze is lifted.

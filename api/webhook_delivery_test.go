@@ -177,7 +177,9 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 			env.Clock.Advance(2 * time.Second)
 			waitLong(t, fmt.Sprintf("retry %d after %v", i+1, wait), func() bool { return len(rc.deliveries()) == i+2 })
 		}
-		// The tenth attempt was the last: the endpoint is failing.
+		// The tenth attempt was the last: once it is recorded, the
+		// endpoint is failing.
+		recorded(len(payd.RetrySchedule) + 1)
 		got := c.Get("/v1/webhook-endpoints/"+epID).Expect(t, 200).JSON(t)
 		if got["status"] != "failing" {
 			t.Fatalf("endpoint after the last retry = %v", got)

@@ -52,8 +52,6 @@ type Options struct {
 	Workers int
 	// OnFailure is told the kind of every failed job attempt.
 	OnFailure func(kind string)
-	// WebhookWorkers is the number of deliveries run at once.
-	WebhookWorkers int
 }
 
 const queueWebhooks = "webhooks"
@@ -84,18 +82,16 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 	if opts.Workers == 0 {
 		opts.Workers = 16
 	}
-	if opts.WebhookWorkers == 0 {
-		opts.WebhookWorkers = 100
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	client, err := river.NewClient(q.driver, &river.Config{
-		// Webhook deliveries have a queue of their own with many workers,
-		// so slow receivers never hold up payments' jobs or each other.
+		// Webhook deliveries are queued in their own table and sent by the
+		// service's delivery sender; this queue only drains delivery jobs
+		// left by versions that queued each delivery as a job.
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: opts.Workers},
-			queueWebhooks:      {MaxWorkers: opts.WebhookWorkers},
+			queueWebhooks:      {MaxWorkers: 1},
 		},
 		Workers:           q.workers,
 		FetchPollInterval: opts.PollInterval,

@@ -77,8 +77,9 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	river.AddWorker(w, &argsWorker[payd.ProviderNotificationArgs]{fn: func(ctx context.Context, a payd.ProviderNotificationArgs) error {
 		return svc.HandleProviderNotification(ctx, a.Provider, a.Payload, a.Signature)
 	}})
-	river.AddWorker(w, &argsWorker[payd.WebhookDeliverArgs]{fn: func(ctx context.Context, a payd.WebhookDeliverArgs) error {
-		return svc.DeliverWebhook(ctx, a.DeliveryID)
+	river.AddWorker(w, &argsWorker[payd.WebhookDeliverArgs]{fn: func(context.Context, payd.WebhookDeliverArgs) error {
+		svc.KickDeliveries()
+		return nil
 	}})
 	river.AddWorker(w, &funcWorker[payd.SettlementRunArgs]{fn: svc.RunSettlements})
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {

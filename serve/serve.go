@@ -46,6 +46,9 @@ type Config struct {
 	WebhookRootCAs *x509.CertPool
 	// JobPollInterval overrides the job queue's polling (tests use less).
 	JobPollInterval time.Duration
+	// Delivery sizes the webhook sender: deliveries in flight in all and
+	// per endpoint (zero: the defaults of payd.DeliveryOptions).
+	Delivery payd.DeliveryOptions
 	// HoldIdempotentFunc is passed to the service (tests only).
 	HoldIdempotentFunc func(key string)
 }
@@ -62,6 +65,10 @@ type Instance struct {
 	Admin    http.Handler
 	Registry *prometheus.Registry
 	log      *slog.Logger
+	// stopDeliveries ends the webhook sender; deliveriesDone closes when
+	// it has recorded its last attempts.
+	stopDeliveries context.CancelFunc
+	deliveriesDone chan struct{}
 }
 
 // New opens storage, applies migrations, and wires the service. Jobs start
@@ -87,6 +94,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		in.TestClock.OnAdvance = func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
+			in.Service.KickDeliveries()
 			if err := in.Queue.PromoteDue(ctx); err != nil {
 				log.Warn("promote due jobs after clock advance", "err", err.Error())
 			}
@@ -135,7 +143,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	in.Service = payd.NewService(payd.Config{
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
-		Providers: []payd.Provider{banks[0], banks[1]}, Route: route, ReportKey: reportKey,
+		Providers: []payd.Provider{banks[0], banks[1]}, Route: route, ReportKey: reportKey, Delivery: cfg.Delivery,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
@@ -199,15 +207,32 @@ func Migrate(ctx context.Context, store *sqlstore.Store, clock payd.Clock) error
 	return nil
 }
 
-// Start starts background jobs.
+// Start starts background jobs and the webhook sender.
 func (in *Instance) Start(ctx context.Context) error {
-	return in.Queue.Start(ctx, in.Service)
+	if err := in.Queue.Start(ctx, in.Service); err != nil {
+		return err
+	}
+	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	in.stopDeliveries, in.deliveriesDone = cancel, make(chan struct{})
+	go func() {
+		defer close(in.deliveriesDone)
+		in.Service.RunDeliveries(dctx)
+	}()
+	return nil
 }
 
 // Close stops jobs (waiting for running ones until ctx ends) and closes
 // storage.
 func (in *Instance) Close(ctx context.Context) error {
 	var errs []error
+	if in.stopDeliveries != nil {
+		in.stopDeliveries()
+		select {
+		case <-in.deliveriesDone:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("webhook sender: %w", ctx.Err()))
+		}
+	}
 	if err := in.Queue.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		errs = append(errs, err)
 	}

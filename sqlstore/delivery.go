@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/paydhq/payd"
 )
@@ -35,35 +38,172 @@ func queryDocs[T any](ctx context.Context, q querier, query string, args ...any)
 	return out, rows.Err()
 }
 
-func (t *tx) WebhookDeliveryInsert(ctx context.Context, d *payd.WebhookDelivery) error {
-	doc, _ := json.Marshal(d)
-	_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, created_at, doc) VALUES ($1, $2, $3, $4, $5)`,
-		d.ID, d.EventID, d.EndpointID, micros(d.CreatedAt), string(doc))
-	return err
+func (t *tx) WebhookDeliveryInsert(ctx context.Context, list ...*payd.WebhookDelivery) error {
+	return insertRows(ctx, t, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, created_at, doc, state, due_at) VALUES `, 7, list,
+		func(d *payd.WebhookDelivery) []any {
+			doc, _ := json.Marshal(d)
+			return []any{d.ID, d.EventID, d.EndpointID, micros(d.CreatedAt), string(doc), d.State, micros(d.DueAt)}
+		})
 }
 
-func (t *tx) WebhookDeliveryGet(ctx context.Context, id string) (*payd.WebhookDelivery, error) {
-	return scanDoc[payd.WebhookDelivery](t.q.QueryRowContext(ctx, `SELECT doc FROM webhook_deliveries WHERE id = $1`, id))
+// insertRows inserts rows with multi-row VALUES, at most 500 rows a
+// statement (SQLite binds at most 32,766 parameters, PostgreSQL 65,535).
+func insertRows[T any](ctx context.Context, t *tx, head string, cols int, list []T, row func(T) []any) error {
+	for len(list) > 0 {
+		n := min(len(list), 500)
+		var b strings.Builder
+		args := make([]any, 0, cols*n)
+		for i, v := range list[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + placeholders(len(args)+1, cols) + ")")
+			args = append(args, row(v)...)
+		}
+		if _, err := t.exec(ctx, head+b.String(), args...); err != nil {
+			return err
+		}
+		list = list[n:]
+	}
+	return nil
 }
 
-func (t *tx) WebhookDeliveryGetForUpdate(ctx context.Context, id string) (*payd.WebhookDelivery, error) {
-	return scanDoc[payd.WebhookDelivery](t.q.QueryRowContext(ctx, `SELECT doc FROM webhook_deliveries WHERE id = $1`+t.d.forUpdate(), id))
+// WebhookDeliveryClaim moves the due_at of the chosen deliveries to the end
+// of the lease, then reads them with their events and endpoints. The
+// window function keeps one busy endpoint from filling the whole batch.
+func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) ([]*payd.DeliveryWork, error) {
+	args := []any{micros(p.Now), micros(p.LeaseUntil), p.Limit * 2, p.PerEndpoint, p.Limit}
+	in := func(ids []string) string {
+		from := len(args) + 1
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		return placeholders(from, len(ids))
+	}
+	exclude, perEndpoint := "", "$4"
+	if len(p.Exclude) > 0 {
+		exclude = ` AND endpoint_id NOT IN (` + in(p.Exclude) + `)`
+	}
+	if len(p.Fast) > 0 {
+		args = append(args, p.PerFastEndpoint)
+		// Typed, or PostgreSQL takes both branches as text.
+		fastLimit := "CAST($" + strconv.Itoa(len(args)) + " AS INTEGER)"
+		perEndpoint = `CASE WHEN endpoint_id IN (` + in(p.Fast) + `) THEN ` + fastLimit + ` ELSE CAST($4 AS INTEGER) END`
+	}
+	rows, err := t.q.QueryContext(ctx, `WITH due AS (
+			SELECT id, endpoint_id, due_at FROM webhook_deliveries
+			WHERE state = 'pending' AND due_at <= $1`+exclude+`
+			ORDER BY due_at LIMIT $3`+t.d.skipLocked()+`
+		), pick AS (
+			SELECT id FROM (SELECT id, endpoint_id, due_at,
+				ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY due_at, id) AS n FROM due) r
+			WHERE n <= `+perEndpoint+` ORDER BY due_at LIMIT $5
+		)
+		UPDATE webhook_deliveries SET due_at = $2 WHERE id IN (SELECT id FROM pick)
+		RETURNING doc`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var works []*payd.DeliveryWork
+	for rows.Next() {
+		d, err := scanDoc[payd.WebhookDelivery](rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		d.DueAt = p.LeaseUntil
+		works = append(works, &payd.DeliveryWork{Delivery: d})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(works) == 0 {
+		return nil, err
+	}
+	return works, t.fillWork(ctx, works)
 }
 
-func (t *tx) WebhookDeliveryUpdate(ctx context.Context, d *payd.WebhookDelivery) error {
-	doc, _ := json.Marshal(d)
-	return t.execOne(ctx, `UPDATE webhook_deliveries SET doc = $2 WHERE id = $1`, d.ID, string(doc))
+// fillWork reads the events and endpoints of claimed deliveries, each once.
+func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
+	events, endpoints := map[string]*payd.Event{}, map[string]*payd.WebhookEndpoint{}
+	var eventIDs, endpointIDs []any
+	for _, w := range works {
+		if _, ok := events[w.Delivery.EventID]; !ok {
+			events[w.Delivery.EventID] = nil
+			eventIDs = append(eventIDs, w.Delivery.EventID)
+		}
+		if _, ok := endpoints[w.Delivery.EndpointID]; !ok {
+			endpoints[w.Delivery.EndpointID] = nil
+			endpointIDs = append(endpointIDs, w.Delivery.EndpointID)
+		}
+	}
+	err := eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+placeholders(1, len(eventIDs))+`)`, eventIDs,
+		func(r *sql.Rows) error {
+			e, err := scanEvent(r)
+			if err == nil {
+				events[e.ID] = e
+			}
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	err = eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+placeholders(1, len(endpointIDs))+`)`, endpointIDs,
+		func(r *sql.Rows) error {
+			e, err := scanEndpoint(r)
+			if err == nil {
+				endpoints[e.ID] = e
+			}
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	for _, w := range works {
+		w.Event, w.Endpoint = events[w.Delivery.EventID], endpoints[w.Delivery.EndpointID]
+	}
+	return nil
+}
+
+// WebhookDeliverySave writes the deliveries of a batch in one statement.
+// The casts give PostgreSQL the types of the VALUES columns, which it
+// would otherwise take as text.
+func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	args := make([]any, 0, 4*len(list))
+	for i, d := range list {
+		doc, _ := json.Marshal(d)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS BIGINT))", n+1, n+2, n+3, n+4)
+		args = append(args, d.ID, string(doc), d.State, micros(d.DueAt))
+	}
+	var saved []string
+	err := eachRow(ctx, t.q, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3, due_at = v.column4
+		FROM (VALUES `+b.String()+`) AS v
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'pending'
+		RETURNING webhook_deliveries.id`, args, func(r *sql.Rows) error {
+		var id string
+		err := r.Scan(&id)
+		saved = append(saved, id)
+		return err
+	})
+	return saved, err
 }
 
 func (t *tx) WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*payd.WebhookDelivery, error) {
 	return queryDocs[payd.WebhookDelivery](ctx, t.q, `SELECT doc FROM webhook_deliveries WHERE event_id = $1 ORDER BY id`, eventID)
 }
 
-func (t *tx) DeliveryAttemptInsert(ctx context.Context, a *payd.DeliveryAttempt) error {
-	doc, _ := json.Marshal(a)
-	_, err := t.exec(ctx, `INSERT INTO delivery_attempts (id, event_id, delivery_id, at, doc) VALUES ($1, $2, $3, $4, $5)`,
-		a.ID, a.EventID, a.DeliveryID, micros(a.At), string(doc))
-	return err
+func (t *tx) DeliveryAttemptInsert(ctx context.Context, list ...*payd.DeliveryAttempt) error {
+	return insertRows(ctx, t, `INSERT INTO delivery_attempts (id, event_id, delivery_id, at, doc) VALUES `, 5, list,
+		func(a *payd.DeliveryAttempt) []any {
+			doc, _ := json.Marshal(a)
+			return []any{a.ID, a.EventID, a.DeliveryID, micros(a.At), string(doc)}
+		})
 }
 
 func (t *tx) DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*payd.DeliveryAttempt, error) {
@@ -79,7 +219,73 @@ func (t *tx) EventDeliveryUpdate(ctx context.Context, eventID string, d payd.Eve
 		eventID, d.Status, d.Attempts, code, nullMicros(d.LastAttemptAt))
 }
 
-func (t *tx) EventLock(ctx context.Context, eventID string) error {
-	var id string
-	return noRows(t.q.QueryRowContext(ctx, `SELECT id FROM events WHERE id = $1`+t.d.forUpdate(), eventID).Scan(&id))
+// EventDeliveryCount moves the counters of several events in one
+// statement. SET expressions read the row as it was before the UPDATE, in
+// both databases, so the status is derived from the old counters plus the
+// change. An UPDATE reads the latest committed row, so two batches that
+// touch one event never lose each other's counts.
+func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliveryChange) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	args := make([]any, 0, 7*len(changes))
+	for i, c := range changes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS BIGINT), CAST($%d AS INTEGER))",
+			n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+		var code sql.NullInt64
+		if c.LastResponseCode != nil {
+			code = sql.NullInt64{Int64: int64(*c.LastResponseCode), Valid: true}
+		}
+		args = append(args, c.EventID, c.Added, c.Attempts, c.Finished, c.Failed, nullMicros(c.LastAttemptAt), code)
+	}
+	// v: column1 event, 2 added, 3 attempts, 4 finished, 5 failed, 6 attempt time, 7 answer.
+	_, err := t.exec(ctx, `UPDATE events SET
+		deliveries_total = deliveries_total + v.column2,
+		deliveries_pending = deliveries_pending + v.column2 - v.column4,
+		deliveries_failed = deliveries_failed + v.column5,
+		delivery_attempts = delivery_attempts + v.column3,
+		last_response_code = CASE WHEN v.column6 IS NOT NULL AND v.column6 >= COALESCE(last_attempt_at, 0)
+			THEN COALESCE(v.column7, last_response_code) ELSE last_response_code END,
+		last_attempt_at = CASE WHEN v.column6 IS NOT NULL AND v.column6 >= COALESCE(last_attempt_at, 0)
+			THEN v.column6 ELSE last_attempt_at END,
+		delivery_status = CASE
+			WHEN deliveries_pending + v.column2 - v.column4 > 0 THEN 'pending'
+			WHEN deliveries_failed + v.column5 > 0 THEN 'failed'
+			WHEN deliveries_total + v.column2 > 0 THEN 'succeeded'
+			ELSE delivery_status END
+		FROM (VALUES `+b.String()+`) AS v
+		WHERE events.id = v.column1`, args...)
+	return err
+}
+
+// placeholders returns "$from, ..., $(from+n-1)".
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(from+i))
+	}
+	return b.String()
+}
+
+// eachRow runs a query and calls fn for each row.
+func eachRow(ctx context.Context, q querier, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

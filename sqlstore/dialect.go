@@ -18,6 +18,9 @@ type dialect interface {
 	Name() string
 	// forUpdate is appended to a SELECT that must lock its row.
 	forUpdate() string
+	// skipLocked is appended to a SELECT that takes rows for work: other
+	// workers skip what one has locked.
+	skipLocked() string
 	// tryLock takes a transaction-scoped lock on key without waiting.
 	tryLock(ctx context.Context, q querier, key string) (bool, error)
 	isUnique(err error) bool
@@ -28,6 +31,9 @@ type sqliteDialect struct{}
 
 func (sqliteDialect) Name() string      { return "sqlite" }
 func (sqliteDialect) forUpdate() string { return "" }
+
+// SQLite's one writer already keeps two claims apart.
+func (sqliteDialect) skipLocked() string { return "" }
 
 // SQLite has one writer at a time and the store uses one connection, so a
 // transaction already excludes every other; the in-process guard of the
@@ -47,8 +53,9 @@ func (sqliteDialect) ddl(s string) string { return strings.ReplaceAll(s, "BYTEA"
 
 type postgresDialect struct{}
 
-func (postgresDialect) Name() string      { return "postgres" }
-func (postgresDialect) forUpdate() string { return " FOR UPDATE" }
+func (postgresDialect) Name() string       { return "postgres" }
+func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
+func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
 // tryLock uses a transaction-level advisory lock, released at commit or
 // rollback, so several payd instances never run one idempotency key twice.

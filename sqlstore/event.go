@@ -30,10 +30,11 @@ func scanEvent(r interface{ Scan(...any) error }) (*payd.Event, error) {
 }
 
 func (t *tx) EventInsert(ctx context.Context, e *payd.Event) error {
-	_, err := t.exec(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body, delivery_status, delivery_attempts)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err := t.exec(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body,
+		delivery_status, delivery_attempts, deliveries_total, deliveries_pending)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
 		e.ID, e.ShopID, e.MerchantID, e.Test, e.Type, e.ObjectID, micros(e.CreatedAt), string(e.Body),
-		e.Delivery.Status, e.Delivery.Attempts)
+		e.Delivery.Status, e.Delivery.Attempts, e.Deliveries)
 	return err
 }
 

@@ -109,12 +109,16 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(&tx{q: sqlTx, sqlTx: sqlTx, d: s.d}); err != nil {
+	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d}
+	if err := fn(t); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	for _, f := range t.afterCommit {
+		f()
 	}
 	return nil
 }
@@ -154,9 +158,20 @@ func (s *Store) Ready(ctx context.Context) error {
 
 // tx implements payd.Tx; q is the transaction or, for View, the pool.
 type tx struct {
-	q     querier
-	sqlTx *sql.Tx
-	d     dialect
+	q           querier
+	sqlTx       *sql.Tx
+	d           dialect
+	afterCommit []func()
+}
+
+// AfterCommit runs fn after a successful commit; outside a transaction
+// (View, Snapshot), where nothing is written, at once.
+func (t *tx) AfterCommit(fn func()) {
+	if t.sqlTx == nil {
+		fn()
+		return
+	}
+	t.afterCommit = append(t.afterCommit, fn)
 }
 
 // SQLTx returns the underlying transaction (nil under View), so the job

@@ -74,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.runs, "runs", 1, "runs of every scenario and load; the table gives medians and the min..max of rate and p99")
 	fs.DurationVar(&c.run.timeout, "timeout", 120*time.Second, "time bound of each run")
 	fs.DurationVar(&c.slowDelay, "slow-delay", 2*time.Second, "how long slow receivers take to answer")
-	fs.DurationVar(&c.run.poll, "poll", 0, "job queue poll interval (0: the service's default, 200ms)")
+	fs.DurationVar(&c.run.poll, "poll", 0, "webhook sender's poll interval (0: the service's default, 100ms)")
 	fs.IntVar(&c.run.batch, "batch", 100, "events per recording transaction")
 	fs.IntVar(&c.run.recorders, "recorders", 0, "goroutines recording events at once, as concurrent requests would (0: 1 on SQLite, 4 on PostgreSQL)")
 	fs.IntVar(&c.run.maxPerTx, "max-deliveries-per-tx", 1000, "fewer events per transaction when they would fan out to more deliveries than this")
@@ -307,11 +307,11 @@ func medianResult(rs []result) result {
 }
 
 func report(w io.Writer, cfg *config, m machine, rows []result) {
-	poll := "200ms (service default)"
+	poll := "100ms (service default)"
 	if cfg.run.poll > 0 {
 		poll = cfg.run.poll.String()
 	}
-	fmt.Fprintf(w, "webhook fan-out: scale %g, %d run(s) per row (medians), job poll %s, 100 webhook workers, slow receivers answer after %s, failing ones 500\n",
+	fmt.Fprintf(w, "webhook fan-out: scale %g, %d run(s) per row (medians), sender poll %s, service's default sender limits, slow receivers answer after %s, failing ones 500\n",
 		cfg.run.scale, cfg.runs, poll, cfg.slowDelay)
 	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s, %s %s, load average at start %s\n\n",
 		m.CPUs, m.GOMAXPROCS, m.CPUModel, m.GoVersion, m.OSArch, m.LoadAvg)

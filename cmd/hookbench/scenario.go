@@ -162,7 +162,7 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 		DatabaseURL: dbURL, DataDir: dir, PublicURL: "http://127.0.0.1",
 		Logger:            cfg.logger,
 		WebhookAllowHosts: []string{"127.0.0.1"}, WebhookRootCAs: rc.RootCAs(),
-		JobPollInterval: cfg.poll,
+		Delivery: payd.DeliveryOptions{PollInterval: cfg.poll},
 	})
 	if err != nil {
 		return res, fmt.Errorf("start payd: %w", err)

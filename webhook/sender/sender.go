@@ -49,12 +49,16 @@ func New(opts Options) *HTTP {
 	}
 	tr := &http.Transport{
 		// A proxy would be the only address checked: never use one.
-		Proxy:               nil,
-		DialContext:         dialer.DialContext,
-		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: opts.RootCAs},
-		ForceAttemptHTTP2:   true,
-		MaxIdleConns:        512,
-		MaxIdleConnsPerHost: 64,
+		Proxy:             nil,
+		DialContext:       dialer.DialContext,
+		TLSClientConfig:   &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: opts.RootCAs},
+		ForceAttemptHTTP2: true,
+		// Up to as many idle connections per host as deliveries the
+		// service sends at once (payd.DeliveryOptions): endpoints of many
+		// shops often share one host, and every connection closed for
+		// want of room is a new TLS handshake on the next delivery.
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 5 * time.Second,
 	}

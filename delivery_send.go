@@ -1,0 +1,266 @@
+package payd
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// DeliveryOptions size the webhook sender. Zero values take the defaults.
+type DeliveryOptions struct {
+	// MaxInFlight is how many deliveries are being sent, or waiting in
+	// memory for their endpoint, at once (default 256). A delivery waiting
+	// for a slow receiver costs a goroutine and a connection, not CPU.
+	MaxInFlight int
+	// PerEndpoint is how many deliveries one endpoint receives at once
+	// while it answers quickly (default 32).
+	PerEndpoint int
+	// PerSlowEndpoint is the same limit for an endpoint not yet heard from
+	// or whose last answer took a second or more, or failed (default 4):
+	// a slow or silent endpoint holds only this many senders, so it cannot
+	// delay the others. Each quick answer doubles an endpoint's limit, up
+	// to PerEndpoint.
+	PerSlowEndpoint int
+	// PollInterval is how often the queue is looked at when nothing woke
+	// the sender: retries coming due, deliveries queued by another
+	// instance (default 100 ms). A commit that queues deliveries in this
+	// process wakes it at once.
+	PollInterval time.Duration
+	// Lease is how long a claimed delivery stays out of other claims, on
+	// the service clock (default 5 minutes): a delivery whose sender died
+	// is sent again when it runs out.
+	Lease time.Duration
+}
+
+func (o DeliveryOptions) withDefaults() DeliveryOptions {
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 256
+	}
+	if o.PerEndpoint <= 0 {
+		o.PerEndpoint = 32
+	}
+	if o.PerSlowEndpoint <= 0 {
+		o.PerSlowEndpoint = min(4, o.PerEndpoint)
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 100 * time.Millisecond
+	}
+	if o.Lease <= 0 {
+		o.Lease = 5 * time.Minute
+	}
+	return o
+}
+
+// claimBatch bounds one claim, and recordBatch one transaction of outcomes.
+const (
+	claimBatch  = 256
+	recordBatch = 512
+)
+
+// dispatcher sends queued deliveries: it claims due ones in batches, posts
+// them concurrently under a cap per endpoint, and records the outcomes in
+// batches from one writer.
+type dispatcher struct {
+	s       *Service
+	opts    DeliveryOptions
+	wake    chan struct{}
+	results chan *deliveryOutcome
+
+	mu        sync.Mutex
+	lines     map[string]*endpointLine
+	limits    map[string]int  // endpoints' limits above PerSlowEndpoint
+	held      map[string]bool // claimed here and not yet recorded
+	busy      int             // being sent or waiting for their endpoint
+	sends     sync.WaitGroup
+	sendCtx   context.Context
+	recording sync.WaitGroup
+}
+
+// endpointLine is one endpoint's deliveries in this process.
+type endpointLine struct {
+	sending int
+	waiting []*DeliveryWork
+}
+
+func newDispatcher(s *Service, opts DeliveryOptions) *dispatcher {
+	return &dispatcher{s: s, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
+		results: make(chan *deliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]int{}, held: map[string]bool{}}
+}
+
+// kick wakes the sender; a kick while it works makes it look again.
+func (d *dispatcher) kick() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// KickDeliveries makes the sender look for due deliveries now (after a
+// jump of the test clock).
+func (s *Service) KickDeliveries() { s.dispatch.kick() }
+
+// RunDeliveries sends webhook deliveries until ctx ends, then lets the
+// attempts under way finish and records them.
+func (s *Service) RunDeliveries(ctx context.Context) {
+	d := s.dispatch
+	d.sendCtx = context.WithoutCancel(ctx)
+	d.recording.Add(1)
+	go d.record()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			d.sends.Wait()
+			close(d.results)
+			d.recording.Wait()
+			return
+		case <-d.wake:
+		case <-timer.C:
+		}
+		for d.claim(ctx) {
+		}
+		timer.Reset(d.opts.PollInterval)
+	}
+}
+
+// claim takes one batch of due deliveries and starts them; it reports
+// whether a full batch came, so that there may be more.
+func (d *dispatcher) claim(ctx context.Context) bool {
+	d.mu.Lock()
+	room := min(d.opts.MaxInFlight-d.busy, claimBatch)
+	var exclude, fast []string
+	for id, l := range d.lines {
+		if l.sending+len(l.waiting) >= d.limit(id) {
+			exclude = append(exclude, id)
+		}
+	}
+	for id := range d.limits {
+		if l := d.lines[id]; l == nil || l.sending+len(l.waiting) < d.limit(id) {
+			fast = append(fast, id)
+		}
+	}
+	d.mu.Unlock()
+	if room <= 0 {
+		return false // a finished send wakes the loop
+	}
+	now := d.s.clock.Now()
+	var works []*DeliveryWork
+	err := d.s.store.Tx(ctx, func(tx Tx) (err error) {
+		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
+			Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: room, Exclude: exclude,
+			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: d.opts.PerEndpoint,
+		})
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			d.s.log.Warn("claim webhook deliveries", "err", err.Error())
+		}
+		return false
+	}
+	for _, w := range works {
+		d.start(w)
+	}
+	return len(works) == room
+}
+
+// start hands a claimed delivery to its endpoint's line.
+func (d *dispatcher) start(w *DeliveryWork) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	id := w.Delivery.ID
+	if d.held[id] {
+		return // its lease ran out while it waited here: still ours
+	}
+	d.held[id] = true
+	d.busy++
+	l := d.lines[w.Delivery.EndpointID]
+	if l == nil {
+		l = &endpointLine{}
+		d.lines[w.Delivery.EndpointID] = l
+	}
+	if l.sending >= d.limit(w.Delivery.EndpointID) {
+		l.waiting = append(l.waiting, w)
+		return
+	}
+	l.sending++
+	d.sends.Add(1)
+	go d.send(w)
+}
+
+// limit is how many deliveries an endpoint may have here at once. Called
+// with d.mu held.
+func (d *dispatcher) limit(endpoint string) int {
+	if n, ok := d.limits[endpoint]; ok {
+		return n
+	}
+	return d.opts.PerSlowEndpoint
+}
+
+// send makes one attempt, then the endpoint's next waiting delivery, if
+// any, on the same goroutine.
+func (d *dispatcher) send(w *DeliveryWork) {
+	defer d.sends.Done()
+	endpoint := w.Delivery.EndpointID
+	for w != nil {
+		out := d.s.attemptDelivery(d.sendCtx, w)
+		d.results <- out
+		d.mu.Lock()
+		d.busy--
+		if !out.ok || out.attempt.DurationMS >= 1000 {
+			delete(d.limits, endpoint)
+		} else {
+			d.limits[endpoint] = min(2*d.limit(endpoint), d.opts.PerEndpoint)
+		}
+		l := d.lines[endpoint]
+		w = nil
+		if len(l.waiting) > 0 && l.sending <= d.limit(endpoint) {
+			w, l.waiting = l.waiting[0], l.waiting[1:]
+		} else if l.sending--; l.sending == 0 && len(l.waiting) == 0 {
+			delete(d.lines, endpoint)
+		}
+		d.mu.Unlock()
+		d.kick()
+	}
+}
+
+// record writes outcomes as they come, as many as are ready in one
+// transaction, and releases them for later claims once written. A batch
+// that cannot be written is retried; if it still fails, its deliveries are
+// sent again when their lease runs out (receivers deduplicate on the event
+// id).
+func (d *dispatcher) record() {
+	defer d.recording.Done()
+	ctx := d.sendCtx
+	for first := range d.results {
+		batch := []*deliveryOutcome{first}
+	more:
+		for len(batch) < recordBatch {
+			select {
+			case o, ok := <-d.results:
+				if !ok {
+					break more
+				}
+				batch = append(batch, o)
+			default:
+				break more
+			}
+		}
+		var err error
+		for try := 0; try < 3; try++ {
+			if err = d.s.recordOutcomes(ctx, batch); err == nil {
+				break
+			}
+			time.Sleep(time.Duration(try+1) * 50 * time.Millisecond)
+		}
+		if err != nil {
+			d.s.log.Error("record webhook attempts", "err", err.Error(), "deliveries", len(batch))
+		}
+		d.mu.Lock()
+		for _, o := range batch {
+			delete(d.held, o.work.Delivery.ID)
+		}
+		d.mu.Unlock()
+	}
+}
