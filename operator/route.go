@@ -35,5 +35,10 @@ func (s *server) putProviderRoute(r *http.Request) (int, any, error) {
 func (s *server) deleteProviderRoute(r *http.Request) (int, any, error) {
 	region, method, currency := payd.Region(r.PathValue("region")), r.PathValue("method"), money.Currency(r.PathValue("currency"))
 	err := s.svc.DeleteProviderRoute(r.Context(), region, method, currency)
-	return http.StatusOK, map[string]any{"region": region, "method": method, "currency": currency, "deleted": true}, err
+	return http.StatusOK, struct {
+		Region   payd.Region    `json:"region"`
+		Method   string         `json:"method"`
+		Currency money.Currency `json:"currency"`
+		Deleted  bool           `json:"deleted"`
+	}{region, method, currency, true}, err
 }
