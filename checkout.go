@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
 	"time"
 )
 
@@ -18,35 +19,71 @@ type Checkout struct {
 // token. It answers NotFound for an unknown token and a payment that left
 // pending.
 func (s *Service) CheckoutByToken(ctx context.Context, token string) (*Checkout, error) {
-	h := sha256.Sum256([]byte(token))
-	var pay *Payment
-	var shop *Shop
+	var c *Checkout
 	err := s.store.View(ctx, func(tx Tx) (err error) {
-		if pay, err = tx.PaymentGetByCheckoutToken(ctx, h[:]); err != nil {
+		if c, err = checkoutOf(ctx, tx, token); err != nil {
 			return err
 		}
-		shop, err = tx.ShopGet(ctx, pay.ShopID)
+		if c.Payment.Status != PaymentPending || c.Payment.CheckoutUsed {
+			return nil // the page is closed: no methods to offer
+		}
+		choices, err := s.checkoutChoices(ctx, tx, c.shop, c.Payment)
+		for _, ch := range choices {
+			c.Methods = append(c.Methods, ch.method)
+		}
 		return err
 	})
 	if err != nil {
-		return nil, notFoundAs(err, "checkout")
+		return nil, err
 	}
-	return &Checkout{Payment: pay, Methods: s.checkoutMethods(shop, pay), shop: shop}, nil
+	return c, nil
 }
 
-func (s *Service) checkoutMethods(shop *Shop, pay *Payment) []string {
-	if pay.MethodType != "" {
-		return []string{pay.MethodType}
+func checkoutOf(ctx context.Context, tx Tx, token string) (*Checkout, error) {
+	h := sha256.Sum256([]byte(token))
+	pay, err := tx.PaymentGetByCheckoutToken(ctx, h[:])
+	if err != nil {
+		return nil, notFoundAs(err, "checkout")
 	}
-	var out []string
+	shop, err := tx.ShopGet(ctx, pay.ShopID)
+	if err != nil {
+		return nil, notFoundAs(err, "checkout")
+	}
+	return &Checkout{Payment: pay, shop: shop}, nil
+}
+
+// checkoutChoice is a method the payer may choose with the cascade that
+// would take it.
+type checkoutChoice struct {
+	method string
+	route  []string
+}
+
+// checkoutChoices returns the methods of a payment's page, each with its
+// route read in tx. A payment restricted to a method keeps it even when no
+// provider takes it right now: choosing it answers provider_unavailable,
+// which the payer may retry; an open payment offers only methods that have
+// a route.
+func (s *Service) checkoutChoices(ctx context.Context, tx Tx, shop *Shop, pay *Payment) ([]checkoutChoice, error) {
+	if pay.MethodType != "" {
+		route, err := s.routeOf(ctx, tx, pay.Test, pay.Region, pay.MethodType, pay.Amount.Currency)
+		return []checkoutChoice{{pay.MethodType, route}}, err
+	}
+	var out []checkoutChoice
 	for _, m := range []string{MethodBankCard, MethodSBP} {
 		r, ok := MethodRange(shop, m, pay.Amount.Currency)
-		if ok && shop.Settings.MethodEnabled(m) && pay.Amount.Minor >= r.Min && pay.Amount.Minor <= r.Max &&
-			len(s.route(pay.Test, pay.Region, m, pay.Amount.Currency)) > 0 {
-			out = append(out, m)
+		if !ok || !shop.Settings.MethodEnabled(m) || pay.Amount.Minor < r.Min || pay.Amount.Minor > r.Max {
+			continue
+		}
+		route, err := s.routeOf(ctx, tx, pay.Test, pay.Region, m, pay.Amount.Currency)
+		if err != nil {
+			return nil, err
+		}
+		if len(route) > 0 {
+			out = append(out, checkoutChoice{m, route})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // ChooseMethod is the payer's choice on the hosted page: it runs the
@@ -55,7 +92,11 @@ func (s *Service) checkoutMethods(shop *Shop, pay *Payment) []string {
 // page to send the payer to.
 func (s *Service) ChooseMethod(ctx context.Context, token, method string) (string, error) {
 	h := sha256.Sum256([]byte(token))
-	c, err := s.CheckoutByToken(ctx, token)
+	var c *Checkout
+	err := s.store.View(ctx, func(tx Tx) (err error) {
+		c, err = checkoutOf(ctx, tx, token)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
@@ -83,10 +124,15 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 		if err != nil {
 			return err
 		}
-		if !contains(s.checkoutMethods(shop, pay), method) {
+		choices, err := s.checkoutChoices(ctx, tx, shop, pay)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(choices, func(ch checkoutChoice) bool { return ch.method == method })
+		if i < 0 {
 			return Errorf(CodeMethodUnavailable, "this method is not available for the payment")
 		}
-		if err := s.startAttempt(ctx, tx, pay, method); err != nil {
+		if err := s.startAttempt(ctx, tx, pay, method, choices[i].route); err != nil {
 			return err
 		}
 		pay.CheckoutUsed = true

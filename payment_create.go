@@ -62,16 +62,19 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 	if p.Shop.PaymentsSuspended {
 		return nil, Errorf(CodePaymentsSuspended, "payment acceptance of this shop is suspended by risk control")
 	}
-	method, err := s.paymentMethodFor(p, &in)
+	methods, err := s.paymentMethodsFor(p, &in)
 	if err != nil {
 		return nil, err
 	}
-	// No fake success in live: without a provider there is no payment.
-	if len(s.route(p.Test(), p.Shop.Region, method, in.Amount.Currency)) == 0 {
-		return nil, &Error{Code: CodeProviderUnavailable, RetryAfter: 60 * time.Second,
-			Message: "no payment provider can take this payment now; retry later"}
-	}
 	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		// No fake success in live: without a provider there is no payment.
+		// The route is read in the payment's own transaction, so a QR
+		// attempt below runs the very cascade that was checked, and a
+		// replay gets its first answer whatever the table says now.
+		route, err := s.firstRoute(ctx, tx, p.Test(), p.Shop.Region, methods, in.Amount.Currency)
+		if err != nil {
+			return 0, nil, err
+		}
 		if err := s.checkPortfolio(ctx, tx, p, in.Amount, now); err != nil {
 			return 0, nil, err
 		}
@@ -94,7 +97,7 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 		}
 		confirmationURL := ""
 		if pay.ConfirmationType == ConfirmationQR {
-			if err := s.startAttempt(ctx, tx, pay, MethodSBP); err != nil {
+			if err := s.startAttempt(ctx, tx, pay, MethodSBP, route); err != nil {
 				return 0, nil, err
 			}
 			if err := tx.PaymentUpdate(ctx, pay); err != nil {
@@ -182,14 +185,15 @@ func CheckMetadata(m map[string]string) error {
 	return nil
 }
 
-// paymentMethodFor checks the method restriction and the amount range. A
-// payment restricted to a method must fit that method; an open one must
-// fit at least one available method in its currency.
-func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, error) {
+// paymentMethodsFor checks the method restriction and the amount range and
+// returns the methods the payment fits, in the order the payer is offered
+// them. A payment restricted to a method must fit that method; an open one
+// must fit at least one available method in its currency.
+func (s *Service) paymentMethodsFor(p *Principal, in *PaymentCreate) ([]string, error) {
 	restricted := in.MethodType != ""
 	if in.ConfirmationType == ConfirmationQR {
 		if in.MethodType != "" && in.MethodType != MethodSBP {
-			return "", Errorf(CodeMethodUnavailable, "a QR confirmation is paid by sbp only")
+			return nil, Errorf(CodeMethodUnavailable, "a QR confirmation is paid by sbp only")
 		}
 		in.MethodType = MethodSBP
 	}
@@ -197,6 +201,7 @@ func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, err
 	if in.MethodType == "" {
 		candidates = []string{MethodBankCard, MethodSBP}
 	}
+	var fits []string
 	var reason error
 	for _, m := range candidates {
 		r, ok := MethodRange(p.Shop, m, in.Amount.Currency)
@@ -208,16 +213,19 @@ func (s *Service) paymentMethodFor(p *Principal, in *PaymentCreate) (string, err
 				money.FormatValue(r.Min) + " to " + money.FormatValue(r.Max) + " " + string(in.Amount.Currency) + " for " + m}
 			continue
 		}
-		return m, nil
+		fits = append(fits, m)
+	}
+	if len(fits) > 0 {
+		return fits, nil
 	}
 	if reason != nil {
-		return "", reason
+		return nil, reason
 	}
 	param := ""
 	if restricted {
 		param = "payment_method.type"
 	}
-	return "", &Error{Code: CodeMethodUnavailable, Param: param,
+	return nil, &Error{Code: CodeMethodUnavailable, Param: param,
 		Message: "no payment method is available for this shop in " + string(in.Amount.Currency)}
 }
 

@@ -16,12 +16,12 @@ func (s *Service) Provider(name string) (Provider, bool) {
 	return p, ok
 }
 
-// startAttempt runs the cascade: each candidate in order until one takes
-// the attempt. A timeout moves on to the next candidate and schedules a
-// status query of the one that timed out, so an attempt that was created
-// after all is found and settled.
-func (s *Service) startAttempt(ctx context.Context, tx Tx, pay *Payment, method string) error {
-	candidates := s.route(pay.Test, pay.Region, method, pay.Amount.Currency)
+// startAttempt runs the cascade, the route read for the payment and
+// method in tx: each candidate in order until one takes the attempt. A
+// timeout moves on to the next candidate and schedules a status query of
+// the one that timed out, so an attempt that was created after all is
+// found and settled.
+func (s *Service) startAttempt(ctx context.Context, tx Tx, pay *Payment, method string, candidates []string) error {
 	now := s.clock.Now()
 	for i, name := range candidates {
 		pr, ok := s.providers[name]

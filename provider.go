@@ -99,9 +99,10 @@ type Notification struct {
 	Method        *PaymentMethodData    `json:"method,omitempty"`
 }
 
-// Route chooses the ordered cascade of providers for a payment: by mode,
-// region, method and currency.
-type Route func(test bool, region Region, method string, currency money.Currency) []string
+// Route chooses the ordered cascade of providers for a test payment by
+// region, method and currency. Live payments are routed by the operator's
+// table instead (ProviderRoute).
+type Route func(region Region, method string, currency money.Currency) []string
 
 // Discrepancy is a provider report that could not be applied, kept for
 // reconciliation (a late notification for a payment already final).

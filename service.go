@@ -8,6 +8,7 @@ import (
 	"github.com/paydhq/payd/money"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -37,9 +38,14 @@ type Config struct {
 	WebhookAllowHosts []string
 	// PublicURL is the base of links handed out (checkout pages).
 	PublicURL string
-	// Providers are the payment providers; Route orders them per payment.
+	// Providers are the providers of test payments (the sandbox banks), and
+	// TestRoute orders them per payment without reading storage.
 	Providers []Provider
-	Route     Route
+	TestRoute Route
+	// LiveProviders are the adapters live payments may be routed to; the
+	// operator's routing table orders them per payment. Names are unique
+	// across Providers and LiveProviders.
+	LiveProviders []Provider
 	// Sender posts webhook deliveries.
 	Sender Sender
 	// ReportKey signs settlement report links.
@@ -66,7 +72,9 @@ type Service struct {
 	holdIdempotent    func(key string)
 	publicURL         string
 	providers         map[string]Provider
-	route             Route
+	providerNames     []string
+	live              map[string]bool
+	testRoute         Route
 	sender            Sender
 	reportKey         []byte
 
@@ -82,13 +90,24 @@ func NewService(cfg Config) *Service {
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
-		providers: map[string]Provider{}, route: cfg.Route, sender: cfg.Sender, reportKey: cfg.ReportKey,
+		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
+		sender: cfg.Sender, reportKey: cfg.ReportKey,
 	}
-	for _, pr := range cfg.Providers {
-		s.providers[pr.Name()] = pr
+	for i, list := range [][]Provider{cfg.Providers, cfg.LiveProviders} {
+		for _, pr := range list {
+			name := pr.Name()
+			if _, dup := s.providers[name]; dup || name == "" {
+				// A wiring mistake of the build, not a runtime condition:
+				// serve refuses such a configuration before it gets here.
+				panic("payd: provider name " + strconv.Quote(name) + " is empty or registered twice")
+			}
+			s.providers[name] = pr
+			s.providerNames = append(s.providerNames, name)
+			s.live[name] = i == 1
+		}
 	}
-	if s.route == nil {
-		s.route = func(bool, Region, string, money.Currency) []string { return nil }
+	if s.testRoute == nil {
+		s.testRoute = func(Region, string, money.Currency) []string { return nil }
 	}
 	if s.clock == nil {
 		s.clock = SystemClock{}

@@ -41,6 +41,16 @@ type Tx interface {
 	HolidayDelete(ctx context.Context, region Region, day string) error
 	HolidayList(ctx context.Context, region Region) ([]string, error)
 
+	// ProviderRouteGet returns the live route of a region, method and
+	// currency, or ErrNoRows. ProviderRoutePut creates or replaces it;
+	// ProviderRouteDelete returns ErrNoRows when there was none.
+	// ProviderRouteList returns every route ordered by region, method and
+	// currency.
+	ProviderRouteGet(ctx context.Context, region Region, method string, currency money.Currency) (*ProviderRoute, error)
+	ProviderRoutePut(ctx context.Context, r *ProviderRoute) error
+	ProviderRouteDelete(ctx context.Context, region Region, method string, currency money.Currency) error
+	ProviderRouteList(ctx context.Context) ([]*ProviderRoute, error)
+
 	ShopInsert(ctx context.Context, s *Shop) error
 	ShopGet(ctx context.Context, id string) (*Shop, error)
 	ShopGetForUpdate(ctx context.Context, id string) (*Shop, error)

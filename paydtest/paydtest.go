@@ -116,6 +116,8 @@ type Options struct {
 	HoldIdempotentFunc func(key string)
 	// WebhookRootCAs are the roots webhook deliveries trust.
 	WebhookRootCAs *x509.CertPool
+	// LiveProviders are live provider adapters (NewLiveProvider).
+	LiveProviders []payd.Provider
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -137,6 +139,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
+		LiveProviders: opts.LiveProviders,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

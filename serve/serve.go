@@ -51,6 +51,12 @@ type Config struct {
 	Delivery payd.DeliveryOptions
 	// HoldIdempotentFunc is passed to the service (tests only).
 	HoldIdempotentFunc func(key string)
+	// LiveProviders are the live provider adapters an embedder compiles in:
+	// a live adapter plugs in here, and operators route live payments to it
+	// by name (`PUT /admin/v1/provider-routes`). `payd serve` passes none, so
+	// live payments answer provider_unavailable. The names "sandbox" and
+	// "sandbox_backup" belong to the sandbox banks.
+	LiveProviders []payd.Provider
 }
 
 // Instance is an assembled service.
@@ -80,6 +86,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	}
 	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLiveProviders(cfg.LiveProviders); err != nil {
+		store.Close()
 		return nil, err
 	}
 	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry()}
@@ -137,13 +147,14 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	// Two sandbox banks: the cascade's primary and its backup, so that a
 	// timeout of the first (amount digits 04) has somewhere to go.
 	banks := []*sandbank.Bank{
-		sandbank.New("sandbox", notifyKey, in.Queue, clock, cfg.PublicURL),
-		sandbank.New("sandbox_backup", notifyKey, in.Queue, clock, cfg.PublicURL),
+		sandbank.New(sandboxBanks[0], notifyKey, in.Queue, clock, cfg.PublicURL),
+		sandbank.New(sandboxBanks[1], notifyKey, in.Queue, clock, cfg.PublicURL),
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
-		Providers: []payd.Provider{banks[0], banks[1]}, Route: route, ReportKey: reportKey, Delivery: cfg.Delivery,
+		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
+		ReportKey: reportKey, Delivery: cfg.Delivery,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
@@ -168,12 +179,30 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	return in, nil
 }
 
-// route orders the providers of a payment. Test payments go to the sandbox
-// banks; live providers are not part of this build, so a live payment finds
-// no route and is refused with provider_unavailable rather than faked.
-func route(test bool, region payd.Region, method string, currency money.Currency) []string {
-	if test {
-		return []string{"sandbox", "sandbox_backup"}
+// sandboxBanks are the names of the sandbox banks: the cascade's primary and
+// its backup.
+var sandboxBanks = [2]string{"sandbox", "sandbox_backup"}
+
+// testRoute orders the providers of a test payment: always the sandbox
+// banks, without reading storage. Live payments follow the operator's
+// routing table instead.
+func testRoute(payd.Region, string, money.Currency) []string {
+	return []string{sandboxBanks[0], sandboxBanks[1]}
+}
+
+// checkLiveProviders refuses live adapters without a name of their own: a
+// name taken twice, or by a sandbox bank, would make a route ambiguous.
+func checkLiveProviders(list []payd.Provider) error {
+	seen := map[string]bool{sandboxBanks[0]: true, sandboxBanks[1]: true}
+	for _, pr := range list {
+		if pr == nil {
+			return errors.New("live providers: a nil provider")
+		}
+		name := pr.Name()
+		if name == "" || seen[name] {
+			return fmt.Errorf("live providers: the name %q is empty or already taken", name)
+		}
+		seen[name] = true
 	}
 	return nil
 }

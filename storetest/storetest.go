@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Idempotency", testIdempotency},
 		{"Event", testEvent},
 		{"WebhookEndpoint", testWebhookEndpoint},
+		{"ProviderRoute", testProviderRoute},
 		{"Tx", testTx},
 	}
 	for _, g := range groups {

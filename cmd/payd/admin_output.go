@@ -22,6 +22,9 @@ const (
 	kindMerchantList
 	kindShopList
 	kindKeyList
+	kindRoute
+	kindRouteList
+	kindProviderList
 )
 
 // column is one column of a list table: a header and how to read its cell
@@ -59,10 +62,14 @@ var liveColumn = column{"LIVE", func(m map[string]any) string {
 	return "no"
 }}
 
-var tables = map[answerKind]struct {
+// table is how a list answer prints: the noun of an empty list and its
+// columns.
+type table struct {
 	noun    string
 	columns []column
-}{
+}
+
+var tables = map[answerKind]table{
 	kindMerchantList: {"merchants", []column{field("id"), field("name"), named("CREATED", "created_at")}},
 	kindShopList: {"shops", []column{field("id"), field("region"), field("name"), liveColumn,
 		yesNo("BLOCKED", "blocked"), yesNo("SUSPENDED", "payments_suspended")}},
