@@ -149,7 +149,9 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 	err := d.s.store.Tx(ctx, func(tx Tx) (err error) {
 		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
 			Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: room, Exclude: exclude,
-			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: d.opts.PerEndpoint,
+			// A quick endpoint gets twice its limit: the rest waits here
+			// and keeps it busy until the next claim.
+			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: 2 * d.opts.PerEndpoint,
 		})
 		return err
 	})
@@ -207,6 +209,7 @@ func (d *dispatcher) send(w *DeliveryWork) {
 		out := d.s.attemptDelivery(d.sendCtx, w)
 		d.results <- out
 		d.mu.Lock()
+		wasFull := d.busy >= d.opts.MaxInFlight
 		d.busy--
 		if !out.ok || out.attempt.DurationMS >= 1000 {
 			delete(d.limits, endpoint)
@@ -220,8 +223,13 @@ func (d *dispatcher) send(w *DeliveryWork) {
 		} else if l.sending--; l.sending == 0 && len(l.waiting) == 0 {
 			delete(d.lines, endpoint)
 		}
+		// Claims are worth their statement only when there is room for
+		// more: the endpoint's buffer ran low, or the sender was full.
+		hungry := wasFull || l.sending+len(l.waiting) < d.limit(endpoint)
 		d.mu.Unlock()
-		d.kick()
+		if hungry {
+			d.kick()
+		}
 	}
 }
 

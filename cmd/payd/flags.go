@@ -38,6 +38,13 @@ func (f *envFlags) Bool(name string, def bool, usage string) *bool {
 	return f.FlagSet.Bool(name, def, usage+" ($"+envName(name)+")")
 }
 
+func (f *envFlags) Int(name string, def int, usage string) *int {
+	if v, err := strconv.Atoi(f.getenv(envName(name))); err == nil {
+		def = v
+	}
+	return f.FlagSet.Int(name, def, usage+" ($"+envName(name)+")")
+}
+
 // listFlag is a repeatable flag; its environment twin is comma-separated.
 type listFlag []string
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/serve"
 )
 
@@ -23,6 +24,7 @@ type serveOptions struct {
 	dev, testClock, behindProxy                                  bool
 	webhookAllowHosts                                            []string
 	webhookCAFile                                                string
+	webhookInFlight, webhookPerEndpoint                          int
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -42,9 +44,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	logFormat := f.String("log-format", "text", "log format: text or json")
 	allow := f.List("webhook-allow-host", "exact host allowed for webhook endpoints despite the public-address rule")
 	caFile := f.String("webhook-ca-file", "", "PEM file of an extra CA that webhook deliveries trust (local development)")
+	inFlight := f.Int("webhook-max-in-flight", 0, "webhook deliveries sent at once in all (0: 256)")
+	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
+	if *inFlight < 0 || *perEndpoint < 0 {
+		return nil, errors.New("--webhook-max-in-flight and --webhook-per-endpoint cannot be negative")
+	}
+	o.webhookInFlight, o.webhookPerEndpoint = *inFlight, *perEndpoint
 	o.addr, o.adminAddr = *addr, *adminAddr
 	o.adminToken, o.databaseURL, o.dataDir, o.publicURL = *adminToken, *databaseURL, *dataDir, *publicURL
 	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
@@ -119,6 +127,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
 		WebhookRootCAs: roots,
+		Delivery:       payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
 	if err != nil {
 		return err
