@@ -30,6 +30,10 @@ type DeliveryOptions struct {
 	// the service clock (default 5 minutes): a delivery whose sender died
 	// is sent again when it runs out.
 	Lease time.Duration
+	// OnOutcome, when set, is told each recorded outcome: "succeeded",
+	// "failed" (an attempt that did not get a 2xx) or "skipped" (the
+	// endpoint was no longer active). Metrics use it.
+	OnOutcome func(outcome string)
 }
 
 func (o DeliveryOptions) withDefaults() DeliveryOptions {
@@ -233,6 +237,16 @@ func (d *dispatcher) send(w *DeliveryWork) {
 	}
 }
 
+func (o *deliveryOutcome) name() string {
+	switch {
+	case o.attempt == nil:
+		return "skipped"
+	case o.ok:
+		return "succeeded"
+	}
+	return "failed"
+}
+
 // record writes outcomes as they come, as many as are ready in one
 // transaction, and releases them for later claims once written. A batch
 // that cannot be written is retried; if it still fails, its deliveries are
@@ -270,5 +284,10 @@ func (d *dispatcher) record() {
 			delete(d.held, o.work.Delivery.ID)
 		}
 		d.mu.Unlock()
+		if err == nil && d.opts.OnOutcome != nil {
+			for _, o := range batch {
+				d.opts.OnOutcome(o.name())
+			}
+		}
 	}
 }

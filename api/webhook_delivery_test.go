@@ -111,6 +111,12 @@ func TestWebhookDeliverySigned(t *testing.T) {
 		if len(log.Items) != 1 || log.Items[0].StatusCode != 200 || len(log.Items[0].ResponseBody) != 4096 {
 			t.Fatalf("attempt log = %+v", log.Items)
 		}
+		// Operators count outcomes (right after the commit that the
+		// summary showed).
+		paydtest.Eventually(t, "the outcome in the metrics", func() bool {
+			m := env.Do("GET", env.Admin.URL, "/metrics", nil, nil).Expect(t, 200)
+			return strings.Contains(string(m.Body), `payd_webhook_attempts_total{outcome="succeeded"} 1`)
+		})
 	})
 }
 

@@ -121,6 +121,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Name: "payd_job_failures_total", Help: "Failed job attempts by kind.",
 	}, []string{"kind"})
 	in.Registry.MustRegister(failures)
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "payd_webhook_attempts_total", Help: "Recorded webhook delivery outcomes: succeeded, failed (no 2xx), skipped (endpoint no longer active).",
+	}, []string{"outcome"})
+	in.Registry.MustRegister(attempts)
+	delivery := cfg.Delivery
+	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
 	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
 		PollInterval: cfg.JobPollInterval,
 		OnFailure:    func(kind string) { failures.WithLabelValues(kind).Inc() },
@@ -154,7 +160,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
 		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
-		ReportKey: reportKey, Delivery: cfg.Delivery,
+		ReportKey: reportKey, Delivery: delivery,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
