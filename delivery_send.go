@@ -72,13 +72,28 @@ type dispatcher struct {
 
 	mu        sync.Mutex
 	lines     map[string]*endpointLine
-	limits    map[string]int  // endpoints' limits above PerSlowEndpoint
-	held      map[string]bool // claimed here and not yet recorded
-	busy      int             // being sent or waiting for their endpoint
+	limits    map[string]endpointLimit // quick endpoints' limits above PerSlowEndpoint
+	held      map[string]bool          // claimed here and not yet recorded
+	busy      int                      // being sent or waiting for their endpoint
 	sends     sync.WaitGroup
 	sendCtx   context.Context
 	recording sync.WaitGroup
 }
+
+// endpointLimit is a quick endpoint's limit and when it last answered
+// (real time: it is about this process's connections, not the service
+// clock).
+type endpointLimit struct {
+	n    int
+	seen time.Time
+}
+
+// Quick endpoints not heard from for fastMemory start again from
+// PerSlowEndpoint; at most maxFast are named in a claim.
+const (
+	fastMemory = time.Minute
+	maxFast    = 500
+)
 
 // endpointLine is one endpoint's deliveries in this process.
 type endpointLine struct {
@@ -88,7 +103,7 @@ type endpointLine struct {
 
 func newDispatcher(s *Service, opts DeliveryOptions) *dispatcher {
 	return &dispatcher{s: s, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
-		results: make(chan *deliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]int{}, held: map[string]bool{}}
+		results: make(chan *deliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]endpointLimit{}, held: map[string]bool{}}
 }
 
 // kick wakes the sender; a kick while it works makes it look again.
@@ -139,8 +154,11 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 			exclude = append(exclude, id)
 		}
 	}
-	for id := range d.limits {
-		if l := d.lines[id]; l == nil || l.sending+len(l.waiting) < d.limit(id) {
+	now := time.Now()
+	for id, lim := range d.limits {
+		if l := d.lines[id]; l == nil && now.Sub(lim.seen) > fastMemory {
+			delete(d.limits, id)
+		} else if len(fast) < maxFast && (l == nil || l.sending+len(l.waiting) < lim.n) {
 			fast = append(fast, id)
 		}
 	}
@@ -148,11 +166,11 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 	if room <= 0 {
 		return false // a finished send wakes the loop
 	}
-	now := d.s.clock.Now()
+	at := d.s.clock.Now()
 	var works []*DeliveryWork
 	err := d.s.store.Tx(ctx, func(tx Tx) (err error) {
 		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
-			Now: now, LeaseUntil: now.Add(d.opts.Lease), Limit: room, Exclude: exclude,
+			Now: at, LeaseUntil: at.Add(d.opts.Lease), Limit: room, Exclude: exclude,
 			// A quick endpoint gets twice its limit: the rest waits here
 			// and keeps it busy until the next claim.
 			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: 2 * d.opts.PerEndpoint,
@@ -198,8 +216,8 @@ func (d *dispatcher) start(w *DeliveryWork) {
 // limit is how many deliveries an endpoint may have here at once. Called
 // with d.mu held.
 func (d *dispatcher) limit(endpoint string) int {
-	if n, ok := d.limits[endpoint]; ok {
-		return n
+	if lim, ok := d.limits[endpoint]; ok {
+		return lim.n
 	}
 	return d.opts.PerSlowEndpoint
 }
@@ -218,7 +236,7 @@ func (d *dispatcher) send(w *DeliveryWork) {
 		if !out.ok || out.attempt.DurationMS >= 1000 {
 			delete(d.limits, endpoint)
 		} else {
-			d.limits[endpoint] = min(2*d.limit(endpoint), d.opts.PerEndpoint)
+			d.limits[endpoint] = endpointLimit{n: min(2*d.limit(endpoint), d.opts.PerEndpoint), seen: time.Now()}
 		}
 		l := d.lines[endpoint]
 		w = nil
