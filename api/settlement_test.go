@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"io"
 	"net/http"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/paydtest"
 )
 
@@ -57,9 +60,20 @@ func TestSettlementRegister(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.Contains(string(body), "payment_captured") || !strings.Contains(string(body), pay) {
-			t.Fatalf("report: %d\n%s", resp.StatusCode, body)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" {
+			t.Fatalf("report: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
+		checkReport(t, body, st.ID, day, "893.70", [][4]string{
+			// operation, object, merchant account, amount: the capture
+			// less its fee (7.00: 0.70 of it is returned with the
+			// refund), the refund held and then paid out.
+			{"payment_captured", pay, "pending", "1000.00"},
+			{"payment_captured", pay, "pending", "-7.00"},
+			{"refund_created", r["id"].(string), "pending", "-100.00"},
+			{"refund_created", r["id"].(string), "pending_refunds", "100.00"},
+			{"refund_succeeded", r["id"].(string), "pending_refunds", "-100.00"},
+			{"refund_succeeded", r["id"].(string), "available", "0.70"},
+		})
 		if resp, _ := http.Get(strings.Replace(report, "sig=", "sig=00", 1)); resp.StatusCode != 404 {
 			t.Fatalf("a tampered report link: %d", resp.StatusCode)
 		}
@@ -165,4 +179,44 @@ func TestSettlementScheduled(t *testing.T) {
 		}
 		checkLedger(t, env)
 	})
+}
+
+// checkReport reads a register's CSV line by line: the header, then one
+// line per posting to the merchant's accounts, in order, each naming the
+// register, an entry, a time within the period and the currency; the lines
+// add up to the register's net amount.
+func checkReport(t *testing.T, body []byte, settlementID, day, net string, want [][4]string) {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatalf("report is not CSV: %v\n%s", err, body)
+	}
+	header := "settlement_id,entry_id,at,operation,object_type,object_id,account,amount,currency"
+	if len(rows) == 0 || strings.Join(rows[0], ",") != header {
+		t.Fatalf("report header = %v", rows)
+	}
+	rows = rows[1:]
+	if len(rows) != len(want) {
+		t.Fatalf("report has %d lines, want %d:\n%s", len(rows), len(want), body)
+	}
+	var sum int64
+	for i, row := range rows {
+		got := [4]string{row[3], row[5], row[6], row[7]}
+		if got != want[i] {
+			t.Errorf("line %d = %v, want %v", i+1, got, want[i])
+		}
+		at, err := time.Parse(time.RFC3339, row[2])
+		if row[0] != settlementID || !strings.HasPrefix(row[1], "ent_") || err != nil ||
+			at.In(payd.RegionRU.Location()).Format(time.DateOnly) != day || row[8] != "RUB" {
+			t.Errorf("line %d = %v", i+1, row)
+		}
+		v, err := money.ParseSigned(row[7])
+		if err != nil {
+			t.Fatalf("line %d amount %q: %v", i+1, row[7], err)
+		}
+		sum += v
+	}
+	if got := money.FormatValue(sum); got != net {
+		t.Errorf("the lines add up to %s, the register's net is %s", got, net)
+	}
 }
