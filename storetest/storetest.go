@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Tx", testTx},
 		{"WebhookDelivery", testWebhookDelivery},
 		{"WebhookDeliveryClaimConcurrent", testDeliveryClaimConcurrent},
+		{"EventDeliveryCount", testEventDeliveryCount},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
