@@ -118,6 +118,9 @@ type Options struct {
 	WebhookRootCAs *x509.CertPool
 	// LiveProviders are live provider adapters (NewLiveProvider).
 	LiveProviders []payd.Provider
+	// Delivery sizes the webhook sender; tests of its limits make them
+	// small.
+	Delivery payd.DeliveryOptions
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -139,7 +142,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
-		LiveProviders: opts.LiveProviders,
+		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

@@ -45,6 +45,9 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},
 		{"Tx", testTx},
+		{"WebhookDelivery", testWebhookDelivery},
+		{"WebhookDeliveryClaimConcurrent", testDeliveryClaimConcurrent},
+		{"EventDeliveryCount", testEventDeliveryCount},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

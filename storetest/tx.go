@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -131,5 +133,63 @@ func testTx(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		// Once A ended, B gets the row at once.
 		mustTx(t, s, func(b payd.Tx) error { _, err := b.ShopGetForUpdate(ctx, sh.ID); return err })
+	})
+
+	t.Run("AfterCommit", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		cases := []struct {
+			name string
+			// fail makes fn fail after registering: an error of its own,
+			// or a statement that fails.
+			fail   func(tx payd.Tx, m *payd.Merchant) error
+			commit bool
+		}{
+			{"commit", func(payd.Tx, *payd.Merchant) error { return nil }, true},
+			{"fn fails", func(payd.Tx, *payd.Merchant) error { return errors.New("fn failed") }, false},
+			{"a statement fails", func(tx payd.Tx, m *payd.Merchant) error { return tx.MerchantInsert(ctx, m) }, false},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				m := &payd.Merchant{ID: newID(payd.PrefixMerchant, now), Name: "M", CreatedAt: now}
+				var calls []string
+				var seen []error
+				err := s.Tx(ctx, func(tx payd.Tx) error {
+					if err := tx.MerchantInsert(ctx, m); err != nil {
+						return err
+					}
+					for _, name := range []string{"first", "second"} {
+						tx.AfterCommit(func() {
+							calls = append(calls, name)
+							// Another connection already sees the
+							// transaction's writes.
+							seen = append(seen, s.View(ctx, func(tx payd.Tx) error { _, err := tx.MerchantGet(ctx, m.ID); return err }))
+						})
+					}
+					if len(calls) != 0 {
+						return fmt.Errorf("AfterCommit functions ran inside the transaction: %v", calls)
+					}
+					return tc.fail(tx, m)
+				})
+				if (err == nil) != tc.commit {
+					t.Fatalf("Tx: error %v, want a commit: %v", err, tc.commit)
+				}
+				if !tc.commit {
+					if len(calls) != 0 {
+						t.Errorf("AfterCommit functions ran after a rollback: %v", calls)
+					}
+					return
+				}
+				slices.Sort(calls)
+				wantDiff(t, "AfterCommit calls, each once", []string{"first", "second"}, calls)
+				for _, err := range seen {
+					if err != nil {
+						t.Errorf("MerchantGet from an AfterCommit function: %v; the commit should be visible", err)
+					}
+				}
+			})
+		}
 	})
 }
