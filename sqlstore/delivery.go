@@ -228,6 +228,9 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 	if len(changes) == 0 {
 		return nil
 	}
+	// UPDATE ... FROM applies one VALUES row per target row: changes to
+	// one event are merged first, or all but one would be lost.
+	changes = mergeChanges(changes)
 	var b strings.Builder
 	args := make([]any, 0, 7*len(changes))
 	for i, c := range changes {
@@ -261,6 +264,30 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 		FROM (VALUES `+b.String()+`) AS v
 		WHERE events.id = v.column1`, args...)
 	return err
+}
+
+// mergeChanges adds up the changes to each event, keeping the first
+// event's order and the latest attempt.
+func mergeChanges(changes []payd.EventDeliveryChange) []payd.EventDeliveryChange {
+	at := make(map[string]int, len(changes))
+	out := make([]payd.EventDeliveryChange, 0, len(changes))
+	for _, c := range changes {
+		i, ok := at[c.EventID]
+		if !ok {
+			at[c.EventID] = len(out)
+			out = append(out, c)
+			continue
+		}
+		m := &out[i]
+		m.Added, m.Attempts, m.Finished, m.Failed = m.Added+c.Added, m.Attempts+c.Attempts, m.Finished+c.Finished, m.Failed+c.Failed
+		if c.LastAttemptAt != nil && (m.LastAttemptAt == nil || !c.LastAttemptAt.Before(*m.LastAttemptAt)) {
+			m.LastAttemptAt = c.LastAttemptAt
+			if c.LastResponseCode != nil {
+				m.LastResponseCode = c.LastResponseCode
+			}
+		}
+	}
+	return out
 }
 
 // placeholders returns "$from, ..., $(from+n-1)".

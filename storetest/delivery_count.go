@@ -100,6 +100,20 @@ func testEventDeliveryCount(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "c", payd.EventDelivery{Status: payd.DeliveryPending, Attempts: 1, LastAttemptAt: &at, LastResponseCode: ptr(503)}, getEventDelivery(t, f.s, c))
 	})
 
+	t.Run("OneEventTwiceInOneCall", func(t *testing.T) {
+		t.Parallel()
+		f := newDeliveryFixture(t, open)
+		ev := f.event(t, 2)
+		t1, t2 := f.now.Add(time.Second), f.now.Add(2*time.Second)
+		mustTx(t, f.s, func(tx payd.Tx) error {
+			return tx.EventDeliveryCount(t.Context(), []payd.EventDeliveryChange{
+				{EventID: ev.ID, Attempts: 1, Finished: 1, LastAttemptAt: &t2, LastResponseCode: ptr(201)},
+				{EventID: ev.ID, Attempts: 1, Finished: 1, LastAttemptAt: &t1, LastResponseCode: ptr(200)},
+			})
+		})
+		wantDiff(t, "summary", payd.EventDelivery{Status: payd.DeliverySucceeded, Attempts: 2, LastAttemptAt: &t2, LastResponseCode: ptr(201)}, getEventDelivery(t, f.s, ev))
+	})
+
 	// Two batches finishing the last two deliveries of one event at once
 	// must both count: a change computed from a stale row would leave the
 	// event pending for ever. Only PostgreSQL runs two writers at once.
