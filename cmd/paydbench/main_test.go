@@ -135,6 +135,15 @@ func TestFlagsRefuseRemoteDatabase(t *testing.T) {
 	if err != nil || len(c.clients) != 2 || c.floorDuration != c.duration {
 		t.Fatalf("%+v %v", c, err)
 	}
+	if len(c.phases) != len(allPhases) {
+		t.Fatalf("default phases %q", c.phases)
+	}
+	if c, err := parseFlags([]string{"--phases", "create, floor"}, &out); err != nil || len(c.phases) != 2 {
+		t.Fatalf("--phases create,floor: %+v %v", c, err)
+	}
+	if _, err := parseFlags([]string{"--phases", "create,nope"}, &out); err == nil {
+		t.Fatal("an unknown phase was accepted")
+	}
 	if shellQuote("a b") != "'a b'" || shellQuote("--x=1") != "--x=1" || shellQuote("it's") != `'it'\''s'` {
 		t.Fatal("shell quoting")
 	}
