@@ -87,9 +87,8 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 			}
 			return 0, nil, err
 		}
-		if err := s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID}, pay.ExpiresAt); err != nil {
-			return 0, nil, err
-		}
+		// No expiry job: the periodic sweep (ExpireDuePayments) finds the
+		// payment by its expires_at.
 		confirmationURL := ""
 		if pay.ConfirmationType == ConfirmationQR {
 			if err := s.startAttempt(ctx, tx, pay, MethodSBP); err != nil {

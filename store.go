@@ -80,6 +80,9 @@ type Tx interface {
 	PaymentGet(ctx context.Context, id string) (*Payment, error)
 	PaymentGetForUpdate(ctx context.Context, id string) (*Payment, error)
 	PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*Payment, error)
+	// PaymentListExpired lists pending payments whose ExpiresAt is at or
+	// before p.Now, earliest first, after p.After, at most p.Limit.
+	PaymentListExpired(ctx context.Context, p *PaymentListExpiredParams) ([]PaymentDue, error)
 	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte) (*Payment, error)
 	PaymentGetByProviderID(ctx context.Context, provider, providerPaymentID string) (*Payment, error)
 	PaymentUpdate(ctx context.Context, p *Payment) error
