@@ -67,6 +67,9 @@ type Service struct {
 	sender            Sender
 	reportKey         []byte
 
+	// auth caches shops and keys for Authenticate.
+	auth *authCache
+
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
 	// of waiting for the first request's transaction.
@@ -80,6 +83,7 @@ func NewService(cfg Config) *Service {
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
 		providers: map[string]Provider{}, route: cfg.Route, sender: cfg.Sender, reportKey: cfg.ReportKey,
+		auth: newAuthCache(AuthCacheTTL),
 	}
 	for _, pr := range cfg.Providers {
 		s.providers[pr.Name()] = pr
