@@ -332,7 +332,13 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 		fmt.Fprintf(log, "%s: %-6s c=%-3d %8.1f/s  p50 %7.2f ms  p99 %7.2f ms  errors %d\n",
 			name, s.Phase, s.Clients, s.PerSecond, s.P50Ms, s.P99Ms, s.Errors)
 	}
+	var settled time.Duration
 	phase := func(runIndex int, label string, clients int, d time.Duration, newWorker func(int) op, server bool) Stats {
+		waited, err := srv.settle(ctx, a.client, settleLimit)
+		settled += waited
+		if err != nil && ctx.Err() == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("before %s c=%d: %v", label, clients, err))
+		}
 		pid := 0
 		if server {
 			pid = srv.pid()
@@ -386,6 +392,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 			}
 		}
 	}
+	res.Notes = append(res.Notes, fmt.Sprintf("waited %.1f s in all for the server's background jobs to finish before phases", settled.Seconds()))
 	if hwm, rss, ok := peakRSS(srv.pid()); ok {
 		res.ServerPeakRSSMiB, res.ServerRSSEndMiB = hwm, rss
 	}

@@ -285,3 +285,19 @@ func TestCPUBetween(t *testing.T) {
 		t.Fatalf("%+v", u)
 	}
 }
+
+func TestParseBusyJobs(t *testing.T) {
+	metrics := `# HELP payd_jobs Jobs in the durable queue by state.
+# TYPE payd_jobs gauge
+payd_jobs{state="available"} 12
+payd_jobs{state="completed"} 4000
+payd_jobs{state="running"} 3
+payd_jobs{state="scheduled"} 1000
+`
+	if n, err := parseBusyJobs(strings.NewReader(metrics)); err != nil || n != 15 {
+		t.Fatalf("busy = %d, %v; want 15", n, err)
+	}
+	if _, err := parseBusyJobs(strings.NewReader("go_goroutines 8\n")); err == nil {
+		t.Fatal("metrics without payd_jobs were read as idle")
+	}
+}
