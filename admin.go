@@ -214,6 +214,8 @@ func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) 
 		}
 		return tx.ShopUpdate(ctx, shop)
 	})
+	// After the commit: the change holds for the next request.
+	s.auth.invalidate(id)
 	return shop, err
 }
 
@@ -242,6 +244,7 @@ func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIK
 		}
 		return tx.KeyInsert(ctx, key)
 	})
+	s.auth.invalidate(shopID)
 	return key, secret, err
 }
 
@@ -266,6 +269,9 @@ func (s *Service) RevokeKey(ctx context.Context, keyID string) (key *APIKey, err
 		key, err = tx.KeyGet(ctx, keyID)
 		return err
 	})
+	if key != nil {
+		s.auth.invalidate(key.ShopID)
+	}
 	return key, err
 }
 

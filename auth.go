@@ -16,15 +16,7 @@ func (s *Service) Authenticate(ctx context.Context, shopID, secret string, ip ne
 	if !ok || !ValidID(PrefixShop, shopID) {
 		return nil, errBadCredentials
 	}
-	var shop *Shop
-	var keys []*APIKey
-	err := s.store.View(ctx, func(tx Tx) (err error) {
-		if shop, err = tx.ShopGet(ctx, shopID); err != nil {
-			return err
-		}
-		keys, err = tx.KeyListByShop(ctx, shopID)
-		return err
-	})
+	shop, keys, err := s.authData(ctx, shopID)
 	if errors.Is(err, ErrNoRows) {
 		return nil, errBadCredentials
 	}
@@ -53,4 +45,26 @@ func (s *Service) Authenticate(ctx context.Context, shopID, secret string, ip ne
 		return nil, Errorf(CodeShopNotLive, "live keys work after the shop is activated; use a test key until then")
 	}
 	return &Principal{Shop: shop, Mode: mode, KeyID: match.ID}, nil
+}
+
+// authData returns the shop and its keys, from the cache while fresh.
+func (s *Service) authData(ctx context.Context, shopID string) (*Shop, []*APIKey, error) {
+	e, ok, gen := s.auth.get(shopID)
+	if ok {
+		return e.shop, e.keys, nil
+	}
+	var shop *Shop
+	var keys []*APIKey
+	err := s.store.View(ctx, func(tx Tx) (err error) {
+		if shop, err = tx.ShopGet(ctx, shopID); err != nil {
+			return err
+		}
+		keys, err = tx.KeyListByShop(ctx, shopID)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.auth.put(shopID, shop, keys, gen)
+	return shop, keys, nil
 }

@@ -78,11 +78,9 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 		if err := s.checkPortfolio(ctx, tx, p, in.Amount, now); err != nil {
 			return 0, nil, err
 		}
-		if prev, err := tx.PaymentGetByOrderID(ctx, p.Shop.ID, p.Test(), in.OrderID); err == nil {
-			return 0, nil, duplicateOrder(prev.ID)
-		} else if !errors.Is(err, ErrNoRows) {
-			return 0, nil, err
-		}
+		// No look-up first: the insert itself finds a taken order id
+		// (without aborting the transaction), and only then is the holder
+		// read, for its id.
 		pay, token := s.newPayment(p, &in, now)
 		if err := tx.PaymentInsert(ctx, pay); err != nil {
 			if errors.Is(err, ErrConflict) {
@@ -92,9 +90,8 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 			}
 			return 0, nil, err
 		}
-		if err := s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID}, pay.ExpiresAt); err != nil {
-			return 0, nil, err
-		}
+		// No expiry job: the periodic sweep (ExpireDuePayments) finds the
+		// payment by its expires_at.
 		confirmationURL := ""
 		if pay.ConfirmationType == ConfirmationQR {
 			if err := s.startAttempt(ctx, tx, pay, MethodSBP, route); err != nil {

@@ -236,8 +236,8 @@ func (s *Service) savePaymentEvent(ctx context.Context, tx Tx, shop *Shop, pay *
 }
 
 // ExpirePayment cancels a payment whose confirmation time or hold has run
-// out; a job runs it at expires_at and at the hold's end. An early or
-// stale run changes nothing.
+// out; the expiry sweep runs it for pending payments past expires_at, and
+// a job at the hold's end. An early or stale run changes nothing.
 func (s *Service) ExpirePayment(ctx context.Context, id string, force bool) error {
 	return s.store.Tx(ctx, func(tx Tx) error {
 		pay, err := tx.PaymentGetForUpdate(ctx, id)

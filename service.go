@@ -78,6 +78,9 @@ type Service struct {
 	sender            Sender
 	reportKey         []byte
 
+	// auth caches shops and keys for Authenticate.
+	auth *authCache
+
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
 	// of waiting for the first request's transaction.
@@ -91,7 +94,7 @@ func NewService(cfg Config) *Service {
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
-		sender: cfg.Sender, reportKey: cfg.ReportKey,
+		sender: cfg.Sender, reportKey: cfg.ReportKey, auth: newAuthCache(AuthCacheTTL),
 	}
 	for i, list := range [][]Provider{cfg.Providers, cfg.LiveProviders} {
 		for _, pr := range list {
@@ -150,26 +153,19 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 
 	var resp *Response
 	err := s.store.Tx(ctx, func(tx Tx) error {
-		// Another instance may be running the same key (PostgreSQL).
-		ok, err := tx.IdempotencyLock(ctx, p.Shop.ID, p.Mode, idem.Key)
+		// The lock keeps another instance from running the same key
+		// (PostgreSQL); the record is read in the same statement.
+		rec, locked, err := tx.IdempotencyLockGet(ctx, p.Shop.ID, p.Mode, idem.Key)
 		if err != nil {
 			return err
 		}
-		if !ok {
+		if !locked {
 			return errInProgress
 		}
 		now := s.clock.Now()
-		rec, err := tx.IdempotencyGet(ctx, p.Shop.ID, p.Mode, idem.Key)
-		switch {
-		case errors.Is(err, ErrNoRows):
-		case err != nil:
+		if rec != nil && now.Before(rec.ExpiresAt) {
+			resp, err = replay(rec, idem)
 			return err
-		case now.Before(rec.ExpiresAt):
-			if !bytes.Equal(rec.RequestHash, idem.Hash) {
-				return errIdemConfl
-			}
-			resp = &Response{Status: http.StatusOK, Body: rec.Body, Replayed: true}
-			return nil
 		}
 		if s.holdIdempotent != nil {
 			s.holdIdempotent(idem.Key)
@@ -185,12 +181,64 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 			}
 		}
 		resp = &Response{Status: status, Body: body}
-		return tx.IdempotencyPut(ctx, &IdempotencyRecord{
+		err = tx.IdempotencyPut(ctx, &IdempotencyRecord{
 			ShopID: p.Shop.ID, Mode: p.Mode, Key: idem.Key, RequestHash: idem.Hash,
 			Status: status, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
 		})
+		if errors.Is(err, ErrConflict) {
+			return errKeyTaken
+		}
+		return err
 	})
-	return resp, err
+	if err == nil {
+		return resp, nil
+	}
+	// On PostgreSQL the record is read in the snapshot of the statement
+	// that takes the lock, so another instance may have committed the key
+	// between that snapshot and the lock. Its effect then shows here as a
+	// refused record (errKeyTaken) or as a rule the first request's effect
+	// now breaks (duplicate_order_id, invalid_state). Both roll back; the
+	// key's committed record, read afresh, is the true answer. Requests
+	// that fail on their own find no record and keep their error.
+	var pe *Error
+	if errors.Is(err, errKeyTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl) {
+		if r, rerr := s.committedAnswer(ctx, p, idem); rerr != nil || r != nil {
+			return r, rerr
+		}
+		if errors.Is(err, errKeyTaken) {
+			return nil, errInProgress
+		}
+	}
+	return nil, err
+}
+
+// errKeyTaken is idempotent's own signal that the key's record appeared
+// after it looked; it never leaves idempotent.
+var errKeyTaken = errors.New("idempotency key recorded by another transaction")
+
+// replay answers a request whose key has a live record.
+func replay(rec *IdempotencyRecord, idem Idempotency) (*Response, error) {
+	if !bytes.Equal(rec.RequestHash, idem.Hash) {
+		return nil, errIdemConfl
+	}
+	return &Response{Status: http.StatusOK, Body: rec.Body, Replayed: true}, nil
+}
+
+// committedAnswer is the replay of the key's live committed record, or nil
+// when there is none.
+func (s *Service) committedAnswer(ctx context.Context, p *Principal, idem Idempotency) (*Response, error) {
+	var rec *IdempotencyRecord
+	err := s.store.View(ctx, func(tx Tx) (err error) {
+		rec, err = tx.IdempotencyGet(ctx, p.Shop.ID, p.Mode, idem.Key)
+		return err
+	})
+	if errors.Is(err, ErrNoRows) || (err == nil && !s.clock.Now().Before(rec.ExpiresAt)) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return replay(rec, idem)
 }
 
 // PurgeIdempotency deletes expired idempotency records; a periodic job runs

@@ -67,11 +67,17 @@ type Tx interface {
 	KeyExpireOthers(ctx context.Context, shopID string, mode Mode, exceptID string, at time.Time) error
 	KeyRevoke(ctx context.Context, id string, at time.Time) error
 
-	// IdempotencyLock takes a lock on the key for the rest of the
-	// transaction without waiting; false means another transaction holds it.
-	IdempotencyLock(ctx context.Context, shopID string, mode Mode, key string) (bool, error)
+	// IdempotencyLockGet takes a lock on the key for the rest of the
+	// transaction without waiting and reads the key's record. locked false
+	// means another transaction holds the key (and rec is nil); rec nil
+	// with locked true means there is no record. The read may miss a
+	// record committed while the lock was being taken: IdempotencyPut
+	// still refuses to overwrite it.
+	IdempotencyLockGet(ctx context.Context, shopID string, mode Mode, key string) (rec *IdempotencyRecord, locked bool, err error)
 	IdempotencyGet(ctx context.Context, shopID string, mode Mode, key string) (*IdempotencyRecord, error)
-	// IdempotencyPut stores r, replacing an expired record of the same key.
+	// IdempotencyPut stores r, replacing an expired record of the same key;
+	// a live record of the key stays and ErrConflict is returned, with the
+	// transaction still usable.
 	IdempotencyPut(ctx context.Context, r *IdempotencyRecord) error
 	IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error)
 
@@ -80,12 +86,17 @@ type Tx interface {
 	EventList(ctx context.Context, p *EventListParams) (Page[*Event], error)
 	EventDeleteBefore(ctx context.Context, t time.Time) (int64, error)
 
+	// PaymentInsert inserts p; a payment already holding its order id (or
+	// id) is ErrConflict, with the transaction still usable.
 	PaymentInsert(ctx context.Context, p *Payment) error
 	// PaymentGet and PaymentGetForUpdate look a payment up by id alone; the
 	// service checks it belongs to the caller's shop and mode.
 	PaymentGet(ctx context.Context, id string) (*Payment, error)
 	PaymentGetForUpdate(ctx context.Context, id string) (*Payment, error)
 	PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*Payment, error)
+	// PaymentListExpired lists pending payments whose ExpiresAt is at or
+	// before p.Now, earliest first, after p.After, at most p.Limit.
+	PaymentListExpired(ctx context.Context, p *PaymentListExpiredParams) ([]PaymentDue, error)
 	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte) (*Payment, error)
 	PaymentGetByProviderID(ctx context.Context, provider, providerPaymentID string) (*Payment, error)
 	PaymentUpdate(ctx context.Context, p *Payment) error

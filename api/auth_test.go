@@ -135,3 +135,51 @@ func TestAuthForbidden(t *testing.T) {
 		c.WithKey("test_kz_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").Get("/v1/shop").ExpectError(t, 401, payd.CodeInvalidCredentials, "")
 	})
 }
+
+// Authentication caches shops and keys for a few seconds, but every
+// operator write that changes them takes effect on the very next request:
+// each step below first warms the cache with a request that succeeds.
+func TestAuthOperatorWritesTakeEffectAtOnce(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		c := env.As(shop, false)
+		admin := func(method, path string, body any) {
+			t.Helper()
+			env.AdminDo(method, "/admin/v1/shops/"+shop.ID+path, body).Expect(t, 200)
+		}
+
+		c.Get("/v1/shop").Expect(t, 200)
+		admin("POST", "/block", nil)
+		c.Get("/v1/shop").ExpectError(t, 403, payd.CodeForbidden, "")
+		admin("POST", "/unblock", nil)
+		c.Get("/v1/shop").Expect(t, 200)
+
+		admin("PATCH", "", map[string]any{"ip_allowlist": []string{"203.0.113.0/24"}})
+		c.Get("/v1/shop").ExpectError(t, 403, payd.CodeForbidden, "")
+		admin("PATCH", "", map[string]any{"ip_allowlist": nil})
+		c.Get("/v1/shop").Expect(t, 200)
+
+		c.Post("/v1/payments", key(), newPayment("100.00", nil)).Expect(t, 201)
+		admin("POST", "/suspend", nil)
+		c.Post("/v1/payments", key(), newPayment("100.00", nil)).ExpectError(t, 422, payd.CodePaymentsSuspended, "")
+		admin("POST", "/resume", nil)
+		c.Post("/v1/payments", key(), newPayment("100.00", nil)).Expect(t, 201)
+
+		live := env.As(shop, true)
+		live.Get("/v1/shop").ExpectError(t, 422, payd.CodeShopNotLive, "")
+		admin("POST", "/activate", nil)
+		live.Get("/v1/shop").Expect(t, 200)
+
+		// A new key works at once although the shop's keys were cached
+		// without it; a revoked one stops at once.
+		var k struct{ ID, Secret string }
+		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/keys", map[string]any{"mode": "test"}).Expect(t, 201).Decode(t, &k)
+		fresh := c.WithKey(k.Secret)
+		fresh.Get("/v1/shop").Expect(t, 200)
+		env.AdminDo("POST", "/admin/v1/keys/"+k.ID+"/revoke", nil).Expect(t, 200)
+		fresh.Get("/v1/shop").ExpectError(t, 401, payd.CodeInvalidCredentials, "")
+		c.Get("/v1/shop").Expect(t, 200) // the older key is in its overlap
+	})
+}

@@ -88,6 +88,51 @@ func TestPaymentCreateValidation(t *testing.T) {
 	})
 }
 
+// Concurrent creations of one order id under different keys make one
+// payment; every other answer is duplicate_order_id naming it, never an
+// internal error (on PostgreSQL the losers wait on the unique index and
+// must still find the winner's row).
+func TestPaymentDuplicateOrderConcurrent(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		body := newPayment("100.00", map[string]any{"order_id": "order-raced"})
+		const n = 12
+		resps := make([]*paydtest.Response, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resps[i] = c.Post("/v1/payments", key(), body)
+			}()
+		}
+		wg.Wait()
+		var id string
+		for _, r := range resps {
+			if r.Status == 201 {
+				if id != "" {
+					t.Fatalf("two payments for one order id: %s and %s", id, r.JSON(t)["id"])
+				}
+				id = r.JSON(t)["id"].(string)
+			}
+		}
+		if id == "" {
+			t.Fatal("no payment was created")
+		}
+		for _, r := range resps {
+			if r.Status == 201 {
+				continue
+			}
+			r.ExpectError(t, 409, payd.CodeDuplicateOrderID, "-")
+			if !strings.Contains(r.JSON(t)["description"].(string), id) {
+				t.Fatalf("duplicate_order_id does not name %s: %s", id, r.Body)
+			}
+		}
+	})
+}
+
 func TestPaymentShopRules(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {

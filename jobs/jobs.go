@@ -97,7 +97,7 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 		FetchPollInterval: opts.PollInterval,
 		FetchCooldown:     opts.PollInterval / 4,
 		Logger:            log.With("component", "jobs"),
-		PeriodicJobs:      periodicJobs(),
+		PeriodicJobs:      periodicJobs(clock),
 		Test:              river.TestConfig{Time: clockTime{clock}},
 		ErrorHandler:      failureReporter{log: log.With("component", "jobs"), onFailure: opts.OnFailure},
 	})
@@ -136,7 +136,8 @@ func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runA
 
 // RunPeriodicNow enqueues every periodic job at once. River's periodic
 // timer sleeps in real time, so when the test clock jumps ahead the service
-// calls this to let hourly work (retention) catch up with the new time.
+// calls this to let periodic work (the expiry sweep, retention) catch up
+// with the new time.
 func (q *Queue) RunPeriodicNow(ctx context.Context) error {
 	for _, args := range periodicArgs() {
 		if _, err := q.client.Insert(ctx, args, nil); err != nil {

@@ -28,13 +28,39 @@ type PurgeIdempotencyArgs struct{}
 // Kind names the job.
 func (PurgeIdempotencyArgs) Kind() string { return "purge_idempotency" }
 
-// periodicArgs are the jobs run every hour.
+// ExpirePaymentsArgs cancels the pending payments past their expires_at.
+type ExpirePaymentsArgs struct{}
+
+// Kind names the job.
+func (ExpirePaymentsArgs) Kind() string { return "expire_payments" }
+
+// periodicArgs are the periodic jobs: the expiry sweep and the hourly ones.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
+	return []river.JobArgs{ExpirePaymentsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
-func periodicJobs() []*river.PeriodicJob {
+// skipAhead is a periodic schedule that, when the clock has jumped past
+// several runs (the test clock), runs once and resumes from the new time
+// rather than enqueueing every missed run: one sweep covers them all, and
+// a seven-day jump would otherwise enqueue 120,000 of them.
+type skipAhead struct {
+	clock payd.Clock
+	every time.Duration
+}
+
+func (s skipAhead) Next(prev time.Time) time.Time {
+	next := prev.Add(s.every)
+	if now := s.clock.Now(); next.Before(now) {
+		return now.Add(s.every)
+	}
+	return next
+}
+
+func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 	return []*river.PeriodicJob{
+		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
+			func() (river.JobArgs, *river.InsertOpts) { return ExpirePaymentsArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeEventsArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
@@ -69,6 +95,10 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	}})
 	river.AddWorker(w, &funcWorker[PurgeIdempotencyArgs]{fn: func(ctx context.Context) error {
 		_, err := svc.PurgeIdempotency(ctx)
+		return err
+	}})
+	river.AddWorker(w, &funcWorker[ExpirePaymentsArgs]{fn: func(ctx context.Context) error {
+		_, err := svc.ExpireDuePayments(ctx)
 		return err
 	}})
 	river.AddWorker(w, &argsWorker[payd.PaymentExpireArgs]{fn: func(ctx context.Context, a payd.PaymentExpireArgs) error {

@@ -100,7 +100,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	}
 	if in.TestClock != nil {
 		// After a jump of the test clock, due jobs run at once and the
-		// hourly work (retention, registers) catches up.
+		// periodic work (the expiry sweep, retention, registers) catches
+		// up.
 		in.TestClock.OnAdvance = func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

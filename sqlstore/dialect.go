@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"hash/fnv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,8 +20,9 @@ type dialect interface {
 	// skipLocked is appended to a SELECT that takes rows for work: other
 	// workers skip what one has locked.
 	skipLocked() string
-	// tryLock takes a transaction-scoped lock on key without waiting.
-	tryLock(ctx context.Context, q querier, key string) (bool, error)
+	// tryLockExpr is an SQL expression that takes a transaction-scoped
+	// lock on the BIGINT $1 without waiting and is true when it got it.
+	tryLockExpr() string
 	isUnique(err error) bool
 	ddl(sql string) string
 }
@@ -36,9 +36,10 @@ func (sqliteDialect) forUpdate() string { return "" }
 func (sqliteDialect) skipLocked() string { return "" }
 
 // SQLite has one writer at a time and the store uses one connection, so a
-// transaction already excludes every other; the in-process guard of the
-// service answers parallel replays.
-func (sqliteDialect) tryLock(context.Context, querier, string) (bool, error) { return true, nil }
+// transaction already excludes every other and the lock is always had; the
+// in-process guard of the service answers parallel replays. $1 is still
+// named so that both dialects bind the same arguments.
+func (sqliteDialect) tryLockExpr() string { return "($1 IS NOT NULL)" }
 
 func (sqliteDialect) isUnique(err error) bool {
 	var se *sqlite.Error
@@ -57,15 +58,10 @@ func (postgresDialect) Name() string       { return "postgres" }
 func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
-// tryLock uses a transaction-level advisory lock, released at commit or
-// rollback, so several payd instances never run one idempotency key twice.
-func (postgresDialect) tryLock(ctx context.Context, q querier, key string) (bool, error) {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	var ok bool
-	err := q.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(h.Sum64())).Scan(&ok)
-	return ok, err
-}
+// tryLockExpr uses a transaction-level advisory lock, released at commit
+// or rollback, so several payd instances never run one idempotency key
+// twice.
+func (postgresDialect) tryLockExpr() string { return "pg_try_advisory_xact_lock($1)" }
 
 func (postgresDialect) isUnique(err error) bool {
 	var pe *pgconn.PgError

@@ -2,13 +2,36 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"hash/fnv"
 	"time"
 
 	"github.com/paydhq/payd"
 )
 
-func (t *tx) IdempotencyLock(ctx context.Context, shopID string, mode payd.Mode, key string) (bool, error) {
-	return t.d.tryLock(ctx, t.q, "idem\x00"+shopID+"\x00"+string(mode)+"\x00"+key)
+// lockKey is the 64-bit key of the idempotency try-lock of a shop's key.
+func lockKey(shopID string, mode payd.Mode, key string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("idem\x00" + shopID + "\x00" + string(mode) + "\x00" + key))
+	return int64(h.Sum64())
+}
+
+// IdempotencyLockGet takes the lock and reads the record in one statement:
+// one round trip fewer on the path of every POST. On PostgreSQL the read
+// sees the statement's snapshot, taken just before the lock; the service
+// allows for that (see Service.idempotent).
+func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, bool, error) {
+	var locked bool
+	var hash, body []byte
+	var status, created, expires sql.NullInt64
+	err := t.q.QueryRowContext(ctx, `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at
+		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`,
+		lockKey(shopID, mode, key), shopID, mode, key).Scan(&locked, &hash, &status, &body, &created, &expires)
+	if err != nil || !locked || !status.Valid {
+		return nil, locked, err
+	}
+	return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key, RequestHash: hash, Status: int(status.Int64),
+		Body: body, CreatedAt: fromMicros(created.Int64), ExpiresAt: fromMicros(expires.Int64)}, true, nil
 }
 
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
@@ -24,17 +47,16 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 	return &r, nil
 }
 
-// IdempotencyPut inserts the record; an expired record of the same key is
-// replaced, a live one is a conflict (the caller checked under the lock).
+// IdempotencyPut inserts the record, or replaces an expired record of the
+// same key, in one statement; a live record stays and is reported as
+// payd.ErrConflict without aborting the transaction.
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
-	if _, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE shop_id = $1 AND mode = $2 AND idem_key = $3 AND expires_at <= $4`,
-		r.ShopID, r.Mode, r.Key, micros(r.CreatedAt)); err != nil {
-		return err
-	}
-	_, err := t.exec(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+	return t.insertOne(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (shop_id, mode, idem_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
+			body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+		WHERE idempotency_keys.expires_at <= excluded.created_at`,
 		r.ShopID, r.Mode, r.Key, r.RequestHash, r.Status, r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
-	return err
 }
 
 func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error) {

@@ -32,10 +32,35 @@ func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
 	// failed statement aborts the transaction, and the caller still needs
 	// it to name the payment that holds the order id.
 	return t.insertOne(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-		checkout_token_hash, provider, provider_payment_id, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		checkout_token_hash, provider, provider_payment_id, doc, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT DO NOTHING`,
 		p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
-		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, string(doc))
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, string(doc), micros(p.ExpiresAt))
+}
+
+// PaymentListExpired walks payments_expiry: pending payments whose
+// expires_at is at or before Now, in (expires_at, id) order after After.
+func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT id, expires_at FROM payments
+		WHERE status = $1 AND expires_at <= $2 AND (expires_at, id) > ($3, $4)
+		ORDER BY expires_at, id LIMIT $5`,
+		payd.PaymentPending, micros(p.Now), micros(p.After.ExpiresAt), p.After.ID, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payd.PaymentDue
+	for rows.Next() {
+		var d payd.PaymentDue
+		var at int64
+		if err := rows.Scan(&d.ID, &at); err != nil {
+			return nil, err
+		}
+		d.ExpiresAt = fromMicros(at)
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,10 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 	}
 	put := func(t *testing.T, s payd.Store, r *payd.IdempotencyRecord) error {
 		return s.Tx(t.Context(), func(tx payd.Tx) error { return tx.IdempotencyPut(t.Context(), r) })
+	}
+	lock := func(ctx context.Context, tx payd.Tx, shopID string, mode payd.Mode, key string) (bool, error) {
+		_, locked, err := tx.IdempotencyLockGet(ctx, shopID, mode, key)
+		return locked, err
 	}
 	record := func(shopID string, mode payd.Mode, key string, created time.Time) *payd.IdempotencyRecord {
 		return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key,
@@ -95,6 +100,19 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		live := record(shopID, payd.ModeTest, "k", old.ExpiresAt.Add(-time.Microsecond))
 		live.Status = 200
 		wantErr(t, "IdempotencyPut over a live record", put(t, s, live), payd.ErrConflict)
+		// The refusal leaves the transaction usable (on PostgreSQL a failed
+		// statement would abort it), so the caller can still roll back on
+		// its own terms or read on.
+		err := s.Tx(t.Context(), func(tx payd.Tx) error {
+			if err := tx.IdempotencyPut(t.Context(), live); !errors.Is(err, payd.ErrConflict) {
+				return fmt.Errorf("IdempotencyPut over a live record inside a Tx: %v, want ErrConflict", err)
+			}
+			_, err := tx.IdempotencyGet(t.Context(), old.ShopID, old.Mode, old.Key)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("read after a refused put in the same Tx: %v", err)
+		}
 		got, err := get(t, s, old)
 		if err != nil {
 			t.Fatalf("IdempotencyGet: %v", err)
@@ -163,6 +181,42 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 
+	t.Run("LockGet", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		r := record(newID(payd.PrefixShop, now), payd.ModeLive, "k", now)
+		var got *payd.IdempotencyRecord
+		var locked bool
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			got, locked, err = tx.IdempotencyLockGet(ctx, r.ShopID, r.Mode, r.Key)
+			return err
+		})
+		if !locked || got != nil {
+			t.Errorf("IdempotencyLockGet of a new key = %v, locked %v; want nil, true", got, locked)
+		}
+		if err := put(t, s, r); err != nil {
+			t.Fatalf("IdempotencyPut: %v", err)
+		}
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			got, locked, err = tx.IdempotencyLockGet(ctx, r.ShopID, r.Mode, r.Key)
+			return err
+		})
+		if !locked {
+			t.Fatalf("IdempotencyLockGet of a recorded free key: not locked")
+		}
+		wantDiff(t, "IdempotencyLockGet", r, got)
+		// Another mode of the same key is another record.
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			got, locked, err = tx.IdempotencyLockGet(ctx, r.ShopID, payd.ModeTest, r.Key)
+			return err
+		})
+		if !locked || got != nil {
+			t.Errorf("IdempotencyLockGet in the other mode = %v, locked %v; want nil, true", got, locked)
+		}
+	})
+
 	t.Run("Lock", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
@@ -170,7 +224,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		shopID := newID(payd.PrefixShop, time.Now())
 		var ok bool
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			ok, err = tx.IdempotencyLock(ctx, shopID, payd.ModeLive, "k")
+			ok, err = lock(ctx, tx, shopID, payd.ModeLive, "k")
 			return err
 		})
 		if !ok {
@@ -178,7 +232,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		// The lock ends with its transaction.
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			ok, err = tx.IdempotencyLock(ctx, shopID, payd.ModeLive, "k")
+			ok, err = lock(ctx, tx, shopID, payd.ModeLive, "k")
 			return err
 		})
 		if !ok {
@@ -210,7 +264,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		go func() {
 			defer close(exited)
 			done <- s.Tx(ctx, func(tx payd.Tx) error {
-				ok, err := tx.IdempotencyLock(ctx, shopID, payd.ModeLive, "k")
+				ok, err := lock(ctx, tx, shopID, payd.ModeLive, "k")
 				if err == nil && !ok {
 					err = errors.New("lock of a free key refused")
 				}
@@ -238,16 +292,16 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		// Transaction B, while A holds "k".
 		var same, otherKey, otherMode, otherShop bool
 		err := s.Tx(ctx, func(tx payd.Tx) (err error) {
-			if same, err = tx.IdempotencyLock(ctx, shopID, payd.ModeLive, "k"); err != nil {
+			if same, err = lock(ctx, tx, shopID, payd.ModeLive, "k"); err != nil {
 				return err
 			}
-			if otherKey, err = tx.IdempotencyLock(ctx, shopID, payd.ModeLive, "k2"); err != nil {
+			if otherKey, err = lock(ctx, tx, shopID, payd.ModeLive, "k2"); err != nil {
 				return err
 			}
-			if otherMode, err = tx.IdempotencyLock(ctx, shopID, payd.ModeTest, "k"); err != nil {
+			if otherMode, err = lock(ctx, tx, shopID, payd.ModeTest, "k"); err != nil {
 				return err
 			}
-			otherShop, err = tx.IdempotencyLock(ctx, newID(payd.PrefixShop, time.Now()), payd.ModeLive, "k")
+			otherShop, err = lock(ctx, tx, newID(payd.PrefixShop, time.Now()), payd.ModeLive, "k")
 			return err
 		})
 		stop()
@@ -268,7 +322,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		// A has committed, so the key is free again.
 		var again bool
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			again, err = tx.IdempotencyLock(ctx, shopID, payd.ModeLive, "k")
+			again, err = lock(ctx, tx, shopID, payd.ModeLive, "k")
 			return err
 		})
 		if !again {

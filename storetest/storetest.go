@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Shop", testShop},
 		{"Key", testKey},
 		{"Idempotency", testIdempotency},
+		{"Payment", testPayment},
 		{"Event", testEvent},
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},

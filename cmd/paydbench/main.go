@@ -46,6 +46,7 @@ const defaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disa
 type config struct {
 	databaseURL   string
 	databases     []string
+	phases        []string
 	clients       []int
 	duration      time.Duration
 	floorDuration time.Duration
@@ -68,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.databaseURL, "database-url", defaultDatabaseURL, "PostgreSQL server (loopback only); fresh schemas are created in it and dropped")
 	dbs := fs.String("databases", "sqlite,postgres", "databases to measure, comma-separated")
 	clients := fs.String("clients", "16,64", "concurrent clients (and floor workers), comma-separated")
+	phases := fs.String("phases", strings.Join(allPhases, ","), "phases to run, comma-separated (create and floor alone measure the create path)")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "time bound of each API phase")
 	fs.DurationVar(&c.floorDuration, "floor-duration", 0, "time bound of each floor phase (default: --duration)")
 	fs.Int64Var(&c.maxOps, "max-ops", 200_000, "count bound of each phase")
@@ -96,6 +98,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.databases = append(c.databases, d)
 	}
+	for _, p := range splitList(*phases) {
+		if !slices.Contains(allPhases, p) {
+			return nil, fmt.Errorf("--phases: %q is not one of %s", p, strings.Join(allPhases, ", "))
+		}
+		c.phases = append(c.phases, p)
+	}
 	for _, s := range splitList(*clients) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1024 {
@@ -104,8 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		c.clients = append(c.clients, n)
 	}
 	switch {
-	case len(c.databases) == 0 || len(c.clients) == 0:
-		return nil, errors.New("--databases and --clients must not be empty")
+	case len(c.databases) == 0 || len(c.clients) == 0 || len(c.phases) == 0:
+		return nil, errors.New("--databases, --clients and --phases must not be empty")
 	case c.duration <= 0 || c.maxOps < 1 || c.runs < 1 || c.timeout <= 0:
 		return nil, errors.New("--duration, --max-ops, --runs and --timeout must be positive")
 	}
@@ -119,6 +127,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	return c, nil
 }
+
+// allPhases are the phases of one run, in the order they run.
+var allPhases = []string{"create", "get", "list", "refund", "floor"}
 
 func splitList(s string) []string {
 	var out []string
@@ -321,7 +332,13 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 		fmt.Fprintf(log, "%s: %-6s c=%-3d %8.1f/s  p50 %7.2f ms  p99 %7.2f ms  errors %d\n",
 			name, s.Phase, s.Clients, s.PerSecond, s.P50Ms, s.P99Ms, s.Errors)
 	}
+	var settled time.Duration
 	phase := func(runIndex int, label string, clients int, d time.Duration, newWorker func(int) op, server bool) Stats {
+		waited, err := srv.settle(ctx, a.client, settleLimit)
+		settled += waited
+		if err != nil && ctx.Err() == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("before %s c=%d: %v", label, clients, err))
+		}
 		pid := 0
 		if server {
 			pid = srv.pid()
@@ -343,8 +360,10 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	}
 
 	// The refund phase needs paid payments: make them once, unmeasured.
-	if err := a.preparePaid(ctx, 1000, maxClients); err != nil {
-		return fail(fmt.Errorf("preparing paid payments: %w", err))
+	if slices.Contains(cfg.phases, "refund") {
+		if err := a.preparePaid(ctx, 1000, maxClients); err != nil {
+			return fail(fmt.Errorf("preparing paid payments: %w", err))
+		}
 	}
 	// Runs interleave the API and the floor, so that a change of load on
 	// the shared machine falls on both sides of the ratio.
@@ -362,6 +381,9 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 			{"refund", cfg.duration, a.refundWorker, true},
 			{"floor", cfg.floorDuration, fl.worker, false},
 		} {
+			if !slices.Contains(cfg.phases, p.label) {
+				continue
+			}
 			for _, c := range cfg.clients {
 				if ctx.Err() != nil {
 					break
@@ -370,6 +392,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 			}
 		}
 	}
+	res.Notes = append(res.Notes, fmt.Sprintf("waited %.1f s in all for the server's background jobs to finish before phases", settled.Seconds()))
 	if hwm, rss, ok := peakRSS(srv.pid()); ok {
 		res.ServerPeakRSSMiB, res.ServerRSSEndMiB = hwm, rss
 	}

@@ -135,6 +135,15 @@ func TestFlagsRefuseRemoteDatabase(t *testing.T) {
 	if err != nil || len(c.clients) != 2 || c.floorDuration != c.duration {
 		t.Fatalf("%+v %v", c, err)
 	}
+	if len(c.phases) != len(allPhases) {
+		t.Fatalf("default phases %q", c.phases)
+	}
+	if c, err := parseFlags([]string{"--phases", "create, floor"}, &out); err != nil || len(c.phases) != 2 {
+		t.Fatalf("--phases create,floor: %+v %v", c, err)
+	}
+	if _, err := parseFlags([]string{"--phases", "create,nope"}, &out); err == nil {
+		t.Fatal("an unknown phase was accepted")
+	}
 	if shellQuote("a b") != "'a b'" || shellQuote("--x=1") != "--x=1" || shellQuote("it's") != `'it'\''s'` {
 		t.Fatal("shell quoting")
 	}
@@ -274,5 +283,21 @@ func TestCPUBetween(t *testing.T) {
 	if u.ServerMsPerOp != 40 || u.DatabaseMsPerOp != 25 || u.BenchMsPerOp != 10 || u.OtherMsPerOp != 25 ||
 		u.MachineBusyPct != 50 || u.StealPct != 5 {
 		t.Fatalf("%+v", u)
+	}
+}
+
+func TestParseBusyJobs(t *testing.T) {
+	metrics := `# HELP payd_jobs Jobs in the durable queue by state.
+# TYPE payd_jobs gauge
+payd_jobs{state="available"} 12
+payd_jobs{state="completed"} 4000
+payd_jobs{state="running"} 3
+payd_jobs{state="scheduled"} 1000
+`
+	if n, err := parseBusyJobs(strings.NewReader(metrics)); err != nil || n != 15 {
+		t.Fatalf("busy = %d, %v; want 15", n, err)
+	}
+	if _, err := parseBusyJobs(strings.NewReader("go_goroutines 8\n")); err == nil {
+		t.Fatal("metrics without payd_jobs were read as idle")
 	}
 }

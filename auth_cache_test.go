@@ -1,0 +1,135 @@
+package payd
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// authStore counts the authentication reads and serves one shop, whose
+// key can be revoked behind the service's back, as another instance would.
+type authStore struct {
+	Store
+	shop  *Shop
+	key   APIKey
+	loads atomic.Int64
+}
+
+type authTx struct {
+	Tx
+	s *authStore
+}
+
+func (s *authStore) View(ctx context.Context, fn func(Tx) error) error { return fn(authTx{s: s}) }
+
+func (t authTx) ShopGet(_ context.Context, id string) (*Shop, error) {
+	t.s.loads.Add(1)
+	if id != t.s.shop.ID {
+		return nil, ErrNoRows
+	}
+	sh := *t.s.shop
+	return &sh, nil
+}
+
+func (t authTx) KeyListByShop(context.Context, string) ([]*APIKey, error) {
+	k := t.s.key
+	return []*APIKey{&k}, nil
+}
+
+func TestAuthCache(t *testing.T) {
+	t.Parallel()
+	const secret = "test_ru_0123456789abcdefghijABCDEFGHIJKL"
+	setup := func(t *testing.T) (*Service, *authStore, *time.Time) {
+		st := &authStore{shop: &Shop{ID: "sh_01HZZZZZZZZZZZZZZZZZZZZZZZ", Region: RegionRU}}
+		st.key = APIKey{ID: "key_1", ShopID: st.shop.ID, Mode: ModeTest, Hash: HashSecret(secret)}
+		if !ValidID(PrefixShop, st.shop.ID) {
+			t.Fatalf("test shop id %q is not valid", st.shop.ID)
+		}
+		s := NewService(Config{Store: st, Clock: &TestClock{}})
+		now := time.Now()
+		s.auth.now = func() time.Time { return now }
+		return s, st, &now
+	}
+	auth := func(s *Service) error {
+		_, err := s.Authenticate(context.Background(), "sh_01HZZZZZZZZZZZZZZZZZZZZZZZ", secret, netip.Addr{})
+		return err
+	}
+
+	t.Run("FreshEntryServes", func(t *testing.T) {
+		t.Parallel()
+		s, st, now := setup(t)
+		for range 5 {
+			if err := auth(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := st.loads.Load(); n != 1 {
+			t.Fatalf("%d loads for 5 requests within the TTL, want 1", n)
+		}
+		// A change made elsewhere (another instance) shows once the entry
+		// is AuthCacheTTL old.
+		revoked := time.Now()
+		st.key.RevokedAt = &revoked
+		*now = now.Add(AuthCacheTTL - time.Millisecond)
+		if err := auth(s); err != nil {
+			t.Fatalf("within the TTL: %v", err)
+		}
+		*now = now.Add(time.Millisecond)
+		if ErrorCodeOf(auth(s)) != CodeInvalidCredentials {
+			t.Fatal("a key revoked elsewhere still works after the TTL")
+		}
+	})
+
+	t.Run("InvalidateDropsTheEntry", func(t *testing.T) {
+		t.Parallel()
+		s, st, _ := setup(t)
+		if err := auth(s); err != nil {
+			t.Fatal(err)
+		}
+		st.shop.Blocked = true
+		s.auth.invalidate(st.shop.ID)
+		if ErrorCodeOf(auth(s)) != CodeForbidden {
+			t.Fatal("a blocked shop is served from the cache after invalidation")
+		}
+	})
+
+	t.Run("LoadOlderThanAnInvalidationIsNotKept", func(t *testing.T) {
+		t.Parallel()
+		s, st, _ := setup(t)
+		_, _, gen := s.auth.get(st.shop.ID)
+		stale := *st.shop
+		s.auth.invalidate(st.shop.ID) // a write committed while the load ran
+		s.auth.put(st.shop.ID, &stale, nil, gen)
+		if _, ok, _ := s.auth.get(st.shop.ID); ok {
+			t.Fatal("a load begun before an invalidation was cached")
+		}
+	})
+
+	t.Run("UnknownShopNotCached", func(t *testing.T) {
+		t.Parallel()
+		s, st, _ := setup(t)
+		for range 3 {
+			_, err := s.Authenticate(context.Background(), "sh_01HYYYYYYYYYYYYYYYYYYYYYYY", secret, netip.Addr{})
+			if ErrorCodeOf(err) != CodeInvalidCredentials {
+				t.Fatalf("unknown shop: %v", err)
+			}
+		}
+		if n := st.loads.Load(); n != 3 {
+			t.Fatalf("%d loads for 3 requests of an unknown shop, want 3", n)
+		}
+	})
+
+	t.Run("Bounded", func(t *testing.T) {
+		t.Parallel()
+		c := newAuthCache(time.Minute)
+		for i := range authCacheMax + 10 {
+			c.put(fmt.Sprint(i), &Shop{}, nil, 0)
+		}
+		if n := len(c.entries); n > authCacheMax {
+			t.Fatalf("%d entries, want at most %d", n, authCacheMax)
+		}
+	})
+}

@@ -1,0 +1,100 @@
+package payd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// raceStore plays the window idempotent allows for on PostgreSQL: the
+// locking read finds no record, yet another instance has committed one for
+// the key, which the transaction then meets (a refused IdempotencyPut or a
+// rule its effect breaks) and which a fresh read finds.
+type raceStore struct {
+	Store
+	committed *IdempotencyRecord // what a fresh read finds; nil: nothing
+	putErr    error
+}
+
+type raceTx struct {
+	Tx
+	s *raceStore
+}
+
+func (s *raceStore) Tx(ctx context.Context, fn func(Tx) error) error   { return fn(raceTx{s: s}) }
+func (s *raceStore) View(ctx context.Context, fn func(Tx) error) error { return fn(raceTx{s: s}) }
+
+func (t raceTx) IdempotencyLockGet(context.Context, string, Mode, string) (*IdempotencyRecord, bool, error) {
+	return nil, true, nil
+}
+
+func (t raceTx) IdempotencyPut(context.Context, *IdempotencyRecord) error {
+	return t.s.putErr
+}
+
+func (t raceTx) IdempotencyGet(context.Context, string, Mode, string) (*IdempotencyRecord, error) {
+	if t.s.committed == nil {
+		return nil, ErrNoRows
+	}
+	return t.s.committed, nil
+}
+
+func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
+	t.Parallel()
+	clock := &TestClock{}
+	p := &Principal{Shop: &Shop{ID: "shp_1"}, Mode: ModeTest}
+	idem := Idempotency{Key: "key-1", Hash: []byte{1}}
+	first := &IdempotencyRecord{ShopID: "shp_1", Mode: ModeTest, Key: "key-1", RequestHash: []byte{1},
+		Status: http.StatusCreated, Body: []byte(`{"id":"pay_1"}`), ExpiresAt: clock.Now().Add(time.Hour)}
+	other := *first
+	other.RequestHash = []byte{2}
+	expired := *first
+	expired.ExpiresAt = clock.Now().Add(-time.Second)
+	dup := duplicateOrder("pay_1")
+	created := func(Tx) (int, any, error) { return http.StatusCreated, map[string]string{"id": "pay_2"}, nil }
+	failing := func(err error) func(Tx) (int, any, error) {
+		return func(Tx) (int, any, error) { return 0, nil, err }
+	}
+
+	cases := []struct {
+		name      string
+		committed *IdempotencyRecord
+		putErr    error
+		fn        func(Tx) (int, any, error)
+		wantCode  ErrorCode // "" when a replay of first is wanted
+		wantErr   error
+	}{
+		{"ErrKeyTakenReplays", first, ErrConflict, created, "", nil},
+		{"ErrKeyTakenByAnotherRequest", &other, ErrConflict, created, CodeIdempotencyConflict, nil},
+		{"ErrKeyTakenUnseen", nil, ErrConflict, created, CodeIdempotencyInProgress, nil},
+		{"RuleBrokenByTheFirstEffectReplays", first, nil, failing(dup), "", nil},
+		{"ErrDuplicateOrderIDOfItsOwn", nil, nil, failing(dup), CodeDuplicateOrderID, nil},
+		{"ErrDuplicateOrderIDBesideAnExpiredRecord", &expired, nil, failing(dup), CodeDuplicateOrderID, nil},
+		{"InternalErrorKept", first, nil, failing(context.DeadlineExceeded), "", context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := &raceStore{committed: tc.committed, putErr: tc.putErr}
+			s := NewService(Config{Store: st, Clock: clock})
+			resp, err := s.idempotent(t.Context(), p, idem, tc.fn)
+			switch {
+			case tc.wantErr != nil:
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+			case tc.wantCode != "":
+				if ErrorCodeOf(err) != tc.wantCode {
+					t.Fatalf("err = %v, want %s", err, tc.wantCode)
+				}
+			default:
+				if err != nil || !resp.Replayed || resp.Status != http.StatusOK || !bytes.Equal(resp.Body, first.Body) {
+					t.Fatalf("got %+v, %v; want the replay of the committed record", resp, err)
+				}
+			}
+		})
+	}
+}

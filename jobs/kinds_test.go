@@ -1,0 +1,26 @@
+package jobs
+
+import (
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+// The sweep's schedule steps by its interval while the clock runs
+// normally, and after a jump runs once and resumes from the new time.
+func TestSkipAhead(t *testing.T) {
+	t.Parallel()
+	clock := &payd.TestClock{}
+	s := skipAhead{clock: clock, every: 5 * time.Second}
+	now := clock.Now()
+	if got, want := s.Next(now), now.Add(5*time.Second); !got.Equal(want) {
+		t.Fatalf("Next in step = %v, want %v", got, want)
+	}
+	prev := now
+	clock.Advance(7 * 24 * time.Hour)
+	got := s.Next(prev)
+	if jumped := clock.Now(); got.Before(jumped) || got.After(jumped.Add(6*time.Second)) {
+		t.Fatalf("Next after a 7-day jump = %v, want about %v", got, jumped.Add(5*time.Second))
+	}
+}
