@@ -109,7 +109,7 @@ func TestMigration0007Backfill(t *testing.T) {
 			wantRows = append(wantRows, row{doc.ID, d.state, created.UnixMicro()})
 		}
 
-		applied, err := s.Migrate(ctx)
+		applied, err := s.MigrateTo(ctx, 7)
 		if err != nil {
 			t.Fatalf("migrate: %v", err)
 		}
