@@ -23,7 +23,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=10s ./urlguard/
 
 ## bench: payd's merchant API against the database floor, then webhook fan-out, on SQLite and PostgreSQL
-## (about 13 minutes on 2 cores; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines)
+## (about 18 minutes on 2 cores; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines)
 bench:
 	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') $(BENCH_FLAGS)
 	$(GO) run ./cmd/hookbench $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)')
