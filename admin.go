@@ -212,10 +212,10 @@ func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) 
 		if err := change(shop); err != nil {
 			return err
 		}
+		// After the commit: the change holds for the next request.
+		tx.AfterCommit(func() { s.auth.invalidate(id) })
 		return tx.ShopUpdate(ctx, shop)
 	})
-	// After the commit: the change holds for the next request.
-	s.auth.invalidate(id)
 	return shop, err
 }
 
@@ -242,9 +242,9 @@ func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIK
 		if err := tx.KeyExpireOthers(ctx, shop.ID, mode, key.ID, now.Add(KeyOverlap)); err != nil {
 			return err
 		}
+		tx.AfterCommit(func() { s.auth.invalidate(shopID) })
 		return tx.KeyInsert(ctx, key)
 	})
-	s.auth.invalidate(shopID)
 	return key, secret, err
 }
 
@@ -266,12 +266,12 @@ func (s *Service) RevokeKey(ctx context.Context, keyID string) (key *APIKey, err
 		if err := tx.KeyRevoke(ctx, keyID, s.clock.Now()); err != nil {
 			return notFoundAs(err, "key")
 		}
-		key, err = tx.KeyGet(ctx, keyID)
-		return err
+		if key, err = tx.KeyGet(ctx, keyID); err != nil {
+			return err
+		}
+		tx.AfterCommit(func() { s.auth.invalidate(key.ShopID) })
+		return nil
 	})
-	if key != nil {
-		s.auth.invalidate(key.ShopID)
-	}
 	return key, err
 }
 
