@@ -107,34 +107,25 @@ func (s *Service) recordOutcomes(ctx context.Context, outs []*deliveryOutcome) e
 		for _, id := range saved {
 			isSaved[id] = true
 		}
-		changes := map[string]*EventDeliveryChange{}
-		var order []string
+		// One change per delivery: the store adds up those of one event.
+		var changes []EventDeliveryChange
 		byEndpoint := map[string][]int{}
 		var endpoints []string
 		for i, d := range deliveries {
 			if !isSaved[d.ID] {
 				continue // another sender recorded it first
 			}
-			c := changes[d.EventID]
-			if c == nil {
-				c = &EventDeliveryChange{EventID: d.EventID}
-				changes[d.EventID] = c
-				order = append(order, d.EventID)
-			}
+			c := EventDeliveryChange{EventID: d.EventID}
 			if d.State != DeliveryStatePending {
-				c.Finished++
+				c.Finished = 1
 			}
 			if d.State == DeliveryStateFailed || d.State == DeliveryStateSkipped {
-				c.Failed++
+				c.Failed = 1
 			}
 			if a := outs[i].attempt; a != nil {
-				c.Attempts++
-				if c.LastAttemptAt == nil || !a.At.Before(*c.LastAttemptAt) {
-					c.LastAttemptAt = &a.At
-					if a.StatusCode != 0 {
-						code := a.StatusCode
-						c.LastResponseCode = &code
-					}
+				c.Attempts, c.LastAttemptAt = 1, &a.At
+				if a.StatusCode != 0 {
+					c.LastResponseCode = &a.StatusCode
 				}
 				if ep := outs[i].work.Endpoint; !outs[i].ok || ep.ConsecutiveFailures > 0 {
 					if byEndpoint[d.EndpointID] == nil {
@@ -143,12 +134,9 @@ func (s *Service) recordOutcomes(ctx context.Context, outs []*deliveryOutcome) e
 					byEndpoint[d.EndpointID] = append(byEndpoint[d.EndpointID], i)
 				}
 			}
+			changes = append(changes, c)
 		}
-		list := make([]EventDeliveryChange, len(order))
-		for i, id := range order {
-			list[i] = *changes[id]
-		}
-		if err := tx.EventDeliveryCount(ctx, list); err != nil {
+		if err := tx.EventDeliveryCount(ctx, changes); err != nil {
 			return err
 		}
 		for _, id := range endpoints {

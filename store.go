@@ -167,7 +167,8 @@ type Tx interface {
 	// EventDeliveryUpdate stores an event's delivery summary as it is.
 	EventDeliveryUpdate(ctx context.Context, eventID string, d EventDelivery) error
 	// EventDeliveryCount moves the delivery counters of events, and with
-	// them their summaries, by the given changes.
+	// them their summaries, by the given changes; several changes to one
+	// event are added up.
 	EventDeliveryCount(ctx context.Context, changes []EventDeliveryChange) error
 
 	WebhookEndpointInsert(ctx context.Context, e *WebhookEndpoint) error
