@@ -405,3 +405,46 @@ func TestWebhookURLRules(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookQueuedForDisabledEndpointIsSkipped: a delivery already queued
+// when its endpoint stops being active is not sent at its turn; it is
+// skipped, the event's summary says failed, and nothing is retried
+// (docs/webhooks.md, Failing and disabled endpoints).
+func TestWebhookQueuedForDisabledEndpointIsSkipped(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		rc := newReceiver(t)
+		rc.answer = func(int) int { return 503 }
+		env := startWithReceiver(t, b, rc)
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		ep := c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201).JSON(t)
+		pay := paidQR(t, c)
+		// The summary of the payment's event (empty until the simulated
+		// success has been applied).
+		summary := func() map[string]any {
+			items := c.Get("/v1/events?object_id="+pay).Expect(t, 200).JSON(t)["items"].([]any)
+			if len(items) != 1 {
+				return map[string]any{}
+			}
+			return items[0].(map[string]any)["delivery"].(map[string]any)
+		}
+		// The first attempt fails: a retry is queued a minute later.
+		paydtest.Eventually(t, "the failed first attempt", func() bool { return summary()["attempts"] == float64(1) })
+		if s := summary(); s["status"] != "pending" || s["last_response_code"] != float64(503) {
+			t.Fatalf("summary after the first attempt = %v", s)
+		}
+		c.Do("PATCH", "/v1/webhook-endpoints/"+ep["id"].(string), map[string]any{"status": "disabled"}, "Idempotency-Key", key()).Expect(t, 200)
+		env.Clock.Advance(payd.RetrySchedule[0] + time.Second)
+		waitLong(t, "the retry's turn", func() bool { return summary()["status"] == "failed" })
+		if s := summary(); s["attempts"] != float64(1) {
+			t.Fatalf("summary after the skip = %v", s)
+		}
+		if n := len(rc.deliveries()); n != 1 {
+			t.Fatalf("the disabled endpoint received %d deliveries, want 1", n)
+		}
+		paydtest.Eventually(t, "the skip in the metrics", func() bool {
+			m := env.Do("GET", env.Admin.URL, "/metrics", nil, nil).Expect(t, 200)
+			return strings.Contains(string(m.Body), `payd_webhook_attempts_total{outcome="skipped"} 1`)
+		})
+	})
+}
