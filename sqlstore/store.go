@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"modernc.org/sqlite"
 
 	"github.com/paydhq/payd"
 )
@@ -57,7 +57,7 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 	file := "file:" + filepath.Join(dataDir, "payd.db")
 	dsn := file + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openSQLite(dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -71,13 +71,23 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open SQLite in %s: %w", dataDir, err)
 	}
-	rdb, err := sql.Open("sqlite", file+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	rdb, err := openSQLite(file + "?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(4)
 	return &Store{db: db, rdb: rdb, d: sqliteDialect{}}, nil
+}
+
+// openSQLite opens a pool whose connections keep their statements prepared
+// (stmtcache.go).
+func openSQLite(dsn string) (*sql.DB, error) {
+	base, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(cachingConnector{base}), nil
 }
 
 func redact(url string) string {
