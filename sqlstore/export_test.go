@@ -1,9 +1,18 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // MigrateTo applies the migrations up to version last, for tests of a
 // migration on data of the schema before it.
 func (s *Store) MigrateTo(ctx context.Context, last int) ([]string, error) {
 	return s.migrateTo(ctx, last)
+}
+
+// MigrateOnly applies just the given migrations, as a database that ran a
+// branch's later migration before an earlier one landed would have them.
+func (s *Store) MigrateOnly(ctx context.Context, versions ...int) ([]string, error) {
+	return s.migrateWhere(ctx, func(v int) bool { return slices.Contains(versions, v) })
 }

@@ -53,19 +53,58 @@ const migrationsTable = `CREATE TABLE IF NOT EXISTS payd_migrations (
     applied_at BIGINT NOT NULL
 )`
 
-func (s *Store) schemaVersion(ctx context.Context) (int, error) {
-	var v *int
-	if err := s.db.QueryRowContext(ctx, `SELECT MAX(version) FROM payd_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("read schema version: %w", err)
+// appliedVersions reads which migrations the database has.
+func appliedVersions(ctx context.Context, q querier) (map[int]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version FROM payd_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema version: %w", err)
 	}
-	if v == nil {
-		return 0, nil
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
 	}
-	return *v, nil
+	return out, rows.Err()
 }
 
-// Migrate applies the migrations not yet applied, each in its own
-// transaction. On PostgreSQL an advisory lock keeps two instances starting
+// schemaCurrent reports whether the database has every migration of this
+// build and none it does not know.
+func (s *Store) schemaCurrent(ctx context.Context) error {
+	applied, err := appliedVersions(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	known := map[int]bool{}
+	var missing []string
+	for _, m := range migrations() {
+		known[m.version] = true
+		if !applied[m.version] {
+			missing = append(missing, m.name)
+		}
+	}
+	var unknown []int
+	for v := range applied {
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	sort.Ints(unknown)
+	switch {
+	case len(unknown) > 0:
+		return fmt.Errorf("the database has migrations %v that this build does not know: a newer payd migrated it", unknown)
+	case len(missing) > 0:
+		return fmt.Errorf("migrations not applied: %s: run payd migrate", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// Migrate applies every migration not yet applied, in order, each in its
+// own transaction: one numbered below the highest applied (a database that
+// ran a later migration first) is applied too, not skipped. On PostgreSQL an advisory lock keeps two instances starting
 // at once from applying the same migration.
 func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 	return s.migrateTo(ctx, latestVersion())
@@ -74,6 +113,11 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 // migrateTo applies the migrations not yet applied up to version last;
 // tests stop at an older schema to fill it with data of that time.
 func (s *Store) migrateTo(ctx context.Context, last int) (applied []string, err error) {
+	return s.migrateWhere(ctx, func(v int) bool { return v <= last })
+}
+
+// migrateWhere applies the missing migrations whose version want accepts.
+func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (applied []string, err error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -89,12 +133,12 @@ func (s *Store) migrateTo(ctx context.Context, last int) (applied []string, err 
 	if _, err := conn.ExecContext(ctx, migrationsTable); err != nil {
 		return nil, fmt.Errorf("create migrations table: %w", err)
 	}
-	var current *int
-	if err := conn.QueryRowContext(ctx, `SELECT MAX(version) FROM payd_migrations`).Scan(&current); err != nil {
+	done, err := appliedVersions(ctx, conn)
+	if err != nil {
 		return nil, err
 	}
 	for _, m := range migrations() {
-		if (current != nil && m.version <= *current) || m.version > last {
+		if done[m.version] || !want(m.version) {
 			continue
 		}
 		tx, err := conn.BeginTx(ctx, nil)

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,6 +185,68 @@ func TestMigration0007Backfill(t *testing.T) {
 		slices.Sort(claimed)
 		if d := cmp.Diff(pending, claimed); d != "" {
 			t.Errorf("claimed after the migration mismatch (-want +got):\n%s", d)
+		}
+	})
+}
+
+// A database that ran migrations 0007 and 0008 before 0006 existed (a
+// branch's build) gets 0006 when it is migrated, and is not ready before.
+func TestMigrateAppliesAnEarlierMissingMigration(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		ctx := t.Context()
+		s, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if _, err := s.MigrateTo(ctx, 5); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.MigrateOnly(ctx, 7, 8); err != nil || len(got) != 2 {
+			t.Fatalf("applied %v, %v; want 0007 and 0008", got, err)
+		}
+		err = s.Ready(ctx)
+		if err == nil || !strings.Contains(err.Error(), "0006_provider_routes.sql") {
+			t.Fatalf("Ready with 0006 missing: %v; want it named", err)
+		}
+		got, err := s.Migrate(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"0006_provider_routes.sql"}; !slices.Equal(got, want) {
+			t.Fatalf("Migrate applied %v, want %v", got, want)
+		}
+		if err := s.Ready(ctx); err != nil {
+			t.Fatalf("Ready after Migrate: %v", err)
+		}
+		if _, err := s.DB().ExecContext(ctx, `SELECT region FROM provider_routes`); err != nil {
+			t.Fatalf("0006's table: %v", err)
+		}
+		if got, err := s.Migrate(ctx); err != nil || len(got) != 0 {
+			t.Fatalf("second Migrate applied %v, %v; want nothing", got, err)
+		}
+	})
+}
+
+// A database migrated by a newer build is not served by this one.
+func TestReadyRefusesAnUnknownMigration(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		ctx := t.Context()
+		s, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if _, err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DB().ExecContext(ctx, `INSERT INTO payd_migrations (version, name, applied_at) VALUES (9999, '9999_future.sql', 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Ready(ctx); err == nil || !strings.Contains(err.Error(), "9999") {
+			t.Fatalf("Ready with migration 9999 applied: %v; want it refused", err)
 		}
 	})
 }

@@ -156,14 +156,7 @@ func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
 
 // Ready pings the database and checks the schema is current.
 func (s *Store) Ready(ctx context.Context) error {
-	v, err := s.schemaVersion(ctx)
-	if err != nil {
-		return err
-	}
-	if latest := latestVersion(); v != latest {
-		return fmt.Errorf("schema version %d, want %d: run payd migrate", v, latest)
-	}
-	return nil
+	return s.schemaCurrent(ctx)
 }
 
 // tx implements payd.Tx; q is the transaction or, for View, the pool.
