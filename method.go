@@ -1,6 +1,11 @@
 package payd
 
-import "github.com/paydhq/payd/money"
+import (
+	"context"
+	"slices"
+
+	"github.com/paydhq/payd/money"
+)
 
 // Payment method types known to the service.
 const (
@@ -62,8 +67,26 @@ type PaymentMethodInfo struct {
 }
 
 // PaymentMethods lists the methods of the shop's region, one record per
-// method and currency (only currency when it is set).
-func (s *Service) PaymentMethods(p *Principal, currency money.Currency) []PaymentMethodInfo {
+// method and currency (only currency when it is set). For a live key a
+// method is available only where the operators' routing table sends it to
+// a live provider of this build: a live payment of any other kind would
+// answer provider_unavailable.
+func (s *Service) PaymentMethods(ctx context.Context, p *Principal, currency money.Currency) ([]PaymentMethodInfo, error) {
+	routed := func(string, money.Currency) bool { return true }
+	if !p.Test() {
+		routes, err := s.ProviderRoutes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		routed = func(method string, c money.Currency) bool {
+			for _, r := range routes {
+				if r.Region == p.Shop.Region && r.Method == method && r.Currency == c {
+					return slices.ContainsFunc(r.Providers, func(name string) bool { return s.live[name] })
+				}
+			}
+			return false
+		}
+	}
 	out := []PaymentMethodInfo{}
 	for _, m := range regionMethods[p.Shop.Region] {
 		for _, c := range m.Currencies {
@@ -75,13 +98,13 @@ func (s *Service) PaymentMethods(p *Principal, currency money.Currency) []Paymen
 				r = defaultRanges[c]
 			}
 			out = append(out, PaymentMethodInfo{
-				Type: m.Type, Available: m.Offered && p.Shop.Settings.MethodEnabled(m.Type),
+				Type: m.Type, Available: m.Offered && p.Shop.Settings.MethodEnabled(m.Type) && routed(m.Type, c),
 				Currencies: []money.Currency{c}, MinAmount: money.New(r.Min, c), MaxAmount: money.New(r.Max, c),
 				TwoStage: m.TwoStage, PartialRefund: m.PartialRefund,
 			})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // MethodRange returns the range of method in currency for the shop — its

@@ -146,6 +146,40 @@ func TestLiveProviderRouting(t *testing.T) {
 			}
 		})
 
+		t.Run("PaymentMethods", func(t *testing.T) {
+			t.Parallel()
+			lb := setupLive(t, b)
+			available := func(c *paydtest.Client) map[string]bool {
+				t.Helper()
+				var page struct{ Items []payd.PaymentMethodInfo }
+				c.Get("/v1/payment-methods").Expect(t, 200).Decode(t, &page)
+				out := map[string]bool{}
+				for _, m := range page.Items {
+					out[m.Type+" "+string(m.Currencies[0])] = m.Available
+				}
+				return out
+			}
+			// A route only to providers this build lacks counts as none.
+			r := &payd.ProviderRoute{Region: payd.RegionRU, Method: payd.MethodBankCard, Currency: money.USD,
+				Providers: []string{"gone_bank"}}
+			if err := lb.env.Instance.Store.Tx(t.Context(), func(tx payd.Tx) error { return tx.ProviderRoutePut(t.Context(), r) }); err != nil {
+				t.Fatal(err)
+			}
+			lb.route(t, payd.RegionRU, payd.MethodSBP, money.RUB, "live_first")
+			lb.route(t, payd.RegionKZ, payd.MethodBankCard, money.KZT, "live_first")
+			want := map[string]bool{"bank_card RUB": false, "bank_card USD": false, "bank_card EUR": false,
+				"sbp RUB": true, "installments RUB": false}
+			if d := cmp.Diff(want, available(lb.live)); d != "" {
+				t.Errorf("live key's available methods (-want +got):\n%s", d)
+			}
+			// The test key's sandbox takes every offered method.
+			want = map[string]bool{"bank_card RUB": true, "bank_card USD": true, "bank_card EUR": true,
+				"sbp RUB": true, "installments RUB": false}
+			if d := cmp.Diff(want, available(lb.env.As(lb.shop, false))); d != "" {
+				t.Errorf("test key's available methods (-want +got):\n%s", d)
+			}
+		})
+
 		t.Run("Checkout", func(t *testing.T) {
 			t.Parallel()
 			lb := setupLive(t, b)

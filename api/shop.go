@@ -21,6 +21,10 @@ func (s *Server) listPaymentMethods(w http.ResponseWriter, r *http.Request, p *p
 	if c != "" && !c.Valid() {
 		return invalidf("currency", "currency must be one of RUB, KZT, USD, EUR")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": s.svc.PaymentMethods(p, c)})
+	items, err := s.svc.PaymentMethods(r.Context(), p, c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 	return nil
 }
