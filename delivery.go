@@ -30,6 +30,9 @@ const (
 	// DeliveryStateSkipped: the endpoint was disabled, failing or deleted
 	// when the delivery was due; resend delivers it after revival.
 	DeliveryStateSkipped = "skipped"
+	// DeliveryStateResent: failed or skipped, then replaced by a resend to
+	// its endpoint; the event's summary no longer counts it as failed.
+	DeliveryStateResent = "resent"
 )
 
 // WebhookDelivery is one event on its way to one endpoint.
@@ -71,10 +74,11 @@ type WebhookDeliveryClaimParams struct {
 
 // EventDeliveryChange moves an event's delivery counters: Added new
 // deliveries, Attempts made, Finished deliveries (no longer pending), of
-// them Failed (failed or skipped), and the latest attempt's time and answer.
+// them Failed (failed or skipped), Replaced failed ones a resend took the
+// place of, and the latest attempt's time and answer.
 type EventDeliveryChange struct {
-	EventID                           string
-	Added, Attempts, Finished, Failed int
+	EventID                                     string
+	Added, Attempts, Finished, Failed, Replaced int
 	LastAttemptAt                     *time.Time
 	LastResponseCode                  *int
 }

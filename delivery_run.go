@@ -205,7 +205,12 @@ func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotenc
 			return 0, nil, err
 		}
 		if len(endpoints) > 0 {
-			if err := tx.EventDeliveryCount(ctx, []EventDeliveryChange{{EventID: ev.ID, Added: len(endpoints)}}); err != nil {
+			replaced, err := s.replaceFailedDeliveries(ctx, tx, ev.ID, endpoints)
+			if err != nil {
+				return 0, nil, err
+			}
+			change := EventDeliveryChange{EventID: ev.ID, Added: len(endpoints), Replaced: replaced}
+			if err := tx.EventDeliveryCount(ctx, []EventDeliveryChange{change}); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -214,6 +219,36 @@ func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotenc
 		}
 		return http.StatusAccepted, ev.WithDelivery(), nil
 	})
+}
+
+// replaceFailedDeliveries marks the event's failed or skipped deliveries to
+// the endpoints a resend goes to as resent, and returns how many it marked:
+// the new deliveries take their place in the event's summary, so an event
+// resent successfully reads succeeded. A delivery still pending keeps its
+// retries and counts as it ends.
+func (s *Service) replaceFailedDeliveries(ctx context.Context, tx Tx, eventID string, endpoints []*WebhookEndpoint) (int, error) {
+	list, err := tx.WebhookDeliveryListByEvent(ctx, eventID)
+	if err != nil {
+		return 0, err
+	}
+	resent := map[string]bool{}
+	for _, e := range endpoints {
+		resent[e.ID] = true
+	}
+	var replaced []*WebhookDelivery
+	for _, d := range list {
+		if resent[d.EndpointID] && (d.State == DeliveryStateFailed || d.State == DeliveryStateSkipped) {
+			d.State = DeliveryStateResent
+			replaced = append(replaced, d)
+		}
+	}
+	if len(replaced) == 0 {
+		return 0, nil
+	}
+	// Two resends at once replace each failure once: the store changes
+	// only deliveries still failed or skipped and says which it changed.
+	ids, err := tx.WebhookDeliveryReplace(ctx, replaced)
+	return len(ids), err
 }
 
 // EventAttempts returns the attempt log of an event, for operators.

@@ -161,6 +161,10 @@ type Tx interface {
 	// WebhookDeliverySave writes deliveries after their attempts; only
 	// those still pending are changed, and their ids are returned.
 	WebhookDeliverySave(ctx context.Context, list []*WebhookDelivery) ([]string, error)
+	// WebhookDeliveryReplace writes deliveries a resend replaced (state
+	// resent); only those still failed or skipped are changed, and their
+	// ids are returned.
+	WebhookDeliveryReplace(ctx context.Context, list []*WebhookDelivery) ([]string, error)
 	WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*WebhookDelivery, error)
 	DeliveryAttemptInsert(ctx context.Context, list ...*DeliveryAttempt) error
 	DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*DeliveryAttempt, error)

@@ -158,7 +158,7 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 		c := env.As(env.NewShop(payd.RegionRU, ""), false)
 		ep := c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201).JSON(t)
 		epID := ep["id"].(string)
-		paidQR(t, c)
+		first := paidQR(t, c)
 		paydtest.Eventually(t, "the first attempt", func() bool { return len(rc.deliveries()) == 1 })
 		evID := rc.deliveries()[0].header.Get("X-Service-Event-Id")
 		// An attempt is recorded, with its retry scheduled, in the same
@@ -230,6 +230,17 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 		last := rc.deliveries()[10]
 		if last.header.Get("X-Service-Event-Id") != evID || string(last.body) != string(rc.deliveries()[0].body) {
 			t.Fatal("the resend is not the same event, byte for byte")
+		}
+		// The resent delivery took the failed one's place: the event reads
+		// succeeded, and a second resend replaces nothing more.
+		summary := func() map[string]any {
+			return c.Get("/v1/events?type=payment.succeeded&object_id="+first).Expect(t, 200).JSON(t)["items"].([]any)[0].(map[string]any)["delivery"].(map[string]any)
+		}
+		paydtest.Eventually(t, "the summary after a successful resend", func() bool { return summary()["status"] == "succeeded" })
+		c.Post("/v1/events/"+evID+"/resend", key(), nil).Expect(t, 202)
+		paydtest.Eventually(t, "the second resend", func() bool { return len(rc.deliveries()) == 12 && summary()["status"] == "succeeded" })
+		if d := summary(); d["attempts"] != float64(12) || d["last_response_code"] != float64(204) {
+			t.Fatalf("summary after two resends = %v", d)
 		}
 	})
 }

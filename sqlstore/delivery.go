@@ -164,9 +164,19 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 }
 
 // WebhookDeliverySave writes the deliveries of a batch in one statement.
-// The casts give PostgreSQL the types of the VALUES columns, which it
-// would otherwise take as text.
 func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
+	return t.updateDeliveries(ctx, list, `'pending'`)
+}
+
+func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
+	return t.updateDeliveries(ctx, list, `'failed', 'skipped'`)
+}
+
+// updateDeliveries writes the document, state and due time of deliveries
+// whose stored state is one of states, and returns their ids. The casts
+// give PostgreSQL the types of the VALUES columns, which it would
+// otherwise take as text.
+func (t *tx) updateDeliveries(ctx context.Context, list []*payd.WebhookDelivery, states string) ([]string, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -184,7 +194,7 @@ func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelive
 	var saved []string
 	err := eachRow(ctx, t.q, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3, due_at = v.column4
 		FROM (VALUES `+b.String()+`) AS v
-		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'pending'
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state IN (`+states+`)
 		RETURNING webhook_deliveries.id`, args, func(r *sql.Rows) error {
 		var id string
 		err := r.Scan(&id)
@@ -232,25 +242,26 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 	// one event are merged first, or all but one would be lost.
 	changes = mergeChanges(changes)
 	var b strings.Builder
-	args := make([]any, 0, 7*len(changes))
+	args := make([]any, 0, 8*len(changes))
 	for i, c := range changes {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		n := len(args)
-		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS BIGINT), CAST($%d AS INTEGER))",
-			n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS BIGINT), CAST($%d AS INTEGER), CAST($%d AS INTEGER))",
+			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
 		var code sql.NullInt64
 		if c.LastResponseCode != nil {
 			code = sql.NullInt64{Int64: int64(*c.LastResponseCode), Valid: true}
 		}
-		args = append(args, c.EventID, c.Added, c.Attempts, c.Finished, c.Failed, nullMicros(c.LastAttemptAt), code)
+		args = append(args, c.EventID, c.Added, c.Attempts, c.Finished, c.Failed, nullMicros(c.LastAttemptAt), code, c.Replaced)
 	}
-	// v: column1 event, 2 added, 3 attempts, 4 finished, 5 failed, 6 attempt time, 7 answer.
+	// v: column1 event, 2 added, 3 attempts, 4 finished, 5 failed, 6 attempt
+	// time, 7 answer, 8 failures replaced by a resend.
 	_, err := t.exec(ctx, `UPDATE events SET
 		deliveries_total = deliveries_total + v.column2,
 		deliveries_pending = deliveries_pending + v.column2 - v.column4,
-		deliveries_failed = deliveries_failed + v.column5,
+		deliveries_failed = deliveries_failed + v.column5 - v.column8,
 		delivery_attempts = delivery_attempts + v.column3,
 		last_response_code = CASE WHEN v.column6 IS NOT NULL AND v.column6 >= COALESCE(last_attempt_at, 0)
 			THEN COALESCE(v.column7, last_response_code) ELSE last_response_code END,
@@ -258,7 +269,7 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 			THEN v.column6 ELSE last_attempt_at END,
 		delivery_status = CASE
 			WHEN deliveries_pending + v.column2 - v.column4 > 0 THEN 'pending'
-			WHEN deliveries_failed + v.column5 > 0 THEN 'failed'
+			WHEN deliveries_failed + v.column5 - v.column8 > 0 THEN 'failed'
 			WHEN deliveries_total + v.column2 > 0 THEN 'succeeded'
 			ELSE delivery_status END
 		FROM (VALUES `+b.String()+`) AS v
@@ -280,6 +291,7 @@ func mergeChanges(changes []payd.EventDeliveryChange) []payd.EventDeliveryChange
 		}
 		m := &out[i]
 		m.Added, m.Attempts, m.Finished, m.Failed = m.Added+c.Added, m.Attempts+c.Attempts, m.Finished+c.Finished, m.Failed+c.Failed
+		m.Replaced += c.Replaced
 		if c.LastAttemptAt != nil && (m.LastAttemptAt == nil || !c.LastAttemptAt.Before(*m.LastAttemptAt)) {
 			m.LastAttemptAt = c.LastAttemptAt
 			if c.LastResponseCode != nil {

@@ -46,12 +46,23 @@ func testEventDeliveryCount(t *testing.T, open func(t *testing.T) payd.Store) {
 				{Attempts: 10, Finished: 1, Failed: 1, LastAttemptAt: &t1, LastResponseCode: ptr(500)},
 				{Added: 1}},
 				payd.EventDelivery{Status: payd.DeliveryPending, Attempts: 10, LastAttemptAt: &t1, LastResponseCode: ptr(500)}},
-			// docs/webhooks.md: failed when any failed or was skipped.
-			{"failed, then a resend succeeded", 1, []change{
+			// docs/webhooks.md: failed when any failed or was skipped and
+			// no resend replaced it.
+			{"failed, then a resend replaced it and succeeded", 1, []change{
 				{Attempts: 10, Finished: 1, Failed: 1, LastAttemptAt: &t1, LastResponseCode: ptr(500)},
-				{Added: 1},
+				{Added: 1, Replaced: 1},
 				{Attempts: 1, Finished: 1, LastAttemptAt: &t2, LastResponseCode: ptr(200)}},
-				payd.EventDelivery{Status: payd.DeliveryFailed, Attempts: 11, LastAttemptAt: &t2, LastResponseCode: ptr(200)}},
+				payd.EventDelivery{Status: payd.DeliverySucceeded, Attempts: 11, LastAttemptAt: &t2, LastResponseCode: ptr(200)}},
+			{"two failed, a resend replaced one and succeeded", 2, []change{
+				{Attempts: 20, Finished: 2, Failed: 2, LastAttemptAt: &t1, LastResponseCode: ptr(500)},
+				{Added: 1, Replaced: 1},
+				{Attempts: 1, Finished: 1, LastAttemptAt: &t2, LastResponseCode: ptr(200)}},
+				payd.EventDelivery{Status: payd.DeliveryFailed, Attempts: 21, LastAttemptAt: &t2, LastResponseCode: ptr(200)}},
+			{"failed, then a resend replaced it and failed too", 1, []change{
+				{Attempts: 10, Finished: 1, Failed: 1, LastAttemptAt: &t1, LastResponseCode: ptr(500)},
+				{Added: 1, Replaced: 1},
+				{Attempts: 10, Finished: 1, Failed: 1, LastAttemptAt: &t2, LastResponseCode: ptr(503)}},
+				payd.EventDelivery{Status: payd.DeliveryFailed, Attempts: 20, LastAttemptAt: &t2, LastResponseCode: ptr(503)}},
 			// Batches can be recorded out of the order of their attempts:
 			// an older attempt never moves the last one back.
 			{"an older attempt recorded later", 3, []change{
