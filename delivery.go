@@ -64,12 +64,15 @@ type DeliveryWork struct {
 // WebhookDeliveryClaimParams chooses the deliveries a sender claims: those
 // pending and due at Now, oldest first, at most Limit in all, PerEndpoint
 // of each endpoint (PerFastEndpoint of those in Fast), none of the
-// endpoints in Exclude (their senders are busy).
+// endpoints in Exclude (their senders are busy). The endpoints in Slow are
+// looked at apart from the others: a slow endpoint's backlog is older than
+// everyone's new deliveries, and would otherwise fill the rows a claim
+// looks at and hide the others' until it drained.
 type WebhookDeliveryClaimParams struct {
 	Now, LeaseUntil              time.Time
 	Limit                        int
 	PerEndpoint, PerFastEndpoint int
-	Exclude, Fast                []string
+	Exclude, Fast, Slow          []string
 }
 
 // EventDeliveryChange moves an event's delivery counters: Added new
@@ -79,8 +82,8 @@ type WebhookDeliveryClaimParams struct {
 type EventDeliveryChange struct {
 	EventID                                     string
 	Added, Attempts, Finished, Failed, Replaced int
-	LastAttemptAt                     *time.Time
-	LastResponseCode                  *int
+	LastAttemptAt                               *time.Time
+	LastResponseCode                            *int
 }
 
 // DeliveryAttempt is one POST of an event to an endpoint, for the operator's

@@ -148,10 +148,14 @@ func (s *Service) RunDeliveries(ctx context.Context) {
 func (d *dispatcher) claim(ctx context.Context) bool {
 	d.mu.Lock()
 	room := min(d.opts.MaxInFlight-d.busy, claimBatch)
-	var exclude, fast []string
+	var exclude, fast, slow []string
 	for id, l := range d.lines {
 		if l.sending+len(l.waiting) >= d.limit(id) {
 			exclude = append(exclude, id)
+		} else if _, quick := d.limits[id]; !quick {
+			// A slow endpoint with room for one more: its backlog is
+			// looked at apart, or it would hide everyone's new deliveries.
+			slow = append(slow, id)
 		}
 	}
 	now := time.Now()
@@ -170,7 +174,7 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 	var works []*DeliveryWork
 	err := d.s.store.Tx(ctx, func(tx Tx) (err error) {
 		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
-			Now: at, LeaseUntil: at.Add(d.opts.Lease), Limit: room, Exclude: exclude,
+			Now: at, LeaseUntil: at.Add(d.opts.Lease), Limit: room, Exclude: exclude, Slow: slow,
 			// A quick endpoint gets twice its limit: the rest waits here
 			// and keeps it busy until the next claim.
 			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: 2 * d.opts.PerEndpoint,

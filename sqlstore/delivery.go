@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,32 +73,31 @@ func insertRows[T any](ctx context.Context, t *tx, head string, cols int, list [
 // of the lease, then reads them with their events and endpoints. The
 // window function keeps one busy endpoint from filling the whole batch.
 func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) ([]*payd.DeliveryWork, error) {
-	args := []any{micros(p.Now), micros(p.LeaseUntil), p.Limit * 2, p.PerEndpoint, p.Limit}
-	in := func(ids []string) string {
-		from := len(args) + 1
-		for _, id := range ids {
-			args = append(args, id)
-		}
-		return placeholders(from, len(ids))
+	// The endpoint lists are JSON parameters, not IN lists of their length,
+	// so the statement's text stays the same from claim to claim and is
+	// parsed and planned once (SQLite's statement cache, pgx's on
+	// PostgreSQL). The slow part is left out when no endpoint is slow.
+	slow := withoutIDs(p.Slow, p.Exclude)
+	args := []any{micros(p.Now), micros(p.LeaseUntil), p.Limit * 2, p.PerEndpoint, p.Limit,
+		jsonIDs(append(slices.Clip(p.Exclude), slow...)), jsonIDs(p.Fast), p.PerFastEndpoint}
+	// Each part looks at the 2×Limit oldest due rows of its endpoints.
+	part := func(cond string) string {
+		return `SELECT id, endpoint_id, due_at FROM webhook_deliveries
+			WHERE state = 'pending' AND due_at <= $1 AND ` + cond + `
+			ORDER BY due_at LIMIT $3` + t.d.skipLocked()
 	}
-	exclude, perEndpoint := "", "$4"
-	if len(p.Exclude) > 0 {
-		exclude = ` AND endpoint_id NOT IN (` + in(p.Exclude) + `)`
+	due, withSlow := `head`, ``
+	if len(slow) > 0 {
+		args = append(args, jsonIDs(slow))
+		withSlow = `, slow AS (` + part(`endpoint_id IN (`+t.d.jsonStrings(9)+`)`) + `)`
+		due = `(SELECT id, endpoint_id, due_at FROM head UNION ALL SELECT id, endpoint_id, due_at FROM slow)`
 	}
-	if len(p.Fast) > 0 {
-		args = append(args, p.PerFastEndpoint)
-		// Typed, or PostgreSQL takes both branches as text.
-		fastLimit := "CAST($" + strconv.Itoa(len(args)) + " AS INTEGER)"
-		perEndpoint = `CASE WHEN endpoint_id IN (` + in(p.Fast) + `) THEN ` + fastLimit + ` ELSE CAST($4 AS INTEGER) END`
-	}
-	rows, err := t.q.QueryContext(ctx, `WITH due AS (
-			SELECT id, endpoint_id, due_at FROM webhook_deliveries
-			WHERE state = 'pending' AND due_at <= $1`+exclude+`
-			ORDER BY due_at LIMIT $3`+t.d.skipLocked()+`
-		), pick AS (
+	// CASTs: PostgreSQL would otherwise take the CASE's branches as text.
+	rows, err := t.q.QueryContext(ctx, `WITH head AS (`+part(`endpoint_id NOT IN (`+t.d.jsonStrings(6)+`)`)+`)`+withSlow+`, pick AS (
 			SELECT id FROM (SELECT id, endpoint_id, due_at,
-				ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY due_at, id) AS n FROM due) r
-			WHERE n <= `+perEndpoint+` ORDER BY due_at LIMIT $5
+				ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY due_at, id) AS n FROM `+due+` d) r
+			WHERE n <= CASE WHEN endpoint_id IN (`+t.d.jsonStrings(7)+`) THEN CAST($8 AS INTEGER) ELSE CAST($4 AS INTEGER) END
+			ORDER BY due_at LIMIT $5
 		)
 		UPDATE webhook_deliveries SET due_at = $2 WHERE id IN (SELECT id FROM pick)
 		RETURNING doc`, args...)
@@ -119,6 +119,26 @@ func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 		return nil, err
 	}
 	return works, t.fillWork(ctx, works)
+}
+
+// jsonIDs encodes ids as a JSON array for dialect.jsonStrings.
+func jsonIDs(ids []string) string {
+	if len(ids) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// withoutIDs returns the ids of list that are not in drop.
+func withoutIDs(list, drop []string) []string {
+	var out []string
+	for _, id := range list {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // fillWork reads the events and endpoints of claimed deliveries, each once.

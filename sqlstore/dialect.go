@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,6 +24,9 @@ type dialect interface {
 	// tryLockExpr is an SQL expression that takes a transaction-scoped
 	// lock on the BIGINT $1 without waiting and is true when it got it.
 	tryLockExpr() string
+	// jsonStrings is a subquery of the strings of the JSON array bound
+	// to $n, for IN lists whose length must not change a statement's text.
+	jsonStrings(n int) string
 	isUnique(err error) bool
 	ddl(sql string) string
 }
@@ -40,6 +44,10 @@ func (sqliteDialect) skipLocked() string { return "" }
 // in-process guard of the service answers parallel replays. $1 is still
 // named so that both dialects bind the same arguments.
 func (sqliteDialect) tryLockExpr() string { return "($1 IS NOT NULL)" }
+
+func (sqliteDialect) jsonStrings(n int) string {
+	return "SELECT value FROM json_each($" + strconv.Itoa(n) + ")"
+}
 
 func (sqliteDialect) isUnique(err error) bool {
 	var se *sqlite.Error
@@ -62,6 +70,10 @@ func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 // or rollback, so several payd instances never run one idempotency key
 // twice.
 func (postgresDialect) tryLockExpr() string { return "pg_try_advisory_xact_lock($1)" }
+
+func (postgresDialect) jsonStrings(n int) string {
+	return "SELECT jsonb_array_elements_text(CAST($" + strconv.Itoa(n) + " AS jsonb))"
+}
 
 func (postgresDialect) isUnique(err error) bool {
 	var pe *pgconn.PgError

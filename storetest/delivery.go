@@ -217,6 +217,14 @@ func testWebhookDelivery(t *testing.T, open func(t *testing.T) payd.Store) {
 				Exclude: []string{a.ID, c.ID}, Fast: []string{a.ID, b.ID}}, of(b, 5)},
 			{"every endpoint excluded", payd.WebhookDeliveryClaimParams{Limit: 100, PerEndpoint: 10,
 				Exclude: []string{a.ID, b.ID, c.ID}}, nil},
+			// a's backlog is longer than a claim of 2 looks at (4 rows):
+			// named Slow, it is looked at apart and b still gets through.
+			{"Slow backlog apart", payd.WebhookDeliveryClaimParams{Limit: 2, PerEndpoint: 1, Slow: []string{a.ID}},
+				slices.Concat(of(a, 1), of(b, 1))},
+			{"Slow and Fast", payd.WebhookDeliveryClaimParams{Limit: 100, PerEndpoint: 1, PerFastEndpoint: 3,
+				Slow: []string{a.ID}, Fast: []string{c.ID}}, slices.Concat(of(a, 1), of(b, 1), of(c, 3))},
+			{"Exclude wins over Slow", payd.WebhookDeliveryClaimParams{Limit: 2, PerEndpoint: 5,
+				Exclude: []string{a.ID}, Slow: []string{a.ID, b.ID}}, slices.Concat(of(b, 1), of(c, 1))},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
