@@ -14,6 +14,17 @@ import (
 	"github.com/paydhq/payd/sqlstore"
 )
 
+// openUnmigrated opens a fresh store of the backend without migrating it.
+func openUnmigrated(t *testing.T, b paydtest.Backend) *sqlstore.Store {
+	t.Helper()
+	s, err := sqlstore.Open(t.Context(), b.DatabaseURL(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // deliveryDoc is a delivery document as the service wrote it before
 // migration 0007: compact JSON of these fields, in this order.
 type deliveryDoc struct {
@@ -39,11 +50,7 @@ func TestMigration0007Backfill(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		ctx := t.Context()
-		s, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		s := openUnmigrated(t, b)
 		if _, err := s.MigrateTo(ctx, 6); err != nil {
 			t.Fatalf("migrate to 0006: %v", err)
 		}
@@ -195,18 +202,14 @@ func TestMigrateAppliesAnEarlierMissingMigration(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		ctx := t.Context()
-		s, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		s := openUnmigrated(t, b)
 		if _, err := s.MigrateTo(ctx, 5); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := s.MigrateOnly(ctx, 7, 8); err != nil || len(got) != 2 {
 			t.Fatalf("applied %v, %v; want 0007 and 0008", got, err)
 		}
-		err = s.Ready(ctx)
+		err := s.Ready(ctx)
 		if err == nil || !strings.Contains(err.Error(), "0006_provider_routes.sql") {
 			t.Fatalf("Ready with 0006 missing: %v; want it named", err)
 		}
@@ -234,11 +237,7 @@ func TestReadyRefusesAnUnknownMigration(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		ctx := t.Context()
-		s, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		s := openUnmigrated(t, b)
 		if _, err := s.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
