@@ -42,13 +42,13 @@ func NewPages(store payd.Store, key []byte, log *slog.Logger, banks ...*Bank) *P
 
 // Register mounts the pages on mux.
 func (p *Pages) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /sandbox/bank/{id}", p.cardPage)
+	mux.HandleFunc("GET /sandbox/bank/{id}", p.payPage(payd.MethodBankCard, "bank.html", "Pay"))
 	mux.HandleFunc("POST /sandbox/bank/{id}", p.cardSubmit)
 	mux.HandleFunc("GET /sandbox/bank/{id}/3ds", p.threeDSPage)
 	mux.HandleFunc("POST /sandbox/bank/{id}/3ds", p.threeDSSubmit)
 	mux.HandleFunc("GET /sandbox/bank/{id}/leave", p.leave)
 	mux.HandleFunc("GET /sandbox/bank/{id}/done", p.done)
-	mux.HandleFunc("GET /sandbox/sbp/{id}", p.sbpPage)
+	mux.HandleFunc("GET /sandbox/sbp/{id}", p.payPage(payd.MethodSBP, "sbp.html", "SBP"))
 	mux.HandleFunc("POST /sandbox/sbp/{id}", p.sbpSubmit)
 }
 
@@ -114,17 +114,21 @@ func (p *Pages) alreadyProcessed(w http.ResponseWriter, a *payd.SandboxAttempt) 
 	p.message(w, http.StatusConflict, "Already processed", "This operation was already processed; nothing was changed.", next(a))
 }
 
-func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request) {
-	a, ok := p.load(r, payd.MethodBankCard)
-	if !ok {
-		p.notFound(w)
-		return
+// payPage serves the page where the payer decides on an open attempt of
+// method: the card form or the SBP confirmation.
+func (p *Pages) payPage(method, page, title string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a, ok := p.load(r, method)
+		if !ok {
+			p.notFound(w)
+			return
+		}
+		if a.State != stateCreated {
+			p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
+			return
+		}
+		p.render(w, http.StatusOK, page, view{Title: title, Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
 	}
-	if a.State != stateCreated {
-		p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
-		return
-	}
-	p.render(w, http.StatusOK, "bank.html", view{Title: "Pay", Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
 }
 
 // decide runs one decision on an attempt still open; a second one gets
@@ -260,19 +264,6 @@ func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.message(w, http.StatusOK, "Done", "The sandbox bank has your answer. You can close this page.", "")
-}
-
-func (p *Pages) sbpPage(w http.ResponseWriter, r *http.Request) {
-	a, ok := p.load(r, payd.MethodSBP)
-	if !ok {
-		p.notFound(w)
-		return
-	}
-	if a.State != stateCreated {
-		p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
-		return
-	}
-	p.render(w, http.StatusOK, "sbp.html", view{Title: "SBP", Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
 }
 
 func (p *Pages) sbpSubmit(w http.ResponseWriter, r *http.Request) {
