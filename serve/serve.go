@@ -228,10 +228,15 @@ func secret(ctx context.Context, store *sqlstore.Store, name string) ([]byte, er
 	return v, err
 }
 
-// Migrate applies the service's and the job queue's schema migrations.
+// Migrate applies the service's and the job queue's schema migrations. It
+// fails when the database then still is not this build's schema: one a
+// newer payd migrated is never served by an older one.
 func Migrate(ctx context.Context, store *sqlstore.Store, clock payd.Clock) error {
 	if _, err := store.Migrate(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := store.Ready(ctx); err != nil {
+		return err
 	}
 	q, err := jobs.New(store.DB(), store.Dialect(), clock, nil, jobs.Options{})
 	if err != nil {

@@ -38,3 +38,27 @@ func TestLiveProviderNames(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusesNewerSchema: a database migrated by a newer build (here, one
+// with a migration this build does not know) is not served.
+func TestRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	in, err := serve.New(ctx, serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Store.DB().ExecContext(ctx, `INSERT INTO payd_migrations (version, name, applied_at) VALUES (9999, '9999_future.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	in.Close(ctx)
+	in, err = serve.New(ctx, serve.Config{DataDir: dir})
+	if err == nil {
+		in.Close(ctx)
+		t.Fatal("New served a database with an unknown migration")
+	}
+	if !strings.Contains(err.Error(), "9999") {
+		t.Errorf("error %q does not name the unknown migration", err)
+	}
+}
