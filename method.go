@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"slices"
 
 	"github.com/paydhq/payd/money"
 )
@@ -67,44 +66,40 @@ type PaymentMethodInfo struct {
 }
 
 // PaymentMethods lists the methods of the shop's region, one record per
-// method and currency (only currency when it is set). For a live key a
-// method is available only where the operators' routing table sends it to
-// a live provider of this build: a live payment of any other kind would
-// answer provider_unavailable.
+// method and currency (only currency when it is set). A method is available
+// only where a payment of it would find a provider: the sandbox banks for a
+// test key, the operators' routing table for a live one (routeOf, as
+// payment creation and checkout decide).
 func (s *Service) PaymentMethods(ctx context.Context, p *Principal, currency money.Currency) ([]PaymentMethodInfo, error) {
-	routed := func(string, money.Currency) bool { return true }
-	if !p.Test() {
-		routes, err := s.ProviderRoutes(ctx)
-		if err != nil {
-			return nil, err
-		}
-		routed = func(method string, c money.Currency) bool {
-			for _, r := range routes {
-				if r.Region == p.Shop.Region && r.Method == method && r.Currency == c {
-					return slices.ContainsFunc(r.Providers, func(name string) bool { return s.live[name] })
-				}
-			}
-			return false
-		}
-	}
 	out := []PaymentMethodInfo{}
-	for _, m := range regionMethods[p.Shop.Region] {
-		for _, c := range m.Currencies {
-			if currency != "" && c != currency {
-				continue
+	err := s.store.View(ctx, func(tx Tx) error {
+		for _, m := range regionMethods[p.Shop.Region] {
+			for _, c := range m.Currencies {
+				if currency != "" && c != currency {
+					continue
+				}
+				r, _ := MethodRange(p.Shop, m.Type, c)
+				if !m.Offered {
+					r = defaultRanges[c]
+				}
+				available := m.Offered && p.Shop.Settings.MethodEnabled(m.Type)
+				if available {
+					route, err := s.routeOf(ctx, tx, p.Test(), p.Shop.Region, m.Type, c)
+					if err != nil {
+						return err
+					}
+					available = len(route) > 0
+				}
+				out = append(out, PaymentMethodInfo{
+					Type: m.Type, Available: available,
+					Currencies: []money.Currency{c}, MinAmount: money.New(r.Min, c), MaxAmount: money.New(r.Max, c),
+					TwoStage: m.TwoStage, PartialRefund: m.PartialRefund,
+				})
 			}
-			r, _ := MethodRange(p.Shop, m.Type, c)
-			if !m.Offered {
-				r = defaultRanges[c]
-			}
-			out = append(out, PaymentMethodInfo{
-				Type: m.Type, Available: m.Offered && p.Shop.Settings.MethodEnabled(m.Type) && routed(m.Type, c),
-				Currencies: []money.Currency{c}, MinAmount: money.New(r.Min, c), MaxAmount: money.New(r.Max, c),
-				TwoStage: m.TwoStage, PartialRefund: m.PartialRefund,
-			})
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // MethodRange returns the range of method in currency for the shop — its
