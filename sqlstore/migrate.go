@@ -72,9 +72,10 @@ func appliedVersions(ctx context.Context, q querier) (map[int]bool, error) {
 }
 
 // schemaCurrent reports whether the database has every migration of this
-// build and none it does not know.
+// build and none it does not know. It reads through the read pool, so a
+// readiness probe never queues behind SQLite's one writer.
 func (s *Store) schemaCurrent(ctx context.Context) error {
-	applied, err := appliedVersions(ctx, s.db)
+	applied, err := appliedVersions(ctx, s.rdb)
 	if err != nil {
 		return err
 	}
