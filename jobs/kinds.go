@@ -34,6 +34,11 @@ type ExpirePaymentsArgs struct{}
 // Kind names the job.
 func (ExpirePaymentsArgs) Kind() string { return "expire_payments" }
 
+// InsertOpts: a sweep is tried once. The next one, ExpirySweepInterval
+// later, takes up what this one could not expire; retrying a whole sweep
+// with backoff would only stack sweeps over the same due list.
+func (ExpirePaymentsArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
 // periodicArgs are the periodic jobs: the expiry sweep and the hourly ones.
 func periodicArgs() []river.JobArgs {
 	return []river.JobArgs{ExpirePaymentsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}

@@ -24,3 +24,11 @@ func TestSkipAhead(t *testing.T) {
 		t.Fatalf("Next after a 7-day jump = %v, want about %v", got, jumped.Add(5*time.Second))
 	}
 }
+
+// A failed sweep is not retried as a whole: the next periodic one takes up
+// what it left, and retries with backoff would stack sweeps.
+func TestExpirySweepTriedOnce(t *testing.T) {
+	if got := (ExpirePaymentsArgs{}).InsertOpts().MaxAttempts; got != 1 {
+		t.Fatalf("expiry sweep MaxAttempts = %d, want 1", got)
+	}
+}
