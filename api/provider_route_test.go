@@ -119,11 +119,19 @@ func TestLiveProviderRouting(t *testing.T) {
 			wantStrings(t, "live_first attempts", []string{}, lb.first.Attempts())
 
 			lb.route(t, payd.RegionRU, payd.MethodBankCard, money.RUB, "live_second")
-			lb.live.Post("/v1/payments", key(), newPayment("100.00", card)).Expect(t, 201)
+			k, body := key(), newPayment("100.00", card)
+			created := lb.live.Post("/v1/payments", k, body).Expect(t, 201).JSON(t)
 
 			// Deleting the row turns live payments away again.
 			lb.env.AdminDo("DELETE", "/admin/v1/provider-routes/ru/bank_card/RUB", nil).Expect(t, 200)
 			lb.live.Post("/v1/payments", key(), newPayment("100.00", card)).ExpectError(t, 503, payd.CodeProviderUnavailable, "")
+			// A replay of the payment made before still gets its first
+			// answer (Idempotency: a replay returns the original response
+			// with 200), not the route's absence.
+			replay := lb.live.Post("/v1/payments", k, body).Expect(t, 200).JSON(t)
+			if replay["id"] != created["id"] {
+				t.Errorf("replay answered payment %v, want %v", replay["id"], created["id"])
+			}
 		})
 
 		t.Run("NoRegisteredProviderInRow", func(t *testing.T) {
