@@ -175,8 +175,9 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 	err := d.s.store.Tx(ctx, func(tx Tx) (err error) {
 		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
 			Now: at, LeaseUntil: at.Add(d.opts.Lease), Limit: room, Exclude: exclude, Slow: slow,
-			// A quick endpoint gets twice its limit: the rest waits here
-			// and keeps it busy until the next claim.
+			// A quick endpoint gets up to twice PerEndpoint, beyond what it
+			// has here already: the rest waits here and keeps it busy until
+			// the next claim.
 			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: 2 * d.opts.PerEndpoint,
 		})
 		return err
@@ -262,11 +263,11 @@ func (d *dispatcher) send(w *DeliveryWork) {
 func (o *deliveryOutcome) name() string {
 	switch {
 	case o.attempt == nil:
-		return "skipped"
+		return DeliveryStateSkipped
 	case o.ok:
-		return "succeeded"
+		return DeliveryStateSucceeded
 	}
-	return "failed"
+	return DeliveryStateFailed
 }
 
 // record writes outcomes as they come, as many as are ready in one

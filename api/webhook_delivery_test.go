@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -425,7 +426,13 @@ func TestWebhookQueuedForDisabledEndpointIsSkipped(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		rc := newReceiver(t)
-		rc.answer = func(int) int { return 503 }
+		var healthy atomic.Bool
+		rc.answer = func(int) int {
+			if healthy.Load() {
+				return 204
+			}
+			return 503
+		}
 		env := startWithReceiver(t, b, rc)
 		c := env.As(env.NewShop(payd.RegionRU, ""), false)
 		ep := c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201).JSON(t)
@@ -457,5 +464,12 @@ func TestWebhookQueuedForDisabledEndpointIsSkipped(t *testing.T) {
 			m := env.Do("GET", env.Admin.URL, "/metrics", nil, nil).Expect(t, 200)
 			return strings.Contains(string(m.Body), `payd_webhook_attempts_total{outcome="skipped"} 1`)
 		})
+		// Revived and resent, the event's new delivery takes the skipped
+		// one's place: the summary reads succeeded.
+		healthy.Store(true)
+		c.Do("PATCH", "/v1/webhook-endpoints/"+ep["id"].(string), map[string]any{"status": "active"}, "Idempotency-Key", key()).Expect(t, 200)
+		evID := rc.deliveries()[0].header.Get("X-Service-Event-Id")
+		c.Post("/v1/events/"+evID+"/resend", key(), nil).Expect(t, 202)
+		paydtest.Eventually(t, "the resent delivery", func() bool { return len(rc.deliveries()) == 2 && summary()["status"] == "succeeded" })
 	})
 }

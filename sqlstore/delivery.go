@@ -144,7 +144,7 @@ func withoutIDs(list, drop []string) []string {
 // fillWork reads the events and endpoints of claimed deliveries, each once.
 func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 	events, endpoints := map[string]*payd.Event{}, map[string]*payd.WebhookEndpoint{}
-	var eventIDs, endpointIDs []any
+	var eventIDs, endpointIDs []string
 	for _, w := range works {
 		if _, ok := events[w.Delivery.EventID]; !ok {
 			events[w.Delivery.EventID] = nil
@@ -155,7 +155,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 			endpointIDs = append(endpointIDs, w.Delivery.EndpointID)
 		}
 	}
-	err := eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+placeholders(1, len(eventIDs))+`)`, eventIDs,
+	err := eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+t.d.jsonStrings(1)+`)`, []any{jsonIDs(eventIDs)},
 		func(r *sql.Rows) error {
 			e, err := scanEvent(r)
 			if err == nil {
@@ -166,7 +166,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 	if err != nil {
 		return err
 	}
-	err = eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+placeholders(1, len(endpointIDs))+`)`, endpointIDs,
+	err = eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+t.d.jsonStrings(1)+`)`, []any{jsonIDs(endpointIDs)},
 		func(r *sql.Rows) error {
 			e, err := scanEndpoint(r)
 			if err == nil {
@@ -184,19 +184,9 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 }
 
 // WebhookDeliverySave writes the deliveries of a batch in one statement.
+// The casts give PostgreSQL the types of the VALUES columns, which it
+// would otherwise take as text.
 func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
-	return t.updateDeliveries(ctx, list, `'pending'`)
-}
-
-func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
-	return t.updateDeliveries(ctx, list, `'failed', 'skipped'`)
-}
-
-// updateDeliveries writes the document, state and due time of deliveries
-// whose stored state is one of states, and returns their ids. The casts
-// give PostgreSQL the types of the VALUES columns, which it would
-// otherwise take as text.
-func (t *tx) updateDeliveries(ctx context.Context, list []*payd.WebhookDelivery, states string) ([]string, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -211,17 +201,45 @@ func (t *tx) updateDeliveries(ctx context.Context, list []*payd.WebhookDelivery,
 		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS BIGINT))", n+1, n+2, n+3, n+4)
 		args = append(args, d.ID, string(doc), d.State, micros(d.DueAt))
 	}
-	var saved []string
-	err := eachRow(ctx, t.q, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3, due_at = v.column4
+	return updatedIDs(ctx, t, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3, due_at = v.column4
 		FROM (VALUES `+b.String()+`) AS v
-		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state IN (`+states+`)
-		RETURNING webhook_deliveries.id`, args, func(r *sql.Rows) error {
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'pending'
+		RETURNING webhook_deliveries.id`, args)
+}
+
+// WebhookDeliveryReplace writes state and document only: a finished
+// delivery has no due time to keep.
+func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	args := make([]any, 0, 3*len(list))
+	for i, d := range list {
+		doc, _ := json.Marshal(d)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS TEXT))", n+1, n+2, n+3)
+		args = append(args, d.ID, string(doc), d.State)
+	}
+	return updatedIDs(ctx, t, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3
+		FROM (VALUES `+b.String()+`) AS v
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state IN ('failed', 'skipped')
+		RETURNING webhook_deliveries.id`, args)
+}
+
+// updatedIDs runs an UPDATE ... RETURNING id and collects the ids.
+func updatedIDs(ctx context.Context, t *tx, q string, args []any) ([]string, error) {
+	var ids []string
+	err := eachRow(ctx, t.q, q, args, func(r *sql.Rows) error {
 		var id string
 		err := r.Scan(&id)
-		saved = append(saved, id)
+		ids = append(ids, id)
 		return err
 	})
-	return saved, err
+	return ids, err
 }
 
 func (t *tx) WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*payd.WebhookDelivery, error) {
@@ -297,8 +315,9 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 	return err
 }
 
-// mergeChanges adds up the changes to each event, keeping the first
-// event's order and the latest attempt.
+// mergeChanges adds up the changes to each event, keeping the latest
+// attempt, and orders them by event: two batches that touch the same
+// events lock their rows in one order and cannot deadlock on PostgreSQL.
 func mergeChanges(changes []payd.EventDeliveryChange) []payd.EventDeliveryChange {
 	at := make(map[string]int, len(changes))
 	out := make([]payd.EventDeliveryChange, 0, len(changes))
@@ -319,6 +338,7 @@ func mergeChanges(changes []payd.EventDeliveryChange) []payd.EventDeliveryChange
 			}
 		}
 	}
+	slices.SortFunc(out, func(a, b payd.EventDeliveryChange) int { return strings.Compare(a.EventID, b.EventID) })
 	return out
 }
 

@@ -278,6 +278,50 @@ func testWebhookDelivery(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 
+	t.Run("Replace", func(t *testing.T) {
+		t.Parallel()
+		f := newDeliveryFixture(t, open)
+		ep := f.endpoint(t)
+		ev := f.event(t, 4)
+		failed := newDelivery(ev, ep, payd.DeliveryStateFailed, f.now)
+		skipped := newDelivery(ev, ep, payd.DeliveryStateSkipped, f.now)
+		pending := newDelivery(ev, ep, payd.DeliveryStatePending, f.now.Add(time.Minute))
+		succeeded := newDelivery(ev, ep, payd.DeliveryStateSucceeded, f.now)
+		f.insert(t, failed, skipped, pending, succeeded)
+		resent := func(ds ...*payd.WebhookDelivery) (ids []string) {
+			var list []*payd.WebhookDelivery
+			for _, d := range ds {
+				c := *d
+				c.State = payd.DeliveryStateResent
+				list = append(list, &c)
+			}
+			mustTx(t, f.s, func(tx payd.Tx) (err error) {
+				ids, err = tx.WebhookDeliveryReplace(t.Context(), list)
+				return err
+			})
+			slices.Sort(ids)
+			return ids
+		}
+		// Only failed and skipped deliveries are replaced, and only once.
+		wantDiff(t, "replaced", deliveryIDs([]*payd.WebhookDelivery{failed, skipped}), resent(failed, skipped, pending, succeeded))
+		wantDiff(t, "replaced again", []string(nil), resent(failed, skipped))
+		var list []*payd.WebhookDelivery
+		mustTx(t, f.s, func(tx payd.Tx) (err error) {
+			list, err = tx.WebhookDeliveryListByEvent(t.Context(), ev.ID)
+			return err
+		})
+		states := map[string]string{}
+		for _, d := range list {
+			states[d.ID] = d.State
+		}
+		wantDiff(t, "states", map[string]string{failed.ID: payd.DeliveryStateResent, skipped.ID: payd.DeliveryStateResent,
+			pending.ID: payd.DeliveryStatePending, succeeded.ID: payd.DeliveryStateSucceeded}, states)
+		// The pending delivery keeps its place in the queue.
+		works := claimRolledBack(t, f.s, payd.WebhookDeliveryClaimParams{Now: f.now.Add(time.Minute), LeaseUntil: f.now.Add(time.Hour),
+			Limit: 10, PerEndpoint: 10})
+		wantDiff(t, "claimable", []string{pending.ID}, workIDs(works))
+	})
+
 	t.Run("Save", func(t *testing.T) {
 		t.Parallel()
 		f := newDeliveryFixture(t, open)
