@@ -1,7 +1,6 @@
 package payd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -156,11 +155,9 @@ func (s *Service) UpdateShopSettings(ctx context.Context, id string, patch json.
 			}
 		}
 		raw, _ := json.Marshal(merged)
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
 		var next ShopSettings
-		if err := dec.Decode(&next); err != nil {
-			return Invalid("", "invalid settings: %v", err)
+		if err := DecodeJSON(raw, &next, DecodeOptions{RejectUnknown: true}); err != nil {
+			return err
 		}
 		if err := next.Validate(); err != nil {
 			return err

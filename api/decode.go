@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -13,10 +11,7 @@ import (
 
 // Request body limits. Receipts with many items are the largest bodies the
 // contract knows; 1 MiB leaves room for them and keeps a flood cheap.
-const (
-	maxBodyBytes = 1 << 20
-	maxJSONDepth = 32
-)
+const maxBodyBytes = 1 << 20
 
 var errPanic = errors.New("handler panic")
 
@@ -37,106 +32,12 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decodeJSON decodes a request body into dst. Unknown fields are ignored
-// (Versioning, rule 3); fields in readOnly are refused because the contract
-// says a request must not carry them. An empty body decodes as {}.
+// decodeJSON decodes a request body into dst under the one-reading rules
+// of payd.DecodeJSON. Unknown fields are ignored (Versioning, rule 3);
+// fields in readOnly are refused because the contract says a request must
+// not carry them.
 func decodeJSON(body []byte, dst any, readOnly ...string) error {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
-		trimmed = []byte("{}")
-	}
-	if !utf8.Valid(trimmed) {
-		return invalidf("", "the request body is not valid UTF-8")
-	}
-	if trimmed[0] != '{' {
-		return invalidf("", "the request body must be a JSON object")
-	}
-	if err := checkDepth(trimmed); err != nil {
-		return err
-	}
-	if len(readOnly) > 0 {
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &top); err == nil {
-			for _, f := range readOnly {
-				if _, ok := top[f]; ok {
-					return invalidf(f, "%s is set by the service and cannot be supplied in a request", f)
-				}
-			}
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
-	}
-	if dec.More() {
-		return invalidf("", "unexpected data after the JSON object")
-	}
-	return nil
-}
-
-// jsonError turns a decoding error into invalid_request naming the field.
-func jsonError(err error) error {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	var pe *payd.Error
-	switch {
-	case errors.As(err, &pe):
-		return pe
-	case errors.As(err, &syntax):
-		return invalidf("", "invalid JSON at byte %d: %v", syntax.Offset, syntax)
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return invalidf("", "the request body must be a JSON object")
-		}
-		return invalidf(typ.Field, "%s must be %s, not a JSON %s", typ.Field, describeType(typ.Type.Kind().String()), typ.Value)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalidf("", "invalid JSON: unexpected end of input")
-	}
-	return invalidf("", "invalid JSON: %v", err)
-}
-
-func describeType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "int", "int64", "int32", "uint", "uint64", "float64":
-		return "a number"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct", "ptr":
-		return "an object"
-	}
-	return "of another type"
-}
-
-// checkDepth refuses JSON nested deeper than maxJSONDepth before the decoder
-// sees it, so a pathological body costs one linear scan.
-func checkDepth(b []byte) error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			if c == '\\' {
-				escaped = true
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > maxJSONDepth {
-				return invalidf("", "JSON nested deeper than %d levels", maxJSONDepth)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return nil
+	return payd.DecodeJSON(body, dst, payd.DecodeOptions{ReadOnly: readOnly})
 }
 
 // idempotencyFrom reads the Idempotency-Key header (or its alias

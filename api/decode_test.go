@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -26,8 +28,8 @@ func TestDecodeJSONErrorsNameTheField(t *testing.T) {
 	tests := []struct{ body, param string }{
 		{`{"url": 1}`, "url"},
 		{`{"nested": {"n": "x"}}`, "nested.n"},
-		{`{"nested": {"items": [{"v": 2}]}}`, "nested.items.v"},
-		{`{"nested": {"meta": {"k": 1}}}`, "nested.meta"},
+		{`{"nested": {"items": [{"v": 2}]}}`, "nested.items.0.v"},
+		{`{"nested": {"meta": {"k": 1}}}`, "nested.meta.k"},
 		{`{"nested": []}`, "nested"},
 		{`{"url": "x", "secret": "y"}`, "secret"},
 	}
@@ -69,6 +71,107 @@ func FuzzDecodeJSON(f *testing.F) {
 		var pe *payd.Error
 		if !errors.As(err, &pe) || pe.Code != payd.CodeInvalidRequest {
 			t.Fatalf("decode %q: %v is not invalid_request", body, err)
+		}
+	})
+}
+
+// FuzzDecodeRefusesDuplicateNames feeds random bytes to the decoder and
+// checks it never accepts a body in which some object repeats a member name,
+// at any depth, as another parser (the standard library's, reading the body
+// token by token) sees it.
+func FuzzDecodeRefusesDuplicateNames(f *testing.F) {
+	for _, s := range []string{
+		`{"url":"a","url":"b"}`, `{"nested":{"n":1,"n":2}}`, `{"x":[{"a":1},{"a":1,"a":2}]}`,
+		`{"url":"\u0061","u\u0072l":"b"}`, `{"nested":{"meta":{"k":"1","K":"2"}}}`, `{"a":{"b":{"c":1}},"a":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var v fuzzTarget
+		if decodeJSON(body, &v) != nil {
+			return
+		}
+		if dup, where := hasDuplicateName(body); dup {
+			t.Fatalf("decoder accepted %q with a duplicate member %q", body, where)
+		}
+	})
+}
+
+// hasDuplicateName walks body with encoding/json's tokenizer, which keeps
+// every member, and reports a name seen twice in one object.
+func hasDuplicateName(body []byte) (bool, string) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	type frame struct {
+		object  bool
+		names   map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false, ""
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tv := tok.(type) {
+		case json.Delim:
+			switch tv {
+			case '{', '[':
+				if top != nil && top.object {
+					top.wantKey = true
+				}
+				stack = append(stack, &frame{object: tv == '{', names: map[string]bool{}, wantKey: tv == '{'})
+				continue
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].wantKey = true
+				}
+				continue
+			}
+		case string:
+			if top != nil && top.object && top.wantKey {
+				if top.names[tv] {
+					return true, tv
+				}
+				top.names[tv] = true
+				top.wantKey = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.wantKey = true
+		}
+	}
+}
+
+// BenchmarkDecodePaymentCreate measures the request decoder on a typical
+// payment creation body, beside the standard library's decoder that read
+// bodies before (case-insensitive, last duplicate wins).
+func BenchmarkDecodePaymentCreate(b *testing.B) {
+	body := []byte(`{"amount":{"value":"1500.00","currency":"RUB"},"order_id":"order-10482",` +
+		`"description":"Two books and a bookmark","capture":true,"confirmation":{"type":"redirect",` +
+		`"return_url":"https://shop.example.com/orders/10482","locale":"ru"},"customer":{"email":"reader@example.com"},` +
+		`"expires_at":"2030-01-31T12:00:00Z","metadata":{"cart":"c-77","channel":"web"}}`)
+	b.Run("strict", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var in paymentCreateIn
+			if err := decodeJSON(body, &in, "statement_descriptor", "merchant_display_name"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stdlib-v1", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var in paymentCreateIn
+			if err := json.Unmarshal(body, &in); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

@@ -71,7 +71,7 @@ func TestOperatorMerchantsShopsKeys(t *testing.T) {
 		if up["settings"].(map[string]any)["display_name"] != "Almaty Books" {
 			t.Fatal("a PATCH forgot an earlier setting")
 		}
-		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"statment_name": "typo"}).ExpectError(t, 400, payd.CodeInvalidRequest, "")
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"statment_name": "typo"}).ExpectError(t, 400, payd.CodeInvalidRequest, "statment_name")
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"statement_name": strings.Repeat("S", 33)}).ExpectError(t, 400, payd.CodeInvalidRequest, "statement_name")
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"payment_lifetime_seconds": 60}).ExpectError(t, 400, payd.CodeInvalidRequest, "payment_lifetime_seconds")
 		// State actions.

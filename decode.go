@@ -1,0 +1,220 @@
+package payd
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Request bodies have exactly one reading. Proxies, firewalls, loggers and
+// the merchant's own signing code each parse the same bytes; wherever two
+// parsers could disagree, the body is refused instead of read one way:
+//   - a member name given twice, at any depth (last-wins in some parsers,
+//     first-wins in others, so the amount a proxy checks could differ from
+//     the one charged);
+//   - invalid UTF-8 and escaped lone surrogates (some parsers replace them
+//     with U+FFFD, so the stored string would differ from the one sent);
+//   - names are matched exactly: `AMOUNT` is not `amount`.
+//
+// The JSON v2 decoder (github.com/go-json-experiment/json, the module form
+// of encoding/json/v2) has all three rules built in and reports where in
+// the body it stopped, which becomes the Error's dotted parameter.
+
+// MaxJSONDepth bounds the nesting of a request body; a pathological body
+// costs one linear scan before the decoder sees it.
+const MaxJSONDepth = 32
+
+// DecodeOptions tunes DecodeJSON for one kind of body.
+type DecodeOptions struct {
+	// ReadOnly names top-level fields a request must not carry (the
+	// contract's read-only fields). A name differing only in case is
+	// refused too: a case-insensitive parser on the way would read it as
+	// the read-only field.
+	ReadOnly []string
+	// RejectUnknown refuses members dst has no field for. The merchant
+	// API ignores them (Versioning, rule 3); operator settings refuse them
+	// so that a typo is not silently dropped.
+	RejectUnknown bool
+}
+
+// DecodeJSON decodes one JSON object into dst under the one-reading rules.
+// An empty body decodes as {}. Every refusal is invalid_request, with the
+// dotted path of the offending member as its parameter where there is one
+// and a description written for the merchant, never the decoder's text.
+func DecodeJSON(body []byte, dst any, o DecodeOptions) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	if body[0] != '{' {
+		return Invalid("", "the request body must be a JSON object")
+	}
+	if err := checkDepth(body); err != nil {
+		return err
+	}
+	if len(o.ReadOnly) > 0 {
+		if err := checkReadOnly(body, o.ReadOnly); err != nil {
+			return err
+		}
+	}
+	if err := json.Unmarshal(body, dst, json.RejectUnknownMembers(o.RejectUnknown)); err != nil {
+		return decodeError(err)
+	}
+	return nil
+}
+
+// checkReadOnly refuses a top-level member whose name is, in any case, one
+// of the read-only fields. A body that is not valid JSON is left to the
+// decoder, which names the fault.
+func checkReadOnly(body []byte, readOnly []string) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
+		name := tok.String()
+		for _, f := range readOnly {
+			if strings.EqualFold(name, f) {
+				return Invalid(f, "%s is set by the service and cannot be supplied in a request", f)
+			}
+		}
+		if err := dec.SkipValue(); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// decodeError turns a decoder error into invalid_request naming the member.
+func decodeError(err error) error {
+	var pe *Error
+	var sem *json.SemanticError
+	var syn *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case errors.As(err, &syn):
+		param := dottedPath(syn.JSONPointer)
+		switch {
+		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
+			return Invalid(param, "%s is given more than once; each member name may appear only once", param)
+		case isUnicodeFault(syn.Err):
+			if param == "" {
+				return Invalid("", "the request body is not valid UTF-8")
+			}
+			return Invalid(param, "%s must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\\ud800-\\udfff) are refused", param)
+		case errors.Is(syn.Err, jsontext.ErrNonStringName):
+			return Invalid(param, "invalid JSON: member names must be strings")
+		}
+		// A broken body has no field to blame: the position is the help.
+		return Invalid("", "invalid JSON at byte %d", syn.ByteOffset)
+	case errors.As(err, &sem):
+		param := dottedPath(sem.JSONPointer)
+		if param == "" {
+			return Invalid("", "the request body must be a JSON object")
+		}
+		var inner *Error
+		if errors.As(sem.Err, &inner) {
+			return inner
+		}
+		if errors.Is(sem.Err, json.ErrUnknownName) {
+			return Invalid(param, "%s is not a known field", param)
+		}
+		return Invalid(param, "%s must be %s", param, describeType(sem.GoType))
+	}
+	return Invalid("", "invalid JSON")
+}
+
+// isUnicodeFault reports the decoder's refusal of invalid UTF-8 or of an
+// unpaired surrogate escape. The decoder exports no sentinel for these; its
+// messages are pinned by TestDecodeJSONOneReading.
+func isUnicodeFault(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UTF-8") || strings.Contains(msg, "surrogate")
+}
+
+// dottedPath writes a JSON Pointer as the contract's dotted parameter:
+// /receipt/items/0/vat_code → receipt.items.0.vat_code.
+func dottedPath(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		parts = append(parts, tok)
+	}
+	return strings.Join(parts, ".")
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// describeType names what a field of Go type t accepts, in the contract's
+// terms.
+func describeType(t reflect.Type) string {
+	if t == nil {
+		return "of another JSON type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == timeType {
+		return "a date-time string in RFC 3339 form with its offset, such as 2030-01-31T12:00:00Z"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer within range"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.String {
+			return "an object of string values"
+		}
+		return "an object"
+	case reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "of another JSON type"
+}
+
+// checkDepth refuses JSON nested deeper than MaxJSONDepth.
+func checkDepth(b []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > MaxJSONDepth {
+				return Invalid("", "JSON nested deeper than %d levels", MaxJSONDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
