@@ -102,9 +102,15 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 	}
 	if c.shop.Settings.AuthorizeRequestWebhook && c.Payment.Status == PaymentPending && !c.Payment.CheckoutUsed {
 		// The pre-check runs before the transaction: the merchant has up
-		// to five seconds to answer, and no lock is held meanwhile.
-		if allow, reason := s.precheck(ctx, c.shop, c.Payment); !allow {
-			return "", s.denyPayment(ctx, c.Payment.ID, reason)
+		// to five seconds to answer, and no lock is held meanwhile. A
+		// payer who comes back after the bank was unavailable is not
+		// asked about again: the first decision stands.
+		allow, err := s.authorizeRequest(ctx, c.Payment.ID)
+		if err != nil {
+			return "", err
+		}
+		if !allow {
+			return "", ErrPrecheckDenied
 		}
 	}
 	var redirect string
@@ -132,7 +138,7 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 		if i < 0 {
 			return Errorf(CodeMethodUnavailable, "this method is not available for the payment")
 		}
-		if err := s.startAttempt(ctx, tx, pay, method, choices[i].route); err != nil {
+		if err := s.startAttempt(ctx, tx, shop, pay, method, choices[i].route); err != nil {
 			return err
 		}
 		pay.CheckoutUsed = true
@@ -181,10 +187,14 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 		if !allowed {
 			return 0, nil, Errorf(CodeInvalidState, "outcome %s does not apply to a payment in status %s", outcome, pay.Status)
 		}
-		// Before the payer chose a method there is no attempt at the bank,
-		// so nothing can happen to it yet (Sandbox).
+		// Before the payer chose a method, or before the shop's pre-check
+		// allowed a QR payment, there is no attempt at the bank, so
+		// nothing can happen to it yet (Sandbox).
 		sim, ok := s.providers[pay.Provider].(Simulator)
 		if !ok || pay.ProviderPaymentID == "" {
+			if pay.ConfirmationType == ConfirmationQR {
+				return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the shop's pre-check has not allowed the payment")
+			}
 			return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the payer has not chosen a method")
 		}
 		if outcome == "expire" {

@@ -172,6 +172,9 @@ type Payment struct {
 	Provider          string    `json:"provider,omitempty"`
 	ProviderPaymentID string    `json:"provider_payment_id,omitempty"`
 	Attempts          []Attempt `json:"attempts,omitempty"`
+	// Precheck is the shop's `payment.authorize_request` question and
+	// decision, when its shop had the pre-check on; one per payment.
+	Precheck *Precheck `json:"precheck,omitempty"`
 
 	// redirect is where the payer goes after choosing a method (not stored).
 	redirect string

@@ -52,8 +52,10 @@ func CheckReturnURL(raw string, test bool, param string) (string, error) {
 }
 
 // CreatePayment creates a payment in pending. For a QR confirmation the
-// provider attempt is made at once; for a redirect, when the payer chooses
-// a method on the hosted page.
+// provider attempt is made at once, or, when the shop has the pre-check
+// on, by a job committed with the payment that asks the shop first
+// (StartQRAttempt); for a redirect, when the payer chooses a method on the
+// hosted page.
 func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempotency, in PaymentCreate) (*Response, error) {
 	now := s.clock.Now()
 	if err := s.checkPaymentCreate(p, &in, now); err != nil {
@@ -93,14 +95,22 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 		// No expiry job: the periodic sweep (ExpireDuePayments) finds the
 		// payment by its expires_at.
 		confirmationURL := ""
-		if pay.ConfirmationType == ConfirmationQR {
-			if err := s.startAttempt(ctx, tx, pay, MethodSBP, route); err != nil {
+		switch {
+		case pay.ConfirmationType == ConfirmationQR && p.Shop.Settings.AuthorizeRequestWebhook:
+			// The shop takes up to five seconds to answer, which no
+			// transaction may wait for: the answer carries the payment
+			// without its QR, which the job adds once the shop allowed.
+			if err := s.jobs.Enqueue(ctx, tx, QRAttemptArgs{PaymentID: pay.ID}, time.Time{}); err != nil {
+				return 0, nil, err
+			}
+		case pay.ConfirmationType == ConfirmationQR:
+			if err := s.startAttempt(ctx, tx, p.Shop, pay, MethodSBP, route); err != nil {
 				return 0, nil, err
 			}
 			if err := tx.PaymentUpdate(ctx, pay); err != nil {
 				return 0, nil, err
 			}
-		} else {
+		default:
 			confirmationURL = s.publicURL + "/checkout/" + token
 		}
 		return http.StatusCreated, pay.View(confirmationURL), nil

@@ -20,8 +20,13 @@ func (s *Service) Provider(name string) (Provider, bool) {
 // method in tx: each candidate in order until one takes the attempt. A
 // timeout moves on to the next candidate and schedules a status query of
 // the one that timed out, so an attempt that was created after all is
-// found and settled.
-func (s *Service) startAttempt(ctx context.Context, tx Tx, pay *Payment, method string, candidates []string) error {
+// found and settled. It is the only way to a provider attempt, and it
+// refuses a payment of a shop with the pre-check on that its shop has not
+// allowed; the cascade's later candidates go by that one decision.
+func (s *Service) startAttempt(ctx context.Context, tx Tx, shop *Shop, pay *Payment, method string, candidates []string) error {
+	if err := precheckGate(shop, pay); err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	for i, name := range candidates {
 		pr, ok := s.providers[name]

@@ -108,6 +108,10 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusOK, view{Title: "Payment declined", Message: "The shop declined this payment. Return to the shop to try again."})
 		return
 	}
+	if errors.Is(err, payd.ErrPrecheckBusy) {
+		h.render(w, http.StatusConflict, view{Title: "Try again", Message: "The shop is still checking this payment. Try again in a few seconds."})
+		return
+	}
 	switch payd.ErrorCodeOf(err) {
 	case payd.CodeNotFound, payd.CodeInvalidState:
 		h.closed(w)

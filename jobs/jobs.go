@@ -54,12 +54,24 @@ type Options struct {
 	OnFailure func(kind string)
 }
 
-const queueWebhooks = "webhooks"
+const (
+	queueWebhooks = "webhooks"
+	// queuePrecheck holds the QR attempts that first ask the shop: each
+	// may wait five seconds for a merchant's answer, and on a queue of
+	// their own slow merchants never hold up notifications and expiries.
+	queuePrecheck = "precheck"
+	// precheckWorkers bounds the questions in flight at once; a worker
+	// waiting for an answer holds no database connection.
+	precheckWorkers = 32
+)
 
 // queueOf puts each kind on its queue.
 func queueOf(kind string) string {
-	if kind == (payd.WebhookDeliverArgs{}).Kind() {
+	switch kind {
+	case (payd.WebhookDeliverArgs{}).Kind():
 		return queueWebhooks
+	case (payd.QRAttemptArgs{}).Kind():
+		return queuePrecheck
 	}
 	return river.QueueDefault
 }
@@ -92,6 +104,7 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: opts.Workers},
 			queueWebhooks:      {MaxWorkers: 1},
+			queuePrecheck:      {MaxWorkers: precheckWorkers},
 		},
 		Workers:           q.workers,
 		FetchPollInterval: opts.PollInterval,
