@@ -41,8 +41,10 @@ const (
 var Locales = []string{"ru", "en", "kk"}
 
 // CheckReturnURL applies the return_url rules: https, no credentials, no
-// spaces or control characters, and — for live keys — a public address
-// after canonicalization.
+// spaces or control characters, no empty port, IP addresses only in
+// canonical notation, never a link-local or cloud platform address, and —
+// for live keys — a public address after canonicalization
+// (docs/security.md).
 func CheckReturnURL(raw string, test bool, param string) (string, error) {
 	u, err := urlguard.Check(raw, urlguard.Options{AllowLocal: test})
 	if err != nil {

@@ -9,8 +9,10 @@ import (
 
 // Metrics are the HTTP metrics of a listener.
 type Metrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	failures  prometheus.Counter
+	throttled prometheus.Counter
 }
 
 // NewMetrics registers the HTTP metrics of the listener named server
@@ -27,8 +29,28 @@ func NewMetrics(reg prometheus.Registerer, server string) *Metrics {
 			Buckets:     []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route"}),
 	}
-	reg.MustRegister(m.requests, m.latency)
+	m.failures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "payd_auth_failures_total", Help: "Requests whose credentials were presented and refused (401).",
+		ConstLabels: prometheus.Labels{"server": server},
+	})
+	m.throttled = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "payd_auth_throttled_total", Help: "Requests answered 429 because their source address failed authentication too often.",
+		ConstLabels: prometheus.Labels{"server": server},
+	})
+	reg.MustRegister(m.requests, m.latency, m.failures, m.throttled)
 	return m
+}
+
+func (m *Metrics) authFailed() {
+	if m != nil {
+		m.failures.Inc()
+	}
+}
+
+func (m *Metrics) authThrottled() {
+	if m != nil {
+		m.throttled.Inc()
+	}
 }
 
 func (m *Metrics) observe(route string, status int, d time.Duration) {

@@ -21,18 +21,25 @@ type Config struct {
 	Logger  *slog.Logger
 	Metrics *Metrics
 	// TrustProxy takes the client address from X-Forwarded-For, for a
-	// deployment behind a TLS-terminating proxy.
-	TrustProxy bool
+	// deployment behind a TLS-terminating proxy; TrustedProxies, when
+	// set, limits that to connections from those addresses (see Source).
+	TrustProxy     bool
+	TrustedProxies []netip.Prefix
+	// AuthFailuresPerMinute is the failed authentications a source
+	// address may make per minute before it is throttled (zero:
+	// DefaultAuthFailuresPerMinute). The counters live in Limiter.
+	AuthFailuresPerMinute int
 	// Extra routes (hosted pages) mounted on the same listener.
 	Extra func(mux *http.ServeMux)
 }
 
 // Server is the merchant API handler.
 type Server struct {
-	svc        *payd.Service
-	limiter    ratelimit.Limiter
-	trustProxy bool
-	mux        *http.ServeMux
+	svc      *payd.Service
+	limiter  ratelimit.Limiter
+	source   Source
+	throttle *AuthThrottle
+	mux      *http.ServeMux
 }
 
 // handler is an authenticated endpoint; a returned error is written as the
@@ -41,10 +48,15 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
-	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, trustProxy: cfg.TrustProxy, mux: http.NewServeMux()}
+	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, mux: http.NewServeMux(),
+		source: Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}}
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal()
 	}
+	s.throttle = NewAuthThrottle(ThrottleConfig{
+		Scope: "merchant", Limiter: s.limiter, Source: s.source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
+		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
+	})
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -138,18 +150,26 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
 var errNoCredentials = &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or invalid credentials: use HTTP Basic auth with shop_id and secret_key"}
 
 // auth authenticates the request, applies the key's request rate, and runs h.
+// A source address that failed authentication too often is answered 429
+// before its credentials are read; only credentials presented and refused
+// count as failures (a request without any is not a guess, and some HTTP
+// clients send one before answering the 401 challenge).
 func (s *Server) auth(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.throttle.Refuse(r); err != nil {
+			writeError(w, r, err)
+			return
+		}
 		shopID, secret, ok := basicAuth(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
 			writeError(w, r, errNoCredentials)
 			return
 		}
-		ip, _ := netip.ParseAddr(clientIP(r, s.trustProxy))
-		p, err := s.svc.Authenticate(r.Context(), shopID, secret, ip)
+		p, err := s.svc.Authenticate(r.Context(), shopID, secret, s.source.Addr(r))
 		if err != nil {
 			if payd.ErrorCodeOf(err) == payd.CodeInvalidCredentials {
+				s.throttle.Failed(r)
 				w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
 			}
 			writeError(w, r, err)

@@ -107,3 +107,49 @@ func TestWebhookEndpointAllowHost(t *testing.T) {
 			ExpectError(t, 400, payd.CodeInvalidRequest, "url")
 	})
 }
+
+// TestWebhookURLSyntaxAndPlatformRules: an empty port, an IP address in a
+// non-canonical notation (public ones included) and a link-local or cloud
+// platform address or name are refused as a webhook url in both contours,
+// at creation and on PATCH, even for hosts the operator allowed
+// (docs/security.md).
+func TestWebhookURLSyntaxAndPlatformRules(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, &paydtest.Options{WebhookAllowHosts: []string{"169.254.169.254", "metadata.google.internal"}})
+		shop := env.NewShop(payd.RegionRU, "")
+		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
+		refuse := []string{
+			"https://hooks.example.com:/payd", "https://hooks.example.com:", "https://8.8.8.8:/h", "https://[2606:4700:4700::1111]:/h",
+			"https://1572395042/h", "https://0x5db8d822/h", "https://013556154042/h", "https://0135.0270.0330.042/h",
+			"https://93.184.55330/h", "https://93.12114978/h", "https://010.8.8.8/h", "https://8.8.8.8./h",
+			"https://[::ffff:8.8.8.8]/h", "https://[::ffff:5db8:d822]/h", "https://[2606:4700:4700:0:0:0:0:1111]/h",
+			"https://169.254.169.254/latest/meta-data/", "https://168.63.129.16/machine", "https://100.100.100.200/h",
+			"https://192.0.0.192/h", "https://169.254.170.2/h", "https://[fd00:ec2::254]/h", "https://[fd20:ce::254]/h",
+			"https://[fe80::a9fe:a9fe]/h", "https://[64:ff9b::a9fe:a9fe]/h", "https://[64:ff9b::a83f:8110]/h",
+			"https://[2002:a9fe:a9fe::1]/h", "https://[2002:a83f:8110::1]/h", "https://metadata.google.internal/computeMetadata/v1/",
+			"https://metadata/h", "https://metadata.goog/h", "https://instance-data/h",
+		}
+		accept := []string{"https://hooks.example.com:8443/payd", "https://93.184.216.34/h", "https://[2606:4700:4700::1111]/h", "https://168.63.129.17/h"}
+		events := []string{"payment.succeeded"}
+		for _, mode := range []struct {
+			name string
+			c    *paydtest.Client
+		}{{"test", env.As(shop, false)}, {"live", env.As(shop, true)}} {
+			for _, u := range accept {
+				mode.c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": u, "events": events}).Expect(t, 201)
+			}
+			ep := mode.c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": "https://hooks.example.com/x", "events": events}).Expect(t, 201).JSON(t)
+			for _, u := range refuse {
+				r := mode.c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": u, "events": events})
+				if r.Status != 400 || r.ErrorCode() != string(payd.CodeInvalidRequest) || r.JSON(t)["parameter"] != "url" {
+					t.Errorf("%s key, POST %q: %d %s; want 400 url", mode.name, u, r.Status, r.Body)
+				}
+				r = mode.c.Do("PATCH", "/v1/webhook-endpoints/"+ep["id"].(string), map[string]any{"url": u}, "Idempotency-Key", key())
+				if r.Status != 400 || r.ErrorCode() != string(payd.CodeInvalidRequest) || r.JSON(t)["parameter"] != "url" {
+					t.Errorf("%s key, PATCH %q: %d %s; want 400 url", mode.name, u, r.Status, r.Body)
+				}
+			}
+		}
+	})
+}

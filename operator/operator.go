@@ -22,6 +22,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/ratelimit"
 )
 
 // Config assembles the operator API.
@@ -36,17 +37,29 @@ type Config struct {
 	Metrics   *api.Metrics
 	// Gatherer serves /metrics (no token: the listener is the operator's own).
 	Gatherer prometheus.Gatherer
+	// Limiter holds the failed-authentication counters (the merchant
+	// API's Limiter, so that a shared one covers both); nil is a fresh
+	// in-process one. Source and AuthFailuresPerMinute are as in
+	// api.Config: the operator token is throttled like merchant keys.
+	Limiter               ratelimit.Limiter
+	Source                api.Source
+	AuthFailuresPerMinute int
 }
 
 type server struct {
 	svc       *payd.Service
 	tokenHash [32]byte
 	clock     *payd.TestClock
+	throttle  *api.AuthThrottle
 }
 
 // New returns the operator API handler.
 func New(cfg Config) http.Handler {
 	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
+	s.throttle = api.NewAuthThrottle(api.ThrottleConfig{
+		Scope: "operator", Limiter: cfg.Limiter, Source: cfg.Source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
+		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
+	})
 	mux := http.NewServeMux()
 	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
 		mux.Handle(pattern, s.authed(fn))
@@ -98,11 +111,21 @@ func New(cfg Config) http.Handler {
 
 // authed checks the bearer token in constant time (over hashes, so the
 // comparison does not leak the token's length either) and writes fn's answer.
+// Like the merchant API, an address that presented wrong tokens too often
+// is answered 429 before its token is compared.
 func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if err := s.throttle.Refuse(r); err != nil {
+			api.WriteError(w, r, err)
+			return
+		}
+		header := r.Header.Get("Authorization")
+		tok, ok := strings.CutPrefix(header, "Bearer ")
 		got := sha256.Sum256([]byte(tok))
 		if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
+			if header != "" {
+				s.throttle.Failed(r)
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
 			api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
 			return

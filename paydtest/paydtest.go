@@ -121,6 +121,13 @@ type Options struct {
 	// Delivery sizes the webhook sender; tests of its limits make them
 	// small.
 	Delivery payd.DeliveryOptions
+	// TrustProxy believes X-Forwarded-For from the test client, as
+	// `--behind-tls-proxy` does, so a test can speak from many source
+	// addresses.
+	TrustProxy bool
+	// AuthFailuresPerMinute is the authentication throttle's allowance
+	// per source address (zero: the default of 60).
+	AuthFailuresPerMinute int
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -142,7 +149,8 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
-		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery,
+		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
+		AuthFailuresPerMinute: opts.AuthFailuresPerMinute,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

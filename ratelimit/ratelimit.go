@@ -1,7 +1,10 @@
-// Package ratelimit counts requests per key against per-minute limits
-// (Limits: Request rate). Limiter is the seam where a shared store such as
-// Redis can take over when several instances serve one shop; Local is the
-// in-process implementation for a single instance.
+// Package ratelimit counts events per key against per-minute limits: the
+// requests of a key (Limits: Request rate) and the failed authentications
+// of a source address (docs/security.md). Limiter is the seam where a
+// shared store such as Redis can take over when several instances serve
+// one shop; Local is the in-process implementation for a single instance.
+// Both uses go through the same Limiter, so a shared implementation covers
+// both.
 package ratelimit
 
 import (
@@ -17,6 +20,11 @@ type Limiter interface {
 	// Allow takes one token of key's bucket at now. When the bucket is
 	// empty it returns false and how long until a token is free.
 	Allow(key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration)
+	// Peek reports whether key's bucket holds a token at now without
+	// taking it, and when it is empty how long until one is free. A key
+	// never used holds a full bucket; Peek creates no state for it, so
+	// it can be asked on every request.
+	Peek(key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration)
 }
 
 // Local is a token bucket per key: perMinute tokens refilled evenly over a
@@ -58,6 +66,22 @@ func (l *Local) Allow(key string, perMinute int, now time.Time) (bool, time.Dura
 		return false, d
 	}
 	return true, 0
+}
+
+// Peek implements Limiter.
+func (l *Local) Peek(key string, perMinute int, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil || b.perMinute != perMinute {
+		return true, 0
+	}
+	tokens := b.lim.TokensAt(now)
+	if tokens >= 1 {
+		return true, 0
+	}
+	perToken := time.Minute / time.Duration(perMinute)
+	return false, time.Duration((1 - tokens) * float64(perToken))
 }
 
 // evictIdle forgets buckets unused for two minutes: such a bucket is full

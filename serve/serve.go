@@ -16,6 +16,7 @@ import (
 	"github.com/paydhq/payd/webhook/sender"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,9 +38,18 @@ type Config struct {
 	PublicURL  string
 	AdminToken string
 	// TestClock makes the clock advanceable through the operator API.
-	TestClock  bool
-	TrustProxy bool
-	Logger     *slog.Logger
+	TestClock bool
+	// TrustProxy believes X-Forwarded-For (`--behind-tls-proxy`);
+	// TrustedProxies limits that to connections from those addresses
+	// (`--trusted-proxy`). Both listeners use the result for the IP
+	// allowlist and the authentication throttle (api.Source).
+	TrustProxy     bool
+	TrustedProxies []netip.Prefix
+	// AuthFailuresPerMinute is the failed authentications a source
+	// address may make per minute, per listener, before it is answered
+	// 429 (zero: api.DefaultAuthFailuresPerMinute).
+	AuthFailuresPerMinute int
+	Logger                *slog.Logger
 	// WebhookAllowHosts loosens the public-address rule for exact hosts.
 	WebhookAllowHosts []string
 	// WebhookRootCAs are the roots deliveries trust (nil: the system's).
@@ -168,9 +178,15 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	checkoutPages := checkout.New(in.Service, formsKey, log)
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
+	// One Limiter holds the request rates and both listeners'
+	// failed-authentication counters: a shared implementation (Redis)
+	// chosen here would cover all of them.
+	limiter := ratelimit.NewLocal()
+	source := api.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
 	in.API = api.New(api.Config{
-		Service: in.Service, Limiter: ratelimit.NewLocal(), Logger: log,
+		Service: in.Service, Limiter: limiter, Logger: log,
 		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
+		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Extra: func(mux *http.ServeMux) {
 			checkoutPages.Register(mux)
 			bankPages.Register(mux)
@@ -179,8 +195,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
 			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
-
 			Metrics: api.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
+			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		})
 	}
 	return in, nil

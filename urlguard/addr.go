@@ -59,17 +59,25 @@ var (
 	nat64 = netip.MustParsePrefix("64:ff9b::/96")
 	// sixToFour is 6to4, RFC 3056: bits 16..47 are the IPv4 relay target.
 	sixToFour = netip.MustParsePrefix("2002::/16")
+	// compatible holds the deprecated IPv4-compatible addresses ::a.b.c.d
+	// (RFC 4291), and :: and ::1 besides.
+	compatible = netip.MustParsePrefix("::/96")
+
+	ipv6Unspecified = netip.IPv6Unspecified()
+	ipv6Loopback    = netip.IPv6Loopback()
 )
 
 // IsPublicAddr reports whether ip is a globally reachable unicast address
-// that payd may send traffic to (or send a customer's browser to).
+// that payd may send traffic to (or send a customer's browser to). Platform
+// addresses (IsPlatformAddr) are never public, even where they sit in a
+// public range.
 //
 // IPv4-mapped IPv6 addresses are judged by their IPv4 address; NAT64
 // (64:ff9b::/96) and 6to4 (2002::/16) addresses are public only when the
 // IPv4 address they embed is public. Addresses with a zone are never public:
 // zones only make sense for link-local scopes.
 func IsPublicAddr(ip netip.Addr) bool {
-	if !ip.IsValid() || ip.Zone() != "" {
+	if !ip.IsValid() || ip.Zone() != "" || IsPlatformAddr(ip) {
 		return false
 	}
 	if ip.Is4In6() {

@@ -51,6 +51,10 @@ func TestIsPublicAddr(t *testing.T) {
 		{"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false}, {"fec0::1", false},
 		{"ff00::", false}, {"ff02::1", false}, {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
 
+		// Platform addresses are not public, also where their range is.
+		{"168.63.129.16", false}, {"168.63.129.15", true}, {"168.63.129.17", true},
+		{"64:ff9b::a83f:8110", false}, {"2002:a83f:8110::1", false}, {"::ffff:168.63.129.16", false},
+
 		// Zones are never public, not even on a global address.
 		{"fe80::1%eth0", false}, {"2606:4700:4700::1111%eth0", false},
 	} {
@@ -108,5 +112,49 @@ func TestParseWHATWGIPv4(t *testing.T) {
 		if got := endsInNumber(s); got != want {
 			t.Errorf("endsInNumber(%q) = %v, want %v", s, got, want)
 		}
+	}
+}
+
+func TestIsPlatformAddr(t *testing.T) {
+	for _, c := range []struct {
+		ip       string
+		platform bool
+	}{
+		// The platform table: every entry, written directly.
+		{"169.254.169.254", true}, {"169.254.169.253", true}, {"169.254.169.123", true},
+		{"169.254.170.2", true}, {"169.254.170.23", true}, {"169.254.42.42", true}, {"169.254.0.23", true},
+		{"169.254.0.0", true}, {"169.254.255.255", true}, {"169.253.255.255", false}, {"169.255.0.0", false},
+		{"168.63.129.16", true}, {"168.63.129.15", false}, {"168.63.129.17", false},
+		{"100.100.100.200", true}, {"100.100.100.199", false}, {"100.100.100.201", false},
+		{"192.0.0.192", true}, {"192.0.0.191", false}, {"192.0.0.193", false},
+		{"fd00:ec2::254", true}, {"fd00:ec2::253", true}, {"fd00:ec2::123", true}, {"fd00:ec2::23", true},
+		{"fd00:ec2:0:1::254", false}, {"fd20:ce::254", true}, {"fd20:ce::253", false},
+		{"fd00:42::42", true}, {"fe80::a9fe:a9fe", true}, {"fe80::1", true}, {"fe80::1%eth0", true},
+		{"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true}, {"fec0::1", false},
+
+		// The same addresses embedded in IPv6.
+		{"::ffff:169.254.169.254", true}, {"::ffff:168.63.129.16", true}, {"::a9fe:a9fe", true},
+		{"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::a83f:8110", true}, {"64:ff9b::6464:64c8", true},
+		{"64:ff9b::c000:c0", true}, {"64:ff9b::808:808", false},
+		{"64:ff9b:1::a9fe:a9fe", true}, {"64:ff9b:1:a9fe:a9:fe00::", true}, {"64:ff9b:1:a8:3f:8110::", true},
+		{"64:ff9b:1:0:a9:fea9:fe00:0", true}, {"64:ff9b:1::808:808", false},
+		{"2002:a9fe:a9fe::", true}, {"2002:a83f:8110::1", true}, {"2002:808:808::1", false},
+		{"2001:0:a9fe:a9fe::1", true}, {"2001:0:4136:e378:8000:63bf:5601:5601", true},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false},
+
+		// Ordinary addresses.
+		{"8.8.8.8", false}, {"127.0.0.1", false}, {"10.0.0.1", false}, {"::1", false}, {"::", false},
+		{"2606:4700:4700::1111", false}, {"fd12:3456::1", false},
+	} {
+		ip := netip.MustParseAddr(c.ip)
+		if got := IsPlatformAddr(ip); got != c.platform {
+			t.Errorf("IsPlatformAddr(%s) = %v, want %v", c.ip, got, c.platform)
+		}
+		if c.platform && IsPublicAddr(ip) {
+			t.Errorf("IsPublicAddr(%s) = true for a platform address", c.ip)
+		}
+	}
+	if IsPlatformAddr(netip.Addr{}) {
+		t.Error("the zero Addr is a platform address")
 	}
 }

@@ -1,6 +1,7 @@
 package urlguard
 
 import (
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -70,6 +71,9 @@ func Check(raw string, opts Options) (*url.URL, error) {
 	if e != nil {
 		return nil, e
 	}
+	if e := canonicalIPSpelling(rawHost(raw), h); e != nil {
+		return nil, e
+	}
 	if e := opts.destinationAllowed(h); e != nil {
 		return nil, e
 	}
@@ -89,9 +93,12 @@ func Check(raw string, opts Options) (*url.URL, error) {
 
 // splitHostPort separates the host from an optional port and canonicalizes
 // the port: leading zeros dropped, the https default 443 omitted, and
-// 0 or values above 65535 refused.
+// 0 or values above 65535 refused. A colon with no port after it
+// ("example.com:") is refused: parsers disagree about it (some read the
+// default port, some an error, some port 0) and no real URL needs it.
 func splitHostPort(hostport string) (host, port string, e *Error) {
 	host = hostport
+	colon := false
 	if strings.HasPrefix(hostport, "[") {
 		i := strings.LastIndex(hostport, "]")
 		if i < 0 {
@@ -101,12 +108,15 @@ func splitHostPort(hostport string) (host, port string, e *Error) {
 		if port != "" && port[0] != ':' {
 			return "", "", fail(ReasonMalformed, "")
 		}
-		port = strings.TrimPrefix(port, ":")
+		port, colon = strings.CutPrefix(port, ":")
 	} else if i := strings.LastIndex(hostport, ":"); i >= 0 {
-		host, port = hostport[:i], hostport[i+1:]
+		host, port, colon = hostport[:i], hostport[i+1:], true
 	}
 	if host == "" {
 		return "", "", fail(ReasonNoHost, "")
+	}
+	if port == "" && colon {
+		return "", "", fail(ReasonMalformed, "empty port")
 	}
 	if port == "" {
 		return host, "", nil
@@ -189,4 +199,53 @@ func escapeQuery(q string) string {
 		return q
 	}
 	return b.String()
+}
+
+// rawHost returns the host as written in raw, before url.Parse decoded
+// percent-escapes, without port and IPv6 brackets. It is called only for
+// URLs that parsed with an authority and no userinfo.
+func rawHost(raw string) string {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return ""
+	}
+	auth := raw[i+3:]
+	if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+		auth = auth[:j]
+	}
+	if strings.HasPrefix(auth, "[") {
+		if j := strings.LastIndex(auth, "]"); j > 0 {
+			return auth[1:j]
+		}
+		return auth
+	}
+	if j := strings.LastIndex(auth, ":"); j >= 0 {
+		auth = auth[:j]
+	}
+	return auth
+}
+
+// canonicalIPSpelling refuses an IP host not written in its canonical
+// form, in every mode and even when the address is public. A browser, a
+// resolver library, a proxy and a log scanner each read "134744072",
+// "0x8.0x8.0x8.0x8", "010.8.8.8" (octal: 8.8.8.8), "8.8.8.8." or
+// "１２７．０．０．１" their own way, some as a name, some as another address;
+// only the canonical form means one thing to all of them. The canonical
+// forms are dotted decimal for IPv4 and RFC 5952 text (lower case, longest
+// run of zeros shortened) for IPv6. An IPv4 address written as IPv6
+// ("[::ffff:8.8.8.8]", or the deprecated "[::8.8.8.8]") is an IPv4
+// address in another notation and is refused the same way.
+func canonicalIPSpelling(written string, h host) *Error {
+	if !h.addr.IsValid() {
+		return nil
+	}
+	a := h.addr
+	if a.Is4In6() || (compatible.Contains(a) && a != ipv6Unspecified && a != ipv6Loopback) {
+		b := a.As16()
+		return fail(ReasonNonCanonicalIP, "write it as "+netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}).String())
+	}
+	if written != h.key {
+		return fail(ReasonNonCanonicalIP, "write it as "+h.name)
+	}
+	return nil
 }

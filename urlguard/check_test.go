@@ -29,7 +29,6 @@ var checkCases = []checkCase{
 	{"https://example.com:443/x", ok, ok, "https://example.com/x"},
 	{"https://example.com:0443/x", ok, ok, "https://example.com/x"},
 	{"https://example.com:08443/x", ok, ok, "https://example.com:8443/x"},
-	{"https://example.com:/x", ok, ok, "https://example.com/x"},
 	{"HTTPS://EXAMPLE.COM/Path?Q=V", ok, ok, "https://example.com/Path?Q=V"},
 	{"HtTpS://Example.Com/", ok, ok, "https://example.com/"},
 	{"https://example.com./a", ok, ok, "https://example.com/a"},
@@ -48,13 +47,87 @@ var checkCases = []checkCase{
 	{"https://1.1.1.1:8443/cb", ok, ok, "https://1.1.1.1:8443/cb"},
 	{"https://172.32.0.1/", ok, ok, "https://172.32.0.1/"},
 	{"https://100.128.0.1/", ok, ok, "https://100.128.0.1/"},
-	{"https://134744072/", ok, ok, "https://8.8.8.8/"},
-	{"https://0x08.0x08.0x08.0x08/", ok, ok, "https://8.8.8.8/"},
 	{"https://[2606:4700:4700::1111]:8443/x", ok, ok, "https://[2606:4700:4700::1111]:8443/x"},
-	{"https://[2606:4700:4700:0:0:0:0:1111]/", ok, ok, "https://[2606:4700:4700::1111]/"},
-	{"https://[::ffff:8.8.8.8]/", ok, ok, "https://[::ffff:8.8.8.8]/"},
-	{"https://[64:ff9b::8.8.8.8]/", ok, ok, "https://[64:ff9b::808:808]/"},
+	{"https://[64:ff9b::808:808]/", ok, ok, "https://[64:ff9b::808:808]/"},
 	{"https://[2002:808:808::1]/", ok, ok, "https://[2002:808:808::1]/"},
+	{"https://168.63.129.15/", ok, ok, "https://168.63.129.15/"}, // the wire server's neighbours
+	{"https://168.63.129.17/", ok, ok, "https://168.63.129.17/"}, // are ordinary addresses
+	{"https://100.100.100.201/", ReasonPrivateAddress, ok, "https://100.100.100.201/"},
+
+	// Empty port: parsers disagree about "host:", so it is refused in
+	// both modes.
+	{"https://example.com:/x", ReasonMalformed, ReasonMalformed, ""},
+	{"https://example.com:/hook", ReasonMalformed, ReasonMalformed, ""},
+	{"https://example.com:", ReasonMalformed, ReasonMalformed, ""},
+	{"https://example.com:?q=1", ReasonMalformed, ReasonMalformed, ""},
+	{"https://8.8.8.8:/x", ReasonMalformed, ReasonMalformed, ""},
+	{"https://[2606:4700:4700::1111]:/x", ReasonMalformed, ReasonMalformed, ""},
+	{"https://localhost:/x", ReasonMalformed, ReasonMalformed, ""},
+	{"https://[::1]:/x", ReasonMalformed, ReasonMalformed, ""},
+
+	// IP addresses in any non-canonical notation, public ones included,
+	// are refused in both modes (1572395042 is 93.184.216.34).
+	{"https://1572395042/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0x5db8d822/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0X5DB8D822/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://013556154042/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0135.0270.0330.042/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0x5d.0xb8.0xd8.0x22/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://93.184.55330/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://93.12114978/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://93.0270.216.34/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://010.8.8.8/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""}, // octal: 8.8.8.8
+	{"https://08.8.8.8/", ReasonMalformed, ReasonMalformed, ""},            // not even octal
+	{"https://134744072/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0x08.0x08.0x08.0x08/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://8.8.8.8./", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://%38.8.8.8/", ReasonMalformed, ReasonMalformed, ""}, // url.Parse refuses escaped ASCII in a host
+	{"https://８.８.８.８/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::ffff:8.8.8.8]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::ffff:5db8:d822]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::8.8.8.8]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[2606:4700:4700:0:0:0:0:1111]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[2606:4700:4700::01111]/", ReasonMalformed, ReasonMalformed, ""},
+	{"https://[2606:4700:4700:0::1111]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[2606:4700:4700::ABCD]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[2606:4700:4700::0abc]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[64:ff9b::8.8.8.8]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+
+	// Link-local and cloud platform addresses and names are refused in
+	// both modes, also where they sit in public ranges.
+	{"https://169.254.169.254/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://169.254.170.2/v2/credentials", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://169.254.42.42/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://169.254.0.1/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://168.63.129.16/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://168.63.129.16:32526/vmSettings", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://100.100.100.200/latest/meta-data/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://192.0.0.192/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[fd00:ec2::254]/latest/meta-data/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[fd00:ec2::23]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[fd20:ce::254]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[fd00:42::42]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[fe80::a9fe:a9fe]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[::ffff:a9fe:a9fe]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""}, // IPv4 in IPv6 notation
+	{"https://[::ffff:169.254.169.254]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[64:ff9b::a9fe:a9fe]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[64:ff9b::a83f:8110]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[64:ff9b::6464:64c8]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[64:ff9b:1::a9fe:a9fe]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[64:ff9b:1:a9fe:a9:fe00::]/", ReasonPlatformAddress, ReasonPlatformAddress, ""}, // RFC 6052 /48 position
+	{"https://[2002:a9fe:a9fe::1]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[2002:a83f:8110::]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[2001:0:a9fe:a9fe::1]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},                  // Teredo server
+	{"https://[2001:0:4136:e378:8000:63bf:5601:5601]/", ReasonPlatformAddress, ReasonPlatformAddress, ""}, // Teredo client
+	{"https://metadata.google.internal/computeMetadata/v1/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://METADATA.GOOGLE.INTERNAL./", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://x.metadata.google.internal/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://metadata/computeMetadata/v1/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://metadata.goog/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://instance-data/latest/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://instance-data.ec2.internal/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://metadata.tencentyun.com/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://metadata.example.com/", ok, ok, "https://metadata.example.com/"},
 
 	// Scheme.
 	{"http://example.com/", ReasonNotHTTPS, ReasonNotHTTPS, ""},
@@ -119,7 +192,6 @@ var checkCases = []checkCase{
 	{"https://172.16.0.1/", ReasonPrivateAddress, ok, "https://172.16.0.1/"},
 	{"https://172.31.255.255/", ReasonPrivateAddress, ok, "https://172.31.255.255/"},
 	{"https://192.168.1.1/", ReasonPrivateAddress, ok, "https://192.168.1.1/"},
-	{"https://169.254.169.254/latest/meta-data/", ReasonPrivateAddress, ok, "https://169.254.169.254/latest/meta-data/"},
 	{"https://100.64.0.1/", ReasonPrivateAddress, ok, "https://100.64.0.1/"},
 	{"https://100.127.255.255/", ReasonPrivateAddress, ok, "https://100.127.255.255/"},
 	{"https://0.0.0.0/", ReasonPrivateAddress, ok, "https://0.0.0.0/"},
@@ -128,22 +200,24 @@ var checkCases = []checkCase{
 	{"https://224.0.0.1/", ReasonPrivateAddress, ok, "https://224.0.0.1/"},
 	{"https://255.255.255.255/", ReasonPrivateAddress, ok, "https://255.255.255.255/"},
 
-	// Other notations for private IPv4 addresses (WHATWG IPv4 parser).
-	{"https://2130706433/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://0177.0.0.1/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://0x7f.1/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://0X7F000001/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://017700000001/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://127.1/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://127.0.1/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://0x7f.0.0.01/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://0300.0xa8.257/", ReasonPrivateAddress, ok, "https://192.168.1.1/"},
-	{"https://3232235777/", ReasonPrivateAddress, ok, "https://192.168.1.1/"},
-	{"https://0xA9.0xFE.0xA9.0xFE/", ReasonPrivateAddress, ok, "https://169.254.169.254/"},
-	{"https://127.0.0.1./", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://１２７．０．０．１/", ReasonPrivateAddress, ok, "https://127.0.0.1/"},
-	{"https://0/", ReasonPrivateAddress, ok, "https://0.0.0.0/"},
-	{"https://0x/", ReasonPrivateAddress, ok, "https://0.0.0.0/"},
+	// Other notations for private IPv4 addresses (WHATWG IPv4 parser):
+	// refused in both modes as notations, whatever the address.
+	{"https://2130706433/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0177.0.0.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0x7f.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0X7F000001/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://017700000001/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://127.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://127.0.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0x7f.0.0.01/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0300.0xa8.257/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://3232235777/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0xA9.0xFE.0xA9.0xFE/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://2852039166/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""}, // 169.254.169.254
+	{"https://127.0.0.1./", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://１２７．０．０．１/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://0x/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
 	{"https://1.2.3.4.5/", ReasonMalformed, ReasonMalformed, ""},
 	{"https://example.123/", ReasonMalformed, ReasonMalformed, ""},
 	{"https://foo.0x10/", ReasonMalformed, ReasonMalformed, ""},
@@ -156,16 +230,19 @@ var checkCases = []checkCase{
 	// IPv6 literals.
 	{"https://[::1]/", ReasonPrivateAddress, ok, "https://[::1]/"},
 	{"https://[::]/", ReasonPrivateAddress, ok, "https://[::]/"},
-	{"https://[0:0:0:0:0:0:0:1]:8443/", ReasonPrivateAddress, ok, "https://[::1]:8443/"},
-	{"https://[::ffff:127.0.0.1]/", ReasonPrivateAddress, ok, "https://[::ffff:127.0.0.1]/"},
-	{"https://[::ffff:7f00:1]/", ReasonPrivateAddress, ok, "https://[::ffff:127.0.0.1]/"},
-	{"https://[::FFFF:a9fe:a9fe]/", ReasonPrivateAddress, ok, "https://[::ffff:169.254.169.254]/"},
-	{"https://[::127.0.0.1]/", ReasonPrivateAddress, ok, "https://[::7f00:1]/"},
-	{"https://[64:ff9b::127.0.0.1]/", ReasonPrivateAddress, ok, "https://[64:ff9b::7f00:1]/"},
+	{"https://[::1]:8443/", ReasonPrivateAddress, ok, "https://[::1]:8443/"},
+	{"https://[0:0:0:0:0:0:0:1]:8443/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::ffff:127.0.0.1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::ffff:7f00:1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::FFFF:a9fe:a9fe]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::127.0.0.1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[::7f00:1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[64:ff9b::127.0.0.1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[64:ff9b::7f00:1]/", ReasonPrivateAddress, ok, "https://[64:ff9b::7f00:1]/"},
 	{"https://[64:ff9b::a00:1]/", ReasonPrivateAddress, ok, "https://[64:ff9b::a00:1]/"},
 	{"https://[2002:7f00:1::]/", ReasonPrivateAddress, ok, "https://[2002:7f00:1::]/"},
 	{"https://[2002:c0a8:101::1]/", ReasonPrivateAddress, ok, "https://[2002:c0a8:101::1]/"},
-	{"https://[fe80::1]/", ReasonPrivateAddress, ok, "https://[fe80::1]/"},
+	{"https://[fe80::1]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
 	{"https://[fd12:3456::1]/", ReasonPrivateAddress, ok, "https://[fd12:3456::1]/"},
 	{"https://[ff02::1]/", ReasonPrivateAddress, ok, "https://[ff02::1]/"},
 	{"https://[2001:db8::1]/", ReasonPrivateAddress, ok, "https://[2001:db8::1]/"},
@@ -185,7 +262,6 @@ var checkCases = []checkCase{
 	{"https://printer.local/", ReasonInternalName, ok, "https://printer.local/"},
 	{"https://LocalHost.Local./", ReasonInternalName, ok, "https://localhost.local/"},
 	{"https://db.internal/", ReasonInternalName, ok, "https://db.internal/"},
-	{"https://metadata.google.internal/computeMetadata/v1/", ReasonInternalName, ok, "https://metadata.google.internal/computeMetadata/v1/"},
 	{"https://localhost.localdomain/", ReasonInternalName, ok, "https://localhost.localdomain/"},
 	{"https://router.home.arpa/", ReasonInternalName, ok, "https://router.home.arpa/"},
 	{"https://intranet/", ReasonInternalName, ok, "https://intranet/"},
@@ -281,9 +357,11 @@ func TestCheckAllowHosts(t *testing.T) {
 	}{
 		{"https://localhost:3000/return", ok, "https://localhost:3000/return"},
 		{"https://ｌｏｃａｌｈｏｓｔ/", ok, "https://localhost/"},
-		{"https://2130706433/", ok, "https://127.0.0.1/"},
+		{"https://127.0.0.1/", ok, "https://127.0.0.1/"},
+		{"https://2130706433/", ReasonNonCanonicalIP, ""}, // the allowed address, in another notation
 		{"https://[::1]:8443/", ok, "https://[::1]:8443/"},
-		{"https://[::ffff:127.0.0.1]/", ReasonPrivateAddress, ""}, // exact match only
+		{"https://[::ffff:127.0.0.1]/", ReasonNonCanonicalIP, ""},
+		{"https://[64:ff9b::7f00:1]/", ReasonPrivateAddress, ""}, // exact match only
 		{"https://dev.internal/", ok, "https://dev.internal/"},
 		{"https://app.localhost/", ReasonInternalName, ""},
 		{"https://x.dev.internal/", ReasonInternalName, ""},
@@ -293,6 +371,28 @@ func TestCheckAllowHosts(t *testing.T) {
 		{"https://local\thost/", ReasonControlChars, ""},
 	} {
 		assertCheck(t, "allowhosts", c.raw, dev, c.want, c.canon)
+	}
+	// No allow-list entry and no mode lifts the platform rule.
+	platform := Options{AllowLocal: true, AllowHosts: []string{"169.254.169.254", "168.63.129.16", "metadata.google.internal", "[fd00:ec2::254]"}}
+	for _, raw := range []string{
+		"https://169.254.169.254/", "https://168.63.129.16/", "https://metadata.google.internal/", "https://[fd00:ec2::254]/",
+	} {
+		assertCheck(t, "platform", raw, platform, ReasonPlatformAddress, "")
+	}
+}
+
+// TestErrorDetailShowsCanonicalForm: a refused notation names the form to
+// write instead, built from the canonical address, never from the input.
+func TestErrorDetailShowsCanonicalForm(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://1572395042/":                    "(write it as 93.184.216.34)",
+		"https://[::ffff:8.8.8.8]/":              "(write it as 8.8.8.8)",
+		"https://[2606:4700:4700:0:0:0:0:1111]/": "(write it as [2606:4700:4700::1111])",
+	} {
+		_, err := Check(raw, Options{})
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("Check(%q) = %v; want the detail %s", raw, err, want)
+		}
 	}
 }
 

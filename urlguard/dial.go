@@ -18,7 +18,8 @@ import (
 // that it never sees the host name, so AllowHosts is honoured here only for
 // entries that are IP addresses ("127.0.0.1", "::1"); a name such as
 // "localhost" in AllowHosts has no effect. Use Dialer to honour names.
-// AllowLocal disables the check.
+// AllowLocal disables the check, except for platform addresses
+// (IsPlatformAddr), which are refused whatever the options.
 func DialControl(opts Options) func(network, address string, c syscall.RawConn) error {
 	return func(network, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
@@ -26,6 +27,9 @@ func DialControl(opts Options) func(network, address string, c syscall.RawConn) 
 			return fail(ReasonMalformed, "unexpected dial address")
 		}
 		ip := ap.Addr()
+		if IsPlatformAddr(ip) {
+			return fail(ReasonPlatformAddress, "connection to "+ap.String()+" refused")
+		}
 		if opts.AllowLocal || IsPublicAddr(ip) || opts.hostAllowed(ip.Unmap().String()) {
 			return nil
 		}
@@ -51,8 +55,10 @@ func DialControl(opts Options) func(network, address string, c syscall.RawConn) 
 // returned as the net package reports it.
 //
 // A host in Options.AllowHosts (compared by canonical name, as in Check)
-// may resolve to any address; it is still connected only to the addresses
-// of that single lookup. Options.AllowLocal disables the address rules; a
+// may resolve to any address but a platform address (IsPlatformAddr); it is
+// still connected only to the addresses of that single lookup. Platform
+// names and addresses are refused whatever the options.
+// Options.AllowLocal disables the other address rules; a
 // delivery worker should not set it merely because an endpoint belongs to a
 // test-mode shop, or a test key could aim deliveries at the service's own
 // network.
@@ -109,6 +115,9 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	}
 	trusted := d.Options.AllowLocal || d.Options.hostAllowed(h.key)
 	for i, a := range addrs {
+		if IsPlatformAddr(a) {
+			return nil, fail(ReasonPlatformAddress, "host "+h.key+" resolves to "+a.String())
+		}
 		if !trusted && !IsPublicAddr(a) {
 			return nil, fail(ReasonPrivateAddress, "host "+h.key+" resolves to "+a.String())
 		}

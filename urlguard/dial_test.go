@@ -111,6 +111,13 @@ func TestDialControl(t *testing.T) {
 	}
 	waitAccepted(t, accepted, 2)
 
+	// Platform addresses are refused whatever the options.
+	for _, opts := range []Options{{}, {AllowLocal: true}, {AllowHosts: []string{"169.254.169.254", "168.63.129.16", "fd00:ec2::254"}}} {
+		for _, a := range []string{"169.254.169.254:80", "168.63.129.16:443", "[fd00:ec2::254]:80", "[::ffff:169.254.169.254]:80"} {
+			wantReason(t, DialControl(opts)("tcp", a, nil), ReasonPlatformAddress)
+		}
+	}
+
 	if err := DialControl(Options{})("tcp", "not-an-address", nil); err == nil {
 		t.Error("unparsable address accepted")
 	}
@@ -142,13 +149,16 @@ func TestDialerResolvedAddresses(t *testing.T) {
 	port, accepted := listen(t)
 	ctx := context.Background()
 	lookup := &fakeLookup{answers: map[string][]string{
-		"loop.example.com":    {"127.0.0.1"},
-		"mixed.example.com":   {"8.8.8.8", "127.0.0.1"},
-		"mapped.example.com":  {"::ffff:127.0.0.1"},
-		"nat64.example.com":   {"64:ff9b::a9fe:a9fe"},
-		"rebind.example.com":  {"127.0.0.1"},
-		"public.example.com":  {"8.8.8.8"},
-		"nothing.example.com": {},
+		"loop.example.com":      {"127.0.0.1"},
+		"mixed.example.com":     {"8.8.8.8", "127.0.0.1"},
+		"mapped.example.com":    {"::ffff:127.0.0.1"},
+		"nat64.example.com":     {"64:ff9b::a9fe:a9fe"},
+		"azure.example.com":     {"8.8.8.8", "168.63.129.16"},
+		"imds6.example.com":     {"fd00:ec2::254"},
+		"sixtofour.example.com": {"2002:a83f:8110::1"},
+		"rebind.example.com":    {"127.0.0.1"},
+		"public.example.com":    {"8.8.8.8"},
+		"nothing.example.com":   {},
 	}}
 	d := &Dialer{Dialer: loopbackOnly(t), LookupNetIP: lookup.LookupNetIP}
 	dial := func(host string) error {
@@ -160,8 +170,12 @@ func TestDialerResolvedAddresses(t *testing.T) {
 	}
 
 	// A public-looking name resolving to a private address.
-	for _, h := range []string{"loop.example.com", "mixed.example.com", "mapped.example.com", "nat64.example.com"} {
+	for _, h := range []string{"loop.example.com", "mixed.example.com", "mapped.example.com"} {
 		wantReason(t, dial(h), ReasonPrivateAddress)
+	}
+	// ...or to a platform address, also one in a public range.
+	for _, h := range []string{"nat64.example.com", "azure.example.com", "imds6.example.com", "sixtofour.example.com"} {
+		wantReason(t, dial(h), ReasonPlatformAddress)
 	}
 	// Numeric hosts in any notation are checked without a lookup.
 	before := lookup.calls.Load()
@@ -191,6 +205,14 @@ func TestDialerResolvedAddresses(t *testing.T) {
 	}
 	if err := dial("2130706433"); err != nil {
 		t.Fatalf("allowed address refused: %v", err)
+	}
+	waitAccepted(t, accepted, 2)
+
+	// Neither the allow-list nor AllowLocal lets a delivery reach a
+	// platform address, by name or by number.
+	d.Options = Options{AllowLocal: true, AllowHosts: []string{"azure.example.com", "imds6.example.com", "169.254.169.254"}}
+	for _, h := range []string{"azure.example.com", "imds6.example.com", "169.254.169.254", "fd00:ec2::254", "metadata.google.internal"} {
+		wantReason(t, dial(h), ReasonPlatformAddress)
 	}
 	waitAccepted(t, accepted, 2)
 

@@ -14,6 +14,17 @@
 //   - it carries no userinfo at all: not "user:pass@", not "user@", not
 //     even an empty "@";
 //   - it has a host, and the host is a valid domain name or IP address;
+//   - a port, if the authority has a colon, is a number 1..65535: an empty
+//     port ("https://example.com:/") is refused;
+//   - an IP host is written in its canonical form: dotted decimal IPv4
+//     (203.0.113.7), or RFC 5952 IPv6 in brackets ([2001:db8::1]); any
+//     other notation of an address ("134744072", "0x7f.1", "010.0.0.1",
+//     "8.8.8.8.", "[::ffff:8.8.8.8]", "[2001:db8:0:0:0:0:0:1]") is refused,
+//     even for a public address;
+//   - the host is not a link-local or cloud platform address or name
+//     (instance metadata, wire server: see IsPlatformAddr and
+//     platformNames), also when the address is embedded in an IPv6
+//     address or sits in a public range (168.63.129.16);
 //   - in live mode, the host is neither an internal name (localhost,
 //     *.localhost, *.local, *.internal, other special-use or private-use
 //     suffixes, any single label without a dot) nor an IP address outside
@@ -22,7 +33,10 @@
 // With a test key (Options.AllowLocal) the last rule is lifted, so a
 // merchant can test against a server on its own machine; every other rule
 // still holds. Options.AllowHosts names individual hosts that an operator
-// exempts from the last rule, for local development.
+// exempts from the last rule, for local development. Nothing lifts the
+// platform rule: no merchant endpoint or return page lives at a metadata
+// service, and a request there from payd's network would expose the
+// service's own cloud credentials.
 //
 // # Why canonicalize first
 //
@@ -34,8 +48,12 @@
 // the browser and the resolver will use (UTS #46 mapping to lower-case
 // A-labels, the WHATWG IPv4 number parser, IPv6 literals with embedded
 // IPv4 addresses judged by that IPv4 address) and applies the policy to
-// the result. The canonical URL is returned and is what callers must
-// store; re-checking it gives the same URL.
+// the result. Names may be written in any letter case or script and are
+// stored canonically; IP addresses must already be written canonically,
+// because other parsers (proxies, resolver libraries, log scanners) read
+// the other notations differently, and a refusal is clearer than a silent
+// rewrite. The canonical URL is returned and is what callers must store;
+// re-checking it gives the same URL.
 //
 // # Why a dial-time check as well
 //

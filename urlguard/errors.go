@@ -15,6 +15,15 @@ const (
 	ReasonNoHost         Reason = "no_host"
 	ReasonPrivateAddress Reason = "private_address"
 	ReasonInternalName   Reason = "internal_name"
+	// ReasonNonCanonicalIP is an IP address written other than in its
+	// one canonical form ("134744072", "0x8.8.8.8", "8.8.8.8.",
+	// "[::ffff:8.8.8.8]"); refused in every mode, since parsers disagree
+	// about such hosts.
+	ReasonNonCanonicalIP Reason = "noncanonical_ip"
+	// ReasonPlatformAddress is a link-local address or a cloud platform's
+	// metadata or wire-server address or name; refused in every mode and
+	// despite Options.AllowHosts.
+	ReasonPlatformAddress Reason = "platform_address"
 )
 
 // messages are fixed sentences so that nothing the merchant sent is echoed
@@ -29,6 +38,9 @@ var messages = map[Reason]string{
 	ReasonNoHost:         "URL must include a host",
 	ReasonPrivateAddress: "URL must point to a public address; private, loopback and reserved addresses are not allowed",
 	ReasonInternalName:   "URL host must be a public domain name; internal names such as localhost are not allowed",
+	ReasonNonCanonicalIP: "URL host must be a domain name or an IP address in its standard form, " +
+		"such as 203.0.113.7 or [2001:db8::1]",
+	ReasonPlatformAddress: "URL must not point to a link-local address or to a cloud platform's metadata service",
 }
 
 // Error is the error returned by Check, Dialer and DialControl.

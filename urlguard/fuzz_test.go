@@ -30,6 +30,9 @@ func FuzzCheck(f *testing.F) {
 		if err == nil && lerr != nil {
 			t.Fatalf("Check(%q): accepted live but refused with AllowLocal: %v", raw, lerr)
 		}
+		if lerr == nil {
+			assertModeInvariants(t, raw, local.String())
+		}
 		for _, r := range []struct {
 			opts Options
 			u    string
@@ -53,6 +56,41 @@ func urlString(u *url.URL) string {
 		return ""
 	}
 	return u.String()
+}
+
+// assertModeInvariants states what every mode guarantees for an accepted
+// URL: an IP host is written canonically and is no platform address, and
+// a name is no platform name.
+func assertModeInvariants(t *testing.T, raw, s string) {
+	t.Helper()
+	hostname := urlHostname(s)
+	if ip, err := netip.ParseAddr(hostname); err == nil {
+		if ip.String() != hostname || ip.Is4In6() {
+			t.Fatalf("Check(%q) = %q: IP host not in canonical form", raw, s)
+		}
+		if IsPlatformAddr(ip) {
+			t.Fatalf("Check(%q) = %q: platform address", raw, s)
+		}
+		return
+	}
+	if isPlatformName(hostname) {
+		t.Fatalf("Check(%q) = %q: platform name", raw, s)
+	}
+}
+
+// urlHostname is the host of a canonical URL without brackets and port.
+func urlHostname(s string) string {
+	rest := strings.TrimPrefix(s, "https://")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if strings.HasPrefix(rest, "[") {
+		return rest[1:strings.Index(rest, "]")]
+	}
+	if i := strings.LastIndex(rest, ":"); i >= 0 {
+		return rest[:i]
+	}
+	return rest
 }
 
 // assertLiveInvariants states what live mode guarantees for an accepted
@@ -81,6 +119,7 @@ func assertLiveInvariants(t *testing.T, raw, s string) {
 	} else if i := strings.LastIndex(rest, ":"); i >= 0 {
 		hostname = rest[:i]
 	}
+	assertModeInvariants(t, raw, s)
 	if ip, err := netip.ParseAddr(hostname); err == nil {
 		if !IsPublicAddr(ip) {
 			t.Fatalf("Check(%q) = %q: host is not a public address", raw, s)

@@ -135,8 +135,12 @@ func isInternalName(name string) bool {
 	return false
 }
 
-// destinationAllowed applies the reachability rule to a canonical host.
+// destinationAllowed applies the reachability rules to a canonical host.
+// The platform rule comes first: no mode and no allow-list lifts it.
 func (o Options) destinationAllowed(h host) *Error {
+	if IsPlatformAddr(h.addr) || (!h.addr.IsValid() && isPlatformName(h.name)) {
+		return fail(ReasonPlatformAddress, "host "+h.key)
+	}
 	if o.AllowLocal || o.hostAllowed(h.key) {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -25,6 +26,8 @@ type serveOptions struct {
 	webhookAllowHosts                                            []string
 	webhookCAFile                                                string
 	webhookInFlight, webhookPerEndpoint                          int
+	trustedProxies                                               []netip.Prefix
+	authFailures                                                 int
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -46,8 +49,21 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	caFile := f.String("webhook-ca-file", "", "PEM file of an extra CA that webhook deliveries trust (local development)")
 	inFlight := f.Int("webhook-max-in-flight", 0, "webhook deliveries sent at once in all (0: 256)")
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
+	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
+	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
 	if err := f.Parse(args); err != nil {
 		return nil, err
+	}
+	if *authFailures < 0 {
+		return nil, errors.New("--auth-failures-per-minute cannot be negative")
+	}
+	o.authFailures = *authFailures
+	for _, t := range *trusted {
+		p, err := parsePrefix(t)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxy %q: want an IP address or CIDR prefix", t)
+		}
+		o.trustedProxies = append(o.trustedProxies, p)
 	}
 	if *inFlight < 0 || *perEndpoint < 0 {
 		return nil, errors.New("--webhook-max-in-flight and --webhook-per-endpoint cannot be negative")
@@ -58,6 +74,19 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
 	o.logFormat, o.webhookAllowHosts, o.webhookCAFile = *logFormat, *allow, *caFile
 	return o, nil
+}
+
+// parsePrefix reads a CIDR prefix, or a single address as its host prefix.
+func parsePrefix(s string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
 }
 
 func isLoopback(addr string) bool {
@@ -125,7 +154,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
-		TestClock: o.testClock, TrustProxy: o.behindProxy, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
+		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
+		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
 		WebhookRootCAs: roots,
 		Delivery:       payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})

@@ -235,3 +235,25 @@ func TestVersion(t *testing.T) {
 		t.Fatal("an unknown subcommand succeeded")
 	}
 }
+
+func TestServeTrustedProxyAndThrottleFlags(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PAYD_TRUSTED_PROXY": "10.0.0.0/8, 192.0.2.7"}
+	o, err := parseServe([]string{"--trusted-proxy", "2001:db8::1/64", "--auth-failures-per-minute", "30"},
+		func(k string) string { return env[k] }, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range o.trustedProxies {
+		got = append(got, p.String())
+	}
+	if want := "10.0.0.0/8 192.0.2.7/32 2001:db8::/64"; strings.Join(got, " ") != want || o.authFailures != 30 {
+		t.Fatalf("trusted proxies %v, failures %d; want %s and 30", got, o.authFailures, want)
+	}
+	for _, args := range [][]string{{"--trusted-proxy", "proxy.internal"}, {"--auth-failures-per-minute", "-1"}} {
+		if _, err := parseServe(args, func(string) string { return "" }, &bytes.Buffer{}); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}

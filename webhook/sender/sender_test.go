@@ -42,6 +42,30 @@ func TestSendRefusesPrivateAddressAtConnectTime(t *testing.T) {
 	}
 }
 
+// TestSendRefusesPlatformAddressesAtConnectTime: a name that resolves to a
+// cloud platform address (the Azure wire server sits in a public range) is
+// refused when the delivery connects, even for a host the operator allowed.
+func TestSendRefusesPlatformAddressesAtConnectTime(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"168.63.129.16", "169.254.169.254", "100.100.100.200", "fd00:ec2::254", "64:ff9b::a83f:8110"} {
+		s := New(Options{AllowHosts: []string{"hooks.example.com"}, LookupNetIP: func(ctx context.Context, network, host string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr(addr)}, nil
+		}})
+		_, err := s.Send(context.Background(), "https://hooks.example.com/h", nil, []byte("{}"), 5*time.Second)
+		var ue *urlguard.Error
+		if !errors.As(err, &ue) || ue.Reason != urlguard.ReasonPlatformAddress {
+			t.Errorf("delivery to a name resolving to %s: %v", addr, err)
+		}
+	}
+	for _, u := range []string{"https://169.254.169.254/h", "https://[fd20:ce::254]/h", "https://metadata.google.internal/h"} {
+		_, err := New(Options{AllowHosts: []string{"169.254.169.254", "metadata.google.internal"}}).Send(context.Background(), u, nil, []byte("{}"), 5*time.Second)
+		var ue *urlguard.Error
+		if !errors.As(err, &ue) || ue.Reason != urlguard.ReasonPlatformAddress {
+			t.Errorf("delivery to %s: %v", u, err)
+		}
+	}
+}
+
 func TestSendNeverFollowsRedirects(t *testing.T) {
 	t.Parallel()
 	hits := 0
