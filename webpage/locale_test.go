@@ -26,6 +26,7 @@ func TestChoose(t *testing.T) {
 		{"BrowserEnglish", "", "en-US,en;q=0.9", payd.RegionRU, "en"},
 		{"BrowserWeights", "", "en;q=0.3,kk;q=0.8", payd.RegionRU, "kk"},
 		{"BrowserFirstKnown", "", "de-DE,de;q=0.9,ru;q=0.5", payd.RegionKZ, "ru"},
+		{"BrowserKyrgyzReadsRussian", "", "ky-KG", payd.RegionKZ, "ru"},
 		{"BrowserUnknownFallsToRegionKZ", "", "de-DE,fr;q=0.5", payd.RegionKZ, "kk"},
 		{"BrowserUnknownFallsToRegionRU", "", "ja", payd.RegionRU, "ru"},
 		{"BrowserMalformed", "", ";;q=x", payd.RegionKZ, "kk"},
