@@ -20,7 +20,7 @@ var templateKey = regexp.MustCompile(`\.L\.T "((?:[^"\\]|\\.)*)"`)
 
 // TestPagesAskOnlyForCatalogueTexts checks that every text the pages ask
 // for, in their templates and in their Go code (calls of T and of the
-// pages' message helpers with literal texts), is in the catalogue: a text
+// pages' message functions with literal texts), is in the catalogue: a text
 // left out would show in English on a Russian or Kazakh page. Names
 // passed through on purpose (a payment scheme's title, a method label)
 // are not literal arguments of these calls and are not checked.
