@@ -37,9 +37,6 @@ const (
 	MaxPaymentLifetime = 7 * 24 * time.Hour
 )
 
-// Locales of the hosted pages.
-var Locales = []string{"ru", "en", "kk"}
-
 // CheckReturnURL applies the return_url rules: https, no credentials, no
 // spaces or control characters, no empty port, IP addresses only in
 // canonical notation, never a link-local or cloud platform address, and —
@@ -151,8 +148,12 @@ func (s *Service) checkPaymentCreate(p *Principal, in *PaymentCreate, now time.T
 		}
 		in.ReturnURL = u
 	}
-	if in.Locale != "" && !contains(Locales, in.Locale) {
-		return Invalid("confirmation.locale", "locale must be one of %s", strings.Join(Locales, ", "))
+	if in.Locale != "" {
+		lang, ok := ParseLocale(in.Locale)
+		if !ok {
+			return Invalid("confirmation.locale", "confirmation.locale must be one of %s, alone or with a region such as ru-RU or ru_RU", strings.Join(Locales, ", "))
+		}
+		in.Locale = lang
 	}
 	if in.ExpiresAt != nil {
 		d := in.ExpiresAt.Sub(now)

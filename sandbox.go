@@ -27,7 +27,10 @@ type SandboxAttempt struct {
 	// ThreeDSUsed is set once the single 3-D Secure attempt was spent.
 	ThreeDSUsed bool `json:"three_ds_used,omitempty"`
 	// LastNotification is kept to send it again (duplicate_webhook).
-	LastNotification []byte    `json:"last_notification,omitempty"`
-	ReturnURL        string    `json:"return_url,omitempty"`
-	CreatedAt        time.Time `json:"created_at"`
+	LastNotification []byte `json:"last_notification,omitempty"`
+	ReturnURL        string `json:"return_url,omitempty"`
+	// Locale is the payment's confirmation.locale, the language of the
+	// bank's pages; empty leaves it to the payer's browser and the region.
+	Locale    string    `json:"locale,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }

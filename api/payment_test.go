@@ -73,7 +73,7 @@ func TestPaymentRedirectCardSucceeds(t *testing.T) {
 
 		payer := env.Payer()
 		page := payer.Get(url)
-		for _, want := range []string{"Book Corner", "1000.00 RUB", "Order with two books", "method-bank_card", "method-sbp"} {
+		for _, want := range []string{"Book Corner", "1\u00a0000,00\u00a0₽", "Order with two books", "method-bank_card", "method-sbp"} {
 			if !strings.Contains(page.Body, want) {
 				t.Fatalf("checkout page lacks %q:\n%s", want, page.Body)
 			}

@@ -121,6 +121,14 @@ func (s *sandbox) press(page, action string) (csrf string) {
 	return pg.CSRF()
 }
 
+// alreadyProcessed reports whether body is the 'already processed' page,
+// in any language of the pages (its language follows the payer and the
+// region).
+func alreadyProcessed(body string) bool {
+	return slices.ContainsFunc([]string{"Already processed", "Уже обработано", "Бұрын өңделген"},
+		func(title string) bool { return strings.Contains(body, title) })
+}
+
 // decidedOnce submits the page's form again with each action: a decided
 // operation answers 409 with an 'already processed' page (Sandbox: bank
 // pages).
@@ -128,7 +136,7 @@ func (s *sandbox) decidedOnce(page, csrf string, actions ...string) {
 	s.t.Helper()
 	for _, action := range actions {
 		again := s.payer.Post(page, "csrf", csrf, "action", action)
-		if again.Status != 409 || !strings.Contains(strings.ToLower(again.Body), "already") {
+		if again.Status != 409 || !alreadyProcessed(again.Body) {
 			s.t.Fatalf("second submission (%s) of %s: %d\n%s", action, page, again.Status, again.Body)
 		}
 	}
@@ -336,7 +344,7 @@ func TestSandboxAmountDigits(t *testing.T) {
 			// The decline is in the bank's answer to the attempt: no
 			// button is needed, and the bank page has nothing left to do.
 			s.canceled(id, "payment_network", "general_decline")
-			if pg := s.payer.Get(bank); !strings.Contains(strings.ToLower(pg.Body), "already") {
+			if pg := s.payer.Get(bank); !alreadyProcessed(pg.Body) {
 				s.t.Errorf("bank page after the decline: %d\n%s", pg.Status, pg.Body)
 			}
 			s.wantEvents(id, "payment.canceled")
@@ -860,7 +868,7 @@ func TestSandboxSBPPage(t *testing.T) {
 				s := newSandbox(t, b)
 				id := s.qr("100.00", nil)
 				page := s.sbpPage(id)
-				if pg := s.payer.Get(page); pg.Status != 200 || !strings.Contains(pg.Body, "100.00 RUB") {
+				if pg := s.payer.Get(page); pg.Status != 200 || !strings.Contains(pg.Body, "100,00\u00a0₽") {
 					t.Fatalf("SBP page: %d\n%s", pg.Status, pg.Body)
 				}
 				csrf := s.press(page, tc.action)

@@ -2,7 +2,8 @@
 // confirmation_url: it shows the shop's display name, the amount and the
 // description, lets the payer choose a method, and sends the payer on to
 // the provider's page. Server-rendered, no scripts or external assets, and
-// the one-time token in the address is never logged.
+// the one-time token in the address is never logged. Every page, its
+// errors included, speaks the payer's language (webpage.Choose).
 package checkout
 
 import (
@@ -16,7 +17,6 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/webpage"
 )
 
@@ -45,23 +45,29 @@ func (h *Handler) Register(mux *http.ServeMux) {
 
 type method struct{ Type, Label string }
 
+// labels are the methods' names, as keys of the pages' catalogue
+// (webpage/messages.go); a name missing there is shown as it is.
 var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)"}
 
 type view struct {
-	Lang, Title, Message, Merchant, Amount, Description, CSRF string
-	Test                                                      bool
-	Methods                                                   []method
+	L                                                   webpage.Locale
+	Title, Message, Merchant, Amount, Description, CSRF string
+	Test                                                bool
+	Methods                                             []method
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, v view) {
 	webpage.SetHeaders(w.Header())
-	if v.Lang == "" {
-		v.Lang = "en"
-	}
 	w.WriteHeader(status)
 	if err := page.Execute(w, v); err != nil {
 		h.log.Error("render checkout", "err", err.Error())
 	}
+}
+
+// message renders a page with a title and a message, both catalogue keys,
+// in the language of l.
+func (h *Handler) message(w http.ResponseWriter, status int, l webpage.Locale, title, msg string) {
+	h.render(w, status, view{L: l, Title: l.T(title), Message: l.T(msg)})
 }
 
 func (h *Handler) csrf(token string) string {
@@ -70,23 +76,50 @@ func (h *Handler) csrf(token string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func (h *Handler) closed(w http.ResponseWriter) {
-	h.render(w, http.StatusNotFound, view{Title: "Payment page unavailable",
-		Message: "This payment page was already used, has expired, or does not exist. Return to the shop to try again."})
+// locale is the language of the page of c's payment, or of a page that
+// knows no payment when c is nil.
+func locale(r *http.Request, c *payd.Checkout) webpage.Locale {
+	if c == nil {
+		return webpage.Choose(r, "", "")
+	}
+	return webpage.Choose(r, c.Payment.Locale, c.Payment.Region)
+}
+
+// localeOf reads the payment behind token for the language of an error
+// page; an unknown token gives the language of a page without payment.
+func (h *Handler) localeOf(r *http.Request, token string) webpage.Locale {
+	c, err := h.svc.CheckoutByToken(r.Context(), token)
+	if err != nil {
+		c = nil
+	}
+	return locale(r, c)
+}
+
+func (h *Handler) closed(w http.ResponseWriter, l webpage.Locale) {
+	h.message(w, http.StatusNotFound, l, "Payment page unavailable",
+		"This payment page was already used, has expired, or does not exist. Return to the shop to try again.")
 }
 
 func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 	c, err := h.svc.CheckoutByToken(r.Context(), r.PathValue("token"))
-	if err != nil || c.Payment.Status != payd.PaymentPending || c.Payment.CheckoutUsed {
-		h.closed(w)
+	if err != nil {
+		c = nil
+	}
+	l := locale(r, c)
+	if c == nil || c.Payment.Status != payd.PaymentPending || c.Payment.CheckoutUsed {
+		h.closed(w, l)
 		return
 	}
 	p := c.Payment
-	v := view{Lang: p.Locale, Title: "Pay " + p.MerchantDisplayName, Merchant: p.MerchantDisplayName,
-		Amount: money.FormatValue(p.Amount.Minor) + " " + string(p.Amount.Currency), Description: p.Description,
+	v := view{L: l, Title: l.T("Pay %s", p.MerchantDisplayName), Merchant: p.MerchantDisplayName,
+		Amount: l.Amount(p.Amount.Minor, string(p.Amount.Currency)), Description: p.Description,
 		Test: p.Test, CSRF: h.csrf(r.PathValue("token"))}
 	for _, m := range c.Methods {
-		v.Methods = append(v.Methods, method{Type: m, Label: labels[m]})
+		label, ok := labels[m]
+		if !ok {
+			label = m
+		}
+		v.Methods = append(v.Methods, method{Type: m, Label: l.T(label)})
 	}
 	h.render(w, http.StatusOK, v)
 }
@@ -96,7 +129,7 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	got, err := hex.DecodeString(r.PostFormValue("csrf"))
 	want, _ := hex.DecodeString(h.csrf(token))
 	if err != nil || !hmac.Equal(got, want) {
-		h.render(w, http.StatusForbidden, view{Title: "Form expired", Message: "Open the payment page again from the shop."})
+		h.message(w, http.StatusForbidden, h.localeOf(r, token), "Form expired", "Open the payment page again from the shop.")
 		return
 	}
 	to, err := h.svc.ChooseMethod(r.Context(), token, r.PostFormValue("method"))
@@ -104,8 +137,11 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	}
+	// The page's own errors speak the payment's language: read once more,
+	// on these rare paths only.
+	l := h.localeOf(r, token)
 	if errors.Is(err, payd.ErrPrecheckDenied) {
-		h.render(w, http.StatusOK, view{Title: "Payment declined", Message: "The shop declined this payment. Return to the shop to try again."})
+		h.message(w, http.StatusOK, l, "Payment declined", "The shop declined this payment. Return to the shop to try again.")
 		return
 	}
 	if errors.Is(err, payd.ErrPrecheckBusy) {
@@ -114,16 +150,16 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	}
 	switch payd.ErrorCodeOf(err) {
 	case payd.CodeNotFound, payd.CodeInvalidState:
-		h.closed(w)
+		h.closed(w, l)
 		return
 	case payd.CodeMethodUnavailable:
-		h.render(w, http.StatusUnprocessableEntity, view{Title: "Method unavailable", Message: "Choose another payment method."})
+		h.message(w, http.StatusUnprocessableEntity, l, "Method unavailable", "Choose another payment method.")
 		return
 	case payd.CodeProviderUnavailable:
-		h.render(w, http.StatusServiceUnavailable, view{Title: "Try again", Message: "The bank is not answering right now. Try again in a minute."})
+		h.message(w, http.StatusServiceUnavailable, l, "Try again", "The bank is not answering right now. Try again in a minute.")
 		return
 	default:
 		h.log.Error("checkout choice", "err", err.Error())
-		h.render(w, http.StatusInternalServerError, view{Title: "Error", Message: "Something went wrong; try again."})
+		h.message(w, http.StatusInternalServerError, l, "Error", "Something went wrong; try again.")
 	}
 }

@@ -59,10 +59,16 @@ type scenario struct {
 // not depend on the database), a shop, the shop's site and Chromium.
 func setup(t *testing.T) *scenario {
 	t.Helper()
+	return setupIn(t, payd.RegionRU)
+}
+
+// setupIn is setup with a shop of region.
+func setupIn(t *testing.T, region payd.Region) *scenario {
+	t.Helper()
 	// Before starting anything else: without Chromium this skips or fails.
 	chromiumPath(t)
 	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
-	shop := env.NewShop(payd.RegionRU, "")
+	shop := env.NewShop(region, "")
 	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"display_name": "Book Corner"}).Expect(t, 200)
 	site := newShopSite(t)
 	return &scenario{api: env.As(shop, false), site: site, tab: startBrowser(t, site.Server)}

@@ -16,6 +16,8 @@ type Payer struct {
 	t      testing.TB
 	client *http.Client
 	base   string
+	// AcceptLanguage, when set, is sent as the browser's Accept-Language.
+	AcceptLanguage string
 }
 
 // Payer returns a payer against the service's pages.
@@ -43,13 +45,24 @@ func (p *Payer) abs(u string) string {
 // Get fetches a page.
 func (p *Payer) Get(u string) *Page {
 	p.t.Helper()
-	resp, err := p.client.Get(p.abs(u))
+	req, err := http.NewRequest(http.MethodGet, p.abs(u), nil)
+	if err != nil {
+		p.t.Fatalf("GET %s: %v", u, err)
+	}
+	resp, err := p.do(req)
 	if err != nil {
 		p.t.Fatalf("GET %s: %v", u, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return &Page{Status: resp.StatusCode, Body: string(b), Location: resp.Header.Get("Location")}
+}
+
+func (p *Payer) do(req *http.Request) (*http.Response, error) {
+	if p.AcceptLanguage != "" {
+		req.Header.Set("Accept-Language", p.AcceptLanguage)
+	}
+	return p.client.Do(req)
 }
 
 var csrfRE = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
@@ -71,7 +84,12 @@ func (p *Payer) Post(u string, kv ...string) *Page {
 	for i := 0; i+1 < len(kv); i += 2 {
 		form.Set(kv[i], kv[i+1])
 	}
-	resp, err := p.client.PostForm(p.abs(u), form)
+	req, err := http.NewRequest(http.MethodPost, p.abs(u), strings.NewReader(form.Encode()))
+	if err != nil {
+		p.t.Fatalf("POST %s: %v", u, err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := p.do(req)
 	if err != nil {
 		p.t.Fatalf("POST %s: %v", u, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/webpage"
 )
 
@@ -53,6 +52,7 @@ func (p *Pages) Register(mux *http.ServeMux) {
 }
 
 type view struct {
+	L                                  webpage.Locale
 	Title, Message, Next, Amount, CSRF string
 	Attempt                            *payd.SandboxAttempt
 }
@@ -65,8 +65,32 @@ func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
 	}
 }
 
-func (p *Pages) message(w http.ResponseWriter, status int, title, msg, next string) {
-	p.render(w, status, "message.html", view{Title: title, Message: msg, Next: next})
+// message renders a page with a title and a message, both keys of the
+// pages' catalogue (webpage/messages.go), in the language of l.
+func (p *Pages) message(w http.ResponseWriter, status int, l webpage.Locale, title, msg, next string) {
+	p.render(w, status, "message.html", view{L: l, Title: l.T(title), Message: l.T(msg), Next: next})
+}
+
+// locale is the language of a's pages: the payment's confirmation.locale,
+// which the attempt keeps, else the browser's, else the region's; a page
+// without attempt (nil) has only the browser's, else Russian. The payer's
+// browser and the attempt stay the same along a payment's pages, and so
+// does their language.
+func locale(r *http.Request, a *payd.SandboxAttempt) webpage.Locale {
+	if a == nil {
+		return webpage.Choose(r, "", "")
+	}
+	return webpage.Choose(r, a.Locale, a.Region)
+}
+
+// localeOf reads the attempt of the page for the language of an error
+// page.
+func (p *Pages) localeOf(r *http.Request) webpage.Locale {
+	a, ok := p.load(r, "")
+	if !ok {
+		a = nil
+	}
+	return locale(r, a)
 }
 
 func (p *Pages) csrf(id string) string {
@@ -93,10 +117,6 @@ func (p *Pages) load(r *http.Request, method string) (*payd.SandboxAttempt, bool
 	return a, true
 }
 
-func amountOf(a *payd.SandboxAttempt) string {
-	return money.FormatValue(a.Amount) + " " + a.Currency
-}
-
 // next is where the payer goes after a decision: the merchant's return_url,
 // or the bank's own closing page.
 func next(a *payd.SandboxAttempt) string {
@@ -106,28 +126,37 @@ func next(a *payd.SandboxAttempt) string {
 	return "/sandbox/bank/" + a.ID + "/done"
 }
 
-func (p *Pages) notFound(w http.ResponseWriter) {
-	p.message(w, http.StatusNotFound, "Not found", "There is no such sandbox payment.", "")
+func (p *Pages) notFound(w http.ResponseWriter, r *http.Request) {
+	p.message(w, http.StatusNotFound, locale(r, nil), "Not found", "There is no such sandbox payment.", "")
 }
 
-func (p *Pages) alreadyProcessed(w http.ResponseWriter, a *payd.SandboxAttempt) {
-	p.message(w, http.StatusConflict, "Already processed", "This operation was already processed; nothing was changed.", next(a))
+func (p *Pages) alreadyProcessed(w http.ResponseWriter, r *http.Request, a *payd.SandboxAttempt) {
+	p.message(w, http.StatusConflict, locale(r, a), "Already processed", "This operation was already processed; nothing was changed.", next(a))
+}
+
+// formExpired answers a form whose token does not match.
+func (p *Pages) formExpired(w http.ResponseWriter, r *http.Request) {
+	p.message(w, http.StatusForbidden, p.localeOf(r), "Form expired", "Open the payment page again.", "")
 }
 
 // payPage serves the page where the payer decides on an open attempt of
-// method: the card form or the SBP confirmation.
+// method: the card form or a payment app's confirmation (sbp.html). title
+// is a key of the pages' catalogue, shown translated; a name missing
+// there (a payment scheme's) is shown as it is, and the rest of the page
+// is translated either way.
 func (p *Pages) payPage(method, page, title string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, ok := p.load(r, method)
 		if !ok {
-			p.notFound(w)
+			p.notFound(w, r)
 			return
 		}
+		l := locale(r, a)
 		if a.State != stateCreated {
-			p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
+			p.message(w, http.StatusOK, l, "Already processed", "The bank has already decided on this payment.", next(a))
 			return
 		}
-		p.render(w, http.StatusOK, page, view{Title: title, Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
+		p.render(w, http.StatusOK, page, view{L: l, Title: l.T(title), Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: p.csrf(a.ID)})
 	}
 }
 
@@ -156,12 +185,12 @@ func (p *Pages) decide(ctx context.Context, id string, fn func(tx payd.Tx, b *Ba
 func (p *Pages) finish(w http.ResponseWriter, r *http.Request, a *payd.SandboxAttempt, err error, to string) {
 	switch {
 	case errors.Is(err, ErrDecided):
-		p.alreadyProcessed(w, a)
+		p.alreadyProcessed(w, r, a)
 	case errors.Is(err, payd.ErrNoRows):
-		p.notFound(w)
+		p.notFound(w, r)
 	case err != nil:
 		p.log.Error("sandbox decision", "err", err.Error())
-		p.message(w, http.StatusInternalServerError, "Error", "The sandbox bank could not process this; try again.", "")
+		p.message(w, http.StatusInternalServerError, locale(r, a), "Error", "The sandbox bank could not process this; try again.", "")
 	default:
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	}
@@ -176,18 +205,18 @@ var declineButtons = map[string]string{
 func (p *Pages) cardSubmit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !p.csrfOK(r, id) {
-		p.message(w, http.StatusForbidden, "Form expired", "Open the payment page again.", "")
+		p.formExpired(w, r)
 		return
 	}
 	action := r.PostFormValue("action")
 	if action == "pay" {
 		a, ok := p.load(r, payd.MethodBankCard)
 		if !ok {
-			p.notFound(w)
+			p.notFound(w, r)
 			return
 		}
 		if a.State != stateCreated {
-			p.alreadyProcessed(w, a)
+			p.alreadyProcessed(w, r, a)
 			return
 		}
 		http.Redirect(w, r, "/sandbox/bank/"+id+"/3ds", http.StatusSeeOther)
@@ -195,7 +224,7 @@ func (p *Pages) cardSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	reason, ok := declineButtons[action]
 	if !ok {
-		p.message(w, http.StatusBadRequest, "Unknown action", "Choose one of the buttons.", "")
+		p.message(w, http.StatusBadRequest, p.localeOf(r), "Unknown action", "Choose one of the buttons.", "")
 		return
 	}
 	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
@@ -214,14 +243,15 @@ func nextOr(a *payd.SandboxAttempt) string {
 func (p *Pages) threeDSPage(w http.ResponseWriter, r *http.Request) {
 	a, ok := p.load(r, payd.MethodBankCard)
 	if !ok {
-		p.notFound(w)
+		p.notFound(w, r)
 		return
 	}
+	l := locale(r, a)
 	if a.State != stateCreated || a.ThreeDSUsed {
-		p.message(w, http.StatusOK, "Already processed", "The bank has already decided on this payment.", next(a))
+		p.message(w, http.StatusOK, l, "Already processed", "The bank has already decided on this payment.", next(a))
 		return
 	}
-	p.render(w, http.StatusOK, "3ds.html", view{Title: "3-D Secure", Attempt: a, Amount: amountOf(a), CSRF: p.csrf(a.ID)})
+	p.render(w, http.StatusOK, "3ds.html", view{L: l, Title: "3-D Secure", Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: p.csrf(a.ID)})
 }
 
 // ThreeDSCode is the one code the sandbox's 3-D Secure accepts.
@@ -230,7 +260,7 @@ const ThreeDSCode = "123456"
 func (p *Pages) threeDSSubmit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !p.csrfOK(r, id) {
-		p.message(w, http.StatusForbidden, "Form expired", "Open the payment page again.", "")
+		p.formExpired(w, r)
 		return
 	}
 	code := r.PostFormValue("code")
@@ -251,7 +281,7 @@ func (p *Pages) threeDSSubmit(w http.ResponseWriter, r *http.Request) {
 func (p *Pages) leave(w http.ResponseWriter, r *http.Request) {
 	a, ok := p.load(r, "")
 	if !ok {
-		p.notFound(w)
+		p.notFound(w, r)
 		return
 	}
 	// No outcome: the payment closes by its own expiry.
@@ -259,17 +289,18 @@ func (p *Pages) leave(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
-	if _, ok := p.load(r, ""); !ok {
-		p.notFound(w)
+	a, ok := p.load(r, "")
+	if !ok {
+		p.notFound(w, r)
 		return
 	}
-	p.message(w, http.StatusOK, "Done", "The sandbox bank has your answer. You can close this page.", "")
+	p.message(w, http.StatusOK, locale(r, a), "Done", "The sandbox bank has your answer. You can close this page.", "")
 }
 
 func (p *Pages) sbpSubmit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !p.csrfOK(r, id) {
-		p.message(w, http.StatusForbidden, "Form expired", "Open the payment page again.", "")
+		p.formExpired(w, r)
 		return
 	}
 	action := r.PostFormValue("action")

@@ -1,6 +1,9 @@
 // Package webpage holds what every HTML page the service shows payers has
-// in common: the security headers. The pages (checkout, sandbox bank) carry
-// one-time tokens in their addresses and take decisions with money.
+// in common: the security headers, and the payer's language — the choice
+// of it (Choose), the catalogue of every text in Russian, Kazakh and
+// English (messages.go) and amounts written for that language (Amount).
+// The pages (checkout, sandbox bank) carry one-time tokens in their
+// addresses and take decisions with money.
 package webpage
 
 import "net/http"

@@ -1,0 +1,112 @@
+package webpage
+
+import (
+	"net/http"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/paydhq/payd"
+)
+
+// Locale is the language of one page: its texts come from the catalogue
+// (messages.go) and its amounts are written as a reader of that language
+// expects. The zero Locale is English.
+type Locale struct {
+	lang string
+	p    *message.Printer
+}
+
+var (
+	// supported are payd.Locales as tags, in the same order.
+	supported = tagsOf(payd.Locales)
+	matcher   = language.NewMatcher(supported)
+	printers  = printersOf(supported)
+)
+
+func tagsOf(langs []string) []language.Tag {
+	tags := make([]language.Tag, len(langs))
+	for i, l := range langs {
+		tags[i] = language.MustParse(l)
+	}
+	return tags
+}
+
+func printersOf(tags []language.Tag) map[string]*message.Printer {
+	m := map[string]*message.Printer{}
+	for _, t := range tags {
+		m[t.String()] = message.NewPrinter(t, message.Catalog(catalogue))
+	}
+	return m
+}
+
+// RegionLanguage is the language of a region's payers when nothing else
+// tells: Kazakh for kz, Russian for ru and for a page that knows no
+// region (an unknown address), since both regions' payers read Russian.
+func RegionLanguage(r payd.Region) string {
+	if r == payd.RegionKZ {
+		return "kk"
+	}
+	return "ru"
+}
+
+// Choose returns the language of a page: locale (the payment's
+// confirmation.locale, one of payd.Locales) when set; else the browser's
+// Accept-Language matched against payd.Locales; else the language of
+// region. Every page of a payment chooses the same way, so its flow
+// (checkout, bank page, 3-D Secure, closing page) keeps one language.
+func Choose(r *http.Request, locale string, region payd.Region) Locale {
+	if _, ok := printers[locale]; ok {
+		return For(locale)
+	}
+	if lang, ok := acceptLanguage(r.Header.Get("Accept-Language")); ok {
+		return For(lang)
+	}
+	return For(RegionLanguage(region))
+}
+
+// acceptLanguage returns the language of payd.Locales the header asks for
+// first, weights considered, if it asks for any of them.
+func acceptLanguage(header string) (string, bool) {
+	if header == "" {
+		return "", false
+	}
+	tags, _, err := language.ParseAcceptLanguage(header)
+	if err != nil || len(tags) == 0 {
+		return "", false
+	}
+	_, i, conf := matcher.Match(tags...)
+	if conf == language.No {
+		return "", false
+	}
+	return payd.Locales[i], true
+}
+
+// For returns the Locale of lang, one of payd.Locales; any other value
+// gives English.
+func For(lang string) Locale {
+	if p, ok := printers[lang]; ok {
+		return Locale{lang: lang, p: p}
+	}
+	return Locale{}
+}
+
+// Lang is the page's lang attribute: "ru", "kk" or "en".
+func (l Locale) Lang() string {
+	if l.lang == "" {
+		return "en"
+	}
+	return l.lang
+}
+
+// T returns the catalogue's text for key (the English text) in the page's
+// language, formatting args into it as fmt.Sprintf does. A key missing
+// from the catalogue is shown as it is: names such as a payment scheme's
+// pass through untranslated.
+func (l Locale) T(key string, args ...any) string {
+	p := l.p
+	if p == nil {
+		p = printers["en"]
+	}
+	return p.Sprintf(key, args...)
+}

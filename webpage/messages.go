@@ -1,0 +1,102 @@
+package webpage
+
+import (
+	"golang.org/x/text/language"
+	"golang.org/x/text/message/catalog"
+)
+
+// messages is every text the payer's pages show, in one place: the English
+// text, which is also the key the pages ask for, then Russian and Kazakh.
+// A text with a %s takes the argument the page gives it. Names stay as
+// they are in every language: Sandbox Bank, 3-D Secure.
+var messages = []struct{ en, ru, kk string }{
+	// The hosted payment page (checkout).
+	{"Pay %s", "Оплата: %s", "Төлем: %s"},
+	{"TEST PAYMENT", "ТЕСТОВЫЙ ПЛАТЁЖ", "СЫНАҚ ТӨЛЕМІ"},
+	{"Choose how to pay", "Выберите способ оплаты", "Төлем тәсілін таңдаңыз"},
+	{"Bank card", "Банковская карта", "Банк картасы"},
+	{"SBP (Faster Payments)", "СБП (Система быстрых платежей)", "СБП (Жылдам төлемдер жүйесі)"},
+	{"No payment method is available for this payment.", "Для этого платежа нет доступных способов оплаты.", "Бұл төлем үшін қолжетімді төлем тәсілі жоқ."},
+	{"Payment page unavailable", "Страница оплаты недоступна", "Төлем беті қолжетімсіз"},
+	{"This payment page was already used, has expired, or does not exist. Return to the shop to try again.",
+		"Эта страница оплаты уже использована, устарела или не существует. Вернитесь в магазин, чтобы попробовать снова.",
+		"Бұл төлем беті бұрын пайдаланылған, мерзімі өткен немесе мүлде жоқ. Қайталап көру үшін дүкенге оралыңыз."},
+	{"Form expired", "Форма устарела", "Форманың мерзімі өтті"},
+	{"Open the payment page again from the shop.", "Откройте страницу оплаты в магазине ещё раз.", "Төлем бетін дүкеннен қайта ашыңыз."},
+	{"Payment declined", "Платёж отклонён", "Төлем қабылданбады"},
+	{"The shop declined this payment. Return to the shop to try again.",
+		"Магазин отклонил этот платёж. Вернитесь в магазин, чтобы попробовать снова.",
+		"Дүкен бұл төлемді қабылдамады. Қайталап көру үшін дүкенге оралыңыз."},
+	{"Method unavailable", "Способ оплаты недоступен", "Төлем тәсілі қолжетімсіз"},
+	{"Choose another payment method.", "Выберите другой способ оплаты.", "Басқа төлем тәсілін таңдаңыз."},
+	{"Try again", "Попробуйте ещё раз", "Қайталап көріңіз"},
+	{"The bank is not answering right now. Try again in a minute.",
+		"Банк сейчас не отвечает. Попробуйте через минуту.",
+		"Банк қазір жауап бермей тұр. Бір минуттан кейін қайталап көріңіз."},
+	{"Error", "Ошибка", "Қате"},
+	{"Something went wrong; try again.", "Что-то пошло не так, попробуйте ещё раз.", "Бірдеңе дұрыс болмады, қайталап көріңіз."},
+
+	// The sandbox bank's pages: card, 3-D Secure, the payment app.
+	{"SANDBOX · no money moves", "ТЕСТОВАЯ СРЕДА · деньги не списываются", "СЫНАҚ ОРТАСЫ · ақша есептен шығарылмайды"},
+	{"Payment %s", "Платёж %s", "Төлем %s"},
+	{"Pay", "Оплатить", "Төлеу"},
+	{"Decline: insufficient funds", "Отказ: недостаточно средств", "Бас тарту: қаражат жеткіліксіз"},
+	{"Decline: card expired", "Отказ: срок действия карты истёк", "Бас тарту: картаның мерзімі өткен"},
+	{"Decline: issuer declined", "Отказ: банк-эмитент отклонил", "Бас тарту: эмитент банк қабылдамады"},
+	{"Leave without paying", "Уйти без оплаты", "Төлемей шығу"},
+	{"The sandbox never asks for a card number.", "Тестовый банк никогда не спрашивает номер карты.", "Сынақ банкі карта нөмірін ешқашан сұрамайды."},
+	{"Confirm the payment", "Подтвердите платёж", "Төлемді растаңыз"},
+	{"Sandbox code:", "Тестовый код:", "Сынақ коды:"},
+	{"Any other code fails.", "С любым другим кодом платёж не пройдёт.", "Басқа кез келген кодпен төлем өтпейді."},
+	{"One-time code", "Одноразовый код", "Бір реттік код"},
+	{"Confirm", "Подтвердить", "Растау"},
+	{"SBP", "СБП", "СБП"},
+	{"Sandbox Bank app", "приложение Sandbox Bank", "Sandbox Bank қосымшасы"},
+	{"Confirm payment", "Подтвердить оплату", "Төлемді растау"},
+	{"Decline", "Отклонить", "Бас тарту"},
+	{"Continue", "Продолжить", "Жалғастыру"},
+	{"Not found", "Не найдено", "Табылмады"},
+	{"There is no such sandbox payment.", "Такого тестового платежа нет.", "Мұндай сынақ төлемі жоқ."},
+	{"Already processed", "Уже обработано", "Бұрын өңделген"},
+	{"This operation was already processed; nothing was changed.",
+		"Эта операция уже обработана, ничего не изменилось.",
+		"Бұл операция бұрын өңделген, ештеңе өзгерген жоқ."},
+	{"The bank has already decided on this payment.", "Банк уже принял решение по этому платежу.", "Банк бұл төлем бойынша шешімін қабылдап қойған."},
+	{"The sandbox bank could not process this; try again.", "Тестовый банк не смог это обработать, попробуйте ещё раз.", "Сынақ банкі мұны өңдей алмады, қайталап көріңіз."},
+	{"Open the payment page again.", "Откройте страницу оплаты ещё раз.", "Төлем бетін қайта ашыңыз."},
+	{"Unknown action", "Неизвестное действие", "Белгісіз әрекет"},
+	{"Choose one of the buttons.", "Нажмите одну из кнопок.", "Батырмалардың бірін басыңыз."},
+	{"Done", "Готово", "Дайын"},
+	{"The sandbox bank has your answer. You can close this page.",
+		"Тестовый банк получил ваш ответ. Эту страницу можно закрыть.",
+		"Сынақ банкі жауабыңызды алды. Бұл бетті жабуға болады."},
+}
+
+// catalogue is messages as x/text's message catalogue.
+var catalogue = buildCatalogue()
+
+func buildCatalogue() catalog.Catalog {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	for _, m := range messages {
+		for _, tr := range []struct {
+			tag  language.Tag
+			text string
+		}{{language.English, m.en}, {language.Russian, m.ru}, {language.Kazakh, m.kk}} {
+			if err := b.SetString(tr.tag, m.en, tr.text); err != nil {
+				panic("webpage: catalogue: " + err.Error())
+			}
+		}
+	}
+	return b
+}
+
+// HasMessage reports whether the catalogue has key; the pages' tests use
+// it to find a text their templates show that was left out of it.
+func HasMessage(key string) bool {
+	for _, m := range messages {
+		if m.en == key {
+			return true
+		}
+	}
+	return false
+}
