@@ -45,7 +45,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 
 type method struct{ Type, Label string }
 
-var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)"}
+var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)", payd.MethodKZQR: "QR in your bank's app"}
 
 type view struct {
 	Lang, Title, Message, Merchant, Amount, Description, CSRF string

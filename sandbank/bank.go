@@ -86,8 +86,8 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 		return nil, err
 	}
 	res := &payd.AttemptResult{ProviderPaymentID: a.ID, RedirectURL: b.publicURL + "/sandbox/bank/" + a.ID}
-	if req.Method == payd.MethodSBP {
-		res.RedirectURL = b.publicURL + "/sandbox/sbp/" + a.ID
+	if app, ok := appOf(req.Method); ok {
+		res.RedirectURL = b.publicURL + app.path + a.ID
 		res.QRData = res.RedirectURL
 	}
 	return res, nil
@@ -270,8 +270,11 @@ func (b *Bank) declineAt(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt
 
 // Test cards of the sandbox: one per region, never a full number.
 func (b *Bank) methodData(a *payd.SandboxAttempt) *payd.PaymentMethodData {
-	if a.Method == payd.MethodSBP {
+	switch a.Method {
+	case payd.MethodSBP:
 		return &payd.PaymentMethodData{Type: payd.MethodSBP, SBP: &payd.SBPData{BankName: "Sandbox Bank"}}
+	case payd.MethodKZQR:
+		return &payd.PaymentMethodData{Type: payd.MethodKZQR}
 	}
 	card := &payd.CardData{First6: "220220", Last4: "0004", Brand: "mir", IssuerCountry: "RU", IssuerName: "Sandbox Bank"}
 	if a.Region == payd.RegionKZ {
