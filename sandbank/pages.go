@@ -22,8 +22,8 @@ var templateFS embed.FS
 var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
 
 // Pages serves the sandbox bank's pages to payers: the card page with its
-// buttons, 3-D Secure, leave, and the banking app of each QR method. Forms carry a token bound to
-// the attempt, and every decision is taken once.
+// buttons, 3-D Secure, leave, and the banking app of each QR method. Forms
+// carry a token bound to the attempt, and every decision is taken once.
 type Pages struct {
 	store payd.Store
 	banks map[string]*Bank
