@@ -295,10 +295,6 @@ func (st ShopSettings) Validate() error {
 	return st.validateMoneySettings()
 }
 
-func knownMethod(m string) bool {
-	return m == MethodBankCard || m == MethodSBP || m == MethodInstallments
-}
-
 // validateMoneySettings checks tariffs, holds, ranges and limits.
 func (st ShopSettings) validateMoneySettings() error {
 	for i, t := range st.Tariffs {

@@ -11,6 +11,9 @@ const (
 	MethodBankCard     = "bank_card"
 	MethodSBP          = "sbp"
 	MethodInstallments = "installments"
+	// MethodKZQR is a QR payment in Kazakhstan: the payer scans the code
+	// with the app of their own bank, as SBP payers do in Russia.
+	MethodKZQR = "kz_qr"
 )
 
 // Range is the per-transaction amount range of a method in one currency.
@@ -36,21 +39,75 @@ type MethodSpec struct {
 	PartialRefund bool
 	// Offered is false for methods declared but not offered by this build.
 	Offered bool
+	// QR marks the method that pays a `confirmation.type: qr` payment in
+	// the region.
+	QR bool
 }
 
-// regionMethods lists the methods of each region. SBP (the Russian Faster
-// Payments System) exists only in ru; installments are declared but not
+// regionMethods lists the methods of each region, in the order the payer
+// is offered them. Each region has its QR method: SBP (the Russian Faster
+// Payments System) in ru, kz_qr in kz; installments are declared but not
 // offered yet.
 var regionMethods = map[Region][]MethodSpec{
 	RegionRU: {
 		{Type: MethodBankCard, Currencies: []money.Currency{money.RUB, money.USD, money.EUR}, TwoStage: true, PartialRefund: true, Offered: true},
-		{Type: MethodSBP, Currencies: []money.Currency{money.RUB}, TwoStage: false, PartialRefund: true, Offered: true},
+		{Type: MethodSBP, Currencies: []money.Currency{money.RUB}, TwoStage: false, PartialRefund: true, Offered: true, QR: true},
 		{Type: MethodInstallments, Currencies: []money.Currency{money.RUB}, TwoStage: false, PartialRefund: false},
 	},
 	RegionKZ: {
 		{Type: MethodBankCard, Currencies: []money.Currency{money.KZT, money.USD, money.EUR}, TwoStage: true, PartialRefund: true, Offered: true},
+		{Type: MethodKZQR, Currencies: []money.Currency{money.KZT}, TwoStage: false, PartialRefund: true, Offered: true, QR: true},
 		{Type: MethodInstallments, Currencies: []money.Currency{money.KZT}, TwoStage: false, PartialRefund: false},
 	},
+}
+
+// QRMethod returns the method that pays a QR confirmation in region, or ""
+// when the region has none.
+func QRMethod(region Region) string {
+	for _, m := range regionMethods[region] {
+		if m.QR && m.Offered {
+			return m.Type
+		}
+	}
+	return ""
+}
+
+// IsQRMethod reports whether method is paid by scanning a QR code in the
+// payer's banking app (the QR method of some region).
+func IsQRMethod(method string) bool {
+	for _, ms := range regionMethods {
+		for _, m := range ms {
+			if m.QR && m.Type == method {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// offeredMethods returns the methods this build offers in region, in the
+// order the payer is offered them.
+func offeredMethods(region Region) []string {
+	var out []string
+	for _, m := range regionMethods[region] {
+		if m.Offered {
+			out = append(out, m.Type)
+		}
+	}
+	return out
+}
+
+// knownMethod reports whether method is a method of some region, offered
+// or declared.
+func knownMethod(method string) bool {
+	for _, ms := range regionMethods {
+		for _, m := range ms {
+			if m.Type == method {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PaymentMethodInfo is the contract's object of `GET /payment-methods`:

@@ -103,7 +103,7 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 				return 0, nil, err
 			}
 		case pay.ConfirmationType == ConfirmationQR:
-			if err := s.startAttempt(ctx, tx, p.Shop, pay, MethodSBP, route); err != nil {
+			if err := s.startAttempt(ctx, tx, p.Shop, pay, pay.MethodType, route); err != nil {
 				return 0, nil, err
 			}
 			if err := tx.PaymentUpdate(ctx, pay); err != nil {
@@ -202,14 +202,21 @@ func CheckMetadata(m map[string]string) error {
 func (s *Service) paymentMethodsFor(p *Principal, in *PaymentCreate) ([]string, error) {
 	restricted := in.MethodType != ""
 	if in.ConfirmationType == ConfirmationQR {
-		if in.MethodType != "" && in.MethodType != MethodSBP {
-			return nil, Errorf(CodeMethodUnavailable, "a QR confirmation is paid by sbp only")
+		// Each region pays QR codes by its own method: SBP in ru, kz_qr
+		// in kz.
+		qr := QRMethod(p.Shop.Region)
+		if qr == "" {
+			return nil, Errorf(CodeMethodUnavailable, "there is no QR payment method in %s", p.Shop.Region)
 		}
-		in.MethodType = MethodSBP
+		if in.MethodType != "" && in.MethodType != qr {
+			return nil, &Error{Code: CodeMethodUnavailable, Param: "payment_method.type",
+				Message: "a QR confirmation in " + string(p.Shop.Region) + " is paid by " + qr + " only"}
+		}
+		in.MethodType = qr
 	}
 	candidates := []string{in.MethodType}
 	if in.MethodType == "" {
-		candidates = []string{MethodBankCard, MethodSBP}
+		candidates = offeredMethods(p.Shop.Region)
 	}
 	var fits []string
 	var reason error

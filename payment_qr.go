@@ -60,14 +60,14 @@ func (s *Service) StartQRAttempt(ctx context.Context, paymentID string) error {
 		if err != nil {
 			return err
 		}
-		route, err := s.routeOf(ctx, tx, pay.Test, pay.Region, MethodSBP, pay.Amount.Currency)
+		route, err := s.routeOf(ctx, tx, pay.Test, pay.Region, pay.MethodType, pay.Amount.Currency)
 		if err != nil {
 			return err
 		}
 		if len(route) == 0 {
 			return errNoProvider()
 		}
-		if err := s.startAttempt(ctx, tx, shop, pay, MethodSBP, route); err != nil {
+		if err := s.startAttempt(ctx, tx, shop, pay, pay.MethodType, route); err != nil {
 			return err
 		}
 		return tx.PaymentUpdate(ctx, pay)

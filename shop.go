@@ -155,7 +155,8 @@ func (t Tariff) FeeReturn(fee, feeReturned, captured, amount int64) int64 {
 }
 
 // DefaultTariffs apply when a shop has no tariff for a method and currency.
-var DefaultTariffs = map[string]int64{MethodBankCard: 280, MethodSBP: 70}
+// QR payments of both regions cost what SBP costs.
+var DefaultTariffs = map[string]int64{MethodBankCard: 280, MethodSBP: 70, MethodKZQR: 70}
 
 // TariffFor returns the tariff in force for method and currency.
 func (s ShopSettings) TariffFor(method string, c money.Currency) Tariff {

@@ -179,3 +179,112 @@ func TestPaymentCancel(t *testing.T) {
 		other.Post("/v1/payments/"+id+"/cancel", key(), nil).ExpectError(t, 404, payd.CodeNotFound, "")
 	})
 }
+
+// TestPaymentKZQR checks the kz region's QR method, kz_qr: a `qr`
+// confirmation with a kz key is paid by it, GET /payment-methods lists it,
+// the hosted page offers it beside the card, and its payments take the
+// default QR tariff and partial refunds.
+func TestPaymentKZQR(t *testing.T) {
+	t.Parallel()
+	kzt := func(value string, extra map[string]any) map[string]any {
+		body := newPayment(value, extra)
+		body["amount"] = map[string]any{"value": value, "currency": "KZT"}
+		return body
+	}
+	qr := map[string]any{"confirmation": map[string]any{"type": "qr"}}
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		t.Run("payment methods", func(t *testing.T) {
+			t.Parallel()
+			env := paydtest.Start(t, b, nil)
+			c := env.As(env.NewShop(payd.RegionKZ, ""), false)
+			var page struct{ Items []map[string]any }
+			c.Get("/v1/payment-methods?currency=KZT").Expect(t, 200).Decode(t, &page)
+			var found map[string]any
+			for _, m := range page.Items {
+				if m["type"] == payd.MethodKZQR {
+					found = m
+				}
+			}
+			if found == nil || found["available"] != true || found["two_stage"] != false || found["partial_refund"] != true ||
+				found["min_amount"].(map[string]any)["value"] != "100.00" || found["max_amount"].(map[string]any)["value"] != "5000000.00" ||
+				fmt.Sprint(found["currencies"]) != "[KZT]" {
+				t.Fatalf("kz_qr in %v", page.Items)
+			}
+			c.Get("/v1/payment-methods?currency=USD").Expect(t, 200).Decode(t, &page)
+			for _, m := range page.Items {
+				if m["type"] == payd.MethodKZQR {
+					t.Fatalf("kz_qr listed in USD: %v", m)
+				}
+			}
+			// A ru shop has no kz_qr, and a kz shop no sbp.
+			ru := env.As(env.NewShop(payd.RegionRU, ""), false)
+			ru.Get("/v1/payment-methods").Expect(t, 200).Decode(t, &page)
+			for _, m := range page.Items {
+				if m["type"] == payd.MethodKZQR {
+					t.Fatalf("kz_qr listed in ru: %v", m)
+				}
+			}
+			ru.Post("/v1/payments", key(), newPayment("100.00", map[string]any{"payment_method": map[string]any{"type": "kz_qr"}})).
+				ExpectError(t, 422, payd.CodeMethodUnavailable, "payment_method.type")
+		})
+		t.Run("qr confirmation", func(t *testing.T) {
+			t.Parallel()
+			env := paydtest.Start(t, b, nil)
+			shop := env.NewShop(payd.RegionKZ, "")
+			c := env.As(shop, false)
+			p := c.Post("/v1/payments", key(), kzt("1000.00", qr)).Expect(t, 201).JSON(t)
+			id := p["id"].(string)
+			if data := p["confirmation"].(map[string]any)["confirmation_data"].(string); !strings.HasPrefix(data, env.API.URL+"/sandbox/kz-qr/sbx_") {
+				t.Fatalf("confirmation_data = %q, want the kz QR app page", data)
+			}
+			c.Post("/v1/test/payments/"+id+"/simulate", key(), map[string]any{"outcome": "succeed"}).Expect(t, 202)
+			pay := c.WaitStatus(id, "succeeded")
+			if pay["payment_method"].(map[string]any)["type"] != "kz_qr" || pay["fee_amount"].(map[string]any)["value"] != "7.00" {
+				t.Fatalf("paid = %v, want kz_qr with the 0.70%% fee", pay)
+			}
+			r := c.Post("/v1/refunds", key(), map[string]any{"payment_id": id, "amount": map[string]any{"value": "300.00", "currency": "KZT"}}).
+				Expect(t, 201).JSON(t)
+			waitRefund(t, c, r["id"].(string), "succeeded")
+			if left := c.Get("/v1/payments/"+id).Expect(t, 200).JSON(t)["refundable_amount"].(map[string]any)["value"]; left != "700.00" {
+				t.Fatalf("refundable after a partial refund: %v", left)
+			}
+
+			// A QR code in kz is paid by kz_qr alone, in KZT.
+			for _, m := range []string{"sbp", "bank_card"} {
+				c.Post("/v1/payments", key(), kzt("1000.00", map[string]any{"confirmation": qr["confirmation"], "payment_method": map[string]any{"type": m}})).
+					ExpectError(t, 422, payd.CodeMethodUnavailable, "payment_method.type")
+			}
+			usd := newPayment("10.00", qr)
+			usd["amount"] = map[string]any{"value": "10.00", "currency": "USD"}
+			c.Post("/v1/payments", key(), usd).ExpectError(t, 422, payd.CodeMethodUnavailable, "")
+			// Switched off by the operator, it is gone.
+			env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"methods_disabled": []string{"kz_qr"}}).Expect(t, 200)
+			c.Post("/v1/payments", key(), kzt("1000.00", qr)).ExpectError(t, 422, payd.CodeMethodUnavailable, "")
+		})
+		t.Run("hosted page", func(t *testing.T) {
+			t.Parallel()
+			env := paydtest.Start(t, b, nil)
+			c := env.As(env.NewShop(payd.RegionKZ, ""), false)
+			p := c.Post("/v1/payments", key(), kzt("1500.00", nil)).Expect(t, 201).JSON(t)
+			url := p["confirmation"].(map[string]any)["confirmation_url"].(string)
+			payer := env.Payer()
+			pg := payer.Get(url)
+			if !strings.Contains(pg.Body, `id="method-bank_card"`) || !strings.Contains(pg.Body, `id="method-kz_qr"`) || strings.Contains(pg.Body, `id="method-sbp"`) {
+				t.Fatalf("kz checkout page:\n%s", pg.Body)
+			}
+			app := payer.Choose(url, "kz_qr")
+			if !strings.HasPrefix(app, "/sandbox/kz-qr/sbx_") && !strings.HasPrefix(app, env.API.URL+"/sandbox/kz-qr/sbx_") {
+				t.Fatalf("choosing kz_qr sent the payer to %s", app)
+			}
+			pg = payer.Get(app)
+			res := payer.Post(app, "csrf", pg.CSRF(), "action", "pay")
+			if res.Status != 303 {
+				t.Fatalf("pay: %d\n%s", res.Status, res.Body)
+			}
+			pay := c.WaitStatus(p["id"].(string), "succeeded")
+			if pay["payment_method"].(map[string]any)["type"] != "kz_qr" {
+				t.Fatalf("paid = %v", pay)
+			}
+		})
+	})
+}

@@ -36,8 +36,14 @@ type sandbox struct {
 
 func newSandbox(t *testing.T, b paydtest.Backend) *sandbox {
 	t.Helper()
+	return newSandboxIn(t, b, payd.RegionRU)
+}
+
+// newSandboxIn is newSandbox with a shop of region.
+func newSandboxIn(t *testing.T, b paydtest.Backend, region payd.Region) *sandbox {
+	t.Helper()
 	env := paydtest.Start(t, b, nil)
-	shop := env.NewShop(payd.RegionRU, "")
+	shop := env.NewShop(region, "")
 	return &sandbox{t: t, env: env, shop: shop, c: env.As(shop, false), payer: env.Payer()}
 }
 
@@ -90,12 +96,6 @@ func (s *sandbox) qr(value string, extra map[string]any) string {
 		s.t.Fatalf("QR confirmation = %v, want confirmation_data at %s/sandbox/sbp/", conf, s.env.API.URL)
 	}
 	return created["id"].(string)
-}
-
-// sbpPage returns the SBP page address of a QR payment.
-func (s *sandbox) sbpPage(id string) string {
-	s.t.Helper()
-	return s.get(id)["confirmation"].(map[string]any)["confirmation_data"].(string)
 }
 
 // pay presses pay on the bank page and enters code on the 3-D Secure page;
@@ -841,40 +841,78 @@ func TestPaymentExpiry(t *testing.T) {
 	})
 }
 
-// TestSandboxSBPPage checks the SBP app page, the target of a QR
-// payment's confirmation_data: its buttons decide once.
-func TestSandboxSBPPage(t *testing.T) {
+// TestSandboxQRApps checks the banking-app pages of both regions' QR
+// methods, the target of a QR payment's confirmation_data: SBP in ru,
+// kz_qr in kz. They differ only by the app's name and address; their
+// buttons decide once.
+func TestSandboxQRApps(t *testing.T) {
 	t.Parallel()
+	apps := []struct {
+		region                              payd.Region
+		method, path, name, value, currency string
+		shown                               string // the amount as the region's language writes it
+	}{
+		{payd.RegionRU, payd.MethodSBP, "/sandbox/sbp/", "SBP", "100.00", "RUB", "100,00\u00a0₽"},
+		{payd.RegionKZ, payd.MethodKZQR, "/sandbox/kz-qr/", "KZ QR", "1000.00", "KZT", "1\u00a0000,00\u00a0₸"},
+	}
 	cases := []struct {
 		name, action string
-		then         func(s *sandbox, id string)
+		then         func(s *sandbox, id, method string)
 	}{
-		{"pay", "pay", func(s *sandbox, id string) {
-			pay := s.wait(id, "succeeded")
-			m := pay["payment_method"].(map[string]any)
-			if m["type"] != "sbp" || pay["paid"] != true {
-				s.t.Fatalf("paid by SBP = %v", pay)
-			}
+		{"pay", "pay", func(s *sandbox, id, method string) {
+			paidBy(s, id, method)
 			s.wantEvents(id, "payment.succeeded")
 		}},
-		{"decline", "issuer_declined", func(s *sandbox, id string) {
+		{"decline", "issuer_declined", func(s *sandbox, id, _ string) {
 			s.canceled(id, "payment_network", "issuer_declined")
 		}},
 	}
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				s := newSandbox(t, b)
-				id := s.qr("100.00", nil)
-				page := s.sbpPage(id)
-				if pg := s.payer.Get(page); pg.Status != 200 || !strings.Contains(pg.Body, "100,00\u00a0₽") {
-					t.Fatalf("SBP page: %d\n%s", pg.Status, pg.Body)
-				}
-				csrf := s.press(page, tc.action)
-				tc.then(s, id)
-				s.decidedOnce(page, csrf, "pay", "issuer_declined")
-			})
+		for _, app := range apps {
+			for _, tc := range cases {
+				t.Run(app.method+" "+tc.name, func(t *testing.T) {
+					t.Parallel()
+					s := newSandboxIn(t, b, app.region)
+					id, page := s.qrValue(app.value, app.currency, app.path, nil)
+					pg := s.payer.Get(page)
+					if pg.Status != 200 || !strings.Contains(pg.Body, app.shown) ||
+						!strings.Contains(pg.Body, "<h1>"+app.name+" · ") ||
+						!strings.Contains(pg.Body, `action="`+strings.TrimPrefix(page, s.env.API.URL)+`"`) {
+						t.Fatalf("%s page: %d\n%s", app.name, pg.Status, pg.Body)
+					}
+					csrf := s.press(page, tc.action)
+					tc.then(s, id, app.method)
+					s.decidedOnce(page, csrf, "pay", "issuer_declined")
+				})
+			}
 		}
+		// A form decides only through its own page: Pay sent to an app's
+		// address for a card attempt would skip 3-D Secure, and one app
+		// cannot answer for another's payment.
+		t.Run("another method's address", func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, b)
+			id, bank := s.checkout("100.00", nil)
+			qrID, sbp := s.qrValue("100.00", "RUB", "/sandbox/sbp/", nil)
+			for _, wrong := range []struct{ page, to string }{
+				{bank, strings.Replace(bank, "/sandbox/bank/", "/sandbox/sbp/", 1)},
+				{bank, strings.Replace(bank, "/sandbox/bank/", "/sandbox/kz-qr/", 1)},
+				{sbp, strings.Replace(sbp, "/sandbox/sbp/", "/sandbox/kz-qr/", 1)},
+				{sbp, strings.Replace(sbp, "/sandbox/sbp/", "/sandbox/bank/", 1) + "/3ds"},
+			} {
+				csrf := s.payer.Get(wrong.page).CSRF()
+				if res := s.payer.Post(wrong.to, "csrf", csrf, "action", "pay", "code", "123456"); res.Status != 404 {
+					t.Errorf("POST %s with the form of %s: %d, want 404\n%s", wrong.to, wrong.page, res.Status, res.Body)
+				}
+			}
+			for _, id := range []string{id, qrID} {
+				s.notifications(id)
+			}
+			// Both payments can still be paid on their own pages.
+			s.pay(bank, "123456")
+			s.press(sbp, "pay")
+			s.wait(id, "succeeded")
+			s.wait(qrID, "succeeded")
+		})
 	})
 }

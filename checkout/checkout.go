@@ -47,7 +47,7 @@ type method struct{ Type, Label string }
 
 // labels are the methods' names, as keys of the pages' catalogue
 // (webpage/messages.go); a name missing there is shown as it is.
-var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)"}
+var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)", payd.MethodKZQR: "QR in your bank's app"}
 
 type view struct {
 	L                                                   webpage.Locale

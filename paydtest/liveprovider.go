@@ -59,8 +59,8 @@ func (p *LiveProvider) CreateAttempt(_ context.Context, _ payd.Tx, req payd.Atte
 	}
 	id := p.name + "_" + strconv.Itoa(len(p.attempts))
 	res := &payd.AttemptResult{ProviderPaymentID: id, RedirectURL: "https://" + p.name + ".example/pay/" + id}
-	if req.Method == payd.MethodSBP {
-		res.QRData = "https://qr.nspk.example/" + id
+	if payd.IsQRMethod(req.Method) {
+		res.QRData = "https://qr." + req.Method + ".example/" + id
 	}
 	return res, nil
 }

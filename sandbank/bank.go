@@ -86,8 +86,8 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 		return nil, err
 	}
 	res := &payd.AttemptResult{ProviderPaymentID: a.ID, RedirectURL: b.publicURL + "/sandbox/bank/" + a.ID}
-	if req.Method == payd.MethodSBP {
-		res.RedirectURL = b.publicURL + "/sandbox/sbp/" + a.ID
+	if app, ok := appOf(req.Method); ok {
+		res.RedirectURL = b.publicURL + app.path + a.ID
 		res.QRData = res.RedirectURL
 	}
 	return res, nil
@@ -202,24 +202,46 @@ func (b *Bank) resend(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, a
 	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: a.LastNotification, Signature: b.sign(a.LastNotification)}, at)
 }
 
-// approve is the bank saying yes: an authorization, or a charge for a
-// one-stage payment. The plan shapes how the news travels: late, twice, or
-// not at all (the payment then expires).
+// approve is the payer's confirmation on the bank's pages: Pay in a QR
+// app, or the right 3-D Secure code. It asks for a charge, or an
+// authorization for a two-stage payment; the plan decides the rest.
 func (b *Bank) approve(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, threeDS bool) error {
-	now := b.clock.Now()
-	kind, state := payd.NotifySucceeded, stateCaptured
-	if !a.Capture || a.Outcome == OutcomeAuthorize {
-		kind, state = payd.NotifyAuthorized, stateAuthorized
+	kind := payd.NotifySucceeded
+	if !a.Capture {
+		kind = payd.NotifyAuthorized
 	}
-	a.State = state
-	if a.Outcome == OutcomeExpire {
+	return b.confirm(ctx, tx, a, kind, threeDS, b.clock.Now())
+}
+
+// confirm applies the attempt's plan to the payer's confirmation, whatever
+// triggered it — a page or simulate: the amount's digits or the metadata
+// chose the outcome, and the trigger only applies it. kind is what the
+// trigger asks for (a charge or an authorization), at when the bank
+// answers. The plan may turn it into an authorization (02), a failed
+// 3-D Secure (03, also for QR methods, which have no 3-D Secure page of
+// their own), news that travels late (05) or twice (06), or no answer at
+// all (07: the payment then expires).
+func (b *Bank) confirm(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, kind string, threeDS bool, at time.Time) error {
+	switch a.Outcome {
+	case OutcomeThreeDSFail:
+		return b.declineAt(ctx, tx, a, payd.ReasonThreeDSFailed, at)
+	case OutcomeDecline:
+		// The bank declined in its answer to the attempt already; a plan
+		// of a decline never gets here, but if it did it would decline.
+		return b.declineAt(ctx, tx, a, a.DeclineCode, at)
+	case OutcomeAuthorize:
+		kind = payd.NotifyAuthorized
+	case OutcomeExpire:
 		a.State = stateNoOutcome
 		return tx.SandboxAttemptUpdate(ctx, a)
 	}
+	a.State = stateCaptured
+	if kind == payd.NotifyAuthorized {
+		a.State = stateAuthorized
+	}
 	n := payd.Notification{Kind: kind, Method: b.methodData(a), Authorization: authorization(threeDS)}
-	at := now
 	if a.Outcome == OutcomeLateWebhook {
-		at = now.Add(time.Duration(a.DelaySeconds) * time.Second)
+		at = at.Add(time.Duration(a.DelaySeconds) * time.Second)
 	}
 	if err := b.notify(ctx, tx, a, n, at); err != nil {
 		return err
@@ -234,8 +256,13 @@ func (b *Bank) approve(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, 
 
 // decline is the bank saying no with reason.
 func (b *Bank) decline(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, reason string) error {
+	return b.declineAt(ctx, tx, a, reason, b.clock.Now())
+}
+
+// declineAt is the bank saying no with reason, its answer sent at at.
+func (b *Bank) declineAt(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, reason string, at time.Time) error {
 	a.State = stateDeclined
-	if err := b.notify(ctx, tx, a, payd.Notification{Kind: payd.NotifyDeclined, Reason: reason, ProviderCode: reason, Method: b.methodData(a)}, b.clock.Now()); err != nil {
+	if err := b.notify(ctx, tx, a, payd.Notification{Kind: payd.NotifyDeclined, Reason: reason, ProviderCode: reason, Method: b.methodData(a)}, at); err != nil {
 		return err
 	}
 	return tx.SandboxAttemptUpdate(ctx, a)
@@ -243,8 +270,11 @@ func (b *Bank) decline(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, 
 
 // Test cards of the sandbox: one per region, never a full number.
 func (b *Bank) methodData(a *payd.SandboxAttempt) *payd.PaymentMethodData {
-	if a.Method == payd.MethodSBP {
+	switch a.Method {
+	case payd.MethodSBP:
 		return &payd.PaymentMethodData{Type: payd.MethodSBP, SBP: &payd.SBPData{BankName: "Sandbox Bank"}}
+	case payd.MethodKZQR:
+		return &payd.PaymentMethodData{Type: payd.MethodKZQR}
 	}
 	card := &payd.CardData{First6: "220220", Last4: "0004", Brand: "mir", IssuerCountry: "RU", IssuerName: "Sandbox Bank"}
 	if a.Region == payd.RegionKZ {
@@ -289,10 +319,23 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 	// 3-D Secure exists for cards only.
 	card := a.Method == payd.MethodBankCard
 	switch outcome {
-	case OutcomeSucceed:
-		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(card)}, stateCaptured)
-	case OutcomeAuthorize:
-		return send(payd.Notification{Kind: payd.NotifyAuthorized, Authorization: authorization(card)}, stateAuthorized)
+	case OutcomeSucceed, OutcomeAuthorize:
+		kind := payd.NotifySucceeded
+		if outcome == OutcomeAuthorize {
+			kind = payd.NotifyAuthorized
+		}
+		switch {
+		case a.State == stateCreated:
+			// The payer's confirmation, simulated: the plan decides what
+			// it leads to, as on the pages.
+			return b.confirm(ctx, tx, a, kind, card, at)
+		case a.State == stateAuthorized && p.Status == payd.PaymentWaitingForCapture && kind == payd.NotifySucceeded:
+			// The hold is charged.
+			return send(payd.Notification{Kind: kind, Authorization: authorization(card)}, stateCaptured)
+		}
+		// The bank has answered already (its answer may still be on the
+		// way, or by the plan it gives none): nothing to add.
+		return nil
 	case OutcomeDecline:
 		reason := a.DeclineCode
 		if reason == "" || reason == payd.ReasonGeneralDecline {

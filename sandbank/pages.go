@@ -21,8 +21,8 @@ var templateFS embed.FS
 var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
 
 // Pages serves the sandbox bank's pages to payers: the card page with its
-// buttons, 3-D Secure, leave, and the SBP app. Forms carry a token bound to
-// the attempt, and every decision is taken once.
+// buttons, 3-D Secure, leave, and the banking app of each QR method. Forms
+// carry a token bound to the attempt, and every decision is taken once.
 type Pages struct {
 	store payd.Store
 	banks map[string]*Bank
@@ -47,14 +47,18 @@ func (p *Pages) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /sandbox/bank/{id}/3ds", p.threeDSSubmit)
 	mux.HandleFunc("GET /sandbox/bank/{id}/leave", p.leave)
 	mux.HandleFunc("GET /sandbox/bank/{id}/done", p.done)
-	mux.HandleFunc("GET /sandbox/sbp/{id}", p.payPage(payd.MethodSBP, "sbp.html", "SBP"))
-	mux.HandleFunc("POST /sandbox/sbp/{id}", p.sbpSubmit)
+	for _, app := range qrApps {
+		mux.HandleFunc("GET "+app.path+"{id}", p.payPage(app.method, "sbp.html", app.name))
+		mux.HandleFunc("POST "+app.path+"{id}", p.qrSubmit(app.method))
+	}
 }
 
 type view struct {
 	L                                  webpage.Locale
 	Title, Message, Next, Amount, CSRF string
-	Attempt                            *payd.SandboxAttempt
+	// Action is where the page's form goes: the page itself.
+	Action  string
+	Attempt *payd.SandboxAttempt
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
@@ -156,24 +160,25 @@ func (p *Pages) payPage(method, page, title string) http.HandlerFunc {
 			p.message(w, http.StatusOK, l, "Already processed", "The bank has already decided on this payment.", next(a))
 			return
 		}
-		p.render(w, http.StatusOK, page, view{L: l, Title: l.T(title), Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: p.csrf(a.ID)})
+		p.render(w, http.StatusOK, page, view{L: l, Title: l.T(title), Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: p.csrf(a.ID), Action: r.URL.Path})
 	}
 }
 
-// decide runs one decision on an attempt still open; a second one gets
-// ErrDecided.
-func (p *Pages) decide(ctx context.Context, id string, fn func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error) (*payd.SandboxAttempt, error) {
+// decide runs one decision on an attempt of method still open; a second
+// one gets ErrDecided. An attempt of another method is not found: a form
+// of one page cannot decide through another's address.
+func (p *Pages) decide(ctx context.Context, id, method string, fn func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error) (*payd.SandboxAttempt, error) {
 	var out *payd.SandboxAttempt
 	err := p.store.Tx(ctx, func(tx payd.Tx) error {
 		a, err := tx.SandboxAttemptGetForUpdate(ctx, id)
 		if err != nil {
 			return err
 		}
-		out = a
 		b, ok := p.banks[a.Provider]
-		if !ok {
+		if !ok || a.Method != method {
 			return payd.ErrNoRows
 		}
+		out = a
 		if a.State != stateCreated {
 			return ErrDecided
 		}
@@ -227,7 +232,7 @@ func (p *Pages) cardSubmit(w http.ResponseWriter, r *http.Request) {
 		p.message(w, http.StatusBadRequest, p.localeOf(r), "Unknown action", "Choose one of the buttons.", "")
 		return
 	}
-	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
+	a, err := p.decide(r.Context(), id, payd.MethodBankCard, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
 		return b.decline(r.Context(), tx, a, reason)
 	})
 	p.finish(w, r, a, err, nextOr(a))
@@ -264,13 +269,15 @@ func (p *Pages) threeDSSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := r.PostFormValue("code")
-	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
+	a, err := p.decide(r.Context(), id, payd.MethodBankCard, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
 		if a.ThreeDSUsed {
 			return ErrDecided
 		}
-		// One attempt: whatever the code, the challenge is spent.
+		// One attempt: whatever the code, the challenge is spent. The right
+		// code is the payer's confirmation; the plan may still fail it
+		// (03).
 		a.ThreeDSUsed = true
-		if hmac.Equal([]byte(code), []byte(ThreeDSCode)) && a.Outcome != OutcomeThreeDSFail {
+		if hmac.Equal([]byte(code), []byte(ThreeDSCode)) {
 			return b.approve(r.Context(), tx, a, true)
 		}
 		return b.decline(r.Context(), tx, a, payd.ReasonThreeDSFailed)
@@ -297,18 +304,23 @@ func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
 	p.message(w, http.StatusOK, locale(r, a), "Done", "The sandbox bank has your answer. You can close this page.", "")
 }
 
-func (p *Pages) sbpSubmit(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if !p.csrfOK(r, id) {
-		p.formExpired(w, r)
-		return
-	}
-	action := r.PostFormValue("action")
-	a, err := p.decide(r.Context(), id, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
-		if action == "pay" {
-			return b.approve(r.Context(), tx, a, false)
+// qrSubmit takes the payer's answer in the banking app of a QR method:
+// Pay is the confirmation, whose outcome the plan decides; Decline is the
+// payer's bank saying no.
+func (p *Pages) qrSubmit(method string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !p.csrfOK(r, id) {
+			p.formExpired(w, r)
+			return
 		}
-		return b.decline(r.Context(), tx, a, payd.ReasonIssuerDeclined)
-	})
-	p.finish(w, r, a, err, nextOr(a))
+		action := r.PostFormValue("action")
+		a, err := p.decide(r.Context(), id, method, func(tx payd.Tx, b *Bank, a *payd.SandboxAttempt) error {
+			if action == "pay" {
+				return b.approve(r.Context(), tx, a, false)
+			}
+			return b.decline(r.Context(), tx, a, payd.ReasonIssuerDeclined)
+		})
+		p.finish(w, r, a, err, nextOr(a))
+	}
 }

@@ -16,6 +16,7 @@ var messages = []struct{ en, ru, kk string }{
 	{"Choose how to pay", "Выберите способ оплаты", "Төлем тәсілін таңдаңыз"},
 	{"Bank card", "Банковская карта", "Банк картасы"},
 	{"SBP (Faster Payments)", "СБП (Система быстрых платежей)", "СБП (Жылдам төлемдер жүйесі)"},
+	{"QR in your bank's app", "QR в приложении вашего банка", "Банк қосымшасындағы QR"},
 	{"No payment method is available for this payment.", "Для этого платежа нет доступных способов оплаты.", "Бұл төлем үшін қолжетімді төлем тәсілі жоқ."},
 	{"Payment page unavailable", "Страница оплаты недоступна", "Төлем беті қолжетімсіз"},
 	{"This payment page was already used, has expired, or does not exist. Return to the shop to try again.",

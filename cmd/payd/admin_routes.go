@@ -13,7 +13,7 @@ import (
 // routeKeyFlags registers the flags that name a route.
 func routeKeyFlags(fs *flag.FlagSet) (region, method, currency *string) {
 	region = fs.String("region", "", "ru or kz")
-	method = fs.String("method", "", "payment method, e.g. bank_card or sbp")
+	method = fs.String("method", "", "payment method, e.g. bank_card, sbp or kz_qr")
 	currency = fs.String("currency", "", "RUB, KZT, USD or EUR")
 	return region, method, currency
 }
@@ -79,8 +79,8 @@ func init() {
 `},
 		struct{ name, text string }{"provider-routes", `Live provider routing:
   provider-routes list
-  provider-routes set --region ru|kz --method bank_card|sbp --currency CUR --providers NAME[,NAME...]
-  provider-routes delete --region ru|kz --method bank_card|sbp --currency CUR
+  provider-routes set --region ru|kz --method bank_card|sbp|kz_qr --currency CUR --providers NAME[,NAME...]
+  provider-routes delete --region ru|kz --method bank_card|sbp|kz_qr --currency CUR
 
   Live payments of a region, method and currency go to the providers of
   their route, in the order given: a provider that times out passes the
