@@ -23,6 +23,7 @@ test:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseValue -fuzztime=500000x ./money/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeJSON -fuzztime=20000x ./api/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeRefusesDuplicateNames -fuzztime=20000x ./api/
 	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=200000x ./urlguard/
 
 ## bench: payd's merchant API against the database floor, then webhook fan-out, on SQLite and PostgreSQL

@@ -434,7 +434,7 @@ func TestPrecheckOneDecision(t *testing.T) {
 				data, _ = conf["confirmation_data"].(string)
 				return data != ""
 			})
-			if !strings.HasPrefix(data, "https://qr.nspk.example/") {
+			if !strings.HasPrefix(data, "https://qr.sbp.example/") {
 				t.Fatalf("confirmation_data = %s", data)
 			}
 			wantStrings(t, "live_first attempts", []string{id, id}, lb.first.Attempts())

@@ -59,7 +59,7 @@ func appPay(s *sandbox, _, page string) { s.press(page, "pay") }
 func alreadyDecided(s *sandbox, page string) {
 	s.t.Helper()
 	pg := s.payer.Get(page)
-	if !strings.Contains(strings.ToLower(pg.Body), "already") || pg.CSRF() != "" {
+	if !alreadyProcessed(pg.Body) || pg.CSRF() != "" {
 		s.t.Fatalf("page %s after the bank declined: %d\n%s", page, pg.Status, pg.Body)
 	}
 }

@@ -852,7 +852,7 @@ func TestSandboxQRApps(t *testing.T) {
 		method, path, name, value, currency string
 		shown                               string // the amount as the region's language writes it
 	}{
-		{payd.RegionRU, payd.MethodSBP, "/sandbox/sbp/", "SBP", "100.00", "RUB", "100,00\u00a0₽"},
+		{payd.RegionRU, payd.MethodSBP, "/sandbox/sbp/", "СБП", "100.00", "RUB", "100,00\u00a0₽"},
 		{payd.RegionKZ, payd.MethodKZQR, "/sandbox/kz-qr/", "KZ QR", "1000.00", "KZT", "1\u00a0000,00\u00a0₸"},
 	}
 	cases := []struct {

@@ -33,7 +33,7 @@ func TestPagesGolden(t *testing.T) {
 		}{
 			{"bank", "bank.html", view{L: l, Title: l.T("Pay"), Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: "c5rf"}},
 			{"3ds", "3ds.html", view{L: l, Title: "3-D Secure", Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: "c5rf"}},
-			{"sbp", "sbp.html", view{L: l, Title: l.T("SBP"), Attempt: &kzt, Amount: l.Amount(kzt.Amount, kzt.Currency), CSRF: "c5rf"}},
+			{"sbp", "sbp.html", view{L: l, Title: l.T("SBP"), Attempt: &kzt, Amount: l.Amount(kzt.Amount, kzt.Currency), CSRF: "c5rf", Action: "/sandbox/sbp/" + kzt.ID}},
 			{"processed", "message.html", view{L: l, Title: l.T("Already processed"),
 				Message: l.T("This operation was already processed; nothing was changed."), Next: next(a)}},
 		} {
