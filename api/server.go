@@ -33,6 +33,11 @@ type Server struct {
 	limiter    ratelimit.Limiter
 	trustProxy bool
 	mux        *http.ServeMux
+	// openapiDoc is the contract document as this stage serves it.
+	openapiDoc []byte
+	// built holds the patterns of later-stage routes registered with
+	// their handlers, so laterStages leaves them alone.
+	built map[string]bool
 }
 
 // handler is an authenticated endpoint; a returned error is written as the
@@ -41,7 +46,8 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
-	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, trustProxy: cfg.TrustProxy, mux: http.NewServeMux()}
+	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, trustProxy: cfg.TrustProxy, mux: http.NewServeMux(),
+		openapiDoc: openapi.ForStage(int(cfg.Service.Stage())), built: map[string]bool{}}
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal()
 	}
@@ -64,7 +70,7 @@ func (s *Server) routes() {
 	})
 	m.HandleFunc("GET /readyz", s.ready)
 	m.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
-		writeRaw(w, http.StatusOK, openapi.JSON())
+		writeRaw(w, http.StatusOK, s.openapiDoc)
 	})
 
 	m.Handle("GET /v1/shop", s.auth(s.getShop))

@@ -121,6 +121,8 @@ type Options struct {
 	// Delivery sizes the webhook sender; tests of its limits make them
 	// small.
 	Delivery payd.DeliveryOptions
+	// Stage is the delivery stage served (zero: v1).
+	Stage payd.Stage
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -142,7 +144,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
-		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery,
+		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, Stage: opts.Stage,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

@@ -25,6 +25,7 @@ type serveOptions struct {
 	webhookAllowHosts                                            []string
 	webhookCAFile                                                string
 	webhookInFlight, webhookPerEndpoint                          int
+	stage                                                        payd.Stage
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -46,9 +47,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	caFile := f.String("webhook-ca-file", "", "PEM file of an extra CA that webhook deliveries trust (local development)")
 	inFlight := f.Int("webhook-max-in-flight", 0, "webhook deliveries sent at once in all (0: 256)")
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
+	stage := f.String("stage", "v1", "delivery stage served: v1, or M2 for disputes and chargebacks; later stages answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
+	st, err := payd.ParseStage(*stage)
+	if err != nil {
+		return nil, fmt.Errorf("--stage: %w", err)
+	}
+	o.stage = st
 	if *inFlight < 0 || *perEndpoint < 0 {
 		return nil, errors.New("--webhook-max-in-flight and --webhook-per-endpoint cannot be negative")
 	}
@@ -125,7 +132,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
-		TestClock: o.testClock, TrustProxy: o.behindProxy, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
+		TestClock: o.testClock, TrustProxy: o.behindProxy, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots,
 		Delivery:       payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
@@ -171,7 +178,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}()
 	}
 	log.Info("payd serving", "api", o.publicURL+"/v1", "admin", adminURL, "admin_enabled", in.Admin != nil,
-		"storage", in.Store.Dialect(), "test_clock", o.testClock)
+		"storage", in.Store.Dialect(), "test_clock", o.testClock, "stage", o.stage.String())
 
 	var serveErr error
 	select {
