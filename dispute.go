@@ -173,6 +173,17 @@ type DisputeListParams struct {
 	Created   TimeRange
 }
 
+// DisputeAmount is a dispute's sum and status, as the invariant check
+// reads them.
+type DisputeAmount struct {
+	ID         string
+	PaymentID  string
+	MerchantID string
+	Test       bool
+	Status     DisputeStatus
+	Amount     money.Amount
+}
+
 // DisputeDue is an unanswered dispute whose evidence deadline has passed.
 type DisputeDue struct {
 	ID         string

@@ -163,6 +163,7 @@ func (DisputeExpireArgs) Kind() string { return "dispute_expire" }
 
 // ExpireDispute closes an unanswered dispute whose evidence deadline has
 // passed on the service clock as expired; the sweep and the sandbox run it.
+// The deadline is the last moment for evidence, so it passes just after.
 // An early or stale run changes nothing.
 func (s *Service) ExpireDispute(ctx context.Context, id string, force bool) error {
 	return s.store.Tx(ctx, func(tx Tx) error {
@@ -170,7 +171,7 @@ func (s *Service) ExpireDispute(ctx context.Context, id string, force bool) erro
 		if err != nil {
 			return notFoundAs(err, "dispute")
 		}
-		if !d.Status.CanBecome(DisputeExpired) || (!force && s.clock.Now().Before(d.EvidenceDeadlineAt)) {
+		if !d.Status.CanBecome(DisputeExpired) || (!force && !s.clock.Now().After(d.EvidenceDeadlineAt)) {
 			return nil
 		}
 		return s.moveDispute(ctx, tx, d, DisputeExpired, "")

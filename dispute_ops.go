@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -29,6 +30,9 @@ type DisputeOpen struct {
 	// ProviderDisputeID is the bank's name for the dispute, unique per
 	// provider; empty for disputes without one.
 	ProviderDisputeID string
+	// Currencies names the currency of each amount given, by its request
+	// parameter; each must be the payment's.
+	Currencies map[string]money.Currency
 	// namedByService gives the dispute the service's id as the bank's
 	// name: the sandbox bank knows its disputes so.
 	namedByService bool
@@ -70,6 +74,11 @@ func (s *Service) openDispute(ctx context.Context, tx Tx, pay *Payment, in Dispu
 	}
 	if pay.Status != PaymentSucceeded {
 		return nil, Errorf(CodeInvalidState, "only a succeeded payment can be disputed; this one is %s", pay.Status)
+	}
+	for _, param := range sortedKeys(in.Currencies) {
+		if c := in.Currencies[param]; c != pay.Amount.Currency {
+			return nil, Invalid(param, "the currency must be the payment's, %s", pay.Amount.Currency)
+		}
 	}
 	amount := max(0, pay.RefundableAmount())
 	if in.Amount != nil {
@@ -266,4 +275,13 @@ func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *Disput
 		return err
 	})
 	return page, err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

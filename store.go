@@ -173,8 +173,9 @@ type Tx interface {
 	// evidence deadline is at or before p.Now, earliest first, after
 	// p.After, at most p.Limit.
 	DisputeListExpired(ctx context.Context, p *DisputeListExpiredParams) ([]DisputeDue, error)
-	// DisputeTotals sums disputes per payment and status.
-	DisputeTotals(ctx context.Context) (map[string]map[DisputeStatus]int64, error)
+	// DisputeAmounts lists every dispute's sum and status, for the
+	// invariant check.
+	DisputeAmounts(ctx context.Context) ([]DisputeAmount, error)
 	// ChargebackStats counts a merchant's chargebacks opened in a contour
 	// since a moment, and its payments created since then that succeeded.
 	ChargebackStats(ctx context.Context, merchantID string, test bool, since time.Time) (chargebacks, payments int, err error)

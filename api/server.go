@@ -101,6 +101,9 @@ func (s *Server) routes() {
 	m.Handle("PATCH /v1/webhook-endpoints/{endpoint_id}", s.auth(s.updateWebhookEndpoint))
 	m.Handle("DELETE /v1/webhook-endpoints/{endpoint_id}", s.auth(s.deleteWebhookEndpoint))
 
+	if s.svc.Stage() >= payd.StageM2 {
+		s.disputeRoutes()
+	}
 	s.laterStages()
 }
 

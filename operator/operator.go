@@ -81,6 +81,7 @@ func New(cfg Config) http.Handler {
 	h("POST /admin/v1/merchants/{id}/deposit/{action}", s.deposit)
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
+	s.disputeRoutes(mux, h)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -100,11 +101,7 @@ func New(cfg Config) http.Handler {
 // comparison does not leak the token's length either) and writes fn's answer.
 func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		got := sha256.Sum256([]byte(tok))
-		if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
-			api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+		if !s.tokenOK(w, r) {
 			return
 		}
 		status, v, err := fn(r)
@@ -114,6 +111,19 @@ func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 		}
 		api.WriteJSON(w, status, v)
 	})
+}
+
+// tokenOK checks the token and answers invalid_credentials when it is
+// wrong.
+func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	got := sha256.Sum256([]byte(tok))
+	if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
+		api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+		return false
+	}
+	return true
 }
 
 func decode(r *http.Request, dst any) error {

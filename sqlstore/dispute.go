@@ -91,22 +91,20 @@ func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredP
 	return out, rows.Err()
 }
 
-func (t *tx) DisputeTotals(ctx context.Context) (map[string]map[payd.DisputeStatus]int64, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM disputes`)
+func (t *tx) DisputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM disputes ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]map[payd.DisputeStatus]int64{}
+	var out []payd.DisputeAmount
 	for rows.Next() {
 		d, err := scanDoc[payd.Dispute](rows)
 		if err != nil {
 			return nil, err
 		}
-		if out[d.PaymentID] == nil {
-			out[d.PaymentID] = map[payd.DisputeStatus]int64{}
-		}
-		out[d.PaymentID][d.Status] += d.Amount.Minor
+		out = append(out, payd.DisputeAmount{ID: d.ID, PaymentID: d.PaymentID, MerchantID: d.MerchantID, Test: d.Test,
+			Status: d.Status, Amount: d.Amount})
 	}
 	return out, rows.Err()
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,7 +229,7 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "DisputeListExpired two at a time", want, walked)
 	})
 
-	t.Run("TotalsAndChargebackStats", func(t *testing.T) {
+	t.Run("AmountsAndChargebackStats", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
 		ctx := t.Context()
@@ -263,14 +265,15 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 			return nil
 		})
-		var totals map[string]map[payd.DisputeStatus]int64
-		mustView(t, s, func(tx payd.Tx) (err error) { totals, err = tx.DisputeTotals(ctx); return err })
-		wantDiff(t, "DisputeTotals", map[string]map[payd.DisputeStatus]int64{
-			pay.ID:       {payd.DisputeOpened: 2500, payd.DisputeLost: 700},
-			secondPay.ID: {payd.DisputeOpened: 2500},
-			old.ID:       {payd.DisputeOpened: 2500},
-			livePay.ID:   {payd.DisputeOpened: 2500},
-		}, totals)
+		var amounts []payd.DisputeAmount
+		mustView(t, s, func(tx payd.Tx) (err error) { amounts, err = tx.DisputeAmounts(ctx); return err })
+		var want []payd.DisputeAmount
+		for _, d := range []*payd.Dispute{a, b, c, oldCB, liveCB} {
+			want = append(want, payd.DisputeAmount{ID: d.ID, PaymentID: d.PaymentID, MerchantID: d.MerchantID, Test: d.Test,
+				Status: d.Status, Amount: d.Amount})
+		}
+		slices.SortFunc(want, func(x, y payd.DisputeAmount) int { return strings.Compare(x.ID, y.ID) })
+		wantDiff(t, "DisputeAmounts", want, amounts)
 
 		// In the last 30 days of the test contour: two chargebacks (the
 		// retrieval and the older one are left out) over the two payments
