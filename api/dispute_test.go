@@ -97,7 +97,7 @@ func TestDisputeOutcomes(t *testing.T) {
 				if want := env.Clock.Now().Add(72 * time.Hour); deadline.Sub(want).Abs() > time.Second {
 					t.Fatalf("evidence_deadline_at %v, want %v", deadline, want)
 				}
-				p := c.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t)
+				p := c.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t)
 				if value(p, "disputed_amount") != "300.00" || value(p, "refundable_amount") != "700.00" || value(p, "charged_back_amount") != "0.00" {
 					t.Fatalf("payment under dispute = %v", p)
 				}
@@ -154,7 +154,7 @@ func TestDisputeOutcomes(t *testing.T) {
 				if got := balanceOf(t, c); !equal(got, want) {
 					t.Fatalf("balance after %s = %v, want %v", outcome, got, want)
 				}
-				p = c.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t)
+				p = c.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t)
 				chargedBack, refundable, feeBack := "0.00", "1000.00", "0.00"
 				if outcome != "won" {
 					chargedBack, refundable, feeBack = "300.00", "700.00", "2.10"
