@@ -78,7 +78,7 @@ func TestDisputeCascade(t *testing.T) {
 		if got := balanceOf(t, c); !equal(got, want) {
 			t.Fatalf("balance after the lost dispute = %v, want %v", got, want)
 		}
-		p := c.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t)
+		p := c.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t)
 		if value(p, "charged_back_amount") != "1000.00" || value(p, "refundable_amount") != "0.00" || p["refundable"] != false ||
 			value(p, "fee_refunded_amount") != "7.00" {
 			t.Fatalf("payment after the lost dispute = %v", p)
@@ -110,7 +110,7 @@ func TestDisputeCascade(t *testing.T) {
 		var st struct{ ID string }
 		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/settlements", map[string]any{"test": true, "currency": "RUB", "date": day}).
 			Expect(t, 201).Decode(t, &st)
-		got := c.Get("/v1/settlements/" + st.ID).Expect(t, 200).JSON(t)
+		got := c.Get("/v1/settlements/"+st.ID).Expect(t, 200).JSON(t)
 		for field, want := range map[string]string{"chargebacks_amount": "1000.00", "bank_fines_amount": "10.00",
 			"chargeback_fees_amount": "5.00", "disputes_amount": "2000.00", "reserve_released_amount": "100.00",
 			"deposit_withheld_amount": "0.00", "gross_amount": "0.00", "net_amount": "-908.00"} {
