@@ -128,7 +128,7 @@ func TestDisputeList(t *testing.T) {
 			var out []string
 			cursor := ""
 			for range 10 {
-				page := c.Get("/v1/disputes?limit=2" + query + cursor).Expect(t, 200).JSON(t)
+				page := c.Get("/v1/disputes?limit=2"+query+cursor).Expect(t, 200).JSON(t)
 				for _, it := range page["items"].([]any) {
 					out = append(out, it.(map[string]any)["id"].(string))
 				}
@@ -148,7 +148,7 @@ func TestDisputeList(t *testing.T) {
 			}
 			return out
 		}
-		created := c.Get("/v1/disputes/" + ids[2]).Expect(t, 200).JSON(t)["created_at"].(string)
+		created := c.Get("/v1/disputes/"+ids[2]).Expect(t, 200).JSON(t)["created_at"].(string)
 		for _, tt := range []struct {
 			query string
 			want  []string
