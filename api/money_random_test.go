@@ -144,7 +144,7 @@ func TestMoneyRandomized(t *testing.T) {
 		checkLedger(t, env)
 		byStatus := map[string]int{}
 		for _, id := range disputes {
-			byStatus[c.Get("/v1/disputes/" + id).Expect(t, 200).JSON(t)["status"].(string)]++
+			byStatus[c.Get("/v1/disputes/"+id).Expect(t, 200).JSON(t)["status"].(string)]++
 		}
 		t.Logf("disputes by status: %v", byStatus)
 	})
