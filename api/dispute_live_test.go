@@ -42,7 +42,7 @@ func TestLiveDisputeByBankNotification(t *testing.T) {
 		opened := payd.Notification{ID: "n2", Kind: payd.NotifyDisputeOpened, Amount: 25000, Dispute: &payd.DisputeNotice{
 			ID: "cb-1", Kind: payd.DisputeChargeback, ReasonCode: "10.4", EvidenceDeadline: &deadline, BankFine: &fine}}
 		notify(opened)
-		notify(opened) // the same notification again: applied once
+		notify(opened)   // the same notification again: applied once
 		opened.ID = "n3" // the bank's dispute again: a discrepancy
 		notify(opened)
 		items := live.Get("/v1/disputes").Expect(t, 200).JSON(t)["items"].([]any)
@@ -68,7 +68,7 @@ func TestLiveDisputeByBankNotification(t *testing.T) {
 			t.Fatalf("lost dispute = %v", d)
 		}
 		notify(payd.Notification{ID: "n7", Kind: payd.NotifyDisputeWon, Dispute: &payd.DisputeNotice{ID: "cb-1"}})
-		if got := live.Get("/v1/payments/" + pay).Expect(t, 200).JSON(t); value(got, "charged_back_amount") != "250.00" {
+		if got := live.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t); value(got, "charged_back_amount") != "250.00" {
 			t.Fatalf("payment after the lost dispute = %v", got)
 		}
 		var disc struct{ Items []payd.Discrepancy }
