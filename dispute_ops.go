@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -130,10 +131,10 @@ func (s *Service) openDispute(ctx context.Context, tx Tx, pay *Payment, in Dispu
 		return nil, err
 	}
 	if err := tx.DisputeInsert(ctx, d); err != nil {
-		if errors.Is(err, ErrConflict) {
-			return nil, Errorf(CodeInvalidState, "the provider's dispute %s is already open", in.ProviderDisputeID)
-		}
-		return nil, err
+		// The check above saw no such dispute, so another transaction
+		// opened it meanwhile: a plain error rolls this one back, hold and
+		// all, and a retry finds the dispute.
+		return nil, fmt.Errorf("open dispute %s: %w", in.ProviderDisputeID, err)
 	}
 	if err := tx.PaymentUpdate(ctx, pay); err != nil {
 		return nil, err

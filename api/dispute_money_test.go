@@ -1,6 +1,9 @@
 package api_test
 
 import (
+	"encoding/csv"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,6 +119,31 @@ func TestDisputeCascade(t *testing.T) {
 			"deposit_withheld_amount": "0.00", "gross_amount": "0.00", "net_amount": "-908.00"} {
 			if value(got, field) != want {
 				t.Errorf("settlement %s = %s, want %s (%v)", field, value(got, field), want, got)
+			}
+		}
+		// The report lists the disputes' postings with their operations.
+		resp, err := http.Get(got["report_url"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(resp.Body).ReadAll()
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := map[string]int{}
+		for _, row := range rows[1:] {
+			if strings.HasPrefix(row[3], "dispute_") {
+				ops[row[3]+" "+row[6]]++
+				if row[4] != "dispute" || (row[5] != first && row[5] != second) {
+					t.Errorf("report row %v does not name its dispute", row)
+				}
+			}
+		}
+		for _, want := range []string{"dispute_hold disputed", "dispute_hold reserve", "dispute_hold deposit", "dispute_hold available",
+			"dispute_release disputed", "dispute_chargeback disputed", "dispute_bank_fine available", "dispute_service_fee available"} {
+			if ops[want] == 0 {
+				t.Errorf("report has no %q posting: %v", want, ops)
 			}
 		}
 	})
