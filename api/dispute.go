@@ -130,10 +130,12 @@ func (s *Server) attachEvidence(w http.ResponseWriter, r *http.Request, p *payd.
 
 // uploadEvidence takes the bytes of a reserved evidence file through its
 // signed link, streaming them to storage. A large file over a slow link
-// may take longer than the listener's read timeout allows a request, so
-// the upload gets its own deadline.
+// may take longer than the listener's timeouts allow a request, so the
+// upload gets its own deadlines (the upload's lease is as long).
 func (s *Server) uploadEvidence(w http.ResponseWriter, r *http.Request) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(10 * time.Minute))
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(10 * time.Minute))
+	_ = rc.SetWriteDeadline(time.Now().Add(11 * time.Minute))
 	q := r.URL.Query()
 	ev, err := s.svc.UploadEvidence(r.Context(), payd.EvidenceUpload{
 		FileID: r.PathValue("file_id"), Expires: q.Get("expires"), Sig: q.Get("sig"),
