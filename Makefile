@@ -1,12 +1,15 @@
 # payd — merchant payments service.
 GO ?= go
 PAYD_TEST_DATABASE_URL ?=
+# STAGE is the delivery stage `make run` serves: v1 (default) or M2
+# (disputes and chargebacks): `make run STAGE=M2`. PAYD_STAGE does the same.
+STAGE ?= $(or $(PAYD_STAGE),v1)
 
 .PHONY: run test build fuzz bench lint
 
-## run: start the service on SQLite in ./payd-data with a demo merchant
+## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes)
 run:
-	$(GO) run ./cmd/payd serve --dev --test-clock
+	$(GO) run ./cmd/payd serve --dev --test-clock --stage $(STAGE)
 
 ## build: build the payd binary into ./bin
 build:

@@ -332,7 +332,7 @@ func (st ShopSettings) validateMoneySettings() error {
 	if st.Limits.PaymentsPerMinute < 0 {
 		return Invalid("limits.payments_per_minute", "must not be negative")
 	}
-	return nil
+	return st.validateDisputeFees()
 }
 
 // checkText checks a text field's length in characters and refuses control

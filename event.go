@@ -27,7 +27,10 @@ const (
 	EventSettlementUnfrozen       EventType = "settlement.unfrozen"
 	EventDisputeOpened            EventType = "dispute.opened"
 	EventDisputeEvidenceRequired  EventType = "dispute.evidence_required"
-	EventDisputeClosed            EventType = "dispute.closed"
+	// EventDisputeSubmitted is ours (docs/changelog.md, 2026-11-25): the
+	// evidence went to the bank.
+	EventDisputeSubmitted EventType = "dispute.submitted"
+	EventDisputeClosed    EventType = "dispute.closed"
 )
 
 // EventTypes lists every known type.
@@ -36,7 +39,7 @@ var EventTypes = []EventType{
 	EventPaymentAuthorizeRequest, EventRefundSucceeded, EventRefundCanceled,
 	EventPaymentLinkPaid, EventPayoutSucceeded, EventPayoutCanceled,
 	EventSettlementPaid, EventSettlementFrozen, EventSettlementUnfrozen,
-	EventDisputeOpened, EventDisputeEvidenceRequired, EventDisputeClosed,
+	EventDisputeOpened, EventDisputeEvidenceRequired, EventDisputeSubmitted, EventDisputeClosed,
 }
 
 // Valid reports whether t is a known event type.

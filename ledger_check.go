@@ -3,6 +3,9 @@ package payd
 import (
 	"context"
 	"fmt"
+
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
 )
 
 // CheckLedger verifies the money invariants and returns what is wrong (an
@@ -10,9 +13,14 @@ import (
 //   - every entry's postings sum to zero;
 //   - no merchant account other than available is below zero (pending,
 //     reserve, refunds in flight, each payment's part of them);
-//   - for every refunded payment: refunded_amount equals its succeeded
-//     refunds, pending_refunds_amount its pending ones, the refundable
-//     amount is not negative, and the fee returned is at most the fee.
+//   - for every refunded or disputed payment: refunded_amount equals its
+//     succeeded refunds, pending_refunds_amount its pending ones,
+//     disputed_amount its open disputes, charged_back_amount its lost and
+//     expired ones; so captured = refunded + refundable + pending refunds +
+//     charged back + disputed holds with a refundable amount that is not
+//     negative; and the fee returned is at most the fee;
+//   - every dispute's own part of disputed holds its sum while open and
+//     nothing once closed, and no other money sits in disputed.
 //
 // Balance fields are read from the same postings, and payable is clamped
 // at zero, so these cover the balance rules too. Tests run it after every
@@ -40,10 +48,32 @@ func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		disputes, err := tx.DisputeAmounts(ctx)
+		if err != nil {
+			return err
+		}
+		held, chargedBack := map[string]int64{}, map[string]int64{}
+		for _, d := range disputes {
+			if totals[d.PaymentID] == nil {
+				totals[d.PaymentID] = map[string]int64{}
+			}
+			switch {
+			case !d.Status.Final():
+				held[d.PaymentID] += d.Amount.Minor
+			case d.Status != DisputeWon:
+				chargedBack[d.PaymentID] += d.Amount.Minor
+			}
+		}
 		for pid, t := range totals {
 			pay, err := tx.PaymentGet(ctx, pid)
 			if err != nil {
 				return err
+			}
+			if pay.DisputedAmount != held[pid] {
+				problems = append(problems, fmt.Sprintf("%s: disputed_amount %d, open disputes %d", pid, pay.DisputedAmount, held[pid]))
+			}
+			if pay.ChargedBackAmount != chargedBack[pid] {
+				problems = append(problems, fmt.Sprintf("%s: charged_back_amount %d, lost and expired disputes %d", pid, pay.ChargedBackAmount, chargedBack[pid]))
 			}
 			if pay.RefundedAmount != t[string(RefundSucceeded)] {
 				problems = append(problems, fmt.Sprintf("%s: refunded_amount %d, succeeded refunds %d", pid, pay.RefundedAmount, t[string(RefundSucceeded)]))
@@ -58,7 +88,54 @@ func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 				problems = append(problems, fmt.Sprintf("%s: fee returned %d above the fee %d", pid, pay.FeeRefundedAmount, pay.FeeAmount))
 			}
 		}
-		return nil
+		more, err := checkDisputeHolds(ctx, tx, disputes)
+		problems = append(problems, more...)
+		return err
 	})
 	return problems, err
+}
+
+// checkDisputeHolds compares each contour's disputed sub-accounts with its
+// disputes: an open dispute's part holds its sum, any other part nothing.
+func checkDisputeHolds(ctx context.Context, tx Tx, disputes []DisputeAmount) ([]string, error) {
+	type contour struct {
+		merchant string
+		test     bool
+		currency money.Currency
+	}
+	want := map[contour]map[string]int64{}
+	for _, d := range disputes {
+		k := contour{d.MerchantID, d.Test, d.Amount.Currency}
+		if want[k] == nil {
+			want[k] = map[string]int64{}
+		}
+		if !d.Status.Final() {
+			want[k][d.ID] = d.Amount.Minor
+		}
+	}
+	var problems []string
+	for k, subs := range want {
+		got, err := tx.LedgerSubBalances(ctx, k.merchant, k.test, k.currency, ledger.Disputed)
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range ledger.Keys(merge(subs, got)) {
+			if got[sub] != subs[sub] {
+				problems = append(problems, fmt.Sprintf("%s: disputed part %d, want %d", sub, got[sub], subs[sub]))
+			}
+		}
+	}
+	return problems, nil
+}
+
+// merge returns the keys of both maps with zero values, for walking both.
+func merge(a, b map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k := range a {
+		out[k] = 0
+	}
+	for k := range b {
+		out[k] = 0
+	}
+	return out
 }

@@ -290,6 +290,9 @@ func (s *Service) HandleProviderNotification(ctx context.Context, provider strin
 		if n.RefundID != "" {
 			return s.applyRefundNotification(ctx, tx, provider, n)
 		}
+		if n.Dispute != nil {
+			return s.applyDisputeNotification(ctx, tx, provider, n)
+		}
 		pay, err := tx.PaymentGetByProviderID(ctx, provider, n.ProviderPaymentID)
 		if err != nil {
 			return notFoundAs(err, "payment")

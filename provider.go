@@ -83,6 +83,12 @@ const (
 	NotifyDeclined        = "declined"
 	NotifyRefundSucceeded = "refund_succeeded"
 	NotifyRefundFailed    = "refund_failed"
+	// Dispute notifications: the bank opens a dispute on a payment, asks
+	// for evidence, and decides it.
+	NotifyDisputeOpened           = "dispute_opened"
+	NotifyDisputeEvidenceRequired = "dispute_evidence_required"
+	NotifyDisputeWon              = "dispute_won"
+	NotifyDisputeLost             = "dispute_lost"
 )
 
 // Notification is a provider's asynchronous report of an outcome.
@@ -97,6 +103,27 @@ type Notification struct {
 	Amount        int64                 `json:"amount,omitempty"`
 	Authorization *AuthorizationDetails `json:"authorization,omitempty"`
 	Method        *PaymentMethodData    `json:"method,omitempty"`
+	// Dispute carries the bank's dispute of a dispute notification.
+	Dispute *DisputeNotice `json:"dispute,omitempty"`
+}
+
+// DisputeNotice is the dispute part of a bank's notification: its own id
+// for the dispute, and on opening what the dispute is (the sum in
+// Notification.Amount, the payment's whole refundable amount when zero).
+type DisputeNotice struct {
+	ID               string      `json:"id"`
+	Kind             DisputeKind `json:"kind,omitempty"`
+	ReasonCode       string      `json:"reason_code,omitempty"`
+	EvidenceDeadline *time.Time  `json:"evidence_deadline,omitempty"`
+	BankFine         *int64      `json:"bank_fine,omitempty"`
+	Resolution       string      `json:"resolution,omitempty"`
+}
+
+// DisputeSimulator is a provider that can be told the next step of a
+// dispute: the sandbox bank. It answers through a dispute notification.
+type DisputeSimulator interface {
+	Provider
+	SimulateDispute(ctx context.Context, tx Tx, d *Dispute, kind string, delay time.Duration) error
 }
 
 // Route chooses the ordered cascade of providers for a test payment by

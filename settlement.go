@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -45,24 +46,33 @@ var settlementNext = map[SettlementState][]SettlementState{
 // of the regional calendar, its amounts computed from the ledger entries of
 // the period.
 type Settlement struct {
-	ID                  string          `json:"id"`
-	MerchantID          string          `json:"merchant_id"`
-	Test                bool            `json:"test"`
-	Currency            money.Currency  `json:"currency"`
-	PeriodFrom          string          `json:"period_from"`
-	PeriodTo            string          `json:"period_to"`
-	Status              SettlementState `json:"status"`
-	Gross               int64           `json:"gross"`
-	Fees                int64           `json:"fees"`
-	Refunds             int64           `json:"refunds"`
-	ReserveHeld         int64           `json:"reserve_held"`
-	ReserveReleased     int64           `json:"reserve_released"`
-	DepositWithheld     int64           `json:"deposit_withheld"`
-	Net                 int64           `json:"net"`
-	SettlementDelayDays int             `json:"settlement_delay_days"`
-	Entries             int             `json:"entries"`
-	PaidAt              *time.Time      `json:"paid_at,omitempty"`
-	CreatedAt           time.Time       `json:"created_at"`
+	ID              string          `json:"id"`
+	MerchantID      string          `json:"merchant_id"`
+	Test            bool            `json:"test"`
+	Currency        money.Currency  `json:"currency"`
+	PeriodFrom      string          `json:"period_from"`
+	PeriodTo        string          `json:"period_to"`
+	Status          SettlementState `json:"status"`
+	Gross           int64           `json:"gross"`
+	Fees            int64           `json:"fees"`
+	Refunds         int64           `json:"refunds"`
+	ReserveHeld     int64           `json:"reserve_held"`
+	ReserveReleased int64           `json:"reserve_released"`
+	DepositWithheld int64           `json:"deposit_withheld"`
+	// Chargebacks is what lost and expired disputes gave the bank;
+	// BankFines and ChargebackFees what they cost beyond it.
+	Chargebacks    int64 `json:"chargebacks"`
+	BankFines      int64 `json:"bank_fines"`
+	ChargebackFees int64 `json:"chargeback_fees"`
+	// DisputesHeld is the sum disputes opened in the period held;
+	// DisputesReleased what left the holds (won, or charged back).
+	DisputesHeld        int64      `json:"disputes_held"`
+	DisputesReleased    int64      `json:"disputes_released"`
+	Net                 int64      `json:"net"`
+	SettlementDelayDays int        `json:"settlement_delay_days"`
+	Entries             int        `json:"entries"`
+	PaidAt              *time.Time `json:"paid_at,omitempty"`
+	CreatedAt           time.Time  `json:"created_at"`
 }
 
 // SettlementJSON is the contract's Settlement object.
@@ -95,8 +105,9 @@ func (st *Settlement) View(reportURL string) *SettlementJSON {
 	return &SettlementJSON{ID: st.ID, Status: st.Status, PeriodFrom: st.PeriodFrom, PeriodTo: st.PeriodTo, Currency: st.Currency,
 		GrossAmount: a(st.Gross), FeeAmount: a(max(0, st.Fees)), RefundsAmount: a(st.Refunds),
 		NetAmount: money.Signed{Minor: st.Net, Currency: st.Currency}, Test: st.Test,
-		ChargebacksAmount: a(0), ReserveHeldAmount: a(st.ReserveHeld), ReserveReleasedAmount: a(st.ReserveReleased),
-		DepositWithheldAmount: a(max(0, st.DepositWithheld)), BankFinesAmount: a(0), ChargebackFeesAmount: a(0), DisputesAmount: a(0),
+		ChargebacksAmount: a(st.Chargebacks), ReserveHeldAmount: a(st.ReserveHeld), ReserveReleasedAmount: a(st.ReserveReleased),
+		DepositWithheldAmount: a(max(0, st.DepositWithheld)), BankFinesAmount: a(st.BankFines),
+		ChargebackFeesAmount: a(st.ChargebackFees), DisputesAmount: a(st.DisputesHeld),
 		SettlementDelayDays: st.SettlementDelayDays, PaidAt: st.PaidAt, ReportURL: reportURL}
 }
 
@@ -139,13 +150,32 @@ type PeriodEntry struct {
 
 // computeSettlement sums a period's entries: gross captured, fees (net of
 // fees returned), refunds sent, reserve held and released, deposit withheld
-// (net of deposit released); net is what the period adds to the merchant's
-// payable money: gross − fees − refunds − reserve held + reserve released −
-// deposit withheld.
+// (net of deposit released), chargebacks, bank fines and chargeback fees,
+// and the dispute holds placed and left; net is what the period adds to the
+// merchant's payable money: gross − fees − refunds − chargebacks − reserve
+// held + reserve released − deposit withheld − bank fines − chargeback fees
+// − disputes held + disputes released. What a dispute or its loss takes
+// from the reserve counts as reserve released, and from the deposit as
+// deposit released, because those sums were out of net already.
 func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 	for _, e := range entries {
+		dispute := strings.HasPrefix(e.Kind, "dispute_")
 		for _, p := range e.Postings {
 			switch {
+			case dispute && p.Account.Bucket == ledger.Disputed && p.Amount > 0:
+				st.DisputesHeld += p.Amount
+			case dispute && p.Account.Bucket == ledger.Disputed:
+				st.DisputesReleased += -p.Amount
+			case dispute && p.Account.Bucket == ledger.Reserve:
+				st.ReserveReleased += -p.Amount
+			case dispute && p.Account.Bucket == ledger.Deposit:
+				st.DepositWithheld += p.Amount
+			case e.Kind == entryDisputeChargeback && p.Account.Bucket == ledger.ProviderClearing:
+				st.Chargebacks += p.Amount
+			case p.Account.Bucket == ledger.BankFines:
+				st.BankFines += p.Amount
+			case p.Account.Bucket == ledger.ChargebackFees:
+				st.ChargebackFees += p.Amount
 			case e.Kind == "payment_captured" && p.Account.Bucket == ledger.ProviderClearing:
 				st.Gross += -p.Amount
 			case p.Account.Bucket == ledger.Fees:
@@ -162,7 +192,8 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 		}
 	}
 	st.Entries = len(entries)
-	st.Net = st.Gross - st.Fees - st.Refunds - st.ReserveHeld + st.ReserveReleased - st.DepositWithheld
+	st.Net = st.Gross - st.Fees - st.Refunds - st.Chargebacks - st.ReserveHeld + st.ReserveReleased - st.DepositWithheld -
+		st.BankFines - st.ChargebackFees - st.DisputesHeld + st.DisputesReleased
 }
 
 // FormSettlement forms the register of one merchant, contour, currency and

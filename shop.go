@@ -31,6 +31,9 @@ type Merchant struct {
 	SettlementDelayDays int `json:"settlement_delay_days"`
 	// AutoSettle takes registers from draft to paid without operators.
 	AutoSettle bool `json:"auto_settle"`
+	// Chargeback is the merchant's chargeback-ratio freeze rule; zero
+	// fields mean the defaults (DefaultChargebackRule).
+	Chargeback ChargebackRule `json:"chargeback"`
 }
 
 // Freeze is a merchant's payout freeze in one contour: while frozen no
@@ -108,6 +111,9 @@ type ShopSettings struct {
 	// unreleased part and positive available (an operator's exception to
 	// the balance rule: they may then drive available negative).
 	RefundBeyondAvailable bool `json:"refund_beyond_available,omitempty"`
+	// DisputeFees are the bank fine and the service fee a dispute opened
+	// without its own (the sandbox's) is charged when lost, per currency.
+	DisputeFees []DisputeFee `json:"dispute_fees,omitempty"`
 }
 
 // ReserveFor returns the reserve rule of currency c (zero when none).

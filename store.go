@@ -153,6 +153,46 @@ type Tx interface {
 	LedgerNegativeAccounts(ctx context.Context) ([]string, error)
 	RefundTotals(ctx context.Context) (map[string]map[string]int64, error)
 
+	// LedgerSubBalances returns the balance of every sub-account of one
+	// bucket of a merchant's contour and currency (the per-payment parts
+	// of the reserve), leaving out those at zero.
+	LedgerSubBalances(ctx context.Context, owner string, test bool, c money.Currency, b ledger.Bucket) (map[string]int64, error)
+
+	// DisputeInsert inserts d; a dispute already holding d's provider
+	// dispute id is ErrConflict, with the transaction still usable.
+	DisputeInsert(ctx context.Context, d *Dispute) error
+	// DisputeGet and DisputeGetForUpdate look a dispute up by id alone;
+	// the service checks it belongs to the caller's shop and mode.
+	DisputeGet(ctx context.Context, id string) (*Dispute, error)
+	DisputeGetForUpdate(ctx context.Context, id string) (*Dispute, error)
+	// DisputeGetByProviderID finds the dispute a provider names.
+	DisputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*Dispute, error)
+	DisputeUpdate(ctx context.Context, d *Dispute) error
+	DisputeList(ctx context.Context, p *DisputeListParams) (Page[*Dispute], error)
+	// DisputeListExpired lists opened and evidence_required disputes whose
+	// evidence deadline is at or before p.Now, earliest first, after
+	// p.After, at most p.Limit.
+	DisputeListExpired(ctx context.Context, p *DisputeListExpiredParams) ([]DisputeDue, error)
+	// DisputeAmounts lists every dispute's sum and status, for the
+	// invariant check.
+	DisputeAmounts(ctx context.Context) ([]DisputeAmount, error)
+	// ChargebackStats counts a merchant's chargebacks opened in a contour
+	// since a moment, and its payments created since then that succeeded.
+	ChargebackStats(ctx context.Context, merchantID string, test bool, since time.Time) (chargebacks, payments int, err error)
+
+	// EvidenceFileInsert, EvidenceFileGet(ForUpdate) and EvidenceFileUpdate
+	// keep the evidence uploads' records.
+	EvidenceFileInsert(ctx context.Context, f *EvidenceFile) error
+	EvidenceFileGet(ctx context.Context, id string) (*EvidenceFile, error)
+	EvidenceFileGetForUpdate(ctx context.Context, id string) (*EvidenceFile, error)
+	EvidenceFileUpdate(ctx context.Context, f *EvidenceFile) error
+	// EvidenceChunkPut stores chunk seq of a file's bytes; EvidenceChunkGet
+	// reads one back (ErrNoRows past the last), so a file streams through
+	// one chunk at a time. EvidenceChunksDelete drops all of a file's.
+	EvidenceChunkPut(ctx context.Context, fileID string, seq int, data []byte) error
+	EvidenceChunkGet(ctx context.Context, fileID string, seq int) ([]byte, error)
+	EvidenceChunksDelete(ctx context.Context, fileID string) error
+
 	// WebhookDeliveryInsert queues deliveries, each due at its DueAt.
 	WebhookDeliveryInsert(ctx context.Context, list ...*WebhookDelivery) error
 	// WebhookDeliveryClaim takes the due deliveries for sending and moves

@@ -43,6 +43,8 @@ func TestLaterStagesAnswer501(t *testing.T) {
 			{"GET", "/v1/disputes/dsp_" + id, "M2"},
 			{"POST", "/v1/disputes/dsp_" + id + "/evidence/uploads", "M2"},
 			{"POST", "/v1/disputes/dsp_" + id + "/evidence", "M2"},
+			{"POST", "/v1/test/payments/pay_" + id + "/disputes", "M2"},
+			{"POST", "/v1/test/disputes/dsp_" + id + "/simulate", "M2"},
 			{"POST", "/v1/payment-links", "M5"},
 			{"GET", "/v1/payment-links", "M5"},
 			{"GET", "/v1/payment-links/pl_" + id, "M5"},

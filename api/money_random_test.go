@@ -14,8 +14,9 @@ import (
 
 // TestMoneyRandomized runs a random mix of money operations — payments of
 // every outcome, captures and partial captures, refunds that succeed and
-// fail, time jumps across holds and settlement days, registers, freezes —
-// and checks the money invariants after every step. The seed is printed;
+// fail, disputes won, lost and expired, time jumps across holds, evidence
+// deadlines and settlement days, registers, freezes — and checks the money
+// invariants after every step. The seed is printed;
 // PAYD_RANDOM_SEED replays a run and PAYD_RANDOM_STEPS changes its length.
 func TestMoneyRandomized(t *testing.T) {
 	t.Parallel()
@@ -30,15 +31,15 @@ func TestMoneyRandomized(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		t.Logf("seed %d, %d steps (replay with PAYD_RANDOM_SEED=%d)", seed, steps, seed)
 		rnd := rand.New(rand.NewPCG(seed, 0x9e3779b9))
-		env := paydtest.Start(t, b, nil)
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2})
 		shop := env.NewShop(payd.RegionRU, "")
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{
 			"reserve": []any{map[string]any{"currency": "RUB", "percent_bps": 500, "days": 3}},
 		}).Expect(t, 200)
 		c := env.As(shop, false)
-		var payments, succeeded []string
+		var payments, succeeded, disputes []string
 		for step := 0; step < steps; step++ {
-			op := rnd.IntN(100)
+			op := rnd.IntN(120)
 			switch {
 			case op < 30: // a payment with a random outcome
 				cents := 100 + rnd.IntN(500000)
@@ -101,9 +102,37 @@ func TestMoneyRandomized(t *testing.T) {
 				action := []string{"hold", "release"}[rnd.IntN(2)]
 				env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/deposit/"+action, map[string]any{"test": true,
 					"amount": map[string]any{"value": fmt.Sprintf("%d.00", 1+rnd.IntN(50)), "currency": "RUB"}})
-			default: // an operator freezes or unfreezes payouts
+			case op < 100: // an operator freezes or unfreezes payouts
 				action := []string{"freeze", "unfreeze"}[rnd.IntN(2)]
 				env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/"+action, map[string]any{"test": true, "reason": "manual_review"})
+			case op < 106 && len(succeeded) > 0: // the bank opens a dispute
+				id := succeeded[rnd.IntN(len(succeeded))]
+				got := c.Get("/v1/payments/" + id).JSON(t)
+				v, _ := strconv.ParseFloat(got["refundable_amount"].(map[string]any)["value"].(string), 64)
+				left := int64(v*100 + 0.5)
+				body := map[string]any{"kind": []string{"chargeback", "retrieval", "complaint"}[rnd.IntN(3)],
+					"evidence_deadline_seconds": 3600 * (1 + rnd.IntN(24*14)),
+					"bank_fine_amount":          map[string]any{"value": fmt.Sprintf("%d.00", rnd.IntN(30)), "currency": "RUB"},
+					"service_fee_amount":        map[string]any{"value": fmt.Sprintf("%d.%02d", rnd.IntN(10), rnd.IntN(100)), "currency": "RUB"}}
+				if left > 0 && rnd.IntN(3) > 0 {
+					part := 1 + rnd.Int64N(left+left/10) // sometimes too much
+					body["amount"] = map[string]any{"value": fmt.Sprintf("%d.%02d", part/100, part%100), "currency": "RUB"}
+				}
+				r := c.Post("/v1/test/payments/"+id+"/disputes", key(), body)
+				switch r.Status {
+				case 201:
+					disputes = append(disputes, r.JSON(t)["id"].(string))
+				case 422:
+				default:
+					t.Fatalf("step %d: dispute answered %d %s", step, r.Status, r.Body)
+				}
+			case len(disputes) > 0: // the bank's next word on a dispute
+				id := disputes[rnd.IntN(len(disputes))]
+				outcome := []string{"evidence_required", "won", "lost", "lost", "expire"}[rnd.IntN(5)]
+				r := c.Post("/v1/test/disputes/"+id+"/simulate", key(), map[string]any{"outcome": outcome})
+				if r.Status != 202 && r.Status != 422 {
+					t.Fatalf("step %d: dispute simulate answered %d %s", step, r.Status, r.Body)
+				}
 			}
 			checkLedger(t, env)
 			if bal := balanceOf(t, c); len(bal) > 0 && bal["payable"] != "0.00" && bal["payable"][0] == '-' {
@@ -113,5 +142,10 @@ func TestMoneyRandomized(t *testing.T) {
 		// Let every job finish, then check once more.
 		time.Sleep(time.Second)
 		checkLedger(t, env)
+		byStatus := map[string]int{}
+		for _, id := range disputes {
+			byStatus[c.Get("/v1/disputes/"+id).Expect(t, 200).JSON(t)["status"].(string)]++
+		}
+		t.Logf("disputes by status: %v", byStatus)
 	})
 }

@@ -40,6 +40,11 @@ type Server struct {
 	source   Source
 	throttle *AuthThrottle
 	mux      *http.ServeMux
+	// openapiDoc is the contract document as this stage serves it.
+	openapiDoc []byte
+	// built holds the patterns of later-stage routes registered with
+	// their handlers, so laterStages leaves them alone.
+	built map[string]bool
 }
 
 // handler is an authenticated endpoint; a returned error is written as the
@@ -49,7 +54,8 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
 	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, mux: http.NewServeMux(),
-		source: Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}}
+		source:     Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies},
+		openapiDoc: openapi.ForStage(int(cfg.Service.Stage())), built: map[string]bool{}}
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal()
 	}
@@ -76,7 +82,7 @@ func (s *Server) routes() {
 	})
 	m.HandleFunc("GET /readyz", s.ready)
 	m.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
-		writeRaw(w, http.StatusOK, openapi.JSON())
+		writeRaw(w, http.StatusOK, s.openapiDoc)
 	})
 
 	m.Handle("GET /v1/shop", s.auth(s.getShop))
@@ -107,6 +113,9 @@ func (s *Server) routes() {
 	m.Handle("PATCH /v1/webhook-endpoints/{endpoint_id}", s.auth(s.updateWebhookEndpoint))
 	m.Handle("DELETE /v1/webhook-endpoints/{endpoint_id}", s.auth(s.deleteWebhookEndpoint))
 
+	if s.svc.Stage() >= payd.StageM2 {
+		s.disputeRoutes()
+	}
 	s.laterStages()
 }
 

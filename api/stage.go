@@ -8,8 +8,10 @@ import (
 
 // laterStages declares the operations of later stages: each exists, checks
 // credentials, and answers 501 naming its stage (Stage availability of this
-// build). When the build reaches a stage, these routes give way to the real
-// handlers.
+// build). When the service runs at a stage (`payd serve --stage`), the
+// routes whose handlers routes registered for it give way to them; a route
+// of a reached stage without a handler still answers 501, never a silent
+// 404.
 func (s *Server) laterStages() {
 	stages := []struct {
 		stage  payd.Stage
@@ -21,6 +23,8 @@ func (s *Server) laterStages() {
 			"GET /v1/disputes/{dispute_id}",
 			"POST /v1/disputes/{dispute_id}/evidence/uploads",
 			"POST /v1/disputes/{dispute_id}/evidence",
+			"POST /v1/test/payments/{payment_id}/disputes",
+			"POST /v1/test/disputes/{dispute_id}/simulate",
 		}},
 		{payd.StageM5, "payment links arrive in stage M5", []string{
 			"POST /v1/payment-links",
@@ -35,11 +39,14 @@ func (s *Server) laterStages() {
 		}},
 	}
 	for _, st := range stages {
-		if s.svc.Stage() >= st.stage {
-			continue
-		}
 		msg := "not implemented in this build: " + st.name
+		if s.svc.Stage() >= st.stage {
+			msg = "not implemented yet at stage " + st.stage.String() + ": " + st.name
+		}
 		for _, route := range st.routes {
+			if s.built[route] {
+				continue
+			}
 			s.mux.Handle(route, s.auth(func(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 				return &payd.Error{Code: payd.CodeNotImplemented, Message: msg}
 			}))

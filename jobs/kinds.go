@@ -39,9 +39,20 @@ func (ExpirePaymentsArgs) Kind() string { return "expire_payments" }
 // with backoff would only stack sweeps over the same due list.
 func (ExpirePaymentsArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
 
-// periodicArgs are the periodic jobs: the expiry sweep and the hourly ones.
+// ExpireDisputesArgs closes the unanswered disputes past their evidence
+// deadline as expired.
+type ExpireDisputesArgs struct{}
+
+// Kind names the job.
+func (ExpireDisputesArgs) Kind() string { return "expire_disputes" }
+
+// InsertOpts: tried once, as the payment sweep; the next one takes up
+// what this one left.
+func (ExpireDisputesArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
+// periodicArgs are the periodic jobs: the expiry sweeps and the hourly ones.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{ExpirePaymentsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
+	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
 // skipAhead is a periodic schedule that, when the clock has jumped past
@@ -65,6 +76,9 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
 			func() (river.JobArgs, *river.InsertOpts) { return ExpirePaymentsArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
+			func() (river.JobArgs, *river.InsertOpts) { return ExpireDisputesArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeEventsArgs{}, nil },
@@ -105,6 +119,13 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	river.AddWorker(w, &funcWorker[ExpirePaymentsArgs]{fn: func(ctx context.Context) error {
 		_, err := svc.ExpireDuePayments(ctx)
 		return err
+	}})
+	river.AddWorker(w, &funcWorker[ExpireDisputesArgs]{fn: func(ctx context.Context) error {
+		_, err := svc.ExpireDueDisputes(ctx)
+		return err
+	}})
+	river.AddWorker(w, &argsWorker[payd.DisputeExpireArgs]{fn: func(ctx context.Context, a payd.DisputeExpireArgs) error {
+		return svc.ExpireDispute(ctx, a.DisputeID, a.Force)
 	}})
 	river.AddWorker(w, &argsWorker[payd.PaymentExpireArgs]{fn: func(ctx context.Context, a payd.PaymentExpireArgs) error {
 		return svc.ExpirePayment(ctx, a.PaymentID, a.Force)

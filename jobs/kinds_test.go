@@ -31,4 +31,7 @@ func TestExpirySweepTriedOnce(t *testing.T) {
 	if got := (ExpirePaymentsArgs{}).InsertOpts().MaxAttempts; got != 1 {
 		t.Fatalf("expiry sweep MaxAttempts = %d, want 1", got)
 	}
+	if got := (ExpireDisputesArgs{}).InsertOpts().MaxAttempts; got != 1 {
+		t.Fatalf("dispute expiry sweep MaxAttempts = %d, want 1", got)
+	}
 }

@@ -40,6 +40,9 @@ const (
 	Payouts Bucket = "payouts"
 	// BankFines are fines the bank charged and the service re-bills.
 	BankFines Bucket = "bank_fines"
+	// ChargebackFees is the service's income from handling disputes the
+	// merchant lost, apart from the fees of payments.
+	ChargebackFees Bucket = "chargeback_fees"
 )
 
 // MerchantBuckets are the buckets of the Balance object, in its order.

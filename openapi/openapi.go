@@ -24,11 +24,18 @@ import (
 //go:embed openapi.yaml
 var sourceYAML []byte
 
-// documentJSON is the document converted to JSON, computed at init.
-var documentJSON []byte
+// documentJSON is the document converted to JSON, computed at init;
+// stageJSON holds it as each stage serves it.
+var (
+	documentJSON []byte
+	stageJSON    = map[int][]byte{}
+)
+
+// Stages are the delivery stages a document can be served for (v1 is 1).
+var Stages = []int{1, 2, 5}
 
 func init() {
-	b, err := yamlToJSON(sourceYAML)
+	b, err := yamlToJSON(sourceYAML, 0)
 	if err != nil {
 		// The document is embedded at build time, so this can only happen
 		// when openapi.yaml itself is broken; the package tests catch that
@@ -36,13 +43,32 @@ func init() {
 		panic("openapi: embedded openapi.yaml cannot be converted to JSON: " + err.Error())
 	}
 	documentJSON = b
+	for _, st := range Stages {
+		if stageJSON[st], err = yamlToJSON(sourceYAML, st); err != nil {
+			panic("openapi: embedded openapi.yaml cannot be converted to JSON: " + err.Error())
+		}
+	}
 }
 
 // JSON returns the complete OpenAPI document as JSON, with keys in the order
-// in which they appear in openapi.yaml. Each call returns a fresh copy, so a
-// caller that modifies the slice cannot corrupt what later requests receive.
+// in which they appear in openapi.yaml, every stage's operations included.
+// Each call returns a fresh copy, so a caller that modifies the slice cannot
+// corrupt what later requests receive.
 func JSON() []byte {
 	return bytes.Clone(documentJSON)
+}
+
+// ForStage returns the document as a service at stage serves it: an
+// operation marked `x-stage: M<n>` is left out below stage n (its routes do
+// not exist there), and a path left without operations goes with it.
+// Operations the contract declares in advance carry no mark: they are
+// served at every stage and answer 501 before theirs. An unknown stage
+// gets the complete document.
+func ForStage(stage int) []byte {
+	if b, ok := stageJSON[stage]; ok {
+		return bytes.Clone(b)
+	}
+	return JSON()
 }
 
 // YAML returns the source document as written. Each call returns a copy.
@@ -54,10 +80,15 @@ func YAML() []byte {
 // every mapping. Decoding into map[string]any and re-encoding would sort the
 // keys alphabetically, which puts "components" before "info" and "paths" and
 // makes the served document hard to read.
-func yamlToJSON(src []byte) ([]byte, error) {
+func yamlToJSON(src []byte, stage int) ([]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(src, &root); err != nil {
 		return nil, err
+	}
+	if stage > 0 {
+		if err := dropLaterStages(&root, stage); err != nil {
+			return nil, err
+		}
 	}
 	var buf bytes.Buffer
 	if err := writeNode(&buf, &root, ""); err != nil {
@@ -69,6 +100,71 @@ func yamlToJSON(src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("conversion produced invalid JSON")
 	}
 	return buf.Bytes(), nil
+}
+
+// dropLaterStages removes from paths every operation whose x-stage names a
+// stage after stage, and every path left without an operation.
+func dropLaterStages(root *yaml.Node, stage int) error {
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 {
+		return fmt.Errorf("expected one YAML document")
+	}
+	paths := mappingValue(root.Content[0], "paths")
+	if paths == nil {
+		return nil
+	}
+	var keptPaths []*yaml.Node
+	for i := 0; i+1 < len(paths.Content); i += 2 {
+		item := paths.Content[i+1]
+		var kept []*yaml.Node
+		ops := 0
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, v := item.Content[j], item.Content[j+1]
+			if httpMethods[k.Value] {
+				if x := mappingValue(v, "x-stage"); x != nil {
+					n, err := stageNumber(x.Value)
+					if err != nil {
+						return fmt.Errorf("paths %s %s: %w", paths.Content[i].Value, k.Value, err)
+					}
+					if n > stage {
+						continue
+					}
+				}
+				ops++
+			}
+			kept = append(kept, k, v)
+		}
+		if ops == 0 {
+			continue
+		}
+		item.Content = kept
+		keptPaths = append(keptPaths, paths.Content[i], item)
+	}
+	paths.Content = keptPaths
+	return nil
+}
+
+var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delete": true,
+	"options": true, "head": true, "patch": true, "trace": true}
+
+// stageNumber reads an x-stage value: M2, M5.
+func stageNumber(v string) (int, error) {
+	var n int
+	if _, err := fmt.Sscanf(v, "M%d", &n); err != nil || n < 1 {
+		return 0, fmt.Errorf("x-stage %q is not M<number>", v)
+	}
+	return n, nil
+}
+
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 func writeNode(buf *bytes.Buffer, n *yaml.Node, path string) error {

@@ -55,6 +55,8 @@ var specOperations = map[string]string{
 	"GET /payouts":                                 "M5",
 	"GET /payouts/{payout_id}":                     "M5",
 	"POST /test/payments/{payment_id}/simulate":    "",
+	"POST /test/payments/{payment_id}/disputes":    "M2",
+	"POST /test/disputes/{dispute_id}/simulate":    "M2",
 	"GET /openapi.json":                            "",
 }
 
@@ -491,5 +493,41 @@ func TestSchemasAreValidJSONSchema(t *testing.T) {
 		if _, err := c.Compile(url + "#/$defs/" + name); err != nil {
 			t.Errorf("schema %s does not compile: %v", name, err)
 		}
+	}
+}
+
+// TestForStage checks the served document of each stage: an operation
+// marked x-stage is there only from its stage on, while the operations the
+// contract declares in advance are there at every stage.
+func TestForStage(t *testing.T) {
+	paths := func(stage int) map[string]any {
+		var doc struct {
+			Paths map[string]any `json:"paths"`
+		}
+		if err := json.Unmarshal(openapi.ForStage(stage), &doc); err != nil {
+			t.Fatalf("stage %d: %v", stage, err)
+		}
+		return doc.Paths
+	}
+	sandbox := []string{"/test/payments/{payment_id}/disputes", "/test/disputes/{dispute_id}/simulate"}
+	declared := []string{"/disputes", "/disputes/{dispute_id}", "/disputes/{dispute_id}/evidence/uploads", "/payouts", "/test/payments/{payment_id}/simulate"}
+	for _, tt := range []struct {
+		stage       int
+		wantSandbox bool
+	}{{1, false}, {2, true}, {5, true}} {
+		got := paths(tt.stage)
+		for _, p := range sandbox {
+			if _, ok := got[p]; ok != tt.wantSandbox {
+				t.Errorf("stage %d: path %s present %v, want %v", tt.stage, p, ok, tt.wantSandbox)
+			}
+		}
+		for _, p := range declared {
+			if _, ok := got[p]; !ok {
+				t.Errorf("stage %d: declared path %s missing", tt.stage, p)
+			}
+		}
+	}
+	if !bytes.Equal(openapi.ForStage(99), openapi.JSON()) {
+		t.Error("an unknown stage does not get the complete document")
 	}
 }

@@ -94,6 +94,7 @@ func New(cfg Config) http.Handler {
 	h("POST /admin/v1/merchants/{id}/deposit/{action}", s.deposit)
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
+	s.disputeRoutes(mux, h)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -115,19 +116,7 @@ func New(cfg Config) http.Handler {
 // is answered 429 before its token is compared.
 func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.throttle.Refuse(r); err != nil {
-			api.WriteError(w, r, err)
-			return
-		}
-		header := r.Header.Get("Authorization")
-		tok, ok := strings.CutPrefix(header, "Bearer ")
-		got := sha256.Sum256([]byte(tok))
-		if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
-			if header != "" {
-				s.throttle.Failed(r)
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
-			api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+		if !s.tokenOK(w, r) {
 			return
 		}
 		status, v, err := fn(r)
@@ -137,6 +126,27 @@ func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 		}
 		api.WriteJSON(w, status, v)
 	})
+}
+
+// tokenOK checks the token and answers invalid_credentials when it is
+// wrong.
+func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
+	if err := s.throttle.Refuse(r); err != nil {
+		api.WriteError(w, r, err)
+		return false
+	}
+	header := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(header, "Bearer ")
+	got := sha256.Sum256([]byte(tok))
+	if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
+		if header != "" {
+			s.throttle.Failed(r)
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
+		api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+		return false
+	}
+	return true
 }
 
 func decode(r *http.Request, dst any) error {

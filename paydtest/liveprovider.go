@@ -2,6 +2,9 @@ package paydtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
@@ -12,8 +15,9 @@ import (
 // LiveProvider stands in for a live provider adapter (serve.Config's
 // LiveProviders) in tests: it takes every attempt at once, or answers
 // payd.ErrProviderTimeout while told to, and remembers the attempts it was
-// asked for. It sends no notifications and knows nothing when asked for a
-// status, so a payment it took stays pending.
+// asked for. It knows nothing when asked for a status and sends a
+// notification only when a test tells it to (Notify), so a payment it took
+// stays pending until then.
 type LiveProvider struct {
 	name string
 
@@ -76,7 +80,30 @@ func (p *LiveProvider) Status(context.Context, payd.Tx, string, string) (payd.Pr
 	return payd.ProviderStatusUnknown, "", nil
 }
 
-// VerifyNotification implements payd.Provider: the fake sends none.
-func (p *LiveProvider) VerifyNotification([]byte, string) (*payd.Notification, error) {
-	return nil, errors.New("the test live provider sends no notifications")
+// Notify has the provider report n to the service, signed, as a live
+// adapter's notification endpoint would hand it over; the service applies
+// it before Notify returns.
+func (p *LiveProvider) Notify(ctx context.Context, svc *payd.Service, n payd.Notification) error {
+	payload, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	return svc.HandleProviderNotification(ctx, p.name, payload, p.sign(payload))
+}
+
+func (p *LiveProvider) sign(payload []byte) string {
+	sum := sha256.Sum256(append([]byte(p.name+"\x00"), payload...))
+	return hex.EncodeToString(sum[:])
+}
+
+// VerifyNotification implements payd.Provider: it takes what Notify signed.
+func (p *LiveProvider) VerifyNotification(payload []byte, signature string) (*payd.Notification, error) {
+	if signature != p.sign(payload) {
+		return nil, errors.New("bad signature")
+	}
+	var n payd.Notification
+	if err := json.Unmarshal(payload, &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
 }

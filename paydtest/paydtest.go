@@ -128,6 +128,8 @@ type Options struct {
 	// AuthFailuresPerMinute is the authentication throttle's allowance
 	// per source address (zero: the default of 60).
 	AuthFailuresPerMinute int
+	// Stage is the delivery stage served (zero: v1).
+	Stage payd.Stage
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -150,7 +152,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
-		AuthFailuresPerMinute: opts.AuthFailuresPerMinute,
+		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

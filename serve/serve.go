@@ -61,6 +61,10 @@ type Config struct {
 	Delivery payd.DeliveryOptions
 	// HoldIdempotentFunc is passed to the service (tests only).
 	HoldIdempotentFunc func(key string)
+	// Stage is the delivery stage served (`payd serve --stage`); zero is
+	// v1. The operations of later stages answer 501 and are left out of
+	// the served OpenAPI document.
+	Stage payd.Stage
 	// LiveProviders are the live provider adapters an embedder compiles in:
 	// a live adapter plugs in here, and operators route live payments to it
 	// by name (`PUT /admin/v1/provider-routes`). `payd serve` passes none, so
@@ -101,6 +105,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if err := checkLiveProviders(cfg.LiveProviders); err != nil {
 		store.Close()
 		return nil, err
+	}
+	if cfg.Stage > payd.BuiltStage {
+		store.Close()
+		return nil, fmt.Errorf("stage %s is not built yet: this build goes up to %s", cfg.Stage, payd.BuiltStage)
 	}
 	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry()}
 	var clock payd.Clock = payd.SystemClock{}
@@ -168,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		sandbank.New(sandboxBanks[1], notifyKey, in.Queue, clock, cfg.PublicURL),
 	}
 	in.Service = payd.NewService(payd.Config{
-		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, WebhookAllowHosts: cfg.WebhookAllowHosts,
+		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
 		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		ReportKey: reportKey, Delivery: delivery,

@@ -62,3 +62,17 @@ func TestRefusesNewerSchema(t *testing.T) {
 		t.Errorf("error %q does not name the unknown migration", err)
 	}
 }
+
+// TestRefusesUnbuiltStage: a stage after the build's is refused, so its
+// routes never turn into silent 404s.
+func TestRefusesUnbuiltStage(t *testing.T) {
+	t.Parallel()
+	in, err := serve.New(context.Background(), serve.Config{DataDir: t.TempDir(), Stage: payd.StageM5})
+	if err == nil {
+		in.Close(context.Background())
+		t.Fatal("New accepted stage M5")
+	}
+	if !strings.Contains(err.Error(), "M5") {
+		t.Errorf("error %q does not name the stage", err)
+	}
+}

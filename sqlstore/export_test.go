@@ -16,3 +16,6 @@ func (s *Store) MigrateTo(ctx context.Context, last int) ([]string, error) {
 func (s *Store) MigrateOnly(ctx context.Context, versions ...int) ([]string, error) {
 	return s.migrateWhere(ctx, func(v int) bool { return slices.Contains(versions, v) })
 }
+
+// LatestVersion is the number of the newest migration.
+func LatestVersion() int { return latestVersion() }

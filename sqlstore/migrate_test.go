@@ -196,7 +196,7 @@ func TestMigration0007Backfill(t *testing.T) {
 	})
 }
 
-// A database that ran migrations 0007 and 0008 before 0006 existed (a
+// A database that ran the migrations after 0006 before 0006 existed (a
 // branch's build) gets 0006 when it is migrated, and is not ready before.
 func TestMigrateAppliesAnEarlierMissingMigration(t *testing.T) {
 	t.Parallel()
@@ -206,8 +206,12 @@ func TestMigrateAppliesAnEarlierMissingMigration(t *testing.T) {
 		if _, err := s.MigrateTo(ctx, 5); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.MigrateOnly(ctx, 7, 8); err != nil || len(got) != 2 {
-			t.Fatalf("applied %v, %v; want 0007 and 0008", got, err)
+		var later []int
+		for v := 7; v <= sqlstore.LatestVersion(); v++ {
+			later = append(later, v)
+		}
+		if got, err := s.MigrateOnly(ctx, later...); err != nil || len(got) < 2 {
+			t.Fatalf("applied %v, %v; want every migration after 0006", got, err)
 		}
 		err := s.Ready(ctx)
 		if err == nil || !strings.Contains(err.Error(), "0006_provider_routes.sql") {

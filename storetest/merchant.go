@@ -53,7 +53,8 @@ func testMerchant(t *testing.T, open func(t *testing.T) payd.Store) {
 		ctx := t.Context()
 		now := ts(time.Now())
 		m := &payd.Merchant{ID: newID(payd.PrefixMerchant, now), Name: "Ромашка", LegalName: "ООО «Ромашка»",
-			TaxID: "7701234567", SettlementDelayDays: 3, CreatedAt: now}
+			TaxID: "7701234567", SettlementDelayDays: 3, CreatedAt: now,
+			Chargeback: payd.ChargebackRule{RatioBps: 150, WindowDays: 60, MinCount: 5}}
 		mustTx(t, s, func(tx payd.Tx) error { return tx.MerchantInsert(ctx, m) })
 
 		var got *payd.Merchant

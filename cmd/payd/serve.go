@@ -28,6 +28,7 @@ type serveOptions struct {
 	webhookInFlight, webhookPerEndpoint                          int
 	trustedProxies                                               []netip.Prefix
 	authFailures                                                 int
+	stage                                                        payd.Stage
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -51,9 +52,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
+	stage := f.String("stage", "v1", "delivery stage served: v1, or M2 for disputes and chargebacks; later stages answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
+	st, err := payd.ParseStage(*stage)
+	if err != nil {
+		return nil, fmt.Errorf("--stage: %w", err)
+	}
+	o.stage = st
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -155,7 +162,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
-		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts,
+		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots,
 		Delivery:       payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
@@ -201,7 +208,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}()
 	}
 	log.Info("payd serving", "api", o.publicURL+"/v1", "admin", adminURL, "admin_enabled", in.Admin != nil,
-		"storage", in.Store.Dialect(), "test_clock", o.testClock)
+		"storage", in.Store.Dialect(), "test_clock", o.testClock, "stage", o.stage.String())
 
 	var serveErr error
 	select {

@@ -1,0 +1,239 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
+)
+
+// disputeRoutes registers the stage M2 operations; laterStages leaves them
+// alone.
+func (s *Server) disputeRoutes() {
+	for pattern, h := range map[string]handler{
+		"GET /v1/disputes":                                s.listDisputes,
+		"GET /v1/disputes/{dispute_id}":                   s.getDispute,
+		"POST /v1/disputes/{dispute_id}/evidence/uploads": s.createEvidenceUpload,
+		"POST /v1/disputes/{dispute_id}/evidence":         s.attachEvidence,
+		"POST /v1/test/payments/{payment_id}/disputes":    s.createTestDispute,
+		"POST /v1/test/disputes/{dispute_id}/simulate":    s.simulateDispute,
+	} {
+		s.mux.Handle(pattern, s.auth(h))
+		s.built[pattern] = true
+	}
+	// The upload link is signed: the signature is the credential.
+	s.mux.HandleFunc("PUT /uploads/evidence/{file_id}", s.uploadEvidence)
+}
+
+func (s *Server) listDisputes(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	q := r.URL.Query()
+	lp, print, err := parseList(q, "payment_id", "status", "kind", "created_at_gte", "created_at_lt")
+	if err != nil {
+		return err
+	}
+	params := &payd.DisputeListParams{ListParams: lp, PaymentID: q.Get("payment_id")}
+	if params.PaymentID != "" && !payd.ValidID(payd.PrefixPayment, params.PaymentID) {
+		return invalidf("payment_id", "payment_id must be a pay_ id")
+	}
+	if st := q.Get("status"); st != "" {
+		if !payd.DisputeStatus(st).Valid() {
+			return invalidf("status", "status must be opened, evidence_required, submitted, won, lost or expired")
+		}
+		params.Status = payd.DisputeStatus(st)
+	}
+	if k := q.Get("kind"); k != "" {
+		if !payd.DisputeKind(k).Valid() {
+			return invalidf("kind", "kind must be chargeback, retrieval or complaint")
+		}
+		params.Kind = payd.DisputeKind(k)
+	}
+	if params.Created, err = parseTimeRange(q); err != nil {
+		return err
+	}
+	page, err := s.svc.ListDisputes(r.Context(), p, params)
+	if err != nil {
+		return err
+	}
+	items := make([]*payd.DisputeJSON, 0, len(page.Items))
+	for _, d := range page.Items {
+		items = append(items, d.View())
+	}
+	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	return nil
+}
+
+func (s *Server) getDispute(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	d, err := s.svc.GetDispute(r.Context(), p, r.PathValue("dispute_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d.View())
+	return nil
+}
+
+func (s *Server) createEvidenceUpload(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	var in struct {
+		FileName    *string `json:"file_name"`
+		ContentType *string `json:"content_type"`
+		SizeBytes   *int64  `json:"size_bytes"`
+	}
+	idem, err := readIdempotent(w, r, &in)
+	if err != nil {
+		return err
+	}
+	switch {
+	case in.FileName == nil:
+		return invalidf("file_name", "file_name is required")
+	case in.ContentType == nil:
+		return invalidf("content_type", "content_type is required")
+	case in.SizeBytes == nil:
+		return invalidf("size_bytes", "size_bytes is required")
+	}
+	resp, err := s.svc.CreateEvidenceUpload(r.Context(), p, idem, r.PathValue("dispute_id"), payd.EvidenceUploadCreate{
+		FileName: *in.FileName, ContentType: *in.ContentType, SizeBytes: *in.SizeBytes})
+	if err != nil {
+		return err
+	}
+	writeResponse(w, resp)
+	return nil
+}
+
+func (s *Server) attachEvidence(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	var in struct {
+		FileIDs []string `json:"file_ids"`
+		Comment string   `json:"comment"`
+	}
+	idem, err := readIdempotent(w, r, &in)
+	if err != nil {
+		return err
+	}
+	if len(in.FileIDs) == 0 {
+		return invalidf("file_ids", "file_ids needs 1..%d evd_ ids", payd.MaxEvidenceFiles)
+	}
+	if len(in.FileIDs) > payd.MaxEvidenceFiles {
+		return invalidf("file_ids", "at most %d files per dispute", payd.MaxEvidenceFiles)
+	}
+	for i, id := range in.FileIDs {
+		if !payd.ValidID(payd.PrefixEvidence, id) {
+			return invalidf("file_ids."+strconv.Itoa(i), "unknown file_id: an evd_ id from an upload of this dispute is needed")
+		}
+	}
+	resp, err := s.svc.AttachEvidence(r.Context(), p, idem, r.PathValue("dispute_id"), in.FileIDs, in.Comment)
+	if err != nil {
+		return err
+	}
+	writeResponse(w, resp)
+	return nil
+}
+
+// uploadEvidence takes the bytes of a reserved evidence file through its
+// signed link, streaming them to storage. A large file over a slow link
+// may take longer than the listener's timeouts allow a request, so the
+// upload gets its own deadlines (the upload's lease is as long).
+func (s *Server) uploadEvidence(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(10 * time.Minute))
+	_ = rc.SetWriteDeadline(time.Now().Add(11 * time.Minute))
+	q := r.URL.Query()
+	ev, err := s.svc.UploadEvidence(r.Context(), payd.EvidenceUpload{
+		FileID: r.PathValue("file_id"), Expires: q.Get("expires"), Sig: q.Get("sig"),
+		ContentType: r.Header.Get("Content-Type"), Length: r.ContentLength, Body: r.Body})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ev)
+}
+
+type testDisputeIn struct {
+	Kind                    *string   `json:"kind"`
+	Amount                  *amountIn `json:"amount"`
+	ReasonCode              string    `json:"reason_code"`
+	EvidenceDeadlineSeconds *int64    `json:"evidence_deadline_seconds"`
+	BankFineAmount          *amountIn `json:"bank_fine_amount"`
+	ServiceFeeAmount        *amountIn `json:"service_fee_amount"`
+}
+
+func (s *Server) createTestDispute(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	if !p.Test() {
+		return &payd.Error{Code: payd.CodeForbidden, Message: "sandbox disputes work with test keys only"}
+	}
+	var in testDisputeIn
+	idem, err := readIdempotent(w, r, &in)
+	if err != nil {
+		return err
+	}
+	open := payd.TestDisputeCreate{DisputeOpen: payd.DisputeOpen{ReasonCode: in.ReasonCode, Currencies: map[string]money.Currency{}}}
+	if in.Kind != nil {
+		if !payd.DisputeKind(*in.Kind).Valid() {
+			return invalidf("kind", "kind must be chargeback, retrieval or complaint")
+		}
+		open.Kind = payd.DisputeKind(*in.Kind)
+	}
+	for _, f := range []struct {
+		name string
+		in   *amountIn
+		dst  **int64
+	}{{"amount", in.Amount, &open.Amount}, {"bank_fine_amount", in.BankFineAmount, &open.BankFine},
+		{"service_fee_amount", in.ServiceFeeAmount, &open.ServiceFee}} {
+		if f.in == nil {
+			continue
+		}
+		a, err := f.in.parse(f.name)
+		if err != nil {
+			return err
+		}
+		v := a.Minor
+		*f.dst = &v
+		open.Currencies[f.name+".currency"] = a.Currency
+	}
+	if in.EvidenceDeadlineSeconds != nil {
+		if *in.EvidenceDeadlineSeconds < 1 || *in.EvidenceDeadlineSeconds > 90*86400 {
+			return invalidf("evidence_deadline_seconds", "evidence_deadline_seconds must be 1..7776000 (90 days)")
+		}
+		open.DeadlineSeconds = *in.EvidenceDeadlineSeconds
+	}
+	resp, err := s.svc.CreateTestDispute(r.Context(), p, idem, r.PathValue("payment_id"), open)
+	if err != nil {
+		return err
+	}
+	writeResponse(w, resp)
+	return nil
+}
+
+func (s *Server) simulateDispute(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	if !p.Test() {
+		return &payd.Error{Code: payd.CodeForbidden, Message: "simulate works with test keys only"}
+	}
+	var in struct {
+		Outcome      *string `json:"outcome"`
+		DelaySeconds *int    `json:"delay_seconds"`
+	}
+	idem, err := readIdempotent(w, r, &in)
+	if err != nil {
+		return err
+	}
+	if in.Outcome == nil || *in.Outcome == "" {
+		return invalidf("outcome", "outcome is required")
+	}
+	delay := 0
+	if in.DelaySeconds != nil {
+		if *in.DelaySeconds < 0 || *in.DelaySeconds > 300 {
+			return invalidf("delay_seconds", "delay_seconds must be 0..300")
+		}
+		delay = *in.DelaySeconds
+	}
+	resp, err := s.svc.SimulateDispute(r.Context(), p, idem, r.PathValue("dispute_id"), *in.Outcome, time.Duration(delay)*time.Second)
+	if err != nil {
+		return err
+	}
+	if resp.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}

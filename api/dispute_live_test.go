@@ -1,0 +1,83 @@
+package api_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/paydtest"
+)
+
+// TestLiveDisputeByBankNotification opens and decides a live dispute by the
+// bank's signed notifications, through the provider seam: each is applied
+// once, and one that cannot apply is kept as a discrepancy.
+func TestLiveDisputeByBankNotification(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		bank := paydtest.NewLiveProvider("acquirer")
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2, LiveProviders: []payd.Provider{bank}})
+		shop := env.NewShop(payd.RegionRU, "")
+		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
+		env.AdminDo("PUT", "/admin/v1/provider-routes", map[string]any{
+			"region": "ru", "method": payd.MethodSBP, "currency": money.RUB, "providers": []string{"acquirer"}}).Expect(t, 200)
+		live := env.As(shop, true)
+		pay := live.Post("/v1/payments", key(), qrPayment("1000.00")).Expect(t, 201).JSON(t)["id"].(string)
+		var p payd.Payment
+		env.AdminDo("GET", "/admin/v1/payments/"+pay, nil).Expect(t, 200).Decode(t, &p)
+		ctx := context.Background()
+		notify := func(n payd.Notification) {
+			t.Helper()
+			n.ProviderPaymentID = p.ProviderPaymentID
+			if err := bank.Notify(ctx, env.Service, n); err != nil {
+				t.Fatalf("notification %s: %v", n.ID, err)
+			}
+		}
+		notify(payd.Notification{ID: "n1", Kind: payd.NotifySucceeded})
+		live.WaitStatus(pay, "succeeded")
+
+		deadline := env.Clock.Now().Add(5 * 24 * time.Hour).UTC().Truncate(time.Second)
+		fine := int64(1000)
+		opened := payd.Notification{ID: "n2", Kind: payd.NotifyDisputeOpened, Amount: 25000, Dispute: &payd.DisputeNotice{
+			ID: "cb-1", Kind: payd.DisputeChargeback, ReasonCode: "10.4", EvidenceDeadline: &deadline, BankFine: &fine}}
+		notify(opened)
+		notify(opened)   // the same notification again: applied once
+		opened.ID = "n3" // the bank's dispute again: a discrepancy
+		notify(opened)
+		items := live.Get("/v1/disputes").Expect(t, 200).JSON(t)["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("live disputes %v, want one", items)
+		}
+		d := items[0].(map[string]any)
+		id := d["id"].(string)
+		if d["status"] != "opened" || d["test"] != false || value(d, "amount") != "250.00" || value(d, "bank_fine_amount") != "10.00" ||
+			d["reason_code"] != "10.4" || d["evidence_deadline_at"] != deadline.Format(time.RFC3339) {
+			t.Fatalf("live dispute = %v", d)
+		}
+		if got := env.As(shop, false).Get("/v1/disputes").Expect(t, 200).JSON(t)["items"].([]any); len(got) != 0 {
+			t.Fatalf("the test key lists live disputes: %v", got)
+		}
+
+		notify(payd.Notification{ID: "n4", Kind: payd.NotifyDisputeEvidenceRequired, Dispute: &payd.DisputeNotice{ID: "cb-1"}})
+		waitDispute(t, live, id, "evidence_required")
+		notify(payd.Notification{ID: "n5", Kind: payd.NotifyDisputeWon, Dispute: &payd.DisputeNotice{ID: "cb-404"}})
+		notify(payd.Notification{ID: "n6", Kind: payd.NotifyDisputeLost, Dispute: &payd.DisputeNotice{ID: "cb-1", Resolution: "fraud confirmed"}})
+		d = waitDispute(t, live, id, "lost")
+		if d["resolution"] != "fraud confirmed" {
+			t.Fatalf("lost dispute = %v", d)
+		}
+		notify(payd.Notification{ID: "n7", Kind: payd.NotifyDisputeWon, Dispute: &payd.DisputeNotice{ID: "cb-1"}})
+		if got := live.Get("/v1/payments/"+pay).Expect(t, 200).JSON(t); value(got, "charged_back_amount") != "250.00" {
+			t.Fatalf("payment after the lost dispute = %v", got)
+		}
+		var disc struct{ Items []payd.Discrepancy }
+		env.AdminDo("GET", "/admin/v1/discrepancies", nil).Expect(t, 200).Decode(t, &disc)
+		var kinds []string
+		for _, x := range disc.Items {
+			kinds = append(kinds, x.NotificationID+" "+x.Kind)
+		}
+		wantStrings(t, "discrepancies", []string{"n7 dispute_won", "n5 dispute_won", "n3 dispute_opened"}, kinds)
+		checkLedger(t, env)
+	})
+}

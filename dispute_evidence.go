@@ -1,0 +1,379 @@
+package payd
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Evidence limits (Limits: Evidence).
+const (
+	MaxEvidenceBytes = 10 << 20
+	MaxEvidenceFiles = 10
+	// EvidenceUploadTTL is how long an upload_url works, at most until the
+	// evidence deadline.
+	EvidenceUploadTTL = time.Hour
+	// evidenceChunkBytes is the most of an upload held in memory at once,
+	// and the size of each stored chunk.
+	evidenceChunkBytes = 256 << 10
+	// evidenceLease keeps one upload of a file running at a time; an upload
+	// that dies (a crashed instance) frees the file when it ends.
+	evidenceLease = 10 * time.Minute
+)
+
+// evidenceMagic is how each accepted type begins.
+var evidenceMagic = map[string][]byte{
+	"application/pdf": []byte("%PDF-"),
+	"image/jpeg":      {0xff, 0xd8, 0xff},
+	"image/png":       {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'},
+}
+
+// EvidenceUploadCreate is step 1 of an evidence upload after its shape was
+// checked.
+type EvidenceUploadCreate struct {
+	FileName    string
+	ContentType string
+	SizeBytes   int64
+}
+
+// Check validates step 1's fields (Disputes, rule 5: type, size, file
+// name).
+func (in EvidenceUploadCreate) Check() error {
+	if err := checkText("file_name", in.FileName, 1, 255); err != nil {
+		return err
+	}
+	if _, ok := evidenceMagic[in.ContentType]; !ok {
+		return Invalid("content_type", "content_type must be application/pdf, image/jpeg or image/png")
+	}
+	if in.SizeBytes < 1 || in.SizeBytes > MaxEvidenceBytes {
+		return Invalid("size_bytes", "size_bytes must be 1..%d (10 MiB)", MaxEvidenceBytes)
+	}
+	return nil
+}
+
+// EvidenceUploadJSON is the contract's DisputeEvidenceUpload.
+type EvidenceUploadJSON struct {
+	FileID          string    `json:"file_id"`
+	UploadURL       string    `json:"upload_url"`
+	UploadExpiresAt time.Time `json:"upload_expires_at"`
+}
+
+// evidenceOpen is Disputes rule 5 in its order: a passed deadline (an
+// expired dispute too) answers evidence_deadline_passed before a status
+// that takes no evidence answers invalid_state.
+func (s *Service) evidenceOpen(d *Dispute) error {
+	if d.Status == DisputeExpired || s.clock.Now().After(d.EvidenceDeadlineAt) {
+		return Errorf(CodeEvidenceDeadlinePassed, "the evidence deadline %s has passed", d.EvidenceDeadlineAt.Format(time.RFC3339))
+	}
+	if !d.Status.AcceptsEvidence() {
+		return Errorf(CodeInvalidState, "a dispute in status %s takes no more evidence", d.Status)
+	}
+	return nil
+}
+
+// CreateEvidenceUpload is step 1: it reserves a file of the dispute and
+// answers a signed, one-time upload_url on the service's own API, valid
+// EvidenceUploadTTL and never past the evidence deadline.
+func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem Idempotency, disputeID string, in EvidenceUploadCreate) (*Response, error) {
+	if err := in.Check(); err != nil {
+		return nil, err
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		d, err := scopedDispute(ctx, tx, p, disputeID, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := s.evidenceOpen(d); err != nil {
+			return 0, nil, err
+		}
+		now := s.clock.Now()
+		exp := now.Add(EvidenceUploadTTL)
+		if d.EvidenceDeadlineAt.Before(exp) {
+			exp = d.EvidenceDeadlineAt
+		}
+		exp = exp.Truncate(time.Second)
+		f := &EvidenceFile{ID: s.ids.New(PrefixEvidence, now), DisputeID: d.ID, ShopID: d.ShopID, Test: d.Test,
+			FileName: in.FileName, ContentType: in.ContentType, SizeBytes: in.SizeBytes, State: EvidenceReserved,
+			CreatedAt: now, UploadExpiresAt: exp}
+		if err := tx.EvidenceFileInsert(ctx, f); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
+	})
+}
+
+func (s *Service) uploadURL(f *EvidenceFile) string {
+	exp := strconv.FormatInt(f.UploadExpiresAt.Unix(), 10)
+	return s.publicURL + "/uploads/evidence/" + f.ID + "?expires=" + exp + "&sig=" + s.uploadSig(f.ID, exp)
+}
+
+// uploadSig signs an upload link with the report key, kept apart from
+// report links by its own prefix.
+func (s *Service) uploadSig(id, exp string) string {
+	m := hmac.New(sha256.New, s.reportKey)
+	m.Write([]byte("evidence-upload\x00" + id + "\x00" + exp))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// EvidenceUpload is one PUT of an upload_url.
+type EvidenceUpload struct {
+	FileID, Expires, Sig string
+	// ContentType is the request's Content-Type; empty or
+	// application/octet-stream leave the declared type to the bytes.
+	ContentType string
+	// Length is the request's Content-Length, -1 when unknown (chunked).
+	Length int64
+	Body   io.Reader
+}
+
+var errUploadNotFound = NotFound("upload")
+
+// UploadEvidence takes the bytes of a reserved file through its signed
+// link. The link works once: an uploaded file refuses a second upload. A
+// body whose length differs from size_bytes, or whose first bytes are not
+// the declared type, is refused with nothing kept, and the link may be
+// used again until it expires. The bytes stream to storage in chunks, each
+// written in its own short transaction, so neither memory nor the
+// database's writer is held by a slow upload.
+func (s *Service) UploadEvidence(ctx context.Context, in EvidenceUpload) (*DisputeEvidence, error) {
+	want, _ := hex.DecodeString(s.uploadSig(in.FileID, in.Expires))
+	got, err := hex.DecodeString(in.Sig)
+	n, perr := strconv.ParseInt(in.Expires, 10, 64)
+	if err != nil || perr != nil || !hmac.Equal(got, want) || s.clock.Now().Unix() > n {
+		return nil, errUploadNotFound
+	}
+	f, err := s.claimUpload(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := s.streamUpload(ctx, f, in.Body)
+	if err != nil {
+		// Whatever arrived goes, and the link may be used again.
+		if rerr := s.releaseUpload(context.WithoutCancel(ctx), f); rerr != nil {
+			s.log.Warn("release a failed evidence upload", "file", f.ID, "err", rerr.Error())
+		}
+		return nil, err
+	}
+	return ev, nil
+}
+
+// claimUpload checks the file and its dispute and marks the file as being
+// uploaded, so that two uploads of one file never interleave.
+func (s *Service) claimUpload(ctx context.Context, in EvidenceUpload) (f *EvidenceFile, err error) {
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if f, err = tx.EvidenceFileGetForUpdate(ctx, in.FileID); err != nil {
+			return notFoundAs(err, "upload")
+		}
+		now := s.clock.Now()
+		switch {
+		case f.State == EvidenceUploaded:
+			return Errorf(CodeInvalidState, "the file was uploaded already: an upload_url works once")
+		case f.State == EvidenceUploading && f.LeaseUntil != nil && now.Before(*f.LeaseUntil):
+			return Errorf(CodeIdempotencyInProgress, "an upload of this file is in progress")
+		}
+		d, err := tx.DisputeGet(ctx, f.DisputeID)
+		if err != nil {
+			return err
+		}
+		if err := s.evidenceOpen(d); err != nil {
+			return err
+		}
+		if ct := mediaType(in.ContentType); ct != "" && ct != "application/octet-stream" && ct != f.ContentType {
+			return Invalid("Content-Type", "the body is declared %s, but the upload was reserved for %s", ct, f.ContentType)
+		}
+		if in.Length >= 0 && in.Length != f.SizeBytes {
+			return Invalid("size_bytes", "the body has %d bytes, but the upload was reserved for size_bytes %d", in.Length, f.SizeBytes)
+		}
+		lease := now.Add(evidenceLease)
+		f.State, f.LeaseUntil = EvidenceUploading, &lease
+		if err := tx.EvidenceChunksDelete(ctx, f.ID); err != nil {
+			return err
+		}
+		return tx.EvidenceFileUpdate(ctx, f)
+	})
+	return f, err
+}
+
+// mediaType is a Content-Type without its parameters.
+func mediaType(ct string) string {
+	if i := bytes.IndexByte([]byte(ct), ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return string(bytes.ToLower(bytes.TrimSpace([]byte(ct))))
+}
+
+func (s *Service) streamUpload(ctx context.Context, f *EvidenceFile, body io.Reader) (*DisputeEvidence, error) {
+	// One byte more than declared is enough to tell a longer body.
+	r := io.LimitReader(body, f.SizeBytes+1)
+	buf := make([]byte, min(evidenceChunkBytes, f.SizeBytes+1))
+	sum := sha256.New()
+	var total int64
+	for seq := 0; ; seq++ {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if seq == 0 {
+				magic := evidenceMagic[f.ContentType]
+				if !bytes.HasPrefix(buf[:n], magic) {
+					return nil, Invalid("content_type", "the file does not begin as %s does", f.ContentType)
+				}
+			}
+			total += int64(n)
+			if total > f.SizeBytes {
+				return nil, Invalid("size_bytes", "the body is longer than size_bytes %d", f.SizeBytes)
+			}
+			sum.Write(buf[:n])
+			if err := s.store.Tx(ctx, func(tx Tx) error { return tx.EvidenceChunkPut(ctx, f.ID, seq, buf[:n]) }); err != nil {
+				return nil, err
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, Invalid("", "the upload broke off: %v", err)
+		}
+	}
+	if total != f.SizeBytes {
+		return nil, Invalid("size_bytes", "the body has %d bytes, but the upload was reserved for size_bytes %d", total, f.SizeBytes)
+	}
+	var ev *DisputeEvidence
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		cur, err := tx.EvidenceFileGetForUpdate(ctx, f.ID)
+		if err != nil {
+			return err
+		}
+		if cur.State != EvidenceUploading || cur.LeaseUntil == nil || !cur.LeaseUntil.Equal(*f.LeaseUntil) {
+			return Errorf(CodeIdempotencyInProgress, "another upload of this file took over")
+		}
+		d, err := tx.DisputeGet(ctx, f.DisputeID)
+		if err != nil {
+			return err
+		}
+		if err := s.evidenceOpen(d); err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		cur.State, cur.LeaseUntil, cur.UploadedAt, cur.SHA256 = EvidenceUploaded, nil, &now, hex.EncodeToString(sum.Sum(nil))
+		ev = cur.Evidence()
+		return tx.EvidenceFileUpdate(ctx, cur)
+	})
+	return ev, err
+}
+
+// releaseUpload drops a failed upload's chunks and reserves the file
+// again, unless another upload has taken the file over since.
+func (s *Service) releaseUpload(ctx context.Context, claimed *EvidenceFile) error {
+	return s.store.Tx(ctx, func(tx Tx) error {
+		f, err := tx.EvidenceFileGetForUpdate(ctx, claimed.ID)
+		if err != nil {
+			return err
+		}
+		if f.State != EvidenceUploading || f.LeaseUntil == nil || !f.LeaseUntil.Equal(*claimed.LeaseUntil) {
+			return nil
+		}
+		if err := tx.EvidenceChunksDelete(ctx, f.ID); err != nil {
+			return err
+		}
+		f.State, f.LeaseUntil = EvidenceReserved, nil
+		return tx.EvidenceFileUpdate(ctx, f)
+	})
+}
+
+// Evidence is the file as a dispute lists it.
+func (f *EvidenceFile) Evidence() *DisputeEvidence {
+	ev := &DisputeEvidence{FileID: f.ID, FileName: f.FileName, ContentType: f.ContentType, SizeBytes: f.SizeBytes}
+	if f.UploadedAt != nil {
+		ev.UploadedAt = *f.UploadedAt
+	}
+	return ev
+}
+
+// AttachEvidence is step 2: it attaches uploaded files of the dispute,
+// keeping each file once and at most MaxEvidenceFiles in all, with an
+// optional comment; the status never changes (Disputes, rules 3–5).
+func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempotency, disputeID string, fileIDs []string, comment string) (*Response, error) {
+	if err := checkText("comment", comment, 0, 4096); err != nil {
+		return nil, err
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		d, err := scopedDispute(ctx, tx, p, disputeID, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := s.evidenceOpen(d); err != nil {
+			return 0, nil, err
+		}
+		have := map[string]bool{}
+		for _, ev := range d.Evidence {
+			have[ev.FileID] = true
+		}
+		for i, id := range fileIDs {
+			param := "file_ids." + itoa(i)
+			f, err := tx.EvidenceFileGet(ctx, id)
+			if errors.Is(err, ErrNoRows) || (err == nil && f.DisputeID != d.ID) {
+				return 0, nil, Invalid(param, "unknown file_id %s", id)
+			}
+			if err != nil {
+				return 0, nil, err
+			}
+			if f.State != EvidenceUploaded {
+				return 0, nil, Invalid(param, "file %s has not been uploaded", id)
+			}
+			if have[id] {
+				continue
+			}
+			if len(d.Evidence) == MaxEvidenceFiles {
+				return 0, nil, Invalid("file_ids", "a dispute holds at most %d files", MaxEvidenceFiles)
+			}
+			have[id] = true
+			d.Evidence = append(d.Evidence, *f.Evidence())
+		}
+		if comment != "" {
+			d.Comment = comment
+		}
+		if err := tx.DisputeUpdate(ctx, d); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, d.View(), nil
+	})
+}
+
+// EvidenceFileOf returns an evidence file of a dispute, for operators.
+func (s *Service) EvidenceFileOf(ctx context.Context, disputeID, fileID string) (f *EvidenceFile, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		f, err = tx.EvidenceFileGet(ctx, fileID)
+		return err
+	})
+	if err != nil || f.DisputeID != disputeID || f.State != EvidenceUploaded {
+		return nil, NotFound("evidence file")
+	}
+	return f, nil
+}
+
+// CopyEvidence writes an uploaded file's bytes to w, one stored chunk at a
+// time.
+func (s *Service) CopyEvidence(ctx context.Context, f *EvidenceFile, w io.Writer) error {
+	for seq := 0; ; seq++ {
+		var data []byte
+		err := s.store.View(ctx, func(tx Tx) (err error) {
+			data, err = tx.EvidenceChunkGet(ctx, f.ID, seq)
+			return err
+		})
+		if errors.Is(err, ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+	}
+}

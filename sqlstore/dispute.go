@@ -1,0 +1,185 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+func (t *tx) DisputeInsert(ctx context.Context, d *payd.Dispute) error {
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	// ON CONFLICT DO NOTHING, as for payments: a provider's repeated
+	// opening is a conflict the caller answers in the same transaction.
+	return t.insertOne(ctx, `INSERT INTO disputes (id, shop_id, merchant_id, test, payment_id, kind, status, created_at,
+		deadline_at, provider, provider_dispute_id, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT DO NOTHING`,
+		d.ID, d.ShopID, d.MerchantID, d.Test, d.PaymentID, d.Kind, d.Status, micros(d.CreatedAt),
+		micros(d.EvidenceDeadlineAt), d.Provider, d.ProviderDisputeID, string(doc))
+}
+
+func (t *tx) DisputeGet(ctx context.Context, id string) (*payd.Dispute, error) {
+	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`, id))
+}
+
+func (t *tx) DisputeGetForUpdate(ctx context.Context, id string) (*payd.Dispute, error) {
+	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) DisputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*payd.Dispute, error) {
+	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx,
+		`SELECT doc FROM disputes WHERE provider = $1 AND provider_dispute_id = $2 AND provider_dispute_id <> ''`,
+		provider, providerDisputeID))
+}
+
+func (t *tx) DisputeUpdate(ctx context.Context, d *payd.Dispute) error {
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	return t.execOne(ctx, `UPDATE disputes SET status = $2, deadline_at = $3, doc = $4 WHERE id = $1`,
+		d.ID, d.Status, micros(d.EvidenceDeadlineAt), string(doc))
+}
+
+func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.Page[*payd.Dispute], error) {
+	var w where
+	w.add("shop_id = ?", p.ShopID)
+	w.add("test = ?", p.Test)
+	if p.PaymentID != "" {
+		w.add("payment_id = ?", p.PaymentID)
+	}
+	if p.Status != "" {
+		w.add("status = ?", p.Status)
+	}
+	if p.Kind != "" {
+		w.add("kind = ?", p.Kind)
+	}
+	w.createdRange(p.Created)
+	return listPage(ctx, t.q, `SELECT doc FROM disputes`, w, p.ListParams,
+		func(r *sql.Rows) (*payd.Dispute, error) { return scanDoc[payd.Dispute](r) },
+		func(d *payd.Dispute) payd.Cursor { return payd.Cursor{CreatedAt: d.CreatedAt, ID: d.ID} })
+}
+
+// DisputeListExpired walks disputes_expiry: unanswered disputes whose
+// deadline is at or before Now, in (deadline_at, id) order after After.
+func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT id, deadline_at FROM disputes
+		WHERE status IN ($1, $2) AND deadline_at <= $3 AND (deadline_at, id) > ($4, $5)
+		ORDER BY deadline_at, id LIMIT $6`,
+		payd.DisputeOpened, payd.DisputeEvidenceRequired, micros(p.Now), micros(p.After.DeadlineAt), p.After.ID, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payd.DisputeDue
+	for rows.Next() {
+		var d payd.DisputeDue
+		var at int64
+		if err := rows.Scan(&d.ID, &at); err != nil {
+			return nil, err
+		}
+		d.DeadlineAt = fromMicros(at)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) DisputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM disputes ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payd.DisputeAmount
+	for rows.Next() {
+		d, err := scanDoc[payd.Dispute](rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, payd.DisputeAmount{ID: d.ID, PaymentID: d.PaymentID, MerchantID: d.MerchantID, Test: d.Test,
+			Status: d.Status, Amount: d.Amount})
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) ChargebackStats(ctx context.Context, merchantID string, test bool, since time.Time) (chargebacks, payments int, err error) {
+	err = t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM disputes
+		WHERE merchant_id = $1 AND test = $2 AND kind = $3 AND created_at >= $4`,
+		merchantID, test, payd.DisputeChargeback, micros(since)).Scan(&chargebacks)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM payments
+		WHERE shop_id IN (SELECT id FROM shops WHERE merchant_id = $1) AND test = $2 AND status = $3 AND created_at >= $4`,
+		merchantID, test, payd.PaymentSucceeded, micros(since)).Scan(&payments)
+	return chargebacks, payments, err
+}
+
+func (t *tx) LedgerSubBalances(ctx context.Context, owner string, test bool, c money.Currency, b ledger.Bucket) (map[string]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT sub, SUM(amount) FROM ledger_postings
+		WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4 GROUP BY sub HAVING SUM(amount) <> 0`,
+		owner, test, c, b)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var sub string
+		var sum int64
+		if err := rows.Scan(&sub, &sum); err != nil {
+			return nil, err
+		}
+		out[sub] = sum
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) EvidenceFileInsert(ctx context.Context, f *payd.EvidenceFile) error {
+	doc, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `INSERT INTO evidence_files (id, dispute_id, state, created_at, doc) VALUES ($1, $2, $3, $4, $5)`,
+		f.ID, f.DisputeID, f.State, micros(f.CreatedAt), string(doc))
+	return err
+}
+
+func (t *tx) EvidenceFileGet(ctx context.Context, id string) (*payd.EvidenceFile, error) {
+	return scanDoc[payd.EvidenceFile](t.q.QueryRowContext(ctx, `SELECT doc FROM evidence_files WHERE id = $1`, id))
+}
+
+func (t *tx) EvidenceFileGetForUpdate(ctx context.Context, id string) (*payd.EvidenceFile, error) {
+	return scanDoc[payd.EvidenceFile](t.q.QueryRowContext(ctx, `SELECT doc FROM evidence_files WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) EvidenceFileUpdate(ctx context.Context, f *payd.EvidenceFile) error {
+	doc, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return t.execOne(ctx, `UPDATE evidence_files SET state = $2, doc = $3 WHERE id = $1`, f.ID, f.State, string(doc))
+}
+
+func (t *tx) EvidenceChunkPut(ctx context.Context, fileID string, seq int, data []byte) error {
+	_, err := t.exec(ctx, `INSERT INTO evidence_chunks (file_id, seq, data) VALUES ($1, $2, $3)`, fileID, seq, data)
+	return err
+}
+
+func (t *tx) EvidenceChunkGet(ctx context.Context, fileID string, seq int) ([]byte, error) {
+	var data []byte
+	err := t.q.QueryRowContext(ctx, `SELECT data FROM evidence_chunks WHERE file_id = $1 AND seq = $2`, fileID, seq).Scan(&data)
+	return data, noRows(err)
+}
+
+func (t *tx) EvidenceChunksDelete(ctx context.Context, fileID string) error {
+	_, err := t.exec(ctx, `DELETE FROM evidence_chunks WHERE file_id = $1`, fileID)
+	return err
+}
