@@ -106,13 +106,21 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 			queueWebhooks:      {MaxWorkers: 1},
 			queuePrecheck:      {MaxWorkers: precheckWorkers},
 		},
-		Workers:           q.workers,
-		FetchPollInterval: opts.PollInterval,
-		FetchCooldown:     opts.PollInterval / 4,
-		Logger:            log.With("component", "jobs"),
-		PeriodicJobs:      periodicJobs(clock),
-		Test:              river.TestConfig{Time: clockTime{clock}},
-		ErrorHandler:      failureReporter{log: log.With("component", "jobs"), onFailure: opts.OnFailure},
+		Workers: q.workers,
+		// No job runs longer than JobTimeout (none sets its own), so a job
+		// still marked running long after it belongs to a process that
+		// died. River's default waits an hour before taking it up again;
+		// a QR payment waiting for its pre-check job would sit without its
+		// QR that long after a crash. Five minutes is well past every
+		// job's timeout.
+		JobTimeout:           time.Minute,
+		RescueStuckJobsAfter: 5 * time.Minute,
+		FetchPollInterval:    opts.PollInterval,
+		FetchCooldown:        opts.PollInterval / 4,
+		Logger:               log.With("component", "jobs"),
+		PeriodicJobs:         periodicJobs(clock),
+		Test:                 river.TestConfig{Time: clockTime{clock}},
+		ErrorHandler:         failureReporter{log: log.With("component", "jobs"), onFailure: opts.OnFailure},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
