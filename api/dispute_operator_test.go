@@ -41,7 +41,7 @@ func TestOperatorDisputes(t *testing.T) {
 			"evidence_deadline_at": deadline.Format(time.RFC3339), "bank_fine_amount": rub("40.00"),
 			"service_fee_amount": rub("10.00"), "provider_dispute_id": "BANK-42"}).Expect(t, 201).JSON(t)
 		id := d["id"].(string)
-		got := c.Get("/v1/disputes/" + id).Expect(t, 200).JSON(t)
+		got := c.Get("/v1/disputes/"+id).Expect(t, 200).JSON(t)
 		if got["status"] != "opened" || got["kind"] != "retrieval" || value(got, "amount") != "250.00" ||
 			value(got, "bank_fine_amount") != "40.00" || value(got, "service_fee_amount") != "10.00" ||
 			got["reason_code"] != "RC-1" || got["evidence_deadline_at"] != deadline.Format(time.RFC3339) {
