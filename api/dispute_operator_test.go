@@ -146,3 +146,29 @@ func TestOperatorDisputes(t *testing.T) {
 		checkLedger(t, env)
 	})
 }
+
+// TestLostDisputeUnderNoFeeReturn: a tariff that keeps the whole fee on
+// refunds keeps it on chargebacks too (docs/disputes.md), while the same
+// loss under the default tariff returns the fee in proportion.
+func TestLostDisputeUnderNoFeeReturn(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, shop, c := startM2(t, b)
+		for _, tt := range []struct {
+			noFeeReturn bool
+			feeBack     string
+		}{{false, "2.10"}, {true, "0.00"}} {
+			env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"tariffs": []any{map[string]any{
+				"method": "sbp", "currency": "RUB", "percent_bps": 70, "no_fee_return": tt.noFeeReturn}}}).Expect(t, 200)
+			pay := paidPayment(t, c, "1000.00")
+			d := openDispute(t, c, pay, map[string]any{"amount": rub("300.00"), "bank_fine_amount": rub("0.00"), "service_fee_amount": rub("0.00")})
+			simulateDispute(t, c, d["id"].(string), "lost")
+			waitDispute(t, c, d["id"].(string), "lost")
+			p := c.Get("/v1/payments/" + pay).JSON(t)
+			if value(p, "fee_amount") != "7.00" || value(p, "fee_refunded_amount") != tt.feeBack || value(p, "charged_back_amount") != "300.00" {
+				t.Fatalf("no_fee_return=%v: payment after the loss = %v, want fee_refunded_amount %s", tt.noFeeReturn, p, tt.feeBack)
+			}
+		}
+		checkLedger(t, env)
+	})
+}
