@@ -208,3 +208,31 @@ func TestDisputeEvidence(t *testing.T) {
 		checkLedger(t, env)
 	})
 }
+
+// TestEvidenceOfTheLargestSize uploads a file of exactly the contract's
+// limit (10485760 bytes) through the link and reads it back whole: the
+// limit is inclusive and the chunked storage keeps every byte.
+func TestEvidenceOfTheLargestSize(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := startM2(t, b)
+		pay := paidPayment(t, c, "1000.00")
+		id := openDispute(t, c, pay, map[string]any{"amount": rub("10.00")})["id"].(string)
+		const limit = 10 << 20
+		jpg := fileOf(jpgHead, limit)
+		fileID, link := reserve(t, c, id, "scan.jpg", "image/jpeg", limit)
+		put(t, link, jpg, "image/jpeg", true).Expect(t, 200)
+		dl, _ := http.NewRequest("GET", env.Admin.URL+"/admin/v1/disputes/"+id+"/evidence/"+fileID, nil)
+		dl.Header.Set("Authorization", "Bearer "+env.Token)
+		resp, err := http.DefaultClient.Do(dl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Equal(raw, jpg) {
+			t.Fatalf("download: %d, %d bytes, want the %d uploaded", resp.StatusCode, len(raw), limit)
+		}
+		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{fileID}}).Expect(t, 200)
+	})
+}
