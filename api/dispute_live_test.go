@@ -12,22 +12,33 @@ import (
 	"github.com/paydhq/payd/paydtest"
 )
 
+// livePaymentAtBank starts a service at stage M2 whose live SBP payments
+// go to a live bank adapter, with an activated shop, and creates a live
+// QR payment of 1000.00 there; it returns the payment as the service keeps
+// it (with the bank's id for it).
+func livePaymentAtBank(t *testing.T, b paydtest.Backend) (*paydtest.Env, *paydtest.Shop, *paydtest.Client, *paydtest.LiveProvider, *payd.Payment) {
+	t.Helper()
+	bank := paydtest.NewLiveProvider("acquirer")
+	env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2, LiveProviders: []payd.Provider{bank}})
+	shop := env.NewShop(payd.RegionRU, "")
+	env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
+	env.AdminDo("PUT", "/admin/v1/provider-routes", map[string]any{
+		"region": "ru", "method": payd.MethodSBP, "currency": money.RUB, "providers": []string{"acquirer"}}).Expect(t, 200)
+	live := env.As(shop, true)
+	id := live.Post("/v1/payments", key(), qrPayment("1000.00")).Expect(t, 201).JSON(t)["id"].(string)
+	var p payd.Payment
+	env.AdminDo("GET", "/admin/v1/payments/"+id, nil).Expect(t, 200).Decode(t, &p)
+	return env, shop, live, bank, &p
+}
+
 // TestLiveDisputeByBankNotification opens and decides a live dispute by the
 // bank's signed notifications, through the provider seam: each is applied
 // once, and one that cannot apply is kept as a discrepancy.
 func TestLiveDisputeByBankNotification(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		bank := paydtest.NewLiveProvider("acquirer")
-		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2, LiveProviders: []payd.Provider{bank}})
-		shop := env.NewShop(payd.RegionRU, "")
-		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
-		env.AdminDo("PUT", "/admin/v1/provider-routes", map[string]any{
-			"region": "ru", "method": payd.MethodSBP, "currency": money.RUB, "providers": []string{"acquirer"}}).Expect(t, 200)
-		live := env.As(shop, true)
-		pay := live.Post("/v1/payments", key(), qrPayment("1000.00")).Expect(t, 201).JSON(t)["id"].(string)
-		var p payd.Payment
-		env.AdminDo("GET", "/admin/v1/payments/"+pay, nil).Expect(t, 200).Decode(t, &p)
+		env, shop, live, bank, p := livePaymentAtBank(t, b)
+		pay := p.ID
 		ctx := context.Background()
 		notify := func(n payd.Notification) {
 			t.Helper()
@@ -92,16 +103,8 @@ func TestLiveDisputeByBankNotification(t *testing.T) {
 func TestLiveDisputeOpenedTwiceAtOnce(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		bank := paydtest.NewLiveProvider("acquirer")
-		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2, LiveProviders: []payd.Provider{bank}})
-		shop := env.NewShop(payd.RegionRU, "")
-		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
-		env.AdminDo("PUT", "/admin/v1/provider-routes", map[string]any{
-			"region": "ru", "method": payd.MethodSBP, "currency": money.RUB, "providers": []string{"acquirer"}}).Expect(t, 200)
-		live := env.As(shop, true)
-		pay := live.Post("/v1/payments", key(), qrPayment("1000.00")).Expect(t, 201).JSON(t)["id"].(string)
-		var p payd.Payment
-		env.AdminDo("GET", "/admin/v1/payments/"+pay, nil).Expect(t, 200).Decode(t, &p)
+		env, _, live, bank, p := livePaymentAtBank(t, b)
+		pay := p.ID
 		ctx := context.Background()
 		if err := bank.Notify(ctx, env.Service, payd.Notification{ID: "ok", Kind: payd.NotifySucceeded, ProviderPaymentID: p.ProviderPaymentID}); err != nil {
 			t.Fatal(err)

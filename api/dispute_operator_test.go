@@ -2,8 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -91,16 +89,8 @@ func TestOperatorDisputes(t *testing.T) {
 			ExpectError(t, 422, payd.CodeInvalidState, "")
 
 		// The operator downloads the file the bank got.
-		dl, _ := http.NewRequest("GET", env.Admin.URL+"/admin/v1/disputes/"+id+"/evidence/"+fileID, nil)
-		dl.Header.Set("Authorization", "Bearer "+env.Token)
-		resp, err := http.DefaultClient.Do(dl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !bytes.Equal(raw, pdf) {
-			t.Fatalf("download: %d, %d bytes, want the %d uploaded", resp.StatusCode, len(raw), len(pdf))
+		if status, raw, _ := download(t, env, id, fileID); status != 200 || !bytes.Equal(raw, pdf) {
+			t.Fatalf("download: %d, %d bytes, want the %d uploaded", status, len(raw), len(pdf))
 		}
 
 		// win releases the hold; final states refuse every action.
