@@ -93,9 +93,15 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 }
 
 func (t *tx) PaymentList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.Payment], error) {
-	var w where
+	w := where{index: "payments_list"}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
+	switch {
+	case p.OrderID != "":
+		w.index, w.unique = "payments_order", true
+	case p.Status != "":
+		w.index = "payments_status"
+	}
 	if p.OrderID != "" {
 		w.add("order_id = ?", p.OrderID)
 	}
@@ -103,7 +109,7 @@ func (t *tx) PaymentList(ctx context.Context, p *payd.PaymentListParams) (payd.P
 		w.add("status = ?", p.Status)
 	}
 	w.createdRange(p.Created)
-	return listPage(ctx, t.q, `SELECT doc FROM payments`, w, p.ListParams,
+	return listPage(ctx, t, `SELECT doc FROM payments`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Payment, error) { return scanPayment(r) },
 		func(p *payd.Payment) payd.Cursor { return payd.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} })
 }
@@ -136,7 +142,7 @@ func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {
 }
 
 func (t *tx) DiscrepancyList(ctx context.Context, lp *payd.ListParams) (payd.Page[*payd.Discrepancy], error) {
-	return listPage(ctx, t.q, `SELECT doc FROM discrepancies`, where{}, *lp,
+	return listPage(ctx, t, `SELECT doc FROM discrepancies`, where{index: "discrepancies_list"}, *lp,
 		func(r *sql.Rows) (*payd.Discrepancy, error) {
 			var doc string
 			if err := r.Scan(&doc); err != nil {
