@@ -141,11 +141,7 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request, p *payd.Pr
 	if err != nil {
 		return err
 	}
-	items := make([]*payd.PaymentJSON, 0, len(page.Items))
-	for _, pay := range page.Items {
-		items = append(items, pay.View(""))
-	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	writeRawList(w, page.Items, func(v *payd.PaymentView) []byte { return v.JSON }, encodeCursor(page.Next, print))
 	return nil
 }
 
