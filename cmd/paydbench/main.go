@@ -60,6 +60,7 @@ type config struct {
 	perfDir       string
 	tmpDir        string
 	keep          bool
+	seedPayments  int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -82,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.perfDir, "perf", "", "record the server with `perf record -g` during the first run's API phases into this directory")
 	fs.StringVar(&c.tmpDir, "tmp-dir", "", "parent of the run's temporary directory (its file system is SQLite's disk)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (server logs, SQLite files)")
+	fs.IntVar(&c.seedPayments, "seed-payments", 0, "load this many realistic payments (with events and refunds) into the demo shop before the phases")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: paydbench [flags]\n\nMeasures payd's merchant API against the database floor. Flags:\n")
 		fs.PrintDefaults()
@@ -302,6 +304,13 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	if err := raiseLimits(ctx, srv.admin, dev.AdminToken, shop.ShopID); err != nil {
 		return fail(err)
 	}
+	var seeded []string
+	if cfg.seedPayments > 0 {
+		if seeded, err = seedPayments(ctx, name, serverURL, srv.dataDir, shop.ShopID, cfg.seedPayments, maxKeptIDs/2, log); err != nil {
+			return fail(err)
+		}
+		res.SeededPayments = cfg.seedPayments
+	}
 	fl, err := openFloor(ctx, floorURL, filepath.Join(dir, "floor"), run)
 	if err != nil {
 		return fail(fmt.Errorf("floor database: %w", err))
@@ -311,6 +320,8 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 
 	maxClients := slices.Max(cfg.clients)
 	a := &api{client: loopbackClient(maxClients, 30*time.Second), base: srv.api, shopID: shop.ShopID, secret: shop.SecretKey, run: run}
+	// Reads go to seeded payments as well as to those the run creates.
+	a.ids = seeded
 	defer a.client.CloseIdleConnections()
 
 	type key struct {

@@ -53,6 +53,7 @@ type DatabaseResult struct {
 	ServerPeakRSSMiB float64   `json:"server_peak_rss_mib,omitempty"`
 	ServerRSSEndMiB  float64   `json:"server_rss_end_mib,omitempty"`
 	CreatedPayments  int       `json:"created_payments,omitempty"`
+	SeededPayments   int       `json:"seeded_payments,omitempty"`
 	Notes            []string  `json:"notes,omitempty"`
 	Runs             []Stats   `json:"runs,omitempty"`
 }
@@ -256,6 +257,9 @@ func writeTable(w io.Writer, rep *Report) {
 		}
 		fmt.Fprintf(w, "server peak RSS (VmHWM): %.1f MiB (RSS at the end %.1f MiB); %d payments created\n",
 			d.ServerPeakRSSMiB, d.ServerRSSEndMiB, d.CreatedPayments)
+		if d.SeededPayments > 0 {
+			fmt.Fprintf(w, "the shop held %d seeded payments before the phases\n", d.SeededPayments)
+		}
 		for _, n := range d.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
