@@ -317,6 +317,16 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	}
 	defer fl.close()
 	res.Version = fl.version(ctx)
+	// On PostgreSQL the floor's transaction also runs in pgbench, when the
+	// machine has it: the database's own limit, without a Go driver.
+	var pgb *pgbenchFloor
+	if name == "postgres" && slices.Contains(cfg.phases, "floor") {
+		if bin := findPgbench(); bin == "" {
+			res.Notes = append(res.Notes, "pgbench is not installed: no pgbench floor")
+		} else if pgb, err = newPgbenchFloor(fl, bin, cfg.databaseURL, "paydbench_floor_"+run, dir); err != nil {
+			return fail(fmt.Errorf("pgbench floor: %w", err))
+		}
+	}
 
 	maxClients := slices.Max(cfg.clients)
 	a := &api{client: loopbackClient(maxClients, 30*time.Second), base: srv.api, shopID: shop.ShopID, secret: shop.SecretKey, run: run}
@@ -400,6 +410,12 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 					break
 				}
 				record(phase(r, p.label, c, p.d, p.newWorker, p.server))
+				if p.label == "floor" && pgb != nil && ctx.Err() == nil {
+					if _, err := srv.settle(ctx, a.client, settleLimit); err != nil && ctx.Err() == nil {
+						res.Notes = append(res.Notes, fmt.Sprintf("before pgbench c=%d: %v", c, err))
+					}
+					record(pgb.run(ctx, c, p.d))
+				}
 			}
 		}
 	}

@@ -65,6 +65,9 @@ type DatabaseResult struct {
 // the same run's floor phase), which shows how much the machine's noise
 // moves them.
 type Ratio struct {
+	// Floor is the phase compared with: "floor" (the Go driver) or
+	// "pgbench" (PostgreSQL's own load generator, same transaction).
+	Floor         string  `json:"floor"`
 	Clients       int     `json:"clients"`
 	Throughput    float64 `json:"throughput"`
 	P99           float64 `json:"p99"`
@@ -83,17 +86,17 @@ func ratios(phases []Summary, runs []Stats) []Ratio {
 			continue
 		}
 		for _, f := range phases {
-			if f.Phase != "floor" || f.Clients != c.Clients || f.PerSecond <= 0 || f.P99Ms <= 0 {
+			if (f.Phase != "floor" && f.Phase != "pgbench") || f.Clients != c.Clients || f.PerSecond <= 0 || f.P99Ms <= 0 {
 				continue
 			}
-			r := Ratio{Clients: c.Clients, Throughput: c.PerSecond / f.PerSecond, P99: c.P99Ms / f.P99Ms}
+			r := Ratio{Floor: f.Phase, Clients: c.Clients, Throughput: c.PerSecond / f.PerSecond, P99: c.P99Ms / f.P99Ms}
 			var api, fl []Stats
 			for _, s := range runs {
 				switch {
 				case s.Clients != c.Clients:
 				case s.Phase == "create":
 					api = append(api, s)
-				case s.Phase == "floor":
+				case s.Phase == f.Phase:
 					fl = append(fl, s)
 				}
 			}
@@ -127,10 +130,13 @@ type Target struct {
 
 // The project's targets.
 const (
-	targetPGThroughput     = 0.60 // PostgreSQL, 16 clients: payments/s ≥ 60% of the floor
-	targetPGP99            = 2.0  // PostgreSQL, 64 clients: p99 ≤ 2× the floor's p99
-	targetSQLiteThroughput = 0.60 // SQLite: payments/s ≥ 60% of its floor
-	targetRSSMiB           = 100  // server RSS under load < 100 MiB
+	targetPGThroughput = 0.60 // PostgreSQL, 16 clients: payments/s ≥ 60% of the floor
+	// PostgreSQL, 16 clients: payments/s ≥ 75% of the same transaction
+	// run by pgbench.
+	targetPGBenchThroughput = 0.75
+	targetPGP99             = 2.0  // PostgreSQL, 64 clients: p99 ≤ 2× the floor's p99
+	targetSQLiteThroughput  = 0.60 // SQLite: payments/s ≥ 60% of its floor
+	targetRSSMiB            = 100  // server RSS under load < 100 MiB
 )
 
 func evaluateTargets(dbs []DatabaseResult) []Target {
@@ -142,21 +148,25 @@ func evaluateTargets(dbs []DatabaseResult) []Target {
 		}
 		return nil
 	}
-	ratioAt := func(d *DatabaseResult, clients int) *Ratio {
+	ratioAt := func(d *DatabaseResult, clients int, floor string) *Ratio {
 		if d == nil {
 			return nil
 		}
 		for i := range d.Ratios {
-			if d.Ratios[i].Clients == clients {
+			if d.Ratios[i].Clients == clients && d.Ratios[i].Floor == floor {
 				return &d.Ratios[i]
 			}
 		}
 		return nil
 	}
 	var out []Target
-	throughput := func(db string, clients int, want float64) {
-		t := Target{Name: fmt.Sprintf("%s, %d clients: payments/s vs the floor", db, clients), Want: fmt.Sprintf("≥ %.0f%%", want*100)}
-		if r := ratioAt(find(db), clients); r != nil {
+	throughput := func(db string, clients int, floor string, want float64) {
+		name := "the floor"
+		if floor == "pgbench" {
+			name = "the pgbench floor"
+		}
+		t := Target{Name: fmt.Sprintf("%s, %d clients: payments/s vs %s", db, clients, name), Want: fmt.Sprintf("≥ %.0f%%", want*100)}
+		if r := ratioAt(find(db), clients, floor); r != nil {
 			t.Assessed, t.Met = true, r.Throughput >= want
 			t.Got = fmt.Sprintf("%.0f%% (runs %.0f%%..%.0f%%)", r.Throughput*100, r.ThroughputMin*100, r.ThroughputMax*100)
 		} else {
@@ -164,10 +174,11 @@ func evaluateTargets(dbs []DatabaseResult) []Target {
 		}
 		out = append(out, t)
 	}
-	throughput("postgres", 16, targetPGThroughput)
+	throughput("postgres", 16, "floor", targetPGThroughput)
+	throughput("postgres", 16, "pgbench", targetPGBenchThroughput)
 	{
 		t := Target{Name: "postgres, 64 clients: p99 vs the floor's p99", Want: fmt.Sprintf("≤ %.1f×", targetPGP99)}
-		if r := ratioAt(find("postgres"), 64); r != nil {
+		if r := ratioAt(find("postgres"), 64, "floor"); r != nil {
 			t.Assessed, t.Met = true, r.P99 <= targetPGP99
 			t.Got = fmt.Sprintf("%.2f× (runs %.2f×..%.2f×)", r.P99, r.P99Min, r.P99Max)
 		} else {
@@ -175,7 +186,7 @@ func evaluateTargets(dbs []DatabaseResult) []Target {
 		}
 		out = append(out, t)
 	}
-	throughput("sqlite", 16, targetSQLiteThroughput)
+	throughput("sqlite", 16, "floor", targetSQLiteThroughput)
 	for _, db := range []string{"sqlite", "postgres"} {
 		t := Target{Name: db + ": server peak RSS under load", Want: fmt.Sprintf("< %d MiB", targetRSSMiB)}
 		if d := find(db); d != nil && d.ServerPeakRSSMiB > 0 {
@@ -200,6 +211,9 @@ var phaseLabels = map[string]string{
 	"list":   "list     GET /v1/payments?limit=100",
 	"refund": "refund   POST /v1/refunds (1.00 of a paid payment)",
 	"floor":  "floor    tx of 4 INSERTs, no HTTP",
+	// pgbench's connections come and go with its run, so its CPU is not
+	// split out: its columns read zero.
+	"pgbench": "pgbench  the floor's tx run by pgbench (PostgreSQL only; CPU not split out)",
 }
 
 func writeTable(w io.Writer, rep *Report) {
@@ -235,7 +249,7 @@ func writeTable(w io.Writer, rep *Report) {
 		fmt.Fprintln(tw, "phase\tclients\tops/s\t(min..max)\tp50 ms\tp99 ms\terrors\tCPU ms/op: server\tdb\tbench\tother\tbusy%\tsteal%\t")
 		for _, p := range d.Phases {
 			srv, db := "-", "-"
-			if p.Phase != "floor" {
+			if p.Phase != "floor" && p.Phase != "pgbench" {
 				srv = fmt.Sprintf("%.2f", p.ServerCPUMs)
 			}
 			if d.Database == "postgres" {
@@ -252,8 +266,8 @@ func writeTable(w io.Writer, rep *Report) {
 			}
 		}
 		for _, r := range d.Ratios {
-			fmt.Fprintf(w, "API/floor at %d clients: throughput %.0f%% (runs %.0f%%..%.0f%%), p99 %.2f× (runs %.2f×..%.2f×)\n",
-				r.Clients, r.Throughput*100, r.ThroughputMin*100, r.ThroughputMax*100, r.P99, r.P99Min, r.P99Max)
+			fmt.Fprintf(w, "API/%s at %d clients: throughput %.0f%% (runs %.0f%%..%.0f%%), p99 %.2f× (runs %.2f×..%.2f×)\n",
+				r.Floor, r.Clients, r.Throughput*100, r.ThroughputMin*100, r.ThroughputMax*100, r.P99, r.P99Min, r.P99Max)
 		}
 		fmt.Fprintf(w, "server peak RSS (VmHWM): %.1f MiB (RSS at the end %.1f MiB); %d payments created\n",
 			d.ServerPeakRSSMiB, d.ServerRSSEndMiB, d.CreatedPayments)
@@ -265,7 +279,7 @@ func writeTable(w io.Writer, rep *Report) {
 		}
 	}
 	fmt.Fprintf(w, "\nphases: ")
-	for i, k := range []string{"create", "get", "list", "floor"} {
+	for i, k := range []string{"create", "get", "list", "floor", "pgbench"} {
 		if i > 0 {
 			fmt.Fprintf(w, "; ")
 		}
