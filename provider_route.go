@@ -77,6 +77,10 @@ func (s *Service) SetProviderRoute(ctx context.Context, in ProviderRouteSet) (*P
 		switch {
 		case seen[name]:
 			return nil, Invalid(param, "provider %q is named twice", name)
+		case isPayoutRoute(in.Method):
+			if err := s.checkPayoutRouteProviders([]string{name}); err != nil {
+				return nil, Invalid(param, "%s", err.(*Error).Message)
+			}
 		case s.providers[name] != nil && !s.live[name]:
 			return nil, Invalid(param, "provider %q serves test payments only and cannot take live ones", name)
 		case !s.live[name]:
@@ -105,6 +109,9 @@ func (s *Service) DeleteProviderRoute(ctx context.Context, region Region, method
 // checkRouteKey accepts a method offered in the region and a currency of
 // that method there: a route for anything else could never be used.
 func checkRouteKey(region Region, method string, currency money.Currency) error {
+	if isPayoutRoute(method) {
+		return checkPayoutRouteKey(region, method, currency)
+	}
 	if !region.Valid() {
 		return Invalid("region", "region must be ru or kz")
 	}
