@@ -47,6 +47,13 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 	if err != nil {
 		return nil, err
 	}
+	if p.Test() {
+		if dc, ok := s.payoutProviders[s.testPayoutProvider].(DestinationChecker); ok {
+			if err := dc.CheckDestination(kind, in.Destination); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := checkText("description", in.Description, 0, 256); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,14 @@ type PayoutProvider interface {
 	PayoutStatus(ctx context.Context, tx Tx, po *Payout) (PayoutResult, error)
 }
 
+// DestinationChecker is a payout provider with rules of its own about
+// destinations (the sandbox takes its test card tokens only). The service
+// asks it with the other field checks, before any money rule, so that bad
+// input is a 400 whatever the balance.
+type DestinationChecker interface {
+	CheckDestination(kind string, dest PayoutDestination) error
+}
+
 // PayoutResult is a provider's word on a payout. While Status is
 // processing, CheckAt says when to ask again (zero: the service's backoff).
 type PayoutResult struct {

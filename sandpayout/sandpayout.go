@@ -73,18 +73,26 @@ func plan(po *payd.Payout, dest payd.PayoutDestination) string {
 	return outcomeSucceed
 }
 
-// AcceptPayout refuses card tokens other than the test ones (the sandbox
-// cannot pay a real card) and answers a timeout for digits 04; otherwise
-// it names the payout with its planned outcome.
+// CheckDestination refuses card tokens other than the test ones: the
+// sandbox cannot pay a real card.
+func (p *Provider) CheckDestination(kind string, dest payd.PayoutDestination) error {
+	if kind == payd.DestinationCard && TestCardTokens[dest.CardToken] == "" {
+		return payd.Invalid("destination.card_token", "test payouts take the sandbox card tokens only: tok_sandbox_4242, tok_sandbox_0002, tok_sandbox_0069")
+	}
+	return nil
+}
+
+// AcceptPayout answers a timeout for digits 04; otherwise it names the
+// payout with its planned outcome.
 func (p *Provider) AcceptPayout(_ context.Context, _ payd.Tx, po *payd.Payout, dest payd.PayoutDestination) (string, error) {
-	if po.DestinationType == payd.DestinationCard && TestCardTokens[dest.CardToken] == "" {
-		return "", payd.Invalid("destination.card_token", "test payouts take the sandbox card tokens only: tok_sandbox_4242, tok_sandbox_0002, tok_sandbox_0069")
+	if err := p.CheckDestination(po.DestinationType, dest); err != nil {
+		return "", err
 	}
 	o := plan(po, dest)
 	if o == outcomeTimeout {
 		return "", payd.ErrProviderTimeout
 	}
-	return "sbxpo_" + o + "_" + strings.TrimPrefix(po.ID, payd.PrefixPayout), nil
+	return "sbxpo-" + o + "-" + strings.TrimPrefix(po.ID, payd.PrefixPayout), nil
 }
 
 // PayoutStatus decides the payout once its time has come. A payout whose
@@ -93,7 +101,7 @@ func (p *Provider) AcceptPayout(_ context.Context, _ payd.Tx, po *payd.Payout, d
 func (p *Provider) PayoutStatus(_ context.Context, _ payd.Tx, po *payd.Payout) (payd.PayoutResult, error) {
 	o, wait := outcomeTimeout, Silent
 	if po.ProviderPayoutID != "" {
-		parts := strings.SplitN(po.ProviderPayoutID, "_", 3)
+		parts := strings.SplitN(po.ProviderPayoutID, "-", 3)
 		if len(parts) != 3 {
 			return payd.PayoutResult{}, payd.ErrProviderTimeout
 		}
