@@ -445,3 +445,128 @@ func TestPayoutConcurrentNeverOverdraws(t *testing.T) {
 		checkLedger(t, env)
 	})
 }
+
+// TestPayoutDestinationsMasked creates a payout of each kind and checks
+// that only the masked destination comes back, in the answer, the list
+// and the event.
+func TestPayoutDestinationsMasked(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := startM5(t, b, nil)
+		fund(t, env, c, "1000.00", "993.00")
+		tests := []struct {
+			dest   map[string]any
+			masked string
+			secret string
+		}{
+			{map[string]any{"type": "card", "card_token": "tok_sandbox_4242"}, "card ****4242", "tok_sandbox"},
+			{map[string]any{"type": "card_token", "card_token": "tok_sandbox_4242"}, "card ****4242", "tok_sandbox"},
+			{map[string]any{"type": "sbp", "phone": "+79001234567", "bank_id": "100000000111"}, "+7 *** ***-**-67", "9001234567"},
+			{map[string]any{"type": "bank_account", "account_number": "40702810938000000001", "bic": "044525225"}, "account ****0001", "407028109380"},
+		}
+		for i, tt := range tests {
+			r := c.Post("/v1/payouts", fmt.Sprintf("masked-payout-%d", i), map[string]any{"amount": rub("10.00"), "destination": tt.dest}).Expect(t, 201)
+			if got := r.JSON(t)["destination_masked"]; got != tt.masked {
+				t.Errorf("%v: destination_masked %q, want %q", tt.dest["type"], got, tt.masked)
+			}
+			if strings.Contains(string(r.Body), tt.secret) || strings.Contains(string(r.Body), "bank_id") {
+				t.Errorf("%v: the destination leaks: %s", tt.dest["type"], r.Body)
+			}
+		}
+		env.Clock.Advance(sandpayout.Settle)
+		paydtest.Eventually(t, "payouts to succeed", func() bool { return len(eventsOf(t, c, "payout.succeeded")) == len(tests) })
+		for _, path := range []string{"/v1/payouts", "/v1/events?type=payout.succeeded"} {
+			body := string(c.Get(path).Expect(t, 200).Body)
+			for _, tt := range tests {
+				if strings.Contains(body, tt.secret) {
+					t.Errorf("%s leaks %q", path, tt.secret)
+				}
+			}
+		}
+
+		kzEnvShop := env.NewShop(payd.RegionKZ, "")
+		kz := env.As(kzEnvShop, false)
+		// A kz shop's merchant has no KZT: the destination passes every
+		// field rule and meets the balance rule.
+		kz.Post("/v1/payouts", "masked-kz-1", map[string]any{"amount": map[string]any{"value": "1000.00", "currency": "KZT"},
+			"destination": map[string]any{"type": "bank_account", "account_number": "KZ86125KZT5004100100", "bic": "HSBKKZKX"}}).
+			ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+	})
+}
+
+// TestPayoutList pages newest first and filters by status, order_id and
+// creation time; a bad filter is a 400 naming it.
+func TestPayoutList(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := startM5(t, b, nil)
+		fund(t, env, c, "1000.00", "993.00")
+		var ids []string
+		var mid string
+		for i := range 5 {
+			value := "10.00"
+			if i%2 == 1 {
+				value = "10.01" // declined by the sandbox
+			}
+			if i == 2 {
+				mid = env.Clock.Now().Format(time.RFC3339Nano)
+			}
+			po := c.Post("/v1/payouts", fmt.Sprintf("list-payout-%d", i), cardPayout(value, map[string]any{"order_id": fmt.Sprintf("batch-%d", i%2)})).
+				Expect(t, 201).JSON(t)
+			ids = append(ids, po["id"].(string))
+			env.Clock.Advance(time.Second)
+		}
+		env.Clock.Advance(sandpayout.Settle)
+		for i, id := range ids {
+			want := "succeeded"
+			if i%2 == 1 {
+				want = "canceled"
+			}
+			waitPayout(t, c, id, want)
+		}
+		page := func(q string) ([]string, any) {
+			got := c.Get("/v1/payouts"+q).Expect(t, 200).JSON(t)
+			var out []string
+			for _, it := range got["items"].([]any) {
+				out = append(out, it.(map[string]any)["id"].(string))
+			}
+			return out, got["next_cursor"]
+		}
+		rev := func(list ...string) []string {
+			out := append([]string(nil), list...)
+			for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+				out[i], out[j] = out[j], out[i]
+			}
+			return out
+		}
+		var all []string
+		q := "?limit=2"
+		for {
+			got, next := page(q)
+			all = append(all, got...)
+			if next == nil {
+				break
+			}
+			q = "?limit=2&cursor=" + next.(string)
+		}
+		wantDiffIDs(t, "all pages", rev(ids...), all)
+		got, _ := page("?status=canceled")
+		wantDiffIDs(t, "status=canceled", rev(ids[1], ids[3]), got)
+		got, _ = page("?order_id=batch-0")
+		wantDiffIDs(t, "order_id=batch-0", rev(ids[0], ids[2], ids[4]), got)
+		got, _ = page("?created_at_gte=" + mid)
+		wantDiffIDs(t, "created_at_gte", rev(ids[2:]...), got)
+		got, _ = page("?created_at_lt=" + mid)
+		wantDiffIDs(t, "created_at_lt", rev(ids[:2]...), got)
+		c.Get("/v1/payouts?status=paid").ExpectError(t, 400, payd.CodeInvalidRequest, "status")
+		c.Get("/v1/payouts?created_at_gte=yesterday").ExpectError(t, 400, payd.CodeInvalidRequest, "created_at_gte")
+		c.Get("/v1/payouts?limit=101").ExpectError(t, 400, payd.CodeInvalidRequest, "limit")
+	})
+}
+
+func wantDiffIDs(t *testing.T, what string, want, got []string) {
+	t.Helper()
+	if strings.Join(want, ",") != strings.Join(got, ",") {
+		t.Errorf("%s: ids %v, want %v", what, got, want)
+	}
+}
