@@ -570,3 +570,37 @@ func wantDiffIDs(t *testing.T, what string, want, got []string) {
 		t.Errorf("%s: ids %v, want %v", what, got, want)
 	}
 }
+
+// TestPayoutFeeTariff charges the shop's payout tariff (percentage, fixed
+// part, bounds) instead of the default, and refuses a bad tariff.
+func TestPayoutFeeTariff(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, shop, c := startM5(t, b, nil)
+		fund(t, env, c, "2000.00", "1986.00")
+		for _, bad := range []map[string]any{
+			{"payout_fees": []any{map[string]any{"currency": "GBP", "percent_bps": 10}}},
+			{"payout_fees": []any{map[string]any{"currency": "RUB", "percent_bps": 10001}}},
+			{"payout_fees": []any{map[string]any{"currency": "RUB", "percent_bps": 10, "min": 500, "max": 100}}},
+			{"payout_ranges": map[string]any{"RUB": map[string]any{"min": 0, "max": 100}}},
+		} {
+			env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, bad).Expect(t, 400)
+		}
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{
+			"payout_fees":   []any{map[string]any{"currency": "RUB", "percent_bps": 100, "fixed": 500, "max": 2000}},
+			"payout_ranges": map[string]any{"RUB": map[string]any{"min": 5000, "max": 150000}},
+		}).Expect(t, 200)
+		for _, tt := range []struct{ value, fee string }{{"100.00", "6.00"}, {"1500.00", "20.00"}} {
+			po := c.Post("/v1/payouts", key(), cardPayout(tt.value, nil)).Expect(t, 201).JSON(t)
+			if got := value(po, "fee_amount"); got != tt.fee {
+				t.Errorf("payout of %s: fee %s, want %s", tt.value, got, tt.fee)
+			}
+		}
+		c.Post("/v1/payouts", key(), cardPayout("49.99", nil)).ExpectError(t, 422, payd.CodeAmountLimit, "")
+		c.Post("/v1/payouts", key(), cardPayout("1500.01", nil)).ExpectError(t, 422, payd.CodeAmountLimit, "")
+		if got := payoutBalance(t, c); got["available"] != "360.00" || got["pending_payouts"] != "1626.00" {
+			t.Fatalf("balance = %v", got)
+		}
+		checkLedger(t, env)
+	})
+}
