@@ -33,19 +33,24 @@ type ProviderRouteSet struct {
 // provider timeout before the next is asked.
 const MaxRouteProviders = 8
 
-// ProviderInfo names a registered provider and whether live payments may be
-// routed to it.
+// ProviderInfo names a registered provider and whether live payments (or
+// live payouts, for a payout provider) may be routed to it.
 type ProviderInfo struct {
-	Name string `json:"name"`
-	Live bool   `json:"live"`
+	Name    string `json:"name"`
+	Live    bool   `json:"live"`
+	Payouts bool   `json:"payouts,omitempty"`
 }
 
 // Providers lists the registered providers: the sandbox banks (never live)
-// and the live adapters of the build, by name.
+// and the live adapters of the build, by name, then the payout providers:
+// the sandbox's and the live payout adapters.
 func (s *Service) Providers() []ProviderInfo {
 	out := []ProviderInfo{}
 	for _, name := range s.providerNames {
 		out = append(out, ProviderInfo{Name: name, Live: s.live[name]})
+	}
+	for _, name := range s.payoutNames {
+		out = append(out, ProviderInfo{Name: name, Live: s.livePayout[name], Payouts: true})
 	}
 	return out
 }

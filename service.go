@@ -86,6 +86,7 @@ type Service struct {
 	payoutProviders    map[string]PayoutProvider
 	livePayout         map[string]bool
 	testPayoutProvider string
+	payoutNames        []string
 	sender             Sender
 	reportKey          []byte
 
@@ -127,6 +128,7 @@ func NewService(cfg Config) *Service {
 			panic("payd: payout provider name " + strconv.Quote(name) + " is empty or registered twice")
 		}
 		s.payoutProviders[name], s.livePayout[name] = pr, live
+		s.payoutNames = append(s.payoutNames, name)
 	}
 	if cfg.TestPayoutProvider != nil {
 		s.testPayoutProvider = cfg.TestPayoutProvider.Name()
