@@ -292,6 +292,9 @@ func (st ShopSettings) Validate() error {
 	if st.PaymentLifetimeSeconds != 0 && (st.PaymentLifetimeSeconds < 300 || st.PaymentLifetimeSeconds > 7*86400) {
 		return Invalid("payment_lifetime_seconds", "must be 300..604800 (5 minutes to 7 days)")
 	}
+	if err := st.validatePayoutSettings(); err != nil {
+		return err
+	}
 	return st.validateMoneySettings()
 }
 

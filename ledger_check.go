@@ -20,7 +20,10 @@ import (
 //     charged back + disputed holds with a refundable amount that is not
 //     negative; and the fee returned is at most the fee;
 //   - every dispute's own part of disputed holds its sum while open and
-//     nothing once closed, and no other money sits in disputed.
+//     nothing once closed, and no other money sits in disputed;
+//   - every payout's own part of pending_payouts holds its sum and fee
+//     while pending or processing and nothing once final, and no other
+//     money sits in pending_payouts.
 //
 // Balance fields are read from the same postings, and payable is clamped
 // at zero, so these cover the balance rules too. Tests run it after every
@@ -90,6 +93,11 @@ func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 		}
 		more, err := checkDisputeHolds(ctx, tx, disputes)
 		problems = append(problems, more...)
+		if err != nil {
+			return err
+		}
+		more, err = checkPayoutHolds(ctx, tx)
+		problems = append(problems, more...)
 		return err
 	})
 	return problems, err
@@ -138,4 +146,41 @@ func merge(a, b map[string]int64) map[string]int64 {
 		out[k] = 0
 	}
 	return out
+}
+
+// checkPayoutHolds compares each contour's pending_payouts sub-accounts
+// with its payouts, and every merchant contour that ever held a payout.
+func checkPayoutHolds(ctx context.Context, tx Tx) ([]string, error) {
+	payouts, err := tx.PayoutAmounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type contour struct {
+		merchant string
+		test     bool
+		currency money.Currency
+	}
+	want := map[contour]map[string]int64{}
+	for _, po := range payouts {
+		k := contour{po.MerchantID, po.Test, po.Amount.Currency}
+		if want[k] == nil {
+			want[k] = map[string]int64{}
+		}
+		if !po.Status.Final() {
+			want[k][po.ID] = po.Amount.Minor + po.Fee
+		}
+	}
+	var problems []string
+	for k, subs := range want {
+		got, err := tx.LedgerSubBalances(ctx, k.merchant, k.test, k.currency, ledger.PendingPayouts)
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range ledger.Keys(merge(subs, got)) {
+			if got[sub] != subs[sub] {
+				problems = append(problems, fmt.Sprintf("%s: pending_payouts part %d, want %d", sub, got[sub], subs[sub]))
+			}
+		}
+	}
+	return problems, nil
 }

@@ -104,6 +104,9 @@ type BalanceJSON struct {
 	Disputed       money.Amount   `json:"disputed"`
 	Payable        money.Amount   `json:"payable"`
 	Test           bool           `json:"test"`
+	// PendingPayouts is what payouts not yet decided took from available
+	// (their sums and fees); a compatible addition (docs/payouts.md).
+	PendingPayouts money.Amount `json:"pending_payouts"`
 }
 
 // Balance is the merchant's balance in the principal's contour, one record
@@ -135,7 +138,7 @@ func (s *Service) Balance(ctx context.Context, p *Principal) ([]BalanceJSON, err
 		out = append(out, BalanceJSON{Currency: c, Available: money.Signed{Minor: b[ledger.Available], Currency: c},
 			Pending: amt(ledger.Pending), Reserve: amt(ledger.Reserve), Deposit: amt(ledger.Deposit),
 			PendingRefunds: amt(ledger.PendingRefunds), Disputed: amt(ledger.Disputed),
-			Payable: money.New(payable, c), Test: p.Test()})
+			Payable: money.New(payable, c), Test: p.Test(), PendingPayouts: amt(ledger.PendingPayouts)})
 	}
 	return out, nil
 }

@@ -33,19 +33,24 @@ type ProviderRouteSet struct {
 // provider timeout before the next is asked.
 const MaxRouteProviders = 8
 
-// ProviderInfo names a registered provider and whether live payments may be
-// routed to it.
+// ProviderInfo names a registered provider and whether live payments (or
+// live payouts, for a payout provider) may be routed to it.
 type ProviderInfo struct {
-	Name string `json:"name"`
-	Live bool   `json:"live"`
+	Name    string `json:"name"`
+	Live    bool   `json:"live"`
+	Payouts bool   `json:"payouts,omitempty"`
 }
 
 // Providers lists the registered providers: the sandbox banks (never live)
-// and the live adapters of the build, by name.
+// and the live adapters of the build, by name, then the payout providers:
+// the sandbox's and the live payout adapters.
 func (s *Service) Providers() []ProviderInfo {
 	out := []ProviderInfo{}
 	for _, name := range s.providerNames {
 		out = append(out, ProviderInfo{Name: name, Live: s.live[name]})
+	}
+	for _, name := range s.payoutNames {
+		out = append(out, ProviderInfo{Name: name, Live: s.livePayout[name], Payouts: true})
 	}
 	return out
 }
@@ -77,6 +82,10 @@ func (s *Service) SetProviderRoute(ctx context.Context, in ProviderRouteSet) (*P
 		switch {
 		case seen[name]:
 			return nil, Invalid(param, "provider %q is named twice", name)
+		case isPayoutRoute(in.Method):
+			if err := s.checkPayoutRouteProviders([]string{name}); err != nil {
+				return nil, Invalid(param, "%s", err.(*Error).Message)
+			}
 		case s.providers[name] != nil && !s.live[name]:
 			return nil, Invalid(param, "provider %q serves test payments only and cannot take live ones", name)
 		case !s.live[name]:
@@ -105,6 +114,9 @@ func (s *Service) DeleteProviderRoute(ctx context.Context, region Region, method
 // checkRouteKey accepts a method offered in the region and a currency of
 // that method there: a route for anything else could never be used.
 func checkRouteKey(region Region, method string, currency money.Currency) error {
+	if isPayoutRoute(method) {
+		return checkPayoutRouteKey(region, method, currency)
+	}
 	if !region.Valid() {
 		return Invalid("region", "region must be ru or kz")
 	}

@@ -46,6 +46,12 @@ type Config struct {
 	// operator's routing table orders them per payment. Names are unique
 	// across Providers and LiveProviders.
 	LiveProviders []Provider
+	// TestPayoutProvider sends test payouts (the sandbox);
+	// LivePayoutProviders are the adapters live payouts may be routed to
+	// by the operator's routing table (methods payout_card, payout_sbp,
+	// payout_bank_account). Names are unique among payout providers.
+	TestPayoutProvider  PayoutProvider
+	LivePayoutProviders []PayoutProvider
 	// Sender posts webhook deliveries.
 	Sender Sender
 	// ReportKey signs settlement report links.
@@ -75,8 +81,14 @@ type Service struct {
 	providerNames     []string
 	live              map[string]bool
 	testRoute         Route
-	sender            Sender
-	reportKey         []byte
+	// payoutProviders are the payout providers by name; livePayout marks
+	// the live ones, testPayoutProvider names the sandbox.
+	payoutProviders    map[string]PayoutProvider
+	livePayout         map[string]bool
+	testPayoutProvider string
+	payoutNames        []string
+	sender             Sender
+	reportKey          []byte
 
 	// auth caches shops and keys for Authenticate.
 	auth *authCache
@@ -108,6 +120,22 @@ func NewService(cfg Config) *Service {
 			s.providerNames = append(s.providerNames, name)
 			s.live[name] = i == 1
 		}
+	}
+	s.payoutProviders, s.livePayout = map[string]PayoutProvider{}, map[string]bool{}
+	addPayout := func(pr PayoutProvider, live bool) {
+		name := pr.Name()
+		if _, dup := s.payoutProviders[name]; dup || name == "" {
+			panic("payd: payout provider name " + strconv.Quote(name) + " is empty or registered twice")
+		}
+		s.payoutProviders[name], s.livePayout[name] = pr, live
+		s.payoutNames = append(s.payoutNames, name)
+	}
+	if cfg.TestPayoutProvider != nil {
+		s.testPayoutProvider = cfg.TestPayoutProvider.Name()
+		addPayout(cfg.TestPayoutProvider, false)
+	}
+	for _, pr := range cfg.LivePayoutProviders {
+		addPayout(pr, true)
 	}
 	if s.testRoute == nil {
 		s.testRoute = func(Region, string, money.Currency) []string { return nil }

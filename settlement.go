@@ -66,8 +66,16 @@ type Settlement struct {
 	ChargebackFees int64 `json:"chargeback_fees"`
 	// DisputesHeld is the sum disputes opened in the period held;
 	// DisputesReleased what left the holds (won, or charged back).
-	DisputesHeld        int64      `json:"disputes_held"`
-	DisputesReleased    int64      `json:"disputes_released"`
+	DisputesHeld     int64 `json:"disputes_held"`
+	DisputesReleased int64 `json:"disputes_released"`
+	// PayoutsHeld is what payouts created in the period took from
+	// available (sums and fees); PayoutsReleased what canceled ones gave
+	// back. Payouts and PayoutFees are what succeeded ones sent out and
+	// were charged.
+	PayoutsHeld         int64      `json:"payouts_held"`
+	PayoutsReleased     int64      `json:"payouts_released"`
+	Payouts             int64      `json:"payouts"`
+	PayoutFees          int64      `json:"payout_fees"`
 	Net                 int64      `json:"net"`
 	SettlementDelayDays int        `json:"settlement_delay_days"`
 	Entries             int        `json:"entries"`
@@ -94,6 +102,8 @@ type SettlementJSON struct {
 	BankFinesAmount       money.Amount    `json:"bank_fines_amount"`
 	ChargebackFeesAmount  money.Amount    `json:"chargeback_fees_amount"`
 	DisputesAmount        money.Amount    `json:"disputes_amount"`
+	PayoutsAmount         money.Amount    `json:"payouts_amount"`
+	PayoutsReleasedAmount money.Amount    `json:"payouts_released_amount"`
 	SettlementDelayDays   int             `json:"settlement_delay_days"`
 	PaidAt                *time.Time      `json:"paid_at,omitempty"`
 	ReportURL             string          `json:"report_url,omitempty"`
@@ -108,6 +118,7 @@ func (st *Settlement) View(reportURL string) *SettlementJSON {
 		ChargebacksAmount: a(st.Chargebacks), ReserveHeldAmount: a(st.ReserveHeld), ReserveReleasedAmount: a(st.ReserveReleased),
 		DepositWithheldAmount: a(max(0, st.DepositWithheld)), BankFinesAmount: a(st.BankFines),
 		ChargebackFeesAmount: a(st.ChargebackFees), DisputesAmount: a(st.DisputesHeld),
+		PayoutsAmount: a(st.PayoutsHeld), PayoutsReleasedAmount: a(st.PayoutsReleased),
 		SettlementDelayDays: st.SettlementDelayDays, PaidAt: st.PaidAt, ReportURL: reportURL}
 }
 
@@ -154,7 +165,9 @@ type PeriodEntry struct {
 // and the dispute holds placed and left; net is what the period adds to the
 // merchant's payable money: gross − fees − refunds − chargebacks − reserve
 // held + reserve released − deposit withheld − bank fines − chargeback fees
-// − disputes held + disputes released. What a dispute or its loss takes
+// − disputes held + disputes released − payouts held + payouts released
+// (a payout leaves available when it is created, and comes back only if it
+// is canceled; its success moves nothing of available). What a dispute or its loss takes
 // from the reserve counts as reserve released, and from the deposit as
 // deposit released, because those sums were out of net already.
 func computeSettlement(st *Settlement, entries []*ledger.Entry) {
@@ -162,6 +175,14 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 		dispute := strings.HasPrefix(e.Kind, "dispute_")
 		for _, p := range e.Postings {
 			switch {
+			case e.Kind == entryPayoutCreated && p.Account.Bucket == ledger.PendingPayouts:
+				st.PayoutsHeld += p.Amount
+			case e.Kind == entryPayoutCanceled && p.Account.Bucket == ledger.PendingPayouts:
+				st.PayoutsReleased += -p.Amount
+			case e.Kind == entryPayoutSucceeded && p.Account.Bucket == ledger.PayoutClearing:
+				st.Payouts += p.Amount
+			case e.Kind == entryPayoutSucceeded && p.Account.Bucket == ledger.PayoutFees:
+				st.PayoutFees += p.Amount
 			case dispute && p.Account.Bucket == ledger.Disputed && p.Amount > 0:
 				st.DisputesHeld += p.Amount
 			case dispute && p.Account.Bucket == ledger.Disputed:
@@ -193,7 +214,7 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 	}
 	st.Entries = len(entries)
 	st.Net = st.Gross - st.Fees - st.Refunds - st.Chargebacks - st.ReserveHeld + st.ReserveReleased - st.DepositWithheld -
-		st.BankFines - st.ChargebackFees - st.DisputesHeld + st.DisputesReleased
+		st.BankFines - st.ChargebackFees - st.DisputesHeld + st.DisputesReleased - st.PayoutsHeld + st.PayoutsReleased
 }
 
 // FormSettlement forms the register of one merchant, contour, currency and

@@ -114,6 +114,11 @@ type ShopSettings struct {
 	// DisputeFees are the bank fine and the service fee a dispute opened
 	// without its own (the sandbox's) is charged when lost, per currency.
 	DisputeFees []DisputeFee `json:"dispute_fees,omitempty"`
+	// PayoutFees are the payout tariffs per currency; DefaultPayoutFeeBps
+	// applies where none is set.
+	PayoutFees []PayoutFee `json:"payout_fees,omitempty"`
+	// PayoutRanges override the amount range of one payout per currency.
+	PayoutRanges map[money.Currency]Range `json:"payout_ranges,omitempty"`
 }
 
 // ReserveFor returns the reserve rule of currency c (zero when none).

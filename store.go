@@ -197,6 +197,17 @@ type Tx interface {
 	EvidenceChunkGet(ctx context.Context, fileID string, seq int) ([]byte, error)
 	EvidenceChunksDelete(ctx context.Context, fileID string) error
 
+	// PayoutInsert, PayoutGet(ForUpdate) and PayoutUpdate keep payouts;
+	// lookups are by id alone and the service checks shop and mode.
+	PayoutInsert(ctx context.Context, po *Payout) error
+	PayoutGet(ctx context.Context, id string) (*Payout, error)
+	PayoutGetForUpdate(ctx context.Context, id string) (*Payout, error)
+	PayoutUpdate(ctx context.Context, po *Payout) error
+	PayoutList(ctx context.Context, p *PayoutListParams) (Page[*Payout], error)
+	// PayoutAmounts lists every payout's sum, fee and status, for the
+	// invariant check.
+	PayoutAmounts(ctx context.Context) ([]PayoutAmount, error)
+
 	// WebhookDeliveryInsert queues deliveries, each due at its DueAt.
 	WebhookDeliveryInsert(ctx context.Context, list ...*WebhookDelivery) error
 	// WebhookDeliveryClaim takes the due deliveries for sending and moves

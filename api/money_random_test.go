@@ -14,8 +14,10 @@ import (
 
 // TestMoneyRandomized runs a random mix of money operations — payments of
 // every outcome, captures and partial captures, refunds that succeed and
-// fail, disputes won, lost and expired, time jumps across holds, evidence
-// deadlines and settlement days, registers, freezes — and checks the money
+// fail, disputes won, lost and expired, payouts of every sandbox outcome
+// from two shops of the merchant, time jumps across holds, evidence
+// deadlines, payout decisions and settlement days, registers, freezes —
+// and checks the money
 // invariants after every step. The seed is printed;
 // PAYD_RANDOM_SEED replays a run and PAYD_RANDOM_STEPS changes its length.
 func TestMoneyRandomized(t *testing.T) {
@@ -31,17 +33,43 @@ func TestMoneyRandomized(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		t.Logf("seed %d, %d steps (replay with PAYD_RANDOM_SEED=%d)", seed, steps, seed)
 		rnd := rand.New(rand.NewPCG(seed, 0x9e3779b9))
-		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2})
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM5})
 		shop := env.NewShop(payd.RegionRU, "")
+		sibling := env.As(env.NewShop(payd.RegionRU, shop.MerchantID), false)
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{
 			"reserve": []any{map[string]any{"currency": "RUB", "percent_bps": 500, "days": 3}},
 		}).Expect(t, 200)
 		c := env.As(shop, false)
-		var payments, succeeded, disputes []string
+		var payments, succeeded, disputes, payouts []string
 		submitted := map[string]bool{}
 		for step := 0; step < steps; step++ {
-			op := rnd.IntN(120)
+			op := rnd.IntN(135)
 			switch {
+			case op >= 128: // the sandbox payout provider's clock moves
+				env.Clock.Advance([]time.Duration{10 * time.Second, time.Minute, time.Hour}[rnd.IntN(3)])
+			case op >= 120: // a payout from either shop, sometimes too large or frozen
+				bal := balanceOf(t, c)
+				v, _ := strconv.ParseFloat(bal["available"], 64)
+				avail := int64(v*100 + 0.5)
+				if avail < 200 {
+					avail = 200
+				}
+				cents := 100 + rnd.Int64N(avail*11/10)
+				cents = cents/100*100 + []int64{0, 1, 4, 5, 37}[rnd.IntN(5)] // sandbox digits
+				token := []string{"tok_sandbox_4242", "tok_sandbox_4242", "tok_sandbox_0002", "tok_sandbox_0069"}[rnd.IntN(4)]
+				cl := c
+				if rnd.IntN(2) == 0 {
+					cl = sibling
+				}
+				r := cl.Post("/v1/payouts", key(), map[string]any{"amount": map[string]any{"value": fmt.Sprintf("%d.%02d", cents/100, cents%100), "currency": "RUB"},
+					"destination": map[string]any{"type": "card", "card_token": token}})
+				switch r.Status {
+				case 201:
+					payouts = append(payouts, r.JSON(t)["id"].(string))
+				case 422: // above available, or frozen
+				default:
+					t.Fatalf("step %d: payout answered %d %s", step, r.Status, r.Body)
+				}
 			case op < 30: // a payment with a random outcome
 				cents := 100 + rnd.IntN(500000)
 				value := fmt.Sprintf("%d.%02d", cents/100, cents%100)
@@ -165,6 +193,15 @@ func TestMoneyRandomized(t *testing.T) {
 				t.Errorf("no dispute was submitted in %d steps", steps)
 			}
 		}
+		payoutStatus := map[string]int{}
+		for _, id := range payouts {
+			r := c.Get("/v1/payouts/" + id)
+			if r.Status == 404 { // the sibling shop's
+				r = sibling.Get("/v1/payouts/" + id)
+			}
+			payoutStatus[r.Expect(t, 200).JSON(t)["status"].(string)]++
+		}
+		t.Logf("payouts by status: %v", payoutStatus)
 	})
 }
 

@@ -82,6 +82,17 @@ func merchantBodies() []requestBody {
 			deep: "metadata.a", str: "reason", required: "payment_id",
 		},
 		{
+			name: "payout create", method: "POST", path: "/v1/payouts",
+			base: `{"amount":{"value":"10.00","currency":"RUB"},"destination":{"type":"sbp","phone":"+79001234567","bank_id":"100000000111"},` +
+				`"description":"d","order_id":"o-1","metadata":{"a":"1"}}`,
+			fields: map[string]jsonKind{
+				"amount": kObject, "amount.value": kString, "amount.currency": kString, "destination": kObject,
+				"destination.type": kString, "destination.phone": kString, "destination.bank_id": kString,
+				"description": kString, "order_id": kString, "metadata": kObject, "metadata.a": kString,
+			},
+			deep: "destination.phone", str: "description", required: "amount",
+		},
+		{
 			name: "webhook endpoint create", method: "POST", path: "/v1/webhook-endpoints",
 			base:   `{"url":"https://hooks.example.com/h","events":["payment.succeeded"],"description":"d"}`,
 			fields: map[string]jsonKind{"url": kString, "events": kArray, "events.0": kString, "description": kString},
@@ -191,7 +202,7 @@ func valueAt(t *testing.T, body, path string) string {
 }
 
 // TestEveryBodyHasOneReading sends every JSON body of the merchant API (at
-// stage M2, with the dispute bodies) with
+// stage M5, with the dispute and payout bodies) with
 // each field given each wrong JSON type, with duplicate member names at the
 // top and at depth, with a name differing only in case, and with a lone
 // surrogate escape: each is 400 invalid_request naming the member, and none
@@ -199,8 +210,9 @@ func valueAt(t *testing.T, body, path string) string {
 func TestEveryBodyHasOneReading(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		// Stage M2 serves the dispute bodies too; v1's are unchanged there.
-		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2})
+		// Stage M5 serves the dispute and payout bodies too; v1's are
+		// unchanged there.
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM5})
 		shop := env.NewShop(payd.RegionRU, "")
 		c := env.As(shop, false) // the test key: every body, simulate included
 		n := 0
@@ -255,7 +267,7 @@ func TestEveryBodyHasOneReading(t *testing.T) {
 			t.Errorf("order_id %q, want pair-😀", ok["order_id"])
 		}
 		// Nothing refused left a payment, refund or endpoint behind.
-		for _, path := range []string{"/v1/payments", "/v1/refunds", "/v1/webhook-endpoints"} {
+		for _, path := range []string{"/v1/payments", "/v1/refunds", "/v1/webhook-endpoints", "/v1/payouts"} {
 			items := c.Get(path).Expect(t, 200).JSON(t)["items"].([]any)
 			want := 0
 			if path == "/v1/payments" {

@@ -144,6 +144,9 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {
 		return svc.ReleaseHeld(ctx, a)
 	}})
+	river.AddWorker(w, &argsWorker[payd.PayoutCheckArgs]{fn: func(ctx context.Context, a payd.PayoutCheckArgs) error {
+		return svc.CheckPayout(ctx, a.PayoutID)
+	}})
 	river.AddWorker(w, &argsWorker[payd.QRAttemptArgs]{fn: func(ctx context.Context, a payd.QRAttemptArgs) error {
 		return svc.StartQRAttempt(ctx, a.PaymentID)
 	}})

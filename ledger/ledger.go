@@ -27,6 +27,10 @@ const (
 	Deposit        Bucket = "deposit"
 	PendingRefunds Bucket = "pending_refunds"
 	Disputed       Bucket = "disputed"
+	// PendingPayouts holds what a payout took from available (its sum and
+	// its fee) until the payout provider decides it; one sub-account per
+	// payout.
+	PendingPayouts Bucket = "pending_payouts"
 )
 
 // Service accounts: the other side of every merchant movement.
@@ -43,10 +47,16 @@ const (
 	// ChargebackFees is the service's income from handling disputes the
 	// merchant lost, apart from the fees of payments.
 	ChargebackFees Bucket = "chargeback_fees"
+	// PayoutClearing is money sent out by merchants' payouts, owed to or
+	// settled with the payout providers.
+	PayoutClearing Bucket = "payout_clearing"
+	// PayoutFees is the service's income from payout fees, kept apart
+	// from the fees of payments so that registers show each as its own.
+	PayoutFees Bucket = "payout_fees"
 )
 
 // MerchantBuckets are the buckets of the Balance object, in its order.
-var MerchantBuckets = []Bucket{Pending, Available, Reserve, Deposit, PendingRefunds, Disputed}
+var MerchantBuckets = []Bucket{Pending, Available, Reserve, Deposit, PendingRefunds, Disputed, PendingPayouts}
 
 // Account names one ledger account: an owner (a merchant, or "payd" for
 // the service), a contour, a currency, a bucket, and an optional sub-key

@@ -25,7 +25,7 @@ func TestOperatorProviderRoutes(t *testing.T) {
 		var providers struct{ Items []payd.ProviderInfo }
 		env.AdminDo("GET", "/admin/v1/providers", nil).Expect(t, 200).Decode(t, &providers)
 		diff("providers", []payd.ProviderInfo{{Name: "sandbox"}, {Name: "sandbox_backup"},
-			{Name: "acme_bank", Live: true}, {Name: "beta_bank", Live: true}}, providers.Items)
+			{Name: "acme_bank", Live: true}, {Name: "beta_bank", Live: true}, {Name: "sandbox_payouts", Payouts: true}}, providers.Items)
 
 		list := func() []string {
 			t.Helper()

@@ -130,6 +130,8 @@ type Options struct {
 	AuthFailuresPerMinute int
 	// Stage is the delivery stage served (zero: v1).
 	Stage payd.Stage
+	// LivePayoutProviders are live payout adapters (NewLivePayoutProvider).
+	LivePayoutProviders []payd.PayoutProvider
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -152,7 +154,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
-		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage,
+		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/paydhq/payd/checkout"
 	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/sandbank"
+	"github.com/paydhq/payd/sandpayout"
 	"github.com/paydhq/payd/webhook/sender"
 	"log/slog"
 	"net/http"
@@ -71,6 +72,12 @@ type Config struct {
 	// live payments answer provider_unavailable. The names "sandbox" and
 	// "sandbox_backup" belong to the sandbox banks.
 	LiveProviders []payd.Provider
+	// LivePayoutProviders are the live payout adapters an embedder
+	// compiles in, routed by the operator's payout routes (methods
+	// payout_card, payout_sbp, payout_bank_account). `payd serve` passes
+	// none, so live payouts answer provider_unavailable. The name
+	// "sandbox_payouts" belongs to the sandbox payout provider.
+	LivePayoutProviders []payd.PayoutProvider
 }
 
 // Instance is an assembled service.
@@ -100,6 +107,10 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	}
 	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLivePayoutProviders(cfg.LivePayoutProviders); err != nil {
+		store.Close()
 		return nil, err
 	}
 	if err := checkLiveProviders(cfg.LiveProviders); err != nil {
@@ -179,6 +190,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
 		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
+		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
 		ReportKey: reportKey, Delivery: delivery,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
@@ -219,6 +231,20 @@ var sandboxBanks = [2]string{"sandbox", "sandbox_backup"}
 // routing table instead.
 func testRoute(payd.Region, string, money.Currency) []string {
 	return []string{sandboxBanks[0], sandboxBanks[1]}
+}
+
+// checkLivePayoutProviders refuses live payout adapters without a name
+// of their own, as checkLiveProviders does for payments.
+func checkLivePayoutProviders(list []payd.PayoutProvider) error {
+	seen := map[string]bool{sandpayout.Name: true}
+	for _, pr := range list {
+		name := pr.Name()
+		if name == "" || seen[name] {
+			return fmt.Errorf("live payout provider name %q is empty or taken", name)
+		}
+		seen[name] = true
+	}
+	return nil
 }
 
 // checkLiveProviders refuses live adapters without a name of their own: a

@@ -67,12 +67,13 @@ func TestRefusesNewerSchema(t *testing.T) {
 // routes never turn into silent 404s.
 func TestRefusesUnbuiltStage(t *testing.T) {
 	t.Parallel()
-	in, err := serve.New(context.Background(), serve.Config{DataDir: t.TempDir(), Stage: payd.StageM5})
+	later := payd.BuiltStage + 1
+	in, err := serve.New(context.Background(), serve.Config{DataDir: t.TempDir(), Stage: later})
 	if err == nil {
 		in.Close(context.Background())
-		t.Fatal("New accepted stage M5")
+		t.Fatalf("New accepted stage %s", later)
 	}
-	if !strings.Contains(err.Error(), "M5") {
+	if !strings.Contains(err.Error(), later.String()) {
 		t.Errorf("error %q does not name the stage", err)
 	}
 }

@@ -84,6 +84,11 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 				_, err := tx.DisputeList(ctx, &payd.DisputeListParams{ListParams: lp, ShopID: "sh_1", Test: true, PaymentID: "pay_1"})
 				return err
 			},
+			"payouts": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PayoutList(ctx, &payd.PayoutListParams{ListParams: lp, ShopID: "sh_1", Test: true,
+					Status: payd.PayoutSucceeded, OrderID: "o-1", Created: created})
+				return err
+			},
 			"merchants": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
 				_, err := tx.MerchantList(ctx, &payd.MerchantListParams{ListParams: lp})
 				return err

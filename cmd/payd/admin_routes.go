@@ -13,7 +13,7 @@ import (
 // routeKeyFlags registers the flags that name a route.
 func routeKeyFlags(fs *flag.FlagSet) (region, method, currency *string) {
 	region = fs.String("region", "", "ru or kz")
-	method = fs.String("method", "", "payment method, e.g. bank_card, sbp or kz_qr")
+	method = fs.String("method", "", "payment method, e.g. bank_card, sbp or kz_qr; or a payout kind: payout_card, payout_sbp, payout_bank_account")
 	currency = fs.String("currency", "", "RUB, KZT, USD or EUR")
 	return region, method, currency
 }
