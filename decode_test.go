@@ -45,6 +45,7 @@ func TestDecodeJSONOneReading(t *testing.T) {
 		{"name after a nested array", `{"x":[["a"],{"y":[1]}],"b\ud800":1}`, "b", `the member name beginning "b" must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\ud800-\udfff) are refused`},
 		{"name with escapes before the fault", `{"meta":{"q\"\\x\ud800":"y"}}`, "meta", `the member name beginning "q\"\\x" in meta must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\ud800-\udfff) are refused`},
 		{"unknown refused", `{"Name":"a"}`, "Name", "Name is not a known field"},
+		{"unknown refused at depth", `{"nested":{"INNER":{"v":"x"}}}`, "nested.INNER", "nested.INNER is not a known field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v decodeTarget
@@ -57,6 +58,12 @@ func TestDecodeJSONOneReading(t *testing.T) {
 				t.Errorf("decode %s:\n got %q %q\nwant %q %q", tc.body, pe.Param, pe.Message, tc.param, tc.desc)
 			}
 		})
+	}
+	// Names match exactly at every depth: a name in another case is an
+	// unknown member, ignored, however deep.
+	var d decodeTarget
+	if err := DecodeJSON([]byte(`{"nested":{"Inner":{"V":"x"}},"NAME":"y"}`), &d, DecodeOptions{}); err != nil || d.Nested.Inner.V != "" || d.Name != "" {
+		t.Errorf("names in another case were read: %v %+v", err, d)
 	}
 	// Arrays of strings are values, never names, whatever their position.
 	var v struct {
