@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/paydhq/payd"
@@ -9,63 +11,64 @@ import (
 )
 
 // merchantBodies are the JSON bodies of the merchant API (/v1 and /v1/test,
-// with stage M2's dispute bodies). Bodies whose Top is optional go to
-// resources that do not exist, so that their examples change nothing.
-func merchantBodies() []paydtest.Body {
+// with stage M2's dispute bodies) by their operation in the OpenAPI
+// document. Bodies whose Top is optional go to resources that do not
+// exist, so that their examples change nothing.
+func merchantBodies() map[string]paydtest.Body {
 	const pay = "pay_00000000000000000000000000"
 	const dsp = "dsp_00000000000000000000000000"
-	return []paydtest.Body{
-		{
-			Name: "payment create", Method: "POST", Path: "/v1/payments",
+	return map[string]paydtest.Body{
+		"POST /v1/payments": {
+			Path: "/v1/payments",
 			Base: `{"amount":{"value":"100.00","currency":"RUB"},"order_id":"o-1","description":"d","capture":true,` +
 				`"payment_method":{"type":"bank_card"},"confirmation":{"type":"redirect","return_url":"https://shop.example.com/r","locale":"ru"},` +
 				`"customer":{"email":"a@example.com","phone":"+70000000000","full_name":"A B","tax_id":"1","ip":"1.2.3.4"},` +
 				`"expires_at":"2030-01-31T12:00:00Z","metadata":{"a":"1"},"client_ip":"1.2.3.4"}`,
 			Top: "amount", Required: true, Deep: "amount.value", Str: "order_id",
 		},
-		{
-			Name: "capture", Method: "POST", Path: "/v1/payments/" + pay + "/capture",
+		"POST /v1/payments/{payment_id}/capture": {
+			Path: "/v1/payments/" + pay + "/capture",
 			Base: `{"amount":{"value":"100.00","currency":"RUB"}}`,
 			Top:  "amount", Deep: "amount.currency", Str: "amount.value",
 		},
-		{
-			Name: "refund create", Method: "POST", Path: "/v1/refunds",
+		"POST /v1/refunds": {
+			Path: "/v1/refunds",
 			Base: `{"payment_id":"` + pay + `","amount":{"value":"1.00","currency":"RUB"},"reason":"r","metadata":{"a":"1"}}`,
 			Top:  "payment_id", Required: true, Deep: "metadata.a", Str: "reason",
 		},
-		{
-			Name: "webhook endpoint create", Method: "POST", Path: "/v1/webhook-endpoints",
+		"POST /v1/webhook-endpoints": {
+			Path: "/v1/webhook-endpoints",
 			Base: `{"url":"https://hooks.example.com/h","events":["payment.succeeded"],"description":"d"}`,
 			Top:  "url", Required: true, Str: "description",
 		},
-		{
-			Name: "webhook endpoint patch", Method: "PATCH", Path: "/v1/webhook-endpoints/whe_00000000000000000000000000",
+		"PATCH /v1/webhook-endpoints/{endpoint_id}": {
+			Path: "/v1/webhook-endpoints/whe_00000000000000000000000000",
 			Base: `{"url":"https://hooks.example.com/h","events":["payment.succeeded"],"status":"active","rotate_secret":false,"description":"d"}`,
 			Top:  "url", Str: "description",
 		},
-		{
-			Name: "evidence upload", Method: "POST", Path: "/v1/disputes/" + dsp + "/evidence/uploads",
+		"POST /v1/disputes/{dispute_id}/evidence/uploads": {
+			Path: "/v1/disputes/" + dsp + "/evidence/uploads",
 			Base: `{"file_name":"receipt.pdf","content_type":"application/pdf","size_bytes":1024}`,
 			Top:  "file_name", Required: true, Str: "file_name",
 		},
-		{
-			Name: "evidence attach", Method: "POST", Path: "/v1/disputes/" + dsp + "/evidence",
+		"POST /v1/disputes/{dispute_id}/evidence": {
+			Path: "/v1/disputes/" + dsp + "/evidence",
 			Base: `{"file_ids":["evd_00000000000000000000000000"],"comment":"c"}`,
 			Top:  "file_ids", Required: true, Str: "comment",
 		},
-		{
-			Name: "sandbox dispute", Method: "POST", Path: "/v1/test/payments/" + pay + "/disputes",
+		"POST /v1/test/payments/{payment_id}/disputes": {
+			Path: "/v1/test/payments/" + pay + "/disputes",
 			Base: `{"kind":"chargeback","amount":{"value":"1.00","currency":"RUB"},"reason_code":"4837",` +
 				`"evidence_deadline_seconds":3600,"bank_fine_amount":{"value":"1.00","currency":"RUB"},"service_fee_amount":{"value":"1.00","currency":"RUB"}}`,
 			Top: "amount", Deep: "service_fee_amount.value", Str: "reason_code",
 		},
-		{
-			Name: "dispute simulate", Method: "POST", Path: "/v1/test/disputes/" + dsp + "/simulate",
+		"POST /v1/test/disputes/{dispute_id}/simulate": {
+			Path: "/v1/test/disputes/" + dsp + "/simulate",
 			Base: `{"outcome":"won","delay_seconds":0}`,
 			Top:  "outcome", Required: true, Str: "outcome",
 		},
-		{
-			Name: "simulate", Method: "POST", Path: "/v1/test/payments/" + pay + "/simulate",
+		"POST /v1/test/payments/{payment_id}/simulate": {
+			Path: "/v1/test/payments/" + pay + "/simulate",
 			Base: `{"outcome":"succeed","delay_seconds":0}`,
 			Top:  "outcome", Required: true, Str: "outcome",
 		},
@@ -92,7 +95,10 @@ func TestEveryBodyHasOneReading(t *testing.T) {
 			n++
 			return c.Do(rb.Method, rb.Path, body, "Idempotency-Key", fmt.Sprintf("one-reading-%06d", n))
 		}
-		for _, rb := range merchantBodies() {
+		bodies := merchantBodies()
+		checkEveryBodySwept(t, env, bodies)
+		for op, rb := range bodies {
+			rb.Name, rb.Method = op, op[:strings.Index(op, " ")]
 			t.Run(rb.Name, func(t *testing.T) {
 				paydtest.CheckOneReading(t, rb, func(body string) *paydtest.Response { return send(rb, body) })
 			})
@@ -129,4 +135,52 @@ func TestEveryBodyHasOneReading(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkEveryBodySwept holds the sweep to the served OpenAPI document: every
+// operation with a request body is in bodies, or is declared ahead of its
+// stage and answers 501 (its body is swept once it is served), and every
+// operation in bodies is in the document.
+func checkEveryBodySwept(t *testing.T, env *paydtest.Env, bodies map[string]paydtest.Body) {
+	t.Helper()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	env.Do("GET", env.API.URL, "/v1/openapi.json", nil, nil).Expect(t, 200).Decode(t, &doc)
+	withBody := map[string]bool{}
+	for path, ops := range doc.Paths {
+		for method, raw := range ops {
+			var op struct {
+				RequestBody json.RawMessage `json:"requestBody"`
+			}
+			if json.Unmarshal(raw, &op) != nil || op.RequestBody == nil {
+				continue
+			}
+			withBody[strings.ToUpper(method)+" /v1"+path] = true
+		}
+	}
+	// A path of each operation, with an id of the right kind that names
+	// nothing.
+	fill := strings.NewReplacer("{payment_id}", "pay_00000000000000000000000000", "{dispute_id}", "dsp_00000000000000000000000000",
+		"{endpoint_id}", "whe_00000000000000000000000000", "{link_id}", "pl_00000000000000000000000000",
+		"{payout_id}", "po_00000000000000000000000000", "{refund_id}", "rf_00000000000000000000000000", "{event_id}", "evt_00000000000000000000000000")
+	c := env.As(env.NewShop(payd.RegionRU, ""), false)
+	for op := range withBody {
+		if _, ok := bodies[op]; ok {
+			continue
+		}
+		method, path, _ := strings.Cut(op, " ")
+		r := c.Do(method, fill.Replace(path), `{}`, "Idempotency-Key", "sweep-probe-"+strings.ReplaceAll(path, "/", "-"))
+		if r.Status != 501 || r.ErrorCode() != string(payd.CodeNotImplemented) {
+			t.Errorf("%s takes a body and is served (%d %s), but merchantBodies does not sweep it", op, r.Status, r.ErrorCode())
+		}
+	}
+	for op := range bodies {
+		if !withBody[op] {
+			t.Errorf("merchantBodies sweeps %s, which the OpenAPI document does not give a body", op)
+		}
+	}
+	if len(withBody) == 0 {
+		t.Fatal("the OpenAPI document lists no operation with a body")
+	}
 }
