@@ -112,7 +112,7 @@ func fieldsOf(t testing.TB, body string) map[string]kind {
 
 // decoderText matches what only a JSON decoder writes: its package names,
 // Go type names and its own phrasing. A description is for a merchant.
-var decoderText = regexp.MustCompile(`(?i)json:|jsontext|jsonwire|unmarshal|\bGo (value|struct|type)|of type|` +
+var decoderText = regexp.MustCompile(`json:|jsontext|jsonwire|[Uu]nmarshal|\bGo (value|struct|type)|of type|` +
 	`\b(u?int(8|16|32|64)?|float(32|64)|bool|rune|interface|struct)\b|map\[|\[\]|\b(payd|money|time)\.[A-Z]|` +
 	`invalid character|looking for|top-level value|surrogate pair ` + "`")
 
