@@ -168,6 +168,9 @@ func badName(parent, readable string) error {
 // and that name's text before off. The decoder accepted everything before
 // off, so a plain scan of strings and brackets reads it correctly.
 func memberNameAt(body []byte, off int64) (string, bool) {
+	if off < 0 || off > int64(len(body)) {
+		return "", false
+	}
 	var open []byte // the enclosing '{' and '['
 	wantName := false
 	for i := 0; i < len(body) && int64(i) < off; i++ {
