@@ -18,9 +18,10 @@ import (
 // route reads.
 type Body struct {
 	Name, Method, Path string
-	// Base is a valid body. Its answer is compared with the answer to the
-	// body whose Top is written in capitals when Top is optional: send it
-	// to a resource that does not exist so that it changes nothing.
+	// Base is a valid body. When Top is optional, Base without Top is sent
+	// too, and its answer must be the answer to Base with Top in capitals
+	// (wrongly typed): send such bodies to a resource that does not exist,
+	// so that they change nothing.
 	Base string
 	// Top is a top-level member: it is duplicated, and written in capitals.
 	Top string
