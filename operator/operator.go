@@ -132,6 +132,11 @@ func (m *recordingMux) Handle(pattern string, handler http.Handler) {
 	m.ServeMux.Handle(pattern, handler)
 }
 
+// HandleFunc registers fn for pattern and remembers the pattern.
+func (m *recordingMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(fn))
+}
+
 // authed checks the bearer token in constant time (over hashes, so the
 // comparison does not leak the token's length either) and writes fn's answer.
 // Like the merchant API, an address that presented wrong tokens too often
