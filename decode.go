@@ -144,6 +144,7 @@ func decodeError(body []byte, err error) error {
 	return Invalid("", "invalid JSON")
 }
 
+// unicodeRule ends every description of a text that is not valid Unicode.
 const unicodeRule = "invalid UTF-8 and unpaired surrogate escapes (\\ud800-\\udfff) are refused"
 
 // badName refuses a member name that is not valid Unicode. The name has no
