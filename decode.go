@@ -3,6 +3,8 @@ package payd
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"time"
@@ -63,7 +65,7 @@ func DecodeJSON(body []byte, dst any, o DecodeOptions) error {
 		}
 	}
 	if err := json.Unmarshal(body, dst, json.RejectUnknownMembers(o.RejectUnknown)); err != nil {
-		return decodeError(err)
+		return decodeError(body, err)
 	}
 	return nil
 }
@@ -94,8 +96,9 @@ func checkReadOnly(body []byte, readOnly []string) error {
 	return nil
 }
 
-// decodeError turns a decoder error into invalid_request naming the member.
-func decodeError(err error) error {
+// decodeError turns a decoder error on body into invalid_request naming
+// the member.
+func decodeError(body []byte, err error) error {
 	var pe *Error
 	var sem *json.SemanticError
 	var syn *jsontext.SyntacticError
@@ -108,12 +111,19 @@ func decodeError(err error) error {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
 			return Invalid(param, "%s is given more than once; each member name may appear only once", param)
 		case isUnicodeFault(syn.Err):
+			if name, ok := memberNameAt(body, syn.ByteOffset); ok {
+				return badName(param, name)
+			}
 			if param == "" {
 				return Invalid("", "the request body is not valid UTF-8")
 			}
-			return Invalid(param, "%s must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\\ud800-\\udfff) are refused", param)
+			return Invalid(param, "%s must be valid Unicode text: %s", param, unicodeRule)
 		case errors.Is(syn.Err, jsontext.ErrNonStringName):
 			return Invalid(param, "invalid JSON: member names must be strings")
+		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
+			return Invalid("", "invalid JSON: unexpected end of input")
+		case endsObject(body, syn.ByteOffset):
+			return Invalid("", "unexpected data after the JSON object")
 		}
 		// A broken body has no field to blame: the position is the help.
 		return Invalid("", "invalid JSON at byte %d", syn.ByteOffset)
@@ -132,6 +142,81 @@ func decodeError(err error) error {
 		return Invalid(param, "%s must be %s", param, describeType(sem.GoType))
 	}
 	return Invalid("", "invalid JSON")
+}
+
+// unicodeRule ends every description of a text that is not valid Unicode.
+const unicodeRule = "invalid UTF-8 and unpaired surrogate escapes (\\ud800-\\udfff) are refused"
+
+// badName refuses a member name that is not valid Unicode. The name has no
+// reading to report, so the parameter is the object holding it, or at the
+// top level the part of the name before the fault (what a merchant can
+// find in the body).
+func badName(parent, readable string) error {
+	param, where := parent, ""
+	if parent == "" {
+		param = readable
+	} else {
+		where = " in " + parent
+	}
+	what := "a member name"
+	if readable != "" {
+		what = fmt.Sprintf("the member name beginning %q", readable)
+	}
+	return Invalid(param, "%s%s must be valid Unicode text: %s", what, where, unicodeRule)
+}
+
+// memberNameAt reports whether byte off of body lies inside a member name,
+// and that name's text before off. The decoder accepted everything before
+// off, so a plain scan of strings and brackets reads it correctly.
+func memberNameAt(body []byte, off int64) (string, bool) {
+	if off < 0 || off > int64(len(body)) {
+		return "", false
+	}
+	var open []byte // the enclosing '{' and '['
+	wantName := false
+	for i := 0; i < len(body) && int64(i) < off; i++ {
+		switch c := body[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(body) && body[j] != '"' {
+				if body[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			isName := wantName && len(open) > 0 && open[len(open)-1] == '{'
+			if off <= int64(j) {
+				if !isName {
+					return "", false
+				}
+				var name string
+				if json.Unmarshal(append(append([]byte{}, body[i:off]...), '"'), &name) != nil {
+					name = ""
+				}
+				return name, true
+			}
+			if isName {
+				wantName = false
+			}
+			i = j
+		case '{', '[':
+			open = append(open, c)
+			wantName = c == '{'
+		case '}', ']':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		case ',':
+			wantName = len(open) > 0 && open[len(open)-1] == '{'
+		}
+	}
+	return "", false
+}
+
+// endsObject reports whether body holds one whole JSON value before off:
+// the decoder's fault at off is data after the object.
+func endsObject(body []byte, off int64) bool {
+	return off > 0 && off <= int64(len(body)) && jsontext.Value(bytes.TrimSpace(body[:off])).IsValid()
 }
 
 // isUnicodeFault reports the decoder's refusal of invalid UTF-8 or of an
@@ -173,7 +258,7 @@ func describeType(t reflect.Type) string {
 	case reflect.String:
 		return "a string"
 	case reflect.Bool:
-		return "true or false"
+		return "a boolean"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "an integer within range"

@@ -59,6 +59,7 @@ func FuzzDecodeJSON(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `{"url":"https://example.com","events":["payment.succeeded"]}`, `{"nested":{"n":1,"items":[{"v":"a"}]}}`,
 		`[`, `{"url":`, "\xff", `{"a":` + strings.Repeat("[", 40), `{"nested":{"meta":{"k":"v"}}} x`, `null`, `"str"`,
+		`{"u\ud800rl":1}`, `{"nested":{"meta":{"k\udc00":"v"}}}`, "{\"nested\":{\"i\xfftems\":[]}}", `{"url":"u"}x`,
 	} {
 		f.Add([]byte(s))
 	}

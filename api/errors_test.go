@@ -97,7 +97,7 @@ func TestBadInputIsRefusedCleanly(t *testing.T) {
 				t.Errorf("%s: %d %s", tt.name, r.Status, r.Body)
 				continue
 			}
-			r.ExpectError(t, 400, payd.CodeInvalidRequest, tt.param)
+			paydtest.ExpectRefusal(t, r, tt.param)
 		}
 		// Unknown fields are ignored (Versioning, rule 3).
 		c.Post("/v1/webhook-endpoints", "unknown-fields-1",

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
 )
 
 // Frame wraps another listener's handler (the operator API) with the same
@@ -25,6 +26,15 @@ func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, 
 
 // DecodeJSON decodes a JSON object body with the merchant API's rules.
 func DecodeJSON(body []byte, dst any) error { return decodeJSON(body, dst) }
+
+// AmountIn is an amount as a request carries it, read field by field so
+// that the operator API's errors name amount.value or amount.currency as
+// the merchant API's do (money.Amount's own reader names only the object).
+type AmountIn = amountIn
+
+// Parse returns the amount a request gave under param, or invalid_request
+// naming param (nil: required), param.value or param.currency.
+func (a *amountIn) Parse(param string) (money.Amount, error) { return a.parse(param) }
 
 // ParseList reads limit and cursor of a list request; filters name the
 // query parameters that filter the list. The fingerprint goes back into

@@ -73,7 +73,12 @@ func TestPaymentCreateValidation(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				c.Post("/v1/payments", key(), tt.body).ExpectError(t, tt.status, tt.code, tt.param)
+				r := c.Post("/v1/payments", key(), tt.body)
+				if tt.status == 400 && tt.code == payd.CodeInvalidRequest {
+					paydtest.ExpectRefusal(t, r, tt.param)
+					return
+				}
+				r.ExpectError(t, tt.status, tt.code, tt.param)
 			})
 		}
 		// None of the refused requests left a payment behind.

@@ -13,7 +13,7 @@ import (
 
 // disputeRoutes registers the operator's dispute routes at stage M2; below
 // it they answer 501 naming the stage, as the merchant's do.
-func (s *server) disputeRoutes(mux *http.ServeMux, h func(string, func(*http.Request) (int, any, error))) {
+func (s *server) disputeRoutes(mux *recordingMux, h func(string, func(*http.Request) (int, any, error))) {
 	routes := map[string]func(*http.Request) (int, any, error){
 		"POST /admin/v1/payments/{id}/disputes":          s.openDispute,
 		"GET /admin/v1/disputes/{id}":                    s.getDispute,
@@ -41,11 +41,11 @@ func (s *server) disputeRoutes(mux *http.ServeMux, h func(string, func(*http.Req
 // days for evidence, the shop's dispute fees).
 type disputeOpenIn struct {
 	Kind               payd.DisputeKind `json:"kind"`
-	Amount             *money.Amount    `json:"amount"`
+	Amount             *api.AmountIn    `json:"amount"`
 	ReasonCode         string           `json:"reason_code"`
 	EvidenceDeadlineAt *time.Time       `json:"evidence_deadline_at"`
-	BankFineAmount     *money.Amount    `json:"bank_fine_amount"`
-	ServiceFeeAmount   *money.Amount    `json:"service_fee_amount"`
+	BankFineAmount     *api.AmountIn    `json:"bank_fine_amount"`
+	ServiceFeeAmount   *api.AmountIn    `json:"service_fee_amount"`
 	ProviderDisputeID  string           `json:"provider_dispute_id"`
 }
 
@@ -58,14 +58,17 @@ func (s *server) openDispute(r *http.Request) (int, any, error) {
 		Currencies: map[string]money.Currency{}}
 	for _, f := range []struct {
 		name string
-		in   *money.Amount
+		in   *api.AmountIn
 		dst  **int64
 	}{{"amount", in.Amount, &open.Amount}, {"bank_fine_amount", in.BankFineAmount, &open.BankFine},
 		{"service_fee_amount", in.ServiceFeeAmount, &open.ServiceFee}} {
 		if f.in != nil {
-			v := f.in.Minor
-			*f.dst = &v
-			open.Currencies[f.name+".currency"] = f.in.Currency
+			amt, err := f.in.Parse(f.name)
+			if err != nil {
+				return 0, nil, err
+			}
+			*f.dst = &amt.Minor
+			open.Currencies[f.name+".currency"] = amt.Currency
 		}
 	}
 	if in.EvidenceDeadlineAt != nil {

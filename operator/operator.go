@@ -51,16 +51,25 @@ type server struct {
 	tokenHash [32]byte
 	clock     *payd.TestClock
 	throttle  *api.AuthThrottle
+	// patterns are the routes registered, in order.
+	patterns []string
 }
 
 // New returns the operator API handler.
 func New(cfg Config) http.Handler {
+	_, h := newServer(cfg)
+	return h
+}
+
+// newServer builds the server and its handler; the server keeps the
+// patterns it registered so that tests can sweep every route.
+func newServer(cfg Config) (*server, http.Handler) {
 	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
 	s.throttle = api.NewAuthThrottle(api.ThrottleConfig{
 		Scope: "operator", Limiter: cfg.Limiter, Source: cfg.Source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
 	})
-	mux := http.NewServeMux()
+	mux := &recordingMux{ServeMux: http.NewServeMux(), patterns: &s.patterns}
 	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
 		mux.Handle(pattern, s.authed(fn))
 	}
@@ -107,7 +116,25 @@ func New(cfg Config) http.Handler {
 	if cfg.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
 	}
-	return api.Frame(cfg.Logger, cfg.Metrics, mux)
+	return s, api.Frame(cfg.Logger, cfg.Metrics, mux)
+}
+
+// recordingMux is a ServeMux that remembers its patterns (ServeMux does not
+// list them).
+type recordingMux struct {
+	*http.ServeMux
+	patterns *[]string
+}
+
+// Handle registers handler for pattern and remembers the pattern.
+func (m *recordingMux) Handle(pattern string, handler http.Handler) {
+	*m.patterns = append(*m.patterns, pattern)
+	m.ServeMux.Handle(pattern, handler)
+}
+
+// HandleFunc registers fn for pattern and remembers the pattern.
+func (m *recordingMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(fn))
 }
 
 // authed checks the bearer token in constant time (over hashes, so the
@@ -414,8 +441,8 @@ func (s *server) putHoliday(r *http.Request) (int, any, error) {
 // {"test": bool, "amount": {"value": "1000.00", "currency": "RUB"}}.
 func (s *server) deposit(r *http.Request) (int, any, error) {
 	var in struct {
-		Test   bool         `json:"test"`
-		Amount money.Amount `json:"amount"`
+		Test   bool          `json:"test"`
+		Amount *api.AmountIn `json:"amount"`
 	}
 	if err := decode(r, &in); err != nil {
 		return 0, nil, err
@@ -424,6 +451,10 @@ func (s *server) deposit(r *http.Request) (int, any, error) {
 	if action != "hold" && action != "release" {
 		return 0, nil, payd.Invalid("action", "action must be hold or release")
 	}
-	b, err := s.svc.ChangeDeposit(r.Context(), r.PathValue("id"), in.Test, in.Amount, action == "hold")
+	amt, err := in.Amount.Parse("amount")
+	if err != nil {
+		return 0, nil, err
+	}
+	b, err := s.svc.ChangeDeposit(r.Context(), r.PathValue("id"), in.Test, amt, action == "hold")
 	return http.StatusOK, b, err
 }

@@ -25,6 +25,14 @@ func TestPagesGolden(t *testing.T) {
 		CreatedAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
 	kzt := *a
 	kzt.Amount, kzt.Currency, kzt.Region = 1500000, "KZT", payd.RegionKZ
+	// The kz QR app page as its route renders it: a KZT kz_qr payment,
+	// the app's own name and address.
+	app, ok := appOf(payd.MethodKZQR)
+	if !ok {
+		t.Fatal("no app page for kz_qr")
+	}
+	kzqr := kzt
+	kzqr.ID, kzqr.Method = "sbx_01J0000000000000000000000B", payd.MethodKZQR
 	for _, lang := range payd.Locales {
 		l := webpage.For(lang)
 		for _, pg := range []struct {
@@ -34,6 +42,7 @@ func TestPagesGolden(t *testing.T) {
 			{"bank", "bank.html", view{L: l, Title: l.T("Pay"), Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: "c5rf"}},
 			{"3ds", "3ds.html", view{L: l, Title: "3-D Secure", Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: "c5rf"}},
 			{"sbp", "sbp.html", view{L: l, Title: l.T("SBP"), Attempt: &kzt, Amount: l.Amount(kzt.Amount, kzt.Currency), CSRF: "c5rf", Action: "/sandbox/sbp/" + kzt.ID}},
+			{"kzqr", "sbp.html", view{L: l, Title: l.T(app.name), Attempt: &kzqr, Amount: l.Amount(kzqr.Amount, kzqr.Currency), CSRF: "c5rf", Action: app.path + kzqr.ID}},
 			{"processed", "message.html", view{L: l, Title: l.T("Already processed"),
 				Message: l.T("This operation was already processed; nothing was changed."), Next: next(a)}},
 		} {
