@@ -8,7 +8,7 @@ import (
 // BuiltStage is the latest stage this build implements. A service may be
 // started at any stage up to it; the operations of later stages answer
 // `501 not_implemented` naming their stage.
-const BuiltStage = StageM2
+const BuiltStage = StageM5
 
 // String names the stage as `payd serve --stage` takes it: v1 for the
 // contract's first delivery (M1), then M2 and M5.

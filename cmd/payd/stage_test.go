@@ -24,7 +24,9 @@ func TestServeStage(t *testing.T) {
 		{"Environment", nil, map[string]string{"PAYD_STAGE": "M2"}, payd.StageM2, ""},
 		{"FlagOverEnvironment", []string{"--stage", "v1"}, map[string]string{"PAYD_STAGE": "M2"}, payd.StageM1, ""},
 		{"ErrUnknown", []string{"--stage", "M3"}, nil, 0, "unknown stage"},
-		{"ErrNotBuilt", []string{"--stage", "M5"}, nil, 0, "not built yet"},
+		{"FlagM5", []string{"--stage", "M5"}, nil, payd.StageM5, ""},
+		{"EnvironmentM5", nil, map[string]string{"PAYD_STAGE": "m5"}, payd.StageM5, ""},
+		{"ErrUnknownAfterTop", []string{"--stage", "M6"}, nil, 0, "unknown stage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
