@@ -116,6 +116,9 @@ func (s *Server) routes() {
 	if s.svc.Stage() >= payd.StageM2 {
 		s.disputeRoutes()
 	}
+	if s.svc.Stage() >= payd.StageM5 {
+		s.linkRoutes()
+	}
 	s.laterStages()
 }
 
