@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Idempotency", testIdempotency},
 		{"Payment", testPayment},
 		{"Dispute", testDispute},
+		{"PaymentLink", testLink},
 		{"Event", testEvent},
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},
