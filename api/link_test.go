@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -481,4 +482,103 @@ func TestPaymentLinksBeforeM5(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Payers of one one-time link who press Pay at once make one payment: the
+// link is locked in the payment's transaction, and the others are told a
+// payment is in progress.
+func TestPaymentLinkConcurrentPayers(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := linkEnv(t, b)
+		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("300.00")})).Expect(t, 201).JSON(t)
+		url := l["url"].(string)
+		const n = 8
+		payers := make([]*paydtest.Payer, n)
+		forms := make([]*paydtest.Page, n)
+		for i := range payers {
+			payers[i] = env.Payer()
+			forms[i] = payers[i].Get(url)
+		}
+		results := make([]*paydtest.Page, n)
+		var wg sync.WaitGroup
+		for i := range payers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = payers[i].Post(url, "token", forms[i].Field("token"), "csrf", forms[i].Field("csrf"))
+			}()
+		}
+		wg.Wait()
+		created := 0
+		for _, r := range results {
+			switch {
+			case r.Status == http.StatusSeeOther:
+				created++
+			case r.Status == http.StatusConflict && strings.Contains(r.Body, `data-state="busy"`):
+			default:
+				t.Errorf("a payer got %d:\n%s", r.Status, r.Body)
+			}
+		}
+		got := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any)
+		if created != 1 || len(got) != 1 {
+			t.Fatalf("%d payers were sent to pay and the link has %d payments, want one", created, len(got))
+		}
+	})
+}
+
+// Every way a payment succeeds makes its one-time link paid: the bank's
+// notification (above), a capture, and simulate.
+func TestPaymentLinkPaidByEveryTrigger(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := linkEnv(t, b)
+		start := func(capture bool) (string, string, string) {
+			t.Helper()
+			l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("1000.00"), "capture": capture})).Expect(t, 201).JSON(t)
+			payer := env.Payer()
+			r := linkPayment(t, payer, l["url"].(string), "")
+			if r.Status != http.StatusSeeOther {
+				t.Fatalf("pay: %d\n%s", r.Status, r.Body)
+			}
+			bank := payer.Choose(r.Location, "bank_card")
+			id := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any)[0].(string)
+			return l["id"].(string), id, bank
+		}
+		linkStatus := func(id string) any {
+			return c.Get("/v1/payment-links/"+id).Expect(t, 200).JSON(t)["status"]
+		}
+
+		t.Run("capture", func(t *testing.T) {
+			linkID, payID, bank := start(false)
+			env.Payer().PayCard(bank, "123456")
+			pay := c.WaitStatus(payID, "waiting_for_capture")
+			if pay["capture"] != false || linkStatus(linkID) != "active" {
+				t.Fatalf("authorized: payment %v, link %v", pay["status"], linkStatus(linkID))
+			}
+			c.Post("/v1/payments/"+payID+"/capture", key(), nil).Expect(t, 200)
+			if st := linkStatus(linkID); st != "paid" {
+				t.Fatalf("link after capture = %v", st)
+			}
+		})
+		t.Run("simulate", func(t *testing.T) {
+			linkID, payID, _ := start(true)
+			c.Post("/v1/test/payments/"+payID+"/simulate", key(), map[string]any{"outcome": "succeed"}).Expect(t, 202)
+			c.WaitStatus(payID, "succeeded")
+			if st := linkStatus(linkID); st != "paid" {
+				t.Fatalf("link after a simulated success = %v", st)
+			}
+		})
+		t.Run("decline frees", func(t *testing.T) {
+			linkID, payID, _ := start(true)
+			c.Post("/v1/test/payments/"+payID+"/simulate", key(), map[string]any{"outcome": "decline"}).Expect(t, 202)
+			c.WaitStatus(payID, "canceled")
+			if st := linkStatus(linkID); st != "active" {
+				t.Fatalf("link after a decline = %v", st)
+			}
+			if pg := env.Payer().Get("/links/" + linkID); pg.Status != 200 || !strings.Contains(pg.Body, `id="pay"`) {
+				t.Fatalf("page after a decline: %d\n%s", pg.Status, pg.Body)
+			}
+		})
+	})
 }
