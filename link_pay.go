@@ -53,6 +53,7 @@ type LinkPage struct {
 	Min, Max int64
 	// Busy is the one-time link's payment in flight, in state busy.
 	Busy *Payment
+	shop *Shop
 }
 
 // OpenLink reads a link for its page. An unknown id is not found.
@@ -70,7 +71,7 @@ func (s *Service) OpenLink(ctx context.Context, id string) (*LinkPage, error) {
 		if err != nil {
 			return err
 		}
-		pg = &LinkPage{Link: l, Merchant: displayName(shop)}
+		pg = &LinkPage{Link: l, Merchant: displayName(shop), shop: shop}
 		var busy *Payment
 		pg.State, busy, err = linkState(ctx, tx, l, s.clock.Now())
 		pg.Busy = busy
@@ -142,15 +143,7 @@ func (s *Service) PayLink(ctx context.Context, id string, in LinkPayment) (strin
 	if err != nil {
 		return "", err
 	}
-	l := pg.Link
-	var shop *Shop
-	err = s.store.View(ctx, func(tx Tx) (err error) {
-		shop, err = tx.ShopGet(ctx, l.ShopID)
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
+	l, shop := pg.Link, pg.shop
 	if shop.Blocked {
 		return "", Errorf(CodeForbidden, "the shop is blocked")
 	}

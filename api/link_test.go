@@ -582,3 +582,21 @@ func TestPaymentLinkPaidByEveryTrigger(t *testing.T) {
 		})
 	})
 }
+
+// A link's payment never fails for its order id: one the merchant already
+// gave a payment is passed over for the next of the rule.
+func TestPaymentLinkOrderIDTaken(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := linkEnv(t, b)
+		c.Post("/v1/payments", key(), newPayment("100.00", map[string]any{"order_id": "inv-7"})).Expect(t, 201)
+		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00"), "order_id": "inv-7"})).Expect(t, 201).JSON(t)
+		if r := linkPayment(t, env.Payer(), l["url"].(string), ""); r.Status != http.StatusSeeOther {
+			t.Fatalf("pay: %d\n%s", r.Status, r.Body)
+		}
+		p := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any)[0].(string)
+		if oid := c.Get("/v1/payments/"+p).Expect(t, 200).JSON(t)["order_id"]; oid != "inv-7-1" {
+			t.Fatalf("order_id = %v, want inv-7-1", oid)
+		}
+	})
+}
