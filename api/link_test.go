@@ -600,3 +600,46 @@ func TestPaymentLinkOrderIDTaken(t *testing.T) {
 		}
 	})
 }
+
+// The link sweep walks a backlog larger than one of its batches.
+func TestPaymentLinkExpiryBacklog(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := linkEnv(t, b)
+		soon := env.Clock.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+		const n = 105 // more than one batch of the sweep
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 8)
+		for range n {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				c.Post("/v1/payment-links", key(), newLink(map[string]any{"expires_at": soon})).Expect(t, 201)
+			}()
+		}
+		wg.Wait()
+		env.Clock.Advance(2 * time.Minute)
+		paydtest.Eventually(t, "every link to expire", func() bool {
+			expired, cursor := 0, ""
+			for {
+				path := "/v1/payment-links?limit=100"
+				if cursor != "" {
+					path += "&cursor=" + cursor
+				}
+				page := c.Get(path).Expect(t, 200).JSON(t)
+				for _, it := range page["items"].([]any) {
+					if it.(map[string]any)["status"] == "expired" {
+						expired++
+					}
+				}
+				next, _ := page["next_cursor"].(string)
+				if next == "" {
+					return expired == n
+				}
+				cursor = next
+			}
+		})
+	})
+}
