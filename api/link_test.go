@@ -643,3 +643,50 @@ func TestPaymentLinkExpiryBacklog(t *testing.T) {
 		})
 	})
 }
+
+// A double click sends the form twice while the first is still being
+// processed: the second waits for it and gets the same payment.
+func TestPaymentLinkDoubleSubmitInFlight(t *testing.T) {
+	t.Parallel()
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Stage: payd.StageM5,
+		HoldIdempotentFunc: func(key string) {
+			if !strings.HasPrefix(key, "link:") {
+				return
+			}
+			once.Do(func() {
+				close(started)
+				select {
+				case <-release:
+				case <-time.After(10 * time.Second):
+				}
+			})
+		}})
+	c := env.As(env.NewShop(payd.RegionRU, ""), false)
+	l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("250.00")})).Expect(t, 201).JSON(t)
+	url := l["url"].(string)
+	payer := env.Payer()
+	form := payer.Get(url)
+	results := make([]*paydtest.Page, 2)
+	var wg sync.WaitGroup
+	submit := func(i int) {
+		defer wg.Done()
+		results[i] = payer.Post(url, "token", form.Field("token"), "csrf", form.Field("csrf"))
+	}
+	wg.Add(2)
+	go submit(0)
+	<-started
+	go submit(1)
+	time.Sleep(300 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	for i, r := range results {
+		if r.Status != http.StatusSeeOther || r.Location != results[0].Location {
+			t.Fatalf("submission %d: %d %s, want 303 to %s\n%s", i, r.Status, r.Location, results[0].Location, r.Body)
+		}
+	}
+	if got := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != 1 {
+		t.Fatalf("payments %v, want one", got)
+	}
+}

@@ -212,7 +212,7 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	to, err := h.svc.PayLink(r.Context(), id, payd.LinkPayment{FormToken: token, Amount: sum, Locale: l.Lang()})
+	to, err := h.payOnce(r, id, payd.LinkPayment{FormToken: token, Amount: sum, Locale: l.Lang()})
 	if err == nil {
 		// The form, not the payment's token, is what the cookie keeps: a
 		// payer who returns sends it again and is answered as the first
@@ -242,6 +242,28 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 		h.closed(w, r, pg, payd.LinkPageBusy)
 	default:
 		h.refused(w, l, pg, err)
+	}
+}
+
+// inFlightWait bounds how long a second submission of one form waits for
+// the first to finish: a double click sends both, and the browser shows
+// the answer to the second, which should be the same redirect.
+const inFlightWait = 5 * time.Second
+
+// payOnce calls PayLink; while the same form is still being processed it
+// waits for that and then gets its answer (the idempotent replay).
+func (h *Handler) payOnce(r *http.Request, id string, in payd.LinkPayment) (string, error) {
+	deadline := time.Now().Add(inFlightWait)
+	for {
+		to, err := h.svc.PayLink(r.Context(), id, in)
+		if payd.ErrorCodeOf(err) != payd.CodeIdempotencyInProgress || time.Now().After(deadline) {
+			return to, err
+		}
+		select {
+		case <-r.Context().Done():
+			return "", err
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 
