@@ -126,7 +126,12 @@ type Dispute struct {
 	FeeReturned int64      `json:"fee_returned,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	SubmittedAt *time.Time `json:"submitted_at,omitempty"`
-	ClosedAt    *time.Time `json:"closed_at,omitempty"`
+	// EvidenceSentAt and EvidenceReference record the bank's receipt of
+	// the evidence (DisputeResponder); empty while the sending job waits
+	// and for disputes whose bank takes evidence by hand.
+	EvidenceSentAt    *time.Time `json:"evidence_sent_at,omitempty"`
+	EvidenceReference string     `json:"evidence_reference,omitempty"`
+	ClosedAt          *time.Time `json:"closed_at,omitempty"`
 }
 
 // DisputeJSON is the contract's Dispute object.

@@ -183,33 +183,13 @@ func (s *Service) ExpireDispute(ctx context.Context, id string, force bool) erro
 // payments: a periodic job runs it on the service clock, a dispute that
 // fails is left to the next sweep, and the errors are returned together.
 func (s *Service) ExpireDueDisputes(ctx context.Context) (int, error) {
-	started := time.Now()
 	params := &DisputeListExpiredParams{Now: s.clock.Now(), Limit: expirySweepBatch}
-	var errs []error
-	n := 0
-	for time.Since(started) < expirySweepBudget {
-		var due []DisputeDue
-		err := s.store.View(ctx, func(tx Tx) (err error) {
-			due, err = tx.DisputeListExpired(ctx, params)
-			return err
-		})
-		if err != nil {
-			return n, fmt.Errorf("list expired disputes: %w", err)
-		}
-		for _, d := range due {
-			if err := s.ExpireDispute(ctx, d.ID, false); err != nil {
-				if ctx.Err() != nil {
-					return n, ctx.Err()
-				}
-				errs = append(errs, fmt.Errorf("expire %s: %w", d.ID, err))
-				continue
+	return sweepDue(ctx, s, "disputes", expirySweepBatch,
+		func(tx Tx, after *DisputeDue) ([]DisputeDue, error) {
+			if after != nil {
+				params.After = *after
 			}
-			n++
-		}
-		if len(due) < params.Limit {
-			break
-		}
-		params.After = due[len(due)-1]
-	}
-	return n, errors.Join(errs...)
+			return tx.DisputeListExpired(ctx, params)
+		},
+		func(d DisputeDue) (string, error) { return d.ID, s.ExpireDispute(ctx, d.ID, false) })
 }

@@ -184,6 +184,11 @@ func (s *Service) moveDispute(ctx context.Context, tx Tx, d *Dispute, to Dispute
 		event = EventDisputeEvidenceRequired
 	case DisputeSubmitted:
 		d.SubmittedAt, event = &now, EventDisputeSubmitted
+		if _, ok := s.responderOf(d); ok {
+			if err := s.jobs.Enqueue(ctx, tx, DisputeSubmitArgs{DisputeID: d.ID}, now); err != nil {
+				return err
+			}
+		}
 	default:
 		d.ClosedAt = &now
 		pay, err := tx.PaymentGetForUpdate(ctx, d.PaymentID)

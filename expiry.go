@@ -42,33 +42,51 @@ const expirySweepBudget = 30 * time.Second
 // that fails is skipped so that the others still expire; the errors are
 // returned together, and the next sweep tries it again.
 func (s *Service) ExpireDuePayments(ctx context.Context) (int, error) {
-	started := time.Now()
 	params := &PaymentListExpiredParams{Now: s.clock.Now(), Limit: expirySweepBatch}
+	return sweepDue(ctx, s, "payments", expirySweepBatch,
+		func(tx Tx, after *PaymentDue) (due []PaymentDue, err error) {
+			if after != nil {
+				params.After = *after
+			}
+			return tx.PaymentListExpired(ctx, params)
+		},
+		func(d PaymentDue) (string, error) { return d.ID, s.ExpirePayment(ctx, d.ID, false) })
+}
+
+// sweepDue is the walk of every expiry sweep: it reads due items a page
+// of limit at a time (list gets the last item seen, nil at first), applies
+// each in its own transaction (apply), and stops after expirySweepBudget.
+// An item that fails is skipped so that the others still go; the errors
+// are returned together and the next sweep tries it again.
+func sweepDue[D any](ctx context.Context, s *Service, what string, limit int,
+	list func(tx Tx, after *D) ([]D, error), apply func(d D) (id string, err error)) (int, error) {
+	started := time.Now()
 	var errs []error
+	var after *D
 	n := 0
 	for time.Since(started) < expirySweepBudget {
-		var due []PaymentDue
+		var due []D
 		err := s.store.View(ctx, func(tx Tx) (err error) {
-			due, err = tx.PaymentListExpired(ctx, params)
+			due, err = list(tx, after)
 			return err
 		})
 		if err != nil {
-			return n, fmt.Errorf("list expired payments: %w", err)
+			return n, fmt.Errorf("list expired %s: %w", what, err)
 		}
 		for _, d := range due {
-			if err := s.ExpirePayment(ctx, d.ID, false); err != nil {
+			if id, err := apply(d); err != nil {
 				if ctx.Err() != nil {
 					return n, ctx.Err()
 				}
-				errs = append(errs, fmt.Errorf("expire %s: %w", d.ID, err))
+				errs = append(errs, fmt.Errorf("expire %s: %w", id, err))
 				continue
 			}
 			n++
 		}
-		if len(due) < params.Limit {
+		if len(due) < limit {
 			break
 		}
-		params.After = due[len(due)-1]
+		after = &due[len(due)-1]
 	}
 	return n, errors.Join(errs...)
 }

@@ -2,8 +2,6 @@ package payd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -268,38 +266,17 @@ func (s *Service) ExpireLink(ctx context.Context, id string) error {
 }
 
 // ExpireDueLinks marks every active link whose expires_at has passed on
-// the service clock expired, each in its own transaction, as
-// ExpireDuePayments does for payments: a periodic job runs it, a link
-// that fails is left to the next sweep, and the errors are returned
-// together.
+// the service clock expired, each in its own transaction, by the walk of
+// every expiry sweep (sweepDue): a periodic job runs it, and a link that
+// fails is left to the next sweep.
 func (s *Service) ExpireDueLinks(ctx context.Context) (int, error) {
-	started := time.Now()
 	params := &PaymentLinkListExpiredParams{Now: s.clock.Now(), Limit: expirySweepBatch}
-	var errs []error
-	n := 0
-	for time.Since(started) < expirySweepBudget {
-		var due []PaymentLinkDue
-		err := s.store.View(ctx, func(tx Tx) (err error) {
-			due, err = tx.PaymentLinkListExpired(ctx, params)
-			return err
-		})
-		if err != nil {
-			return n, fmt.Errorf("list expired payment links: %w", err)
-		}
-		for _, d := range due {
-			if err := s.ExpireLink(ctx, d.ID); err != nil {
-				if ctx.Err() != nil {
-					return n, ctx.Err()
-				}
-				errs = append(errs, fmt.Errorf("expire %s: %w", d.ID, err))
-				continue
+	return sweepDue(ctx, s, "payment links", expirySweepBatch,
+		func(tx Tx, after *PaymentLinkDue) ([]PaymentLinkDue, error) {
+			if after != nil {
+				params.After = *after
 			}
-			n++
-		}
-		if len(due) < params.Limit {
-			break
-		}
-		params.After = due[len(due)-1]
-	}
-	return n, errors.Join(errs...)
+			return tx.PaymentLinkListExpired(ctx, params)
+		},
+		func(d PaymentLinkDue) (string, error) { return d.ID, s.ExpireLink(ctx, d.ID) })
 }

@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -242,6 +243,14 @@ type PaymentJSON struct {
 	AuthorizedAt         *time.Time            `json:"authorized_at,omitempty"`
 	CapturedAt           *time.Time            `json:"captured_at,omitempty"`
 	CanceledAt           *time.Time            `json:"canceled_at,omitempty"`
+}
+
+// PaymentView is a payment as the contract renders it, already encoded:
+// what a list page sends.
+type PaymentView struct {
+	ID        string
+	CreatedAt time.Time
+	JSON      json.RawMessage
 }
 
 // View returns the contract's object. confirmationURL is given only in the

@@ -126,8 +126,17 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 		// No expiry job: the periodic sweep (ExpireDuePayments) finds the
 		// payment by its expires_at.
 		confirmationURL := ""
+		shop := p.Shop
+		if pay.ConfirmationType == ConfirmationQR {
+			// The attempt starts now, so the pre-check setting is read
+			// as it stands, not as the authentication cache saw it up to
+			// AuthCacheTTL ago on another instance.
+			if shop, err = tx.ShopGet(ctx, p.Shop.ID); err != nil {
+				return 0, nil, err
+			}
+		}
 		switch {
-		case pay.ConfirmationType == ConfirmationQR && p.Shop.Settings.AuthorizeRequestWebhook:
+		case pay.ConfirmationType == ConfirmationQR && shop.Settings.AuthorizeRequestWebhook:
 			// The shop takes up to five seconds to answer, which no
 			// transaction may wait for: the answer carries the payment
 			// without its QR, which the job adds once the shop allowed.
@@ -135,7 +144,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 				return 0, nil, err
 			}
 		case pay.ConfirmationType == ConfirmationQR:
-			if err := s.startAttempt(ctx, tx, p.Shop, pay, pay.MethodType, route); err != nil {
+			if err := s.startAttempt(ctx, tx, shop, pay, pay.MethodType, route); err != nil {
 				return 0, nil, err
 			}
 			if err := tx.PaymentUpdate(ctx, pay); err != nil {

@@ -87,11 +87,12 @@ func (s *Service) GetPayment(ctx context.Context, p *Principal, id string) (pay 
 	return pay, err
 }
 
-// ListPayments lists the principal's payments, newest first.
-func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (page Page[*Payment], err error) {
+// ListPayments lists the principal's payments, newest first, each as the
+// contract renders it.
+func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (page Page[*PaymentView], err error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
 	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.PaymentList(ctx, params)
+		page, err = tx.PaymentViewList(ctx, params)
 		return err
 	})
 	return page, err

@@ -18,7 +18,7 @@ func (s *Server) disputeRoutes() {
 		"POST /v1/disputes/{dispute_id}/evidence/uploads": s.createEvidenceUpload,
 		"POST /v1/disputes/{dispute_id}/evidence":         s.attachEvidence,
 		"POST /v1/test/payments/{payment_id}/disputes":    s.createTestDispute,
-		"POST /v1/test/disputes/{dispute_id}/simulate":    s.simulateDispute,
+		"POST /v1/test/disputes/{dispute_id}/simulate":    simulated("dispute_id", s.svc.SimulateDispute),
 	} {
 		s.mux.Handle(pattern, s.auth(h))
 		s.built[pattern] = true
@@ -200,40 +200,5 @@ func (s *Server) createTestDispute(w http.ResponseWriter, r *http.Request, p *pa
 		return err
 	}
 	writeResponse(w, resp)
-	return nil
-}
-
-func (s *Server) simulateDispute(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	if !p.Test() {
-		return &payd.Error{Code: payd.CodeForbidden, Message: "simulate works with test keys only"}
-	}
-	var in struct {
-		Outcome      *string `json:"outcome"`
-		DelaySeconds *int    `json:"delay_seconds"`
-	}
-	idem, err := readIdempotent(w, r, &in)
-	if err != nil {
-		return err
-	}
-	if in.Outcome == nil || *in.Outcome == "" {
-		return invalidf("outcome", "outcome is required")
-	}
-	delay := 0
-	if in.DelaySeconds != nil {
-		if *in.DelaySeconds < 0 || *in.DelaySeconds > 300 {
-			return invalidf("delay_seconds", "delay_seconds must be 0..300")
-		}
-		delay = *in.DelaySeconds
-	}
-	resp, err := s.svc.SimulateDispute(r.Context(), p, idem, r.PathValue("dispute_id"), *in.Outcome, time.Duration(delay)*time.Second)
-	if err != nil {
-		return err
-	}
-	if resp.Replayed {
-		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(http.StatusOK)
-		return nil
-	}
-	w.WriteHeader(http.StatusAccepted)
 	return nil
 }

@@ -58,6 +58,27 @@ func put(t *testing.T, url string, body []byte, contentType string, chunked bool
 	return &paydtest.Response{Request: req, Status: resp.StatusCode, Header: resp.Header, Body: raw}
 }
 
+// download fetches an evidence file as the operator does and returns the
+// status, the bytes and their Content-Type.
+func download(t *testing.T, env *paydtest.Env, disputeID, fileID string) (int, []byte, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", env.Admin.URL+"/admin/v1/disputes/"+disputeID+"/evidence/"+fileID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, raw, resp.Header.Get("Content-Type")
+}
+
 // TestDisputeEvidence covers both evidence steps: the upload link and its
 // checks (signature, expiry, one use, length, type by its first bytes),
 // files larger than one stored chunk, attaching with rule 5's errors, and
@@ -121,19 +142,8 @@ func TestDisputeEvidence(t *testing.T) {
 		put(t, link, pdf, "", false).ExpectError(t, 422, payd.CodeInvalidState, "")
 
 		// The operator downloads exactly what was uploaded.
-		dl, err := http.NewRequest("GET", env.Admin.URL+"/admin/v1/disputes/"+id+"/evidence/"+fileID, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dl.Header.Set("Authorization", "Bearer "+env.Token)
-		resp, err := http.DefaultClient.Do(dl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !bytes.Equal(raw, pdf) || resp.Header.Get("Content-Type") != "application/pdf" {
-			t.Fatalf("download: %d, %d bytes (%s), want 200 and the %d uploaded bytes", resp.StatusCode, len(raw), resp.Header.Get("Content-Type"), len(pdf))
+		if status, raw, ct := download(t, env, id, fileID); status != 200 || !bytes.Equal(raw, pdf) || ct != "application/pdf" {
+			t.Fatalf("download: %d, %d bytes (%s), want 200 and the %d uploaded bytes", status, len(raw), ct, len(pdf))
 		}
 
 		// An expired link is gone; a reserved, never uploaded file cannot
@@ -206,5 +216,25 @@ func TestDisputeEvidence(t *testing.T) {
 		// first.
 		c.Post(ev, key(), map[string]any{"file_ids": []string{jpgID}}).ExpectError(t, 409, payd.CodeEvidenceDeadlinePassed, "")
 		checkLedger(t, env)
+	})
+}
+
+// TestEvidenceOfTheLargestSize uploads a file of exactly the contract's
+// limit (10485760 bytes) through the link and reads it back whole: the
+// limit is inclusive and the chunked storage keeps every byte.
+func TestEvidenceOfTheLargestSize(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := startM2(t, b)
+		pay := paidPayment(t, c, "1000.00")
+		id := openDispute(t, c, pay, map[string]any{"amount": rub("10.00")})["id"].(string)
+		const limit = 10 << 20
+		jpg := fileOf(jpgHead, limit)
+		fileID, link := reserve(t, c, id, "scan.jpg", "image/jpeg", limit)
+		put(t, link, jpg, "image/jpeg", true).Expect(t, 200)
+		if status, raw, _ := download(t, env, id, fileID); status != 200 || !bytes.Equal(raw, jpg) {
+			t.Fatalf("download: %d, %d bytes, want the %d uploaded", status, len(raw), limit)
+		}
+		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{fileID}}).Expect(t, 200)
 	})
 }

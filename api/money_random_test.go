@@ -38,6 +38,7 @@ func TestMoneyRandomized(t *testing.T) {
 		}).Expect(t, 200)
 		c := env.As(shop, false)
 		var payments, succeeded, disputes []string
+		submitted := map[string]bool{}
 		for step := 0; step < steps; step++ {
 			op := rnd.IntN(120)
 			switch {
@@ -126,9 +127,15 @@ func TestMoneyRandomized(t *testing.T) {
 				default:
 					t.Fatalf("step %d: dispute answered %d %s", step, r.Status, r.Body)
 				}
-			case len(disputes) > 0: // the bank's next word on a dispute
+			case len(disputes) > 0: // the bank's next word on a dispute, or the merchant's evidence sent
 				id := disputes[rnd.IntN(len(disputes))]
-				outcome := []string{"evidence_required", "won", "lost", "lost", "expire"}[rnd.IntN(5)]
+				outcome := []string{"evidence_required", "won", "lost", "lost", "expire", "submit"}[rnd.IntN(6)]
+				if outcome == "submit" {
+					if submitEvidence(t, c, env, id) {
+						submitted[id] = true
+					}
+					break
+				}
 				r := c.Post("/v1/test/disputes/"+id+"/simulate", key(), map[string]any{"outcome": outcome})
 				if r.Status != 202 && r.Status != 422 {
 					t.Fatalf("step %d: dispute simulate answered %d %s", step, r.Status, r.Body)
@@ -146,6 +153,40 @@ func TestMoneyRandomized(t *testing.T) {
 		for _, id := range disputes {
 			byStatus[c.Get("/v1/disputes/"+id).Expect(t, 200).JSON(t)["status"].(string)]++
 		}
-		t.Logf("disputes by status: %v", byStatus)
+		t.Logf("disputes by status: %v, %d submitted on the way", byStatus, len(submitted))
+		if steps >= 1000 {
+			// A full run reaches every outcome; a shorter replay need not.
+			for _, st := range []string{"won", "lost", "expired"} {
+				if byStatus[st] == 0 {
+					t.Errorf("no dispute ended %s in %d steps", st, steps)
+				}
+			}
+			if len(submitted) == 0 {
+				t.Errorf("no dispute was submitted in %d steps", steps)
+			}
+		}
 	})
+}
+
+// submitEvidence attaches a small file to a dispute and has the operator
+// submit it; it reports whether the dispute became submitted (a dispute
+// past evidence, or whose bank decided meanwhile, refuses on the way).
+func submitEvidence(t *testing.T, c *paydtest.Client, env *paydtest.Env, id string) bool {
+	t.Helper()
+	up := c.Post("/v1/disputes/"+id+"/evidence/uploads", key(), map[string]any{"file_name": "proof.png", "content_type": "image/png", "size_bytes": 64})
+	if up.Status != 201 {
+		return false
+	}
+	file := up.JSON(t)
+	if put(t, file["upload_url"].(string), fileOf(pngHead, 64), "image/png", false).Status != 200 {
+		return false
+	}
+	if c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []any{file["file_id"]}}).Status != 200 {
+		return false
+	}
+	r := env.AdminDo("POST", "/admin/v1/disputes/"+id+"/submit", map[string]any{})
+	if r.Status != 200 && r.Status != 422 {
+		t.Fatalf("submit answered %d %s", r.Status, r.Body)
+	}
+	return r.Status == 200
 }

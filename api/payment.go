@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -140,11 +141,7 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request, p *payd.Pr
 	if err != nil {
 		return err
 	}
-	items := make([]*payd.PaymentJSON, 0, len(page.Items))
-	for _, pay := range page.Items {
-		items = append(items, pay.View(""))
-	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	writeRawList(w, page.Items, func(v *payd.PaymentView) []byte { return v.JSON }, encodeCursor(page.Next, print))
 	return nil
 }
 
@@ -189,37 +186,45 @@ func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request, p *payd.P
 	return nil
 }
 
-func (s *Server) simulate(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	if !p.Test() {
-		return &payd.Error{Code: payd.CodeForbidden, Message: "simulate works with test keys only"}
-	}
-	var in struct {
-		Outcome      *string `json:"outcome"`
-		DelaySeconds *int    `json:"delay_seconds"`
-	}
-	idem, err := readIdempotent(w, r, &in)
-	if err != nil {
-		return err
-	}
-	if in.Outcome == nil || *in.Outcome == "" {
-		return invalidf("outcome", "outcome is required")
-	}
-	delay := 0
-	if in.DelaySeconds != nil {
-		if *in.DelaySeconds < 0 || *in.DelaySeconds > 300 {
-			return invalidf("delay_seconds", "delay_seconds must be 0..300")
+// simulateFunc applies a sandbox outcome to the object named id.
+type simulateFunc func(ctx context.Context, p *payd.Principal, idem payd.Idempotency, id, outcome string, delay time.Duration) (*payd.Response, error)
+
+// simulated is the handler of a sandbox simulate route (test keys only):
+// it reads {outcome, delay_seconds (0..300)} and answers 202 with no body,
+// or 200 for a replay, while the outcome is applied later.
+func simulated(pathParam string, run simulateFunc) handler {
+	return func(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+		if !p.Test() {
+			return &payd.Error{Code: payd.CodeForbidden, Message: "simulate works with test keys only"}
 		}
-		delay = *in.DelaySeconds
-	}
-	resp, err := s.svc.SimulateOutcome(r.Context(), p, idem, r.PathValue("payment_id"), *in.Outcome, time.Duration(delay)*time.Second)
-	if err != nil {
-		return err
-	}
-	if resp.Replayed {
-		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(http.StatusOK)
+		var in struct {
+			Outcome      *string `json:"outcome"`
+			DelaySeconds *int    `json:"delay_seconds"`
+		}
+		idem, err := readIdempotent(w, r, &in)
+		if err != nil {
+			return err
+		}
+		if in.Outcome == nil || *in.Outcome == "" {
+			return invalidf("outcome", "outcome is required")
+		}
+		delay := 0
+		if in.DelaySeconds != nil {
+			if *in.DelaySeconds < 0 || *in.DelaySeconds > 300 {
+				return invalidf("delay_seconds", "delay_seconds must be 0..300")
+			}
+			delay = *in.DelaySeconds
+		}
+		resp, err := run(r.Context(), p, idem, r.PathValue(pathParam), *in.Outcome, time.Duration(delay)*time.Second)
+		if err != nil {
+			return err
+		}
+		if resp.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(http.StatusOK)
+			return nil
+		}
+		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
-	w.WriteHeader(http.StatusAccepted)
-	return nil
 }

@@ -93,6 +93,12 @@ const (
 // the endpoint is its live one.
 func newPrecheckCase(t *testing.T, b paydtest.Backend, kind string, lb *liveBundle) *precheckCase {
 	t.Helper()
+	return newPrecheckCaseIn(t, b, payd.RegionRU, kind, lb)
+}
+
+// newPrecheckCaseIn is newPrecheckCase with a shop of region.
+func newPrecheckCaseIn(t *testing.T, b paydtest.Backend, region payd.Region, kind string, lb *liveBundle) *precheckCase {
+	t.Helper()
 	rc := newReceiver(t)
 	desk := &shopDesk{t: t, rc: rc, answer: kind, arrived: make(chan string, 16)}
 	switch kind {
@@ -109,7 +115,7 @@ func newPrecheckCase(t *testing.T, b paydtest.Backend, kind string, lb *liveBund
 		opts.LiveProviders = []payd.Provider{lb.first, lb.second}
 	}
 	env := paydtest.Start(t, b, opts)
-	shop := env.NewShop(payd.RegionRU, "")
+	shop := env.NewShop(region, "")
 	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"authorize_request_webhook": true}).Expect(t, 200)
 	pc := &precheckCase{sandbox: &sandbox{t: t, env: env, shop: shop, c: env.As(shop, false), payer: env.Payer()}, desk: desk}
 	owner := pc.c
@@ -495,4 +501,47 @@ func newLivePrecheckCase(t *testing.T, b paydtest.Backend) (*precheckCase, *live
 	t.Helper()
 	lb := &liveBundle{first: paydtest.NewLiveProvider("live_first"), second: paydtest.NewLiveProvider("live_second")}
 	return newPrecheckCase(t, b, deskAllow, lb), lb
+}
+
+// TestPrecheckKZQR: the kz QR method asks the shop before its attempt as
+// SBP does: allowed, its app page takes the payment; with no endpoint the
+// deny default cancels it, and nothing can pay it.
+func TestPrecheckKZQR(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		for _, kind := range []string{deskAllow, deskNone} {
+			t.Run(map[string]string{deskAllow: "Allow", deskNone: "NoEndpoint"}[kind], func(t *testing.T) {
+				t.Parallel()
+				pc := newPrecheckCaseIn(t, b, payd.RegionKZ, kind, nil)
+				body := newPayment("", map[string]any{"amount": map[string]any{"value": "5000.00", "currency": "KZT"},
+					"confirmation": map[string]any{"type": "qr"}})
+				created := pc.c.Post("/v1/payments", key(), body).Expect(t, 201).JSON(t)
+				id := created["id"].(string)
+				if conf, _ := created["confirmation"].(map[string]any); created["status"] != "pending" || conf["confirmation_data"] != nil {
+					t.Fatalf("created = %v, want pending without QR data before the shop answered", created)
+				}
+				if kind == deskNone {
+					pay := pc.canceled(id, "merchant", "authorize_request_denied")
+					if pay["paid"] != false {
+						t.Fatalf("denied payment = %v", pay)
+					}
+					pc.unpayable(id)
+					pc.wantEvents(id, "payment.authorize_request", "payment.canceled")
+					return
+				}
+				var data string
+				paydtest.Eventually(t, "the kz QR data", func() bool {
+					conf, _ := pc.get(id)["confirmation"].(map[string]any)
+					data, _ = conf["confirmation_data"].(string)
+					return data != ""
+				})
+				if !strings.HasPrefix(data, pc.env.API.URL+"/sandbox/kz-qr/") {
+					t.Fatalf("confirmation_data = %s, want the kz QR app page", data)
+				}
+				pc.press(data, "pay")
+				pc.wait(id, "succeeded")
+				pc.wantEvents(id, "payment.authorize_request", "payment.succeeded")
+			})
+		}
+	})
 }

@@ -93,7 +93,7 @@ func (s *Server) routes() {
 	m.Handle("GET /v1/payments/{payment_id}", s.auth(s.getPayment))
 	m.Handle("POST /v1/payments/{payment_id}/capture", s.auth(s.capturePayment))
 	m.Handle("POST /v1/payments/{payment_id}/cancel", s.auth(s.cancelPayment))
-	m.Handle("POST /v1/test/payments/{payment_id}/simulate", s.auth(s.simulate))
+	m.Handle("POST /v1/test/payments/{payment_id}/simulate", s.auth(simulated("payment_id", s.svc.SimulateOutcome)))
 
 	m.Handle("POST /v1/refunds", s.auth(s.createRefund))
 	m.Handle("GET /v1/refunds", s.auth(s.listRefunds))

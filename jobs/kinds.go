@@ -142,6 +142,9 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 		_, err := svc.ExpireDueLinks(ctx)
 		return err
 	}})
+	river.AddWorker(w, &argsWorker[payd.DisputeSubmitArgs]{fn: func(ctx context.Context, a payd.DisputeSubmitArgs) error {
+		return svc.SendDisputeEvidence(ctx, a.DisputeID)
+	}})
 	river.AddWorker(w, &argsWorker[payd.DisputeExpireArgs]{fn: func(ctx context.Context, a payd.DisputeExpireArgs) error {
 		return svc.ExpireDispute(ctx, a.DisputeID, a.Force)
 	}})

@@ -49,7 +49,10 @@ func (t *tx) DisputeUpdate(ctx context.Context, d *payd.Dispute) error {
 }
 
 func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.Page[*payd.Dispute], error) {
-	var w where
+	w := where{index: "disputes_list"}
+	if p.PaymentID != "" {
+		w.index = "disputes_payment"
+	}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
 	if p.PaymentID != "" {
@@ -62,7 +65,7 @@ func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.P
 		w.add("kind = ?", p.Kind)
 	}
 	w.createdRange(p.Created)
-	return listPage(ctx, t.q, `SELECT doc FROM disputes`, w, p.ListParams,
+	return listPage(ctx, t, `SELECT doc FROM disputes`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Dispute, error) { return scanDoc[payd.Dispute](r) },
 		func(d *payd.Dispute) payd.Cursor { return payd.Cursor{CreatedAt: d.CreatedAt, ID: d.ID} })
 }

@@ -43,7 +43,13 @@ func (t *tx) EventGet(ctx context.Context, shopID string, test bool, id string) 
 }
 
 func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[*payd.Event], error) {
-	var w where
+	w := where{index: "events_list"}
+	switch {
+	case p.ObjectID != "":
+		w.index = "events_object"
+	case p.Type != "":
+		w.index = "events_type"
+	}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
 	if p.Type != "" {
@@ -53,7 +59,7 @@ func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[
 		w.add("object_id = ?", p.ObjectID)
 	}
 	w.createdRange(p.Created)
-	return listPage(ctx, t.q, `SELECT `+eventCols+` FROM events`, w, p.ListParams,
+	return listPage(ctx, t, `SELECT `+eventCols+` FROM events`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Event, error) { return scanEvent(r) },
 		func(e *payd.Event) payd.Cursor { return payd.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} })
 }

@@ -19,3 +19,10 @@ func (s *Store) MigrateOnly(ctx context.Context, versions ...int) ([]string, err
 
 // LatestVersion is the number of the newest migration.
 func LatestVersion() int { return latestVersion() }
+
+// Exec runs a statement on the store's database behind its back, for
+// tests of rows an earlier build wrote.
+func (s *Store) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := s.db.ExecContext(ctx, query, args...)
+	return err
+}

@@ -78,10 +78,10 @@ func (t *tx) PaymentLinkUpdate(ctx context.Context, l *payd.PaymentLink) error {
 }
 
 func (t *tx) PaymentLinkList(ctx context.Context, p *payd.PaymentLinkListParams) (payd.Page[*payd.PaymentLink], error) {
-	var w where
+	w := where{index: "payment_links_list"}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
-	page, err := listPage(ctx, t.q, `SELECT doc FROM payment_links`, w, p.ListParams,
+	page, err := listPage(ctx, t, `SELECT doc FROM payment_links`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.PaymentLink, error) { return scanDoc[payd.PaymentLink](r) },
 		func(l *payd.PaymentLink) payd.Cursor { return payd.Cursor{CreatedAt: l.CreatedAt, ID: l.ID} })
 	if err != nil {

@@ -14,6 +14,16 @@ import (
 type where struct {
 	conds []string
 	args  []any
+	// unique is set when the conditions pin at most one row through a
+	// unique index (a payment's order_id): the page then needs no order,
+	// and asking for one would make PostgreSQL, which must not sort a
+	// list, walk the shop's whole list index instead of the unique one.
+	unique bool
+	// index is the index the page walks, named to SQLite (INDEXED BY):
+	// without statistics it may prefer an index matching more of the
+	// filters and sort what it finds. PostgreSQL is steered by
+	// keysetRead instead, since it takes no index names.
+	index string
 }
 
 // add appends a condition whose placeholders are written as ? and numbered
@@ -37,8 +47,12 @@ func (w *where) createdRange(r payd.TimeRange) {
 
 // listPage runs the one list query shape of the service: newest first by
 // (created_at, id), keyset pagination after the cursor, one row more than
-// the limit to tell whether another page exists.
-func listPage[T any](ctx context.Context, q querier, sel string, w where, lp payd.ListParams,
+// the limit to tell whether another page exists. Every list has an index
+// that leads with its equality filters and goes on in (created_at, id)
+// order, so a page is a walk of limit+1 index entries from the cursor,
+// however deep the cursor is: keysetRead makes sure PostgreSQL walks it
+// whatever its statistics say.
+func listPage[T any](ctx context.Context, t *tx, sel string, w where, lp payd.ListParams,
 	scan func(*sql.Rows) (T, error), key func(T) payd.Cursor) (payd.Page[T], error) {
 	limit := lp.Limit
 	if limit <= 0 || limit > payd.MaxPageSize {
@@ -50,25 +64,38 @@ func listPage[T any](ctx context.Context, q querier, sel string, w where, lp pay
 		// PostgreSQL scan every newer row for each page.
 		w.add("(created_at, id) < (?, ?)", micros(lp.After.CreatedAt), lp.After.ID)
 	}
-	query := sel
+	query := sel + t.d.indexedBy(w.index)
 	if len(w.conds) > 0 {
 		query += " WHERE " + strings.Join(w.conds, " AND ")
 	}
-	query += fmt.Sprintf(" ORDER BY created_at DESC, id DESC LIMIT %d", limit+1)
-	rows, err := q.QueryContext(ctx, query, w.args...)
-	if err != nil {
-		return payd.Page[T]{}, err
+	if !w.unique {
+		query += " ORDER BY created_at DESC, id DESC"
 	}
-	defer rows.Close()
+	query += fmt.Sprintf(" LIMIT %d", limit+1)
 	var page payd.Page[T]
-	for rows.Next() {
-		item, err := scan(rows)
-		if err != nil {
-			return payd.Page[T]{}, err
+	err := t.d.keysetRead(ctx, t.q, func(q querier) error {
+		if rec, ok := ctx.Value(planKey{}).(PlanFunc); ok {
+			plan, err := explain(ctx, t.d, q, query, w.args)
+			if err != nil {
+				return err
+			}
+			rec(query, plan)
 		}
-		page.Items = append(page.Items, item)
-	}
-	if err := rows.Err(); err != nil {
+		rows, err := q.QueryContext(ctx, query, w.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			item, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			page.Items = append(page.Items, item)
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return payd.Page[T]{}, err
 	}
 	if len(page.Items) > limit {
@@ -77,6 +104,49 @@ func listPage[T any](ctx context.Context, q querier, sel string, w where, lp pay
 		page.Next = &c
 	}
 	return page, nil
+}
+
+// PlanFunc receives the query of a list page and the database's plan of
+// it, as text.
+type PlanFunc func(query, plan string)
+
+type planKey struct{}
+
+// WithPlans returns a context under which every list page also asks the
+// database for its plan and hands it to fn: the plan tests check that
+// every list walks an index in its cursor's order.
+func WithPlans(ctx context.Context, fn PlanFunc) context.Context {
+	return context.WithValue(ctx, planKey{}, fn)
+}
+
+// explain returns the database's plan of query, one line per node.
+func explain(ctx context.Context, d dialect, q querier, query string, args []any) (string, error) {
+	prefix, col := "EXPLAIN ", 0
+	if d.Name() == "sqlite" {
+		prefix, col = "EXPLAIN QUERY PLAN ", 3 // id, parent, notused, detail
+	}
+	rows, err := q.QueryContext(ctx, prefix+query, args...)
+	if err != nil {
+		return "", fmt.Errorf("explain: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		lines = append(lines, fmt.Sprint(vals[col]))
+	}
+	return strings.Join(lines, "\n"), rows.Err()
 }
 
 func joinAnd(conds []string) string { return strings.Join(conds, " AND ") }

@@ -24,7 +24,7 @@ func scanPayment(r interface{ Scan(...any) error }) (*payd.Payment, error) {
 }
 
 func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
-	doc, err := json.Marshal(p)
+	doc, view, err := paymentDocs(p)
 	if err != nil {
 		return err
 	}
@@ -32,11 +32,23 @@ func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
 	// failed statement aborts the transaction, and the caller still needs
 	// it to name the payment that holds the order id.
 	return t.insertOne(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-		checkout_token_hash, provider, provider_payment_id, doc, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		checkout_token_hash, provider, provider_payment_id, doc, expires_at, view)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT DO NOTHING`,
 		p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
-		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, string(doc), micros(p.ExpiresAt))
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view)
+}
+
+// paymentDocs encodes what a payment row keeps: the document, and the
+// contract's rendering of it (Payment.View without the one-time
+// confirmation_url), which lists send as it is.
+func paymentDocs(p *payd.Payment) (doc, view string, err error) {
+	d, err := json.Marshal(p)
+	if err != nil {
+		return "", "", err
+	}
+	v, err := json.Marshal(p.View(""))
+	return string(d), string(v), err
 }
 
 // PaymentListExpired walks payments_expiry: pending payments whose
@@ -84,18 +96,61 @@ func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) 
 }
 
 func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
-	doc, err := json.Marshal(p)
+	doc, view, err := paymentDocs(p)
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5 WHERE id = $1`,
-		p.ID, p.Status, p.Provider, p.ProviderPaymentID, string(doc))
+	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6 WHERE id = $1`,
+		p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view)
 }
 
 func (t *tx) PaymentList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.Payment], error) {
-	var w where
+	return listPage(ctx, t, `SELECT doc FROM payments`, paymentListWhere(p), p.ListParams,
+		func(r *sql.Rows) (*payd.Payment, error) { return scanPayment(r) },
+		func(p *payd.Payment) payd.Cursor { return payd.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} })
+}
+
+// PaymentViewList is PaymentList as the contract renders it: each item is
+// the payment's stored rendering, read and handed on without decoding. A
+// payment stored before renderings were kept is rendered from its
+// document.
+func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.PaymentView], error) {
+	return listPage(ctx, t, `SELECT id, created_at, view, CASE WHEN view IS NULL THEN doc END FROM payments`,
+		paymentListWhere(p), p.ListParams,
+		func(r *sql.Rows) (*payd.PaymentView, error) {
+			var v payd.PaymentView
+			var at int64
+			var view, doc sql.NullString
+			if err := r.Scan(&v.ID, &at, &view, &doc); err != nil {
+				return nil, err
+			}
+			v.CreatedAt = fromMicros(at)
+			if view.Valid {
+				v.JSON = []byte(view.String)
+				return &v, nil
+			}
+			var pay payd.Payment
+			if err := json.Unmarshal([]byte(doc.String), &pay); err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(pay.View(""))
+			v.JSON = b
+			return &v, err
+		},
+		func(v *payd.PaymentView) payd.Cursor { return payd.Cursor{CreatedAt: v.CreatedAt, ID: v.ID} })
+}
+
+// paymentListWhere is the filter of both payment lists.
+func paymentListWhere(p *payd.PaymentListParams) where {
+	w := where{index: "payments_list"}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
+	switch {
+	case p.OrderID != "":
+		w.index, w.unique = "payments_order", true
+	case p.Status != "":
+		w.index = "payments_status"
+	}
 	if p.OrderID != "" {
 		w.add("order_id = ?", p.OrderID)
 	}
@@ -103,9 +158,7 @@ func (t *tx) PaymentList(ctx context.Context, p *payd.PaymentListParams) (payd.P
 		w.add("status = ?", p.Status)
 	}
 	w.createdRange(p.Created)
-	return listPage(ctx, t.q, `SELECT doc FROM payments`, w, p.ListParams,
-		func(r *sql.Rows) (*payd.Payment, error) { return scanPayment(r) },
-		func(p *payd.Payment) payd.Cursor { return payd.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} })
+	return w
 }
 
 func (t *tx) PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (int, int64, error) {
@@ -136,7 +189,7 @@ func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {
 }
 
 func (t *tx) DiscrepancyList(ctx context.Context, lp *payd.ListParams) (payd.Page[*payd.Discrepancy], error) {
-	return listPage(ctx, t.q, `SELECT doc FROM discrepancies`, where{}, *lp,
+	return listPage(ctx, t, `SELECT doc FROM discrepancies`, where{index: "discrepancies_list"}, *lp,
 		func(r *sql.Rows) (*payd.Discrepancy, error) {
 			var doc string
 			if err := r.Scan(&doc); err != nil {

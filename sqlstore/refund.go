@@ -29,7 +29,13 @@ func (t *tx) RefundUpdate(ctx context.Context, r *payd.Refund) error {
 }
 
 func (t *tx) RefundList(ctx context.Context, p *payd.RefundListParams) (payd.Page[*payd.Refund], error) {
-	var w where
+	w := where{index: "refunds_list"}
+	switch {
+	case p.PaymentID != "":
+		w.index = "refunds_payment"
+	case p.Status != "":
+		w.index = "refunds_status"
+	}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
 	if p.PaymentID != "" {
@@ -38,7 +44,7 @@ func (t *tx) RefundList(ctx context.Context, p *payd.RefundListParams) (payd.Pag
 	if p.Status != "" {
 		w.add("status = ?", p.Status)
 	}
-	return listPage(ctx, t.q, `SELECT doc FROM refunds`, w, p.ListParams,
+	return listPage(ctx, t, `SELECT doc FROM refunds`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Refund, error) { return scanDoc[payd.Refund](r) },
 		func(r *payd.Refund) payd.Cursor { return payd.Cursor{CreatedAt: r.CreatedAt, ID: r.ID} })
 }

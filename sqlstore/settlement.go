@@ -32,7 +32,7 @@ func (t *tx) SettlementUpdate(ctx context.Context, st *payd.Settlement) error {
 }
 
 func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (payd.Page[*payd.Settlement], error) {
-	var w where
+	w := where{index: "settlements_list"}
 	w.add("merchant_id = ?", p.MerchantID)
 	w.add("test = ?", p.Test)
 	// Dates are YYYY-MM-DD, so text order is date order.
@@ -48,7 +48,7 @@ func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (
 	if p.Status != "" {
 		w.add("status = ?", p.Status)
 	}
-	return listPage(ctx, t.q, `SELECT doc FROM settlements`, w, p.ListParams,
+	return listPage(ctx, t, `SELECT doc FROM settlements`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Settlement, error) { return scanDoc[payd.Settlement](r) },
 		func(s *payd.Settlement) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
 }

@@ -56,11 +56,12 @@ func (t *tx) ShopUpdate(ctx context.Context, s *payd.Shop) error {
 }
 
 func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*payd.Shop], error) {
-	var w where
+	w := where{index: "shops_list"}
 	if p.MerchantID != "" {
+		w.index = "shops_merchant"
 		w.add("merchant_id = ?", p.MerchantID)
 	}
-	return listPage(ctx, t.q, `SELECT `+shopCols+` FROM shops`, w, p.ListParams,
+	return listPage(ctx, t, `SELECT `+shopCols+` FROM shops`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Shop, error) { return scanShop(r) },
 		func(s *payd.Shop) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -105,5 +106,63 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 			after = page[len(page)-1]
 		}
 		wantDiff(t, "PaymentListExpired two at a time", want, walked)
+	})
+
+	t.Run("ViewList", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		// Five payments a second apart, two of them changed after their
+		// insert: the kept rendering follows every write.
+		var pays []*payd.Payment
+		for i := range 5 {
+			p := newPayment(shop, fmt.Sprintf("view-%d", i), now.Add(time.Duration(i)*time.Second), now.Add(time.Hour))
+			p.Metadata = map[string]string{"n": fmt.Sprint(i)}
+			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
+			pays = append(pays, p)
+		}
+		for _, p := range []*payd.Payment{pays[1], pays[3]} {
+			p.Status, p.CapturedAmount, p.FeeFixed, p.FeeAmount = payd.PaymentSucceeded, p.Amount.Minor, true, 70
+			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentUpdate(ctx, p) })
+		}
+		render := func(p *payd.Payment) string {
+			b, err := json.Marshal(p.View(""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		walk := func(params payd.PaymentListParams) (ids, views []string) {
+			params.ShopID, params.Test, params.Limit = shop.ID, true, 2
+			for range 5 {
+				var page payd.Page[*payd.PaymentView]
+				mustView(t, s, func(tx payd.Tx) (err error) {
+					page, err = tx.PaymentViewList(ctx, &params)
+					return err
+				})
+				for _, v := range page.Items {
+					ids, views = append(ids, v.ID), append(views, string(v.JSON))
+				}
+				if page.Next == nil {
+					break
+				}
+				params.After = page.Next
+			}
+			return ids, views
+		}
+		ids, views := walk(payd.PaymentListParams{})
+		var wantIDs, wantViews []string
+		for i := len(pays) - 1; i >= 0; i-- {
+			wantIDs, wantViews = append(wantIDs, pays[i].ID), append(wantViews, render(pays[i]))
+		}
+		wantDiff(t, "PaymentViewList ids", wantIDs, ids)
+		wantDiff(t, "PaymentViewList renderings", wantViews, views)
+		ids, _ = walk(payd.PaymentListParams{Status: payd.PaymentSucceeded})
+		wantDiff(t, "PaymentViewList succeeded", []string{pays[3].ID, pays[1].ID}, ids)
+		ids, views = walk(payd.PaymentListParams{OrderID: "view-2"})
+		wantDiff(t, "PaymentViewList by order id", []string{pays[2].ID}, ids)
+		wantDiff(t, "PaymentViewList by order id, rendering", []string{render(pays[2])}, views)
 	})
 }

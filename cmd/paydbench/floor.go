@@ -126,13 +126,15 @@ func (f *floor) insert(ctx context.Context, _ int64) error {
 		f.shopID, string(payd.ModeTest), key, f.reqHash, 201, f.respBody, nowMicro, nowMicro+int64(24*time.Hour/time.Microsecond)); err != nil {
 		return fmt.Errorf("idempotency_keys: %w", err)
 	}
-	// expires_at is written as the service writes it, so the row and its
-	// index entries are the service's.
+	// expires_at and the rendering are written as the service writes
+	// them (the creation answer stands in for the rendering: the same
+	// object with its confirmation_url), so the row and its index entries
+	// are the service's.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-		checkout_token_hash, provider, provider_payment_id, doc, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		checkout_token_hash, provider, provider_payment_id, doc, expires_at, view)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		payID, f.shopID, true, string(payd.PaymentPending), key, int64(10000), "RUB", nowMicro, token, "", "", string(f.payDoc),
-		nowMicro+int64(24*time.Hour/time.Microsecond)); err != nil {
+		nowMicro+int64(24*time.Hour/time.Microsecond), string(f.respBody)); err != nil {
 		return fmt.Errorf("payments: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body, delivery_status, delivery_attempts)

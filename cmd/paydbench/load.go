@@ -183,15 +183,20 @@ func (a *api) listWorker(int) op {
 			cursor = ""
 			return err
 		}
-		// Only the cursor is decoded: the load generator shares the
-		// machine with the server, and decoding 100 payments a page would
-		// take CPU from what is measured.
-		var page struct {
-			NextCursor *string `json:"next_cursor"`
-		}
-		if err := json.Unmarshal(b, &page); err != nil {
+		// Only the cursor is read, from the page's last member: the load
+		// generator shares the machine with the server, and even a decoder
+		// that skips the items scans 100 payments a page, taking CPU from
+		// what is measured.
+		i := bytes.LastIndex(b, []byte(`"next_cursor":`))
+		if i < 0 {
 			cursor = ""
-			return fmt.Errorf("list: %v", err)
+			return fmt.Errorf("list: no next_cursor in the page")
+		}
+		var page struct{ NextCursor *string }
+		tail := bytes.TrimSuffix(bytes.TrimSpace(b[i+len(`"next_cursor":`):]), []byte("}"))
+		if err := json.Unmarshal(tail, &page.NextCursor); err != nil {
+			cursor = ""
+			return fmt.Errorf("list: next_cursor: %v", err)
 		}
 		cursor = ""
 		if page.NextCursor != nil {
