@@ -2,13 +2,13 @@
 GO ?= go
 PAYD_TEST_DATABASE_URL ?=
 # STAGE is the delivery stage `make run` serves: v1 (default), M2
-# (disputes and chargebacks) or M5 (M2 and payouts): `make run STAGE=M2`.
-# PAYD_STAGE does the same.
+# (disputes and chargebacks: `make run STAGE=M2`) or M5 (M2, payment links
+# and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
 .PHONY: run test build fuzz bench lint
 
-## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, M5 for payouts)
+## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
 	$(GO) run ./cmd/payd serve --dev --test-clock --stage $(STAGE)
 

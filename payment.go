@@ -177,6 +177,10 @@ type Payment struct {
 	// decision, when its shop had the pre-check on; one per payment.
 	Precheck *Precheck `json:"precheck,omitempty"`
 
+	// LinkID names the payment link the payment was made through, if any;
+	// its success may make a one-time link paid.
+	LinkID string `json:"link_id,omitempty"`
+
 	// redirect is where the payer goes after choosing a method (not stored).
 	redirect string
 }

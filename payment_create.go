@@ -56,7 +56,28 @@ func CheckReturnURL(raw string, test bool, param string) (string, error) {
 // (StartQRAttempt); for a redirect, when the payer chooses a method on the
 // hosted page.
 func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempotency, in PaymentCreate) (*Response, error) {
+	return s.createPayment(ctx, p, idem, in, nil)
+}
+
+// linkOrigin is what a payment made through a payment link adds to the
+// create path: inside the payment's transaction the link is locked and
+// checked (linkPaymentStart), it chooses the payment's order_id, and the
+// payment is recorded among the link's.
+type linkOrigin struct {
+	linkID string
+	// link is the link as locked in the payment's transaction.
+	link *PaymentLink
+}
+
+// createPayment is the one create path of payments: the API's and the
+// payment link page's.
+func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempotency, in PaymentCreate, origin *linkOrigin) (*Response, error) {
 	now := s.clock.Now()
+	if origin != nil {
+		// The link chooses the order id in the transaction; this one only
+		// passes the shape check.
+		in.OrderID = origin.linkID
+	}
 	if err := s.checkPaymentCreate(p, &in, now); err != nil {
 		return nil, err
 	}
@@ -68,6 +89,13 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 		return nil, err
 	}
 	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		if origin != nil {
+			// The link first: a closed or busy link answers so before any
+			// other rule.
+			if err := s.linkPaymentStart(ctx, tx, p, origin, now); err != nil {
+				return 0, nil, err
+			}
+		}
 		// No fake success in live: without a provider there is no payment.
 		// The route is read in the payment's own transaction, so a QR
 		// attempt below runs the very cascade that was checked, and a
@@ -83,7 +111,11 @@ func (s *Service) CreatePayment(ctx context.Context, p *Principal, idem Idempote
 		// (without aborting the transaction), and only then is the holder
 		// read, for its id.
 		pay, token := s.newPayment(p, &in, now)
-		if err := tx.PaymentInsert(ctx, pay); err != nil {
+		if origin != nil {
+			if err := s.insertLinkPayment(ctx, tx, origin, pay); err != nil {
+				return 0, nil, err
+			}
+		} else if err := tx.PaymentInsert(ctx, pay); err != nil {
 			if errors.Is(err, ErrConflict) {
 				if prev, err := tx.PaymentGetByOrderID(ctx, p.Shop.ID, p.Test(), in.OrderID); err == nil {
 					return 0, nil, duplicateOrder(prev.ID)
@@ -173,18 +205,27 @@ func (s *Service) checkPaymentCreate(p *Principal, in *PaymentCreate, now time.T
 	if err := CheckMetadata(in.Metadata); err != nil {
 		return err
 	}
-	if c := in.Customer; c != nil {
-		for _, f := range []struct {
-			name, v string
-			max     int
-		}{{"customer.email", c.Email, 256}, {"customer.phone", c.Phone, 32}, {"customer.full_name", c.FullName, 256},
-			{"customer.tax_id", c.TaxID, 32}, {"customer.ip", c.IP, 45}} {
-			if err := checkText(f.name, f.v, 0, f.max); err != nil {
-				return err
-			}
-		}
+	if err := checkCustomer(in.Customer); err != nil {
+		return err
 	}
 	return checkText("client_ip", in.ClientIP, 0, 45)
+}
+
+// checkCustomer applies the lengths of the Customer fields.
+func checkCustomer(c *Customer) error {
+	if c == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{{"customer.email", c.Email, 256}, {"customer.phone", c.Phone, 32}, {"customer.full_name", c.FullName, 256},
+		{"customer.tax_id", c.TaxID, 32}, {"customer.ip", c.IP, 45}} {
+		if err := checkText(f.name, f.v, 0, f.max); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CheckMetadata applies the Metadata limits: at most 16 keys, keys up to 64

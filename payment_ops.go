@@ -197,7 +197,16 @@ func (s *Service) succeed(ctx context.Context, tx Tx, pay *Payment, sum int64) e
 	if err := s.postCapture(ctx, tx, shop, pay, tariff); err != nil {
 		return err
 	}
-	return s.savePaymentEvent(ctx, tx, shop, pay, EventPaymentSucceeded)
+	if err := s.savePaymentEvent(ctx, tx, shop, pay, EventPaymentSucceeded); err != nil {
+		return err
+	}
+	// Every way to success (notification, status query, capture,
+	// simulate) comes through here, so a one-time link is paid in the
+	// transaction of its payment's success, whatever the trigger.
+	if pay.LinkID != "" {
+		return s.linkPaymentSucceeded(ctx, tx, shop, pay)
+	}
+	return nil
 }
 
 // authorize moves a pending payment to waiting_for_capture and schedules

@@ -22,9 +22,10 @@ var attemptPaths = map[string]string{
 	// shop has the pre-check on and has not allowed it (precheckGate), and
 	// every candidate of the cascade goes by that one decision.
 	"payd.startAttempt → CreateAttempt": "gate",
-	// POST /payments, QR: only for a shop without the pre-check; a shop
-	// with it gets a QRAttemptArgs job instead.
-	"payd.CreatePayment → startAttempt": "no pre-check",
+	// The create path of POST /payments and of the payment link page, QR:
+	// only for a shop without the pre-check; a shop with it gets a
+	// QRAttemptArgs job instead. (A link's payment is always a redirect.)
+	"payd.createPayment → startAttempt": "no pre-check",
 	// The hosted page: authorizeRequest before the attempt transaction.
 	"payd.ChooseMethod → startAttempt": "asks",
 	// The QR job: authorizeRequest before the attempt transaction.

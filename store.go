@@ -207,6 +207,24 @@ type Tx interface {
 	// PayoutAmounts lists every payout's sum, fee and status, for the
 	// invariant check.
 	PayoutAmounts(ctx context.Context) ([]PayoutAmount, error)
+	// PaymentLinkInsert inserts a link (ErrConflict for a taken id).
+	// PaymentLinkGet and PaymentLinkGetForUpdate look a link up by id
+	// alone, with its Payments filled; the service checks it belongs to
+	// the caller's shop and mode. PaymentLinkUpdate writes the link's
+	// document and status, never its payments.
+	PaymentLinkInsert(ctx context.Context, l *PaymentLink) error
+	PaymentLinkGet(ctx context.Context, id string) (*PaymentLink, error)
+	PaymentLinkGetForUpdate(ctx context.Context, id string) (*PaymentLink, error)
+	PaymentLinkUpdate(ctx context.Context, l *PaymentLink) error
+	// PaymentLinkList lists a shop's links of one mode, newest first,
+	// each with its Payments filled.
+	PaymentLinkList(ctx context.Context, p *PaymentLinkListParams) (Page[*PaymentLink], error)
+	// PaymentLinkListExpired lists active links whose ExpiresAt is at or
+	// before p.Now, earliest first, after p.After, at most p.Limit.
+	PaymentLinkListExpired(ctx context.Context, p *PaymentLinkListExpiredParams) ([]PaymentLinkDue, error)
+	// PaymentLinkAddPayment records payment number seq of a link; a seq
+	// or a payment already recorded is ErrConflict.
+	PaymentLinkAddPayment(ctx context.Context, linkID string, seq int, paymentID string, at time.Time) error
 
 	// WebhookDeliveryInsert queues deliveries, each due at its DueAt.
 	WebhookDeliveryInsert(ctx context.Context, list ...*WebhookDelivery) error

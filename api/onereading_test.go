@@ -42,6 +42,14 @@ func merchantBodies() map[string]paydtest.Body {
 				`"description":"d","order_id":"o-1","metadata":{"a":"1"}}`,
 			Top: "amount", Required: true, Deep: "destination.phone", Str: "description",
 		},
+		"POST /v1/payment-links": {
+			Path: "/v1/payment-links",
+			Base: `{"description":"d","amount":{"value":"10.00","currency":"RUB"},"min_amount":{"value":"1.00","currency":"RUB"},` +
+				`"max_amount":{"value":"100.00","currency":"RUB"},"order_id":"o-1","capture":true,"reusable":false,` +
+				`"expires_at":"2030-01-31T12:00:00Z","return_url":"https://shop.example.com/r",` +
+				`"customer":{"email":"a@example.com","phone":"+70000000000","full_name":"A B","tax_id":"1","ip":"1.2.3.4"},"metadata":{"a":"1"}}`,
+			Top: "description", Required: true, Deep: "amount.value", Str: "order_id",
+		},
 		"POST /v1/webhook-endpoints": {
 			Path: "/v1/webhook-endpoints",
 			Base: `{"url":"https://hooks.example.com/h","events":["payment.succeeded"],"description":"d"}`,
@@ -130,7 +138,7 @@ func TestEveryBodyHasOneReading(t *testing.T) {
 			t.Errorf("order_id %q, want pair-😀", ok["order_id"])
 		}
 		// Nothing refused left a payment, refund or endpoint behind.
-		for _, path := range []string{"/v1/payments", "/v1/refunds", "/v1/webhook-endpoints", "/v1/payouts"} {
+		for _, path := range []string{"/v1/payments", "/v1/refunds", "/v1/webhook-endpoints", "/v1/payouts", "/v1/payment-links"} {
 			items := c.Get(path).Expect(t, 200).JSON(t)["items"].([]any)
 			want := 0
 			if path == "/v1/payments" {

@@ -118,6 +118,7 @@ func (s *Server) routes() {
 	}
 	if s.svc.Stage() >= payd.StageM5 {
 		s.payoutRoutes()
+		s.linkRoutes()
 	}
 	s.laterStages()
 }

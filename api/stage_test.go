@@ -10,8 +10,9 @@ import (
 )
 
 // TestStageServesItsDocument checks the switch: the served OpenAPI document
-// holds the M2 sandbox operations only when the service runs at M2, and
-// the declared dispute operations at every stage.
+// holds the M2 sandbox operations only when the service runs at M2 or
+// later, and the declared dispute and payment link operations at every
+// stage.
 func TestStageServesItsDocument(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -31,7 +32,7 @@ func TestStageServesItsDocument(t *testing.T) {
 			if _, ok := doc.Paths["/test/payments/{payment_id}/disputes"]; ok != tt.wantSandbox {
 				t.Errorf("sandbox dispute path served %v, want %v", ok, tt.wantSandbox)
 			}
-			for _, p := range []string{"/disputes", "/payouts", "/payouts/{payout_id}"} {
+			for _, p := range []string{"/disputes", "/payouts", "/payouts/{payout_id}", "/payment-links", "/payment-links/{link_id}/deactivate"} {
 				if _, ok := doc.Paths[p]; !ok {
 					t.Errorf("the declared %s operation is missing", p)
 				}
@@ -75,11 +76,8 @@ func TestPayoutsFollowTheStage(t *testing.T) {
 			calls[0].ExpectError(t, 400, payd.CodeInvalidRequest, "amount")
 			calls[1].Expect(t, 200)
 			calls[2].ExpectError(t, 404, payd.CodeNotFound, "")
-			// Payment links are another part of M5: without their
-			// handlers they still answer 501, never a silent 404.
-			if r := c.Get("/v1/payment-links"); r.Status != 200 {
-				r.ExpectError(t, 501, payd.CodeNotImplemented, "")
-			}
+			// Payment links, the other part of M5, answer beside them.
+			c.Get("/v1/payment-links").Expect(t, 200)
 		})
 	}
 }

@@ -50,9 +50,20 @@ func (ExpireDisputesArgs) Kind() string { return "expire_disputes" }
 // what this one left.
 func (ExpireDisputesArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
 
+// ExpireLinksArgs marks the active payment links past their expires_at
+// expired.
+type ExpireLinksArgs struct{}
+
+// Kind names the job.
+func (ExpireLinksArgs) Kind() string { return "expire_payment_links" }
+
+// InsertOpts: tried once, as the payment sweep; the next one takes up
+// what this one left.
+func (ExpireLinksArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
 // periodicArgs are the periodic jobs: the expiry sweeps and the hourly ones.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
+	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
 // skipAhead is a periodic schedule that, when the clock has jumped past
@@ -79,6 +90,9 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
 			func() (river.JobArgs, *river.InsertOpts) { return ExpireDisputesArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
+			func() (river.JobArgs, *river.InsertOpts) { return ExpireLinksArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeEventsArgs{}, nil },
@@ -122,6 +136,10 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	}})
 	river.AddWorker(w, &funcWorker[ExpireDisputesArgs]{fn: func(ctx context.Context) error {
 		_, err := svc.ExpireDueDisputes(ctx)
+		return err
+	}})
+	river.AddWorker(w, &funcWorker[ExpireLinksArgs]{fn: func(ctx context.Context) error {
+		_, err := svc.ExpireDueLinks(ctx)
 		return err
 	}})
 	river.AddWorker(w, &argsWorker[payd.DisputeSubmitArgs]{fn: func(ctx context.Context, a payd.DisputeSubmitArgs) error {

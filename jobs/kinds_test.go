@@ -34,4 +34,7 @@ func TestExpirySweepTriedOnce(t *testing.T) {
 	if got := (ExpireDisputesArgs{}).InsertOpts().MaxAttempts; got != 1 {
 		t.Fatalf("dispute expiry sweep MaxAttempts = %d, want 1", got)
 	}
+	if got := (ExpireLinksArgs{}).InsertOpts().MaxAttempts; got != 1 {
+		t.Fatalf("payment link expiry sweep MaxAttempts = %d, want 1", got)
+	}
 }

@@ -510,7 +510,8 @@ func TestForStage(t *testing.T) {
 		return doc.Paths
 	}
 	sandbox := []string{"/test/payments/{payment_id}/disputes", "/test/disputes/{dispute_id}/simulate"}
-	declared := []string{"/disputes", "/disputes/{dispute_id}", "/disputes/{dispute_id}/evidence/uploads", "/payouts", "/test/payments/{payment_id}/simulate"}
+	declared := []string{"/disputes", "/disputes/{dispute_id}", "/disputes/{dispute_id}/evidence/uploads", "/payouts",
+		"/payment-links", "/payment-links/{link_id}", "/payment-links/{link_id}/deactivate", "/test/payments/{payment_id}/simulate"}
 	for _, tt := range []struct {
 		stage       int
 		wantSandbox bool

@@ -1,8 +1,10 @@
 package paydtest
 
 import (
+	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -20,12 +22,28 @@ type Payer struct {
 	AcceptLanguage string
 }
 
-// Payer returns a payer against the service's pages.
+// Payer returns a payer against the service's pages. It keeps the
+// cookies pages set, as a browser does.
 func (e *Env) Payer() *Payer {
+	jar, _ := cookiejar.New(nil)
 	return &Payer{t: e.T, base: e.API.URL, client: &http.Client{
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Timeout:       10 * time.Second,
+		Jar:           jar,
 	}}
+}
+
+var fieldRE = regexp.MustCompile(`name="([a-z_]+)" value="([^"]*)"`)
+
+// Field returns the value of the page's first hidden or filled form field
+// name, or "".
+func (pg *Page) Field(name string) string {
+	for _, m := range fieldRE.FindAllStringSubmatch(pg.Body, -1) {
+		if m[1] == name {
+			return html.UnescapeString(m[2])
+		}
+	}
+	return ""
 }
 
 // Page is a fetched page.

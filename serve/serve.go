@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paydhq/payd/checkout"
+	"github.com/paydhq/payd/linkpage"
 	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/sandbank"
 	"github.com/paydhq/payd/sandpayout"
@@ -196,6 +197,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
 	checkoutPages := checkout.New(in.Service, formsKey, log)
+	linkPages := linkpage.New(in.Service, formsKey, log)
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
 	// One Limiter holds the request rates and both listeners'
@@ -210,6 +212,11 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Extra: func(mux *http.ServeMux) {
 			checkoutPages.Register(mux)
 			bankPages.Register(mux)
+			// Links exist from stage M5 on; below it the address is
+			// unknown, like any other.
+			if cfg.Stage >= payd.StageM5 {
+				linkPages.Register(mux)
+			}
 		},
 	})
 	if cfg.AdminToken != "" {

@@ -89,6 +89,10 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 					Status: payd.PayoutSucceeded, OrderID: "o-1", Created: created})
 				return err
 			},
+			"payment links": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentLinkList(ctx, &payd.PaymentLinkListParams{ListParams: lp, ShopID: "sh_1", Test: true})
+				return err
+			},
 			"merchants": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
 				_, err := tx.MerchantList(ctx, &payd.MerchantListParams{ListParams: lp})
 				return err

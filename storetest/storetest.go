@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Payment", testPayment},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
+		{"PaymentLink", testLink},
 		{"Event", testEvent},
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},

@@ -110,8 +110,8 @@ func TestCatalogue(t *testing.T) {
 		}
 		for lang, text := range map[string]string{"en": m.en, "ru": m.ru, "kk": m.kk} {
 			var args []any
-			if strings.Contains(m.en, "%s") {
-				args = []any{"X"}
+			for range strings.Count(m.en, "%s") {
+				args = append(args, "X")
 			}
 			if got, want := For(lang).T(m.en, args...), strings.ReplaceAll(text, "%s", "X"); got != want {
 				t.Errorf("%s T(%q) = %q, want %q", lang, m.en, got, want)

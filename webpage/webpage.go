@@ -2,8 +2,8 @@
 // in common: the security headers, and the payer's language — the choice
 // of it (Choose), the catalogue of every text in Russian, Kazakh and
 // English (messages.go) and amounts written for that language (Amount).
-// The pages (checkout, sandbox bank) carry one-time tokens in their
-// addresses and take decisions with money.
+// The pages (checkout, sandbox bank, payment links) carry one-time tokens
+// or shareable links in their addresses and take decisions with money.
 package webpage
 
 import "net/http"

@@ -52,7 +52,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
-	stage := f.String("stage", "v1", "delivery stage served: v1, M2 for disputes and chargebacks, or M5 for M2 and payouts; operations of a later stage answer 501")
+	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ func TestServeStage(t *testing.T) {
 		{"ErrUnknown", []string{"--stage", "M3"}, nil, 0, "unknown stage"},
 		{"FlagM5", []string{"--stage", "M5"}, nil, payd.StageM5, ""},
 		{"EnvironmentM5", nil, map[string]string{"PAYD_STAGE": "m5"}, payd.StageM5, ""},
+		{"ErrUnknownAfterTop", []string{"--stage", "M6"}, nil, 0, "unknown stage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
+)
+
+// linkRoutes registers the payment-link operations of stage M5;
+// laterStages leaves them alone.
+func (s *Server) linkRoutes() {
+	for pattern, h := range map[string]handler{
+		"POST /v1/payment-links":                      s.createLink,
+		"GET /v1/payment-links":                       s.listLinks,
+		"GET /v1/payment-links/{link_id}":             s.getLink,
+		"POST /v1/payment-links/{link_id}/deactivate": s.deactivateLink,
+	} {
+		s.mux.Handle(pattern, s.auth(h))
+		s.built[pattern] = true
+	}
+}
+
+type linkCreateIn struct {
+	Description *string           `json:"description"`
+	Amount      *amountIn         `json:"amount"`
+	MinAmount   *amountIn         `json:"min_amount"`
+	MaxAmount   *amountIn         `json:"max_amount"`
+	OrderID     *string           `json:"order_id"`
+	Capture     *bool             `json:"capture"`
+	Reusable    *bool             `json:"reusable"`
+	ExpiresAt   *time.Time        `json:"expires_at"`
+	ReturnURL   *string           `json:"return_url"`
+	Receipt     json.RawMessage   `json:"receipt"`
+	Customer    *payd.Customer    `json:"customer"`
+	Metadata    map[string]string `json:"metadata"`
+}
+
+func (s *Server) createLink(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	var in linkCreateIn
+	idem, err := readIdempotent(w, r, &in, "id", "url", "status", "created_at", "test", "payments")
+	if err != nil {
+		return err
+	}
+	if in.Description == nil {
+		return invalidf("description", "description is required")
+	}
+	create := payd.PaymentLinkCreate{Description: *in.Description, Capture: in.Capture, ExpiresAt: in.ExpiresAt,
+		Customer: in.Customer, Metadata: in.Metadata}
+	for _, f := range []struct {
+		name string
+		in   *amountIn
+		dst  **money.Amount
+	}{{"amount", in.Amount, &create.Amount}, {"min_amount", in.MinAmount, &create.MinAmount}, {"max_amount", in.MaxAmount, &create.MaxAmount}} {
+		if f.in == nil {
+			continue
+		}
+		a, err := f.in.parse(f.name)
+		if err != nil {
+			return err
+		}
+		*f.dst = &a
+	}
+	if in.OrderID != nil {
+		if *in.OrderID == "" {
+			return invalidf("order_id", "order_id must be 1..128 characters when given")
+		}
+		create.OrderID = *in.OrderID
+	}
+	if in.Reusable != nil {
+		create.Reusable = *in.Reusable
+	}
+	if in.ReturnURL != nil {
+		if *in.ReturnURL == "" {
+			return invalidf("return_url", "return_url must be an https:// address when given")
+		}
+		create.ReturnURL = *in.ReturnURL
+	}
+	if receiptGiven(in.Receipt) {
+		return errReceipt
+	}
+	resp, err := s.svc.CreatePaymentLink(r.Context(), p, idem, create)
+	if err != nil {
+		return err
+	}
+	writeResponse(w, resp)
+	return nil
+}
+
+func (s *Server) getLink(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	l, err := s.svc.GetPaymentLink(r.Context(), p, r.PathValue("link_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, l.View(s.svc.PublicURL()))
+	return nil
+}
+
+func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	lp, print, err := parseList(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.svc.ListPaymentLinks(r.Context(), p, &payd.PaymentLinkListParams{ListParams: lp})
+	if err != nil {
+		return err
+	}
+	items := make([]*payd.PaymentLinkJSON, 0, len(page.Items))
+	for _, l := range page.Items {
+		items = append(items, l.View(s.svc.PublicURL()))
+	}
+	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	return nil
+}
+
+func (s *Server) deactivateLink(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	idem, err := readIdempotent(w, r, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := s.svc.DeactivatePaymentLink(r.Context(), p, idem, r.PathValue("link_id"))
+	if err != nil {
+		return err
+	}
+	writeResponse(w, resp)
+	return nil
+}

@@ -1,0 +1,282 @@
+package payd
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/paydhq/payd/money"
+)
+
+// PaymentLinkCreate is `POST /payment-links` after its shape was checked
+// by the API.
+type PaymentLinkCreate struct {
+	Amount      *money.Amount
+	MinAmount   *money.Amount
+	MaxAmount   *money.Amount
+	Description string
+	OrderID     string
+	Capture     *bool
+	Reusable    bool
+	ExpiresAt   *time.Time
+	ReturnURL   string
+	Customer    *Customer
+	Metadata    map[string]string
+}
+
+// regionCurrency is the currency of an open link that names none: the
+// region's own.
+var regionCurrency = map[Region]money.Currency{RegionRU: money.RUB, RegionKZ: money.KZT}
+
+// linkBounds is the range a payer may enter on an open link in currency:
+// the widest of the shop's enabled methods in that currency (a sum any
+// one of them takes can be paid), narrowed by the link's own min and max.
+// ok is false when no method of the shop takes the currency.
+func linkBounds(shop *Shop, l *PaymentLink) (lo, hi int64, ok bool) {
+	for _, m := range offeredMethods(shop.Region) {
+		r, has := MethodRange(shop, m, l.Currency)
+		if !has || !shop.Settings.MethodEnabled(m) {
+			continue
+		}
+		if !ok || r.Min < lo {
+			lo = r.Min
+		}
+		if !ok || r.Max > hi {
+			hi = r.Max
+		}
+		ok = true
+	}
+	if l.MinAmount != nil && l.MinAmount.Minor > lo {
+		lo = l.MinAmount.Minor
+	}
+	if l.MaxAmount != nil && l.MaxAmount.Minor < hi {
+		hi = l.MaxAmount.Minor
+	}
+	return lo, hi, ok
+}
+
+func checkPositive(param string, a *money.Amount) error {
+	if a != nil && a.Minor <= 0 {
+		return Invalid(param+".value", "%s must be above zero", param)
+	}
+	return nil
+}
+
+// checkLinkCreate applies the rules of a link's create request and builds
+// the link.
+func (s *Service) checkLinkCreate(p *Principal, in *PaymentLinkCreate, now time.Time) (*PaymentLink, error) {
+	if err := checkText("description", in.Description, 1, 256); err != nil {
+		return nil, err
+	}
+	if in.Amount != nil && (in.MinAmount != nil || in.MaxAmount != nil) {
+		param := "min_amount"
+		if in.MinAmount == nil {
+			param = "max_amount"
+		}
+		return nil, Invalid(param, "%s applies only to a link without amount: the payer enters the sum", param)
+	}
+	for _, f := range []struct {
+		name string
+		a    *money.Amount
+	}{{"amount", in.Amount}, {"min_amount", in.MinAmount}, {"max_amount", in.MaxAmount}} {
+		if err := checkPositive(f.name, f.a); err != nil {
+			return nil, err
+		}
+	}
+	if in.MinAmount != nil && in.MaxAmount != nil {
+		if in.MinAmount.Currency != in.MaxAmount.Currency {
+			return nil, Invalid("max_amount.currency", "max_amount must be in the currency of min_amount, %s", in.MinAmount.Currency)
+		}
+		if in.MaxAmount.Minor < in.MinAmount.Minor {
+			return nil, Invalid("max_amount.value", "max_amount must not be below min_amount")
+		}
+	}
+	if err := checkText("order_id", in.OrderID, 0, 128); err != nil {
+		return nil, err
+	}
+	if in.ExpiresAt != nil {
+		d := in.ExpiresAt.Sub(now)
+		if d <= 0 || d > MaxLinkLifetime {
+			return nil, Invalid("expires_at", "expires_at must be in the future and at most 365 days from now")
+		}
+	}
+	if in.ReturnURL != "" {
+		u, err := CheckReturnURL(in.ReturnURL, p.Test(), "return_url")
+		if err != nil {
+			return nil, err
+		}
+		in.ReturnURL = u
+	}
+	if err := CheckMetadata(in.Metadata); err != nil {
+		return nil, err
+	}
+	if err := checkCustomer(in.Customer); err != nil {
+		return nil, err
+	}
+	l := &PaymentLink{
+		ID: s.ids.New(PrefixPaymentLink, now), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
+		Test: p.Test(), Status: LinkActive, CreatedAt: now, Amount: in.Amount, MinAmount: in.MinAmount, MaxAmount: in.MaxAmount,
+		Description: in.Description, OrderID: in.OrderID, Capture: in.Capture == nil || *in.Capture, Reusable: in.Reusable,
+		ReturnURL: in.ReturnURL, Customer: in.Customer, Metadata: in.Metadata,
+	}
+	if in.ExpiresAt != nil {
+		at := in.ExpiresAt.UTC().Truncate(time.Microsecond)
+		l.ExpiresAt = &at
+	}
+	switch {
+	case in.Amount != nil:
+		l.Currency = in.Amount.Currency
+	case in.MinAmount != nil:
+		l.Currency = in.MinAmount.Currency
+	case in.MaxAmount != nil:
+		l.Currency = in.MaxAmount.Currency
+	default:
+		l.Currency = regionCurrency[p.Shop.Region]
+	}
+	// The sums the link allows must be payable: the same method ranges
+	// as a payment's, so that the page never offers what creation would
+	// refuse.
+	if l.Amount != nil {
+		if _, err := s.paymentMethodsFor(p, &PaymentCreate{Amount: *l.Amount, ConfirmationType: ConfirmationRedirect}); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	lo, hi, ok := linkBounds(p.Shop, l)
+	if !ok {
+		return nil, &Error{Code: CodeMethodUnavailable, Message: "no payment method is available for this shop in " + string(l.Currency)}
+	}
+	if lo > hi {
+		param := "max_amount.value"
+		if l.MinAmount != nil && l.MinAmount.Minor == lo {
+			param = "min_amount.value"
+		}
+		full := *l
+		full.MinAmount, full.MaxAmount = nil, nil
+		mlo, mhi, _ := linkBounds(p.Shop, &full)
+		return nil, &Error{Code: CodeAmountLimit, Param: param, Message: "the payment methods of this shop take " +
+			money.FormatValue(mlo) + " to " + money.FormatValue(mhi) + " " + string(l.Currency) + "; the link's range lies outside"}
+	}
+	return l, nil
+}
+
+// CreatePaymentLink creates an active link (201).
+func (s *Service) CreatePaymentLink(ctx context.Context, p *Principal, idem Idempotency, in PaymentLinkCreate) (*Response, error) {
+	l, err := s.checkLinkCreate(p, &in, s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		if err := tx.PaymentLinkInsert(ctx, l); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, l.View(s.publicURL), nil
+	})
+}
+
+// scopedLink loads a link of the principal's shop and mode, locked for
+// update when lock is set; another shop's or mode's link is not found.
+func scopedLink(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*PaymentLink, error) {
+	if !ValidID(PrefixPaymentLink, id) {
+		return nil, NotFound("payment link")
+	}
+	get := tx.PaymentLinkGet
+	if lock {
+		get = tx.PaymentLinkGetForUpdate
+	}
+	l, err := get(ctx, id)
+	if err != nil {
+		return nil, notFoundAs(err, "payment link")
+	}
+	if l.ShopID != p.Shop.ID || l.Test != p.Test() {
+		return nil, NotFound("payment link")
+	}
+	return l, nil
+}
+
+// GetPaymentLink returns a link of the principal's shop and mode.
+func (s *Service) GetPaymentLink(ctx context.Context, p *Principal, id string) (l *PaymentLink, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		l, err = scopedLink(ctx, tx, p, id, false)
+		return err
+	})
+	return l, err
+}
+
+// ListPaymentLinks lists the principal's links, newest first.
+func (s *Service) ListPaymentLinks(ctx context.Context, p *Principal, params *PaymentLinkListParams) (page Page[*PaymentLink], err error) {
+	params.ShopID, params.Test = p.Shop.ID, p.Test()
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.PaymentLinkList(ctx, params)
+		return err
+	})
+	return page, err
+}
+
+// PublicURL is the base of the addresses the service hands out.
+func (s *Service) PublicURL() string { return s.publicURL }
+
+// due reports whether an active link's expires_at has passed at now: the
+// sweep has yet to mark it, and it takes nothing meanwhile.
+func (l *PaymentLink) due(now time.Time) bool {
+	return l.Status == LinkActive && l.ExpiresAt != nil && !now.Before(*l.ExpiresAt)
+}
+
+// DeactivatePaymentLink stops an active link (200). A deactivated link is
+// answered as it is, so a merchant's retry without its Idempotency-Key
+// still succeeds; a paid or expired link is invalid_state.
+func (s *Service) DeactivatePaymentLink(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+		l, err := scopedLink(ctx, tx, p, id, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		now := s.clock.Now()
+		switch {
+		case l.Status == LinkDeactivated:
+		case l.due(now):
+			return 0, nil, Errorf(CodeInvalidState, "cannot deactivate a payment link that expired at %s", l.ExpiresAt.Format(time.RFC3339))
+		case l.Status == LinkActive:
+			l.Status, l.DeactivatedAt = LinkDeactivated, &now
+			if err := tx.PaymentLinkUpdate(ctx, l); err != nil {
+				return 0, nil, err
+			}
+		default:
+			return 0, nil, Errorf(CodeInvalidState, "cannot deactivate a payment link in status %s", l.Status)
+		}
+		return http.StatusOK, l.View(s.publicURL), nil
+	})
+}
+
+// ExpireLink marks an active link past its expires_at expired; an early
+// or stale run changes nothing.
+func (s *Service) ExpireLink(ctx context.Context, id string) error {
+	return s.store.Tx(ctx, func(tx Tx) error {
+		l, err := tx.PaymentLinkGetForUpdate(ctx, id)
+		if err != nil {
+			return notFoundAs(err, "payment link")
+		}
+		now := s.clock.Now()
+		if !l.due(now) {
+			return nil
+		}
+		l.Status, l.ExpiredAt = LinkExpired, &now
+		return tx.PaymentLinkUpdate(ctx, l)
+	})
+}
+
+// ExpireDueLinks marks every active link whose expires_at has passed on
+// the service clock expired, each in its own transaction, by the walk of
+// every expiry sweep (sweepDue): a periodic job runs it, and a link that
+// fails is left to the next sweep.
+func (s *Service) ExpireDueLinks(ctx context.Context) (int, error) {
+	params := &PaymentLinkListExpiredParams{Now: s.clock.Now(), Limit: expirySweepBatch}
+	return sweepDue(ctx, s, "payment links", expirySweepBatch,
+		func(tx Tx, after *PaymentLinkDue) ([]PaymentLinkDue, error) {
+			if after != nil {
+				params.After = *after
+			}
+			return tx.PaymentLinkListExpired(ctx, params)
+		},
+		func(d PaymentLinkDue) (string, error) { return d.ID, s.ExpireLink(ctx, d.ID) })
+}

@@ -1,0 +1,320 @@
+// Package linkpage is the hosted page of a payment link (PaymentLink.url):
+// it shows the shop's display name, the description and the amount, or a
+// field for the payer's own sum, and its Pay button creates a payment
+// through the service's one create path and sends the payer on to that
+// payment's checkout page. A link that takes no payment now (paid,
+// expired, deactivated, or a one-time link with a payment in flight) says
+// so in the payer's language. Server-rendered, no scripts or outside
+// assets, fit for a phone.
+package linkpage
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/webpage"
+)
+
+//go:embed templates/link.html
+var templateFS embed.FS
+
+var page = template.Must(template.ParseFS(templateFS, "templates/link.html"))
+
+// Handler serves the link pages.
+type Handler struct {
+	svc *payd.Service
+	key []byte
+	log *slog.Logger
+}
+
+// New returns the page handler; key signs its forms.
+func New(svc *payd.Service, key []byte, log *slog.Logger) *Handler {
+	return &Handler{svc: svc, key: key, log: log}
+}
+
+// Register mounts the page on mux.
+func (h *Handler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /links/{link_id}", h.show)
+	mux.HandleFunc("POST /links/{link_id}", h.pay)
+}
+
+type view struct {
+	L              webpage.Locale
+	State          payd.LinkState
+	Title, Message string
+	Merchant       string
+	Description    string
+	Amount         string
+	Currency       string
+	Open           bool
+	Range, Error   string
+	Entered        string
+	Token, CSRF    string
+	Test           bool
+	Continue       bool
+	ReturnURL      string
+}
+
+func (h *Handler) render(w http.ResponseWriter, status int, v view) {
+	webpage.SetHeaders(w.Header())
+	w.WriteHeader(status)
+	if err := page.Execute(w, v); err != nil {
+		h.log.Error("render payment link", "err", err.Error())
+	}
+}
+
+// message renders a page with a title and a message, both catalogue keys,
+// in the language of v.L; v carries what else the page shows.
+func (h *Handler) message(w http.ResponseWriter, status int, v view, title, msg string) {
+	v.Title, v.Message = v.L.T(title), v.L.T(msg)
+	h.render(w, status, v)
+}
+
+// csrf binds a form to its link and its token: a form of one link cannot
+// pay another, and a token cannot be made up.
+func (h *Handler) csrf(linkID, token string) string {
+	m := hmac.New(sha256.New, h.key)
+	m.Write([]byte("payment-link\x00" + linkID + "\x00" + token))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (h *Handler) validCSRF(linkID, token, sum string) bool {
+	got, err := hex.DecodeString(sum)
+	want, _ := hex.DecodeString(h.csrf(linkID, token))
+	return err == nil && token != "" && hmac.Equal(got, want)
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// locale is the page's language: the browser's, else the region's.
+func locale(r *http.Request, pg *payd.LinkPage) webpage.Locale {
+	if pg == nil {
+		return webpage.Choose(r, "", "")
+	}
+	return webpage.Choose(r, "", pg.Link.Region)
+}
+
+// cookieName holds, per link, the form a payer sent last, so that a payer
+// who comes back while that payment is in flight can continue it: the
+// same form again is the same payment (its idempotency key).
+const cookieName = "payd_link_form"
+
+func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("link_id")
+	pg, err := h.svc.OpenLink(r.Context(), id)
+	if err != nil && payd.ErrorCodeOf(err) != payd.CodeNotFound {
+		h.log.Error("open payment link", "err", err.Error())
+		h.message(w, http.StatusInternalServerError, view{L: locale(r, nil)}, "Error", "Something went wrong; try again.")
+		return
+	}
+	if err != nil {
+		h.notFound(w, r)
+		return
+	}
+	if pg.State != payd.LinkPageOpen {
+		h.closed(w, r, pg, pg.State)
+		return
+	}
+	token := newToken()
+	h.form(w, http.StatusOK, r, pg, view{Token: token, CSRF: h.csrf(id, token)})
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.message(w, http.StatusNotFound, view{L: locale(r, nil), State: "not_found"},
+		"Payment link not found", "Check the address or ask the shop for a new link.")
+}
+
+// form renders the open link: v brings the form's token and, after a
+// refused entry, the entry and its error.
+func (h *Handler) form(w http.ResponseWriter, status int, r *http.Request, pg *payd.LinkPage, v view) {
+	l := pg.Link
+	v.L = locale(r, pg)
+	v.State, v.Merchant, v.Description, v.Test = payd.LinkPageOpen, pg.Merchant, l.Description, l.Test
+	v.Title = v.L.T("Pay %s", pg.Merchant)
+	v.Currency = string(l.Currency)
+	if l.Amount != nil {
+		v.Amount = v.L.Amount(l.Amount.Minor, string(l.Amount.Currency))
+	} else {
+		v.Open = true
+		v.Range = v.L.T("From %s to %s", v.L.Amount(pg.Min, v.Currency), v.L.Amount(pg.Max, v.Currency))
+	}
+	h.render(w, status, v)
+}
+
+// closed renders the page of a link that takes no payment now.
+func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPage, st payd.LinkState) {
+	v := view{L: locale(r, pg), State: st, Test: pg.Link.Test}
+	switch st {
+	case payd.LinkPagePaid:
+		v.ReturnURL = pg.Link.ReturnURL
+		h.message(w, http.StatusOK, v, "Already paid", "This link has already been paid. No second payment is needed.")
+	case payd.LinkPageExpired:
+		h.message(w, http.StatusGone, v, "Link expired", "This payment link has expired. Ask the shop for a new one.")
+	case payd.LinkPageDeactivated:
+		h.message(w, http.StatusGone, v, "Link deactivated", "The shop has turned this payment link off. Ask the shop for a new one.")
+	default:
+		// A payment in flight: the payer who started it, in this browser,
+		// may go back to it.
+		if c, err := r.Cookie(cookieName); err == nil {
+			token, entered, _ := strings.Cut(c.Value, ".")
+			if token != "" {
+				v.Continue, v.Token, v.CSRF, v.Entered = true, token, h.csrf(pg.Link.ID, token), entered
+			}
+		}
+		h.message(w, http.StatusConflict, v, "Payment in progress",
+			"A payment through this link has been started and is not finished yet. Wait for it to finish; if it fails, the link can be paid again.")
+	}
+}
+
+func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("link_id")
+	token := r.PostFormValue("token")
+	if !h.validCSRF(id, token, r.PostFormValue("csrf")) {
+		h.message(w, http.StatusForbidden, view{L: webpage.Choose(r, "", "")}, "Form expired", "Open the payment link again.")
+		return
+	}
+	pg, err := h.svc.OpenLink(r.Context(), id)
+	if err != nil {
+		if payd.ErrorCodeOf(err) == payd.CodeNotFound {
+			h.notFound(w, r)
+			return
+		}
+		h.log.Error("open payment link", "err", err.Error())
+		h.message(w, http.StatusInternalServerError, view{L: locale(r, nil)}, "Error", "Something went wrong; try again.")
+		return
+	}
+	l := locale(r, pg)
+	entered := strings.TrimSpace(r.PostFormValue("amount"))
+	var sum int64
+	if pg.Link.Amount == nil {
+		var ok bool
+		if sum, ok = parseAmount(entered); !ok {
+			h.form(w, http.StatusUnprocessableEntity, r, pg, view{Token: token, CSRF: h.csrf(id, token), Entered: entered,
+				Error: l.T("Enter the amount in digits, for example 1500 or 1500.50.")})
+			return
+		}
+	}
+	to, err := h.payOnce(r, id, payd.LinkPayment{FormToken: token, Amount: sum, Locale: l.Lang()})
+	if err == nil {
+		// The form, not the payment's token, is what the cookie keeps: a
+		// payer who returns sends it again and is answered as the first
+		// time, by the payment's idempotency record.
+		kept := ""
+		if pg.Link.Amount == nil {
+			kept = money.FormatValue(sum)
+		}
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token + "." + kept, Path: payd.LinkPath(id),
+			MaxAge: int(payd.IdempotencyTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode,
+			Secure: strings.HasPrefix(h.svc.PublicURL(), "https://")})
+		http.Redirect(w, r, to, http.StatusSeeOther)
+		return
+	}
+	var amountErr *payd.LinkAmountError
+	switch {
+	case errors.As(err, &amountErr):
+		h.form(w, http.StatusUnprocessableEntity, r, pg, view{Token: token, CSRF: h.csrf(id, token), Entered: entered,
+			Error: l.T("Enter an amount from %s to %s.", l.Amount(amountErr.Min, string(amountErr.Currency)), l.Amount(amountErr.Max, string(amountErr.Currency)))})
+	case errors.Is(err, payd.ErrLinkPaid):
+		h.closed(w, r, pg, payd.LinkPagePaid)
+	case errors.Is(err, payd.ErrLinkExpired):
+		h.closed(w, r, pg, payd.LinkPageExpired)
+	case errors.Is(err, payd.ErrLinkDeactivated):
+		h.closed(w, r, pg, payd.LinkPageDeactivated)
+	case errors.Is(err, payd.ErrLinkBusy):
+		h.closed(w, r, pg, payd.LinkPageBusy)
+	default:
+		h.refused(w, l, pg, err)
+	}
+}
+
+// inFlightWait bounds how long a second submission of one form waits for
+// the first to finish: a double click sends both, and the browser shows
+// the answer to the second, which should be the same redirect.
+const inFlightWait = 5 * time.Second
+
+// payOnce calls PayLink; while the same form is still being processed it
+// waits for that and then gets its answer (the idempotent replay).
+func (h *Handler) payOnce(r *http.Request, id string, in payd.LinkPayment) (string, error) {
+	deadline := time.Now().Add(inFlightWait)
+	for {
+		to, err := h.svc.PayLink(r.Context(), id, in)
+		if payd.ErrorCodeOf(err) != payd.CodeIdempotencyInProgress || time.Now().After(deadline) {
+			return to, err
+		}
+		select {
+		case <-r.Context().Done():
+			return "", err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// refused answers the create path's other refusals.
+func (h *Handler) refused(w http.ResponseWriter, l webpage.Locale, pg *payd.LinkPage, err error) {
+	v := view{L: l, Test: pg.Link.Test, State: "refused"}
+	switch payd.ErrorCodeOf(err) {
+	case payd.CodeIdempotencyConflict:
+		h.message(w, http.StatusConflict, v, "Form expired", "This form was already sent. Open the payment link again.")
+	case payd.CodeIdempotencyInProgress:
+		h.message(w, http.StatusConflict, v, "Try again", "Your payment is being created. Try again in a few seconds.")
+	case payd.CodeProviderUnavailable:
+		h.message(w, http.StatusServiceUnavailable, v, "Try again", "The bank is not answering right now. Try again in a minute.")
+	case payd.CodeForbidden, payd.CodeShopNotLive, payd.CodePaymentsSuspended, payd.CodeLimitsExceeded,
+		payd.CodeMethodUnavailable, payd.CodeAmountLimit:
+		h.message(w, http.StatusUnprocessableEntity, v, "Payment unavailable",
+			"The shop cannot take this payment right now. Try again later or contact the shop.")
+	default:
+		h.log.Error("payment link payment", "err", err.Error())
+		h.message(w, http.StatusInternalServerError, v, "Error", "Something went wrong; try again.")
+	}
+}
+
+// amountRE is a sum as payers type it, once spaces are gone: whole units
+// and up to two decimals after a dot or a comma.
+var amountRE = regexp.MustCompile(`^([0-9]{1,13})(?:[.,]([0-9]{1,2}))?$`)
+
+// parseAmount reads the payer's entry into minor units, in integers only.
+// Spaces of any width group digits ("1 500,50").
+func parseAmount(s string) (int64, bool) {
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009' {
+			return -1
+		}
+		return r
+	}, s)
+	m := amountRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	units, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	frac := int64(0)
+	switch len(m[2]) {
+	case 1:
+		frac = int64(m[2][0]-'0') * 10
+	case 2:
+		frac = int64(m[2][0]-'0')*10 + int64(m[2][1]-'0')
+	}
+	sum := units*100 + frac
+	return sum, sum > 0
+}

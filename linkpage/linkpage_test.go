@@ -1,0 +1,97 @@
+package linkpage
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/webpage"
+)
+
+func TestParseAmount(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1500", 150000, true},
+		{"1500.5", 150050, true},
+		{"1500,50", 150050, true},
+		{"1 500,50", 150050, true},
+		{"1\u00a0500.05", 150005, true},
+		{"1\u202f500", 150000, true},
+		{"0.01", 1, true},
+		{"9999999999999.99", 999999999999999, true},
+		{"0", 0, false},
+		{"0,00", 0, false},
+		{"", 0, false},
+		{"abc", 0, false},
+		{"-5", 0, false},
+		{"1.234", 0, false},
+		{"1,500.00", 0, false},
+		{"1e3", 0, false},
+		{"10000000000000", 0, false},
+		{"12.", 0, false},
+		{".5", 0, false},
+	} {
+		got, ok := parseAmount(tt.in)
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("parseAmount(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden pages in testdata/")
+
+// TestPageGolden renders the link page in its states and each language
+// from fixed data and compares them with testdata/<page>.<lang>.golden;
+// review a diff before refreshing them with -update.
+func TestPageGolden(t *testing.T) {
+	for _, lang := range payd.Locales {
+		l := webpage.For(lang)
+		for _, pg := range []struct {
+			name string
+			v    view
+		}{
+			{"fixed", view{L: l, State: payd.LinkPageOpen, Title: l.T("Pay %s", "Book Corner"), Merchant: "Book Corner",
+				Description: "Заказ: две книги", Amount: l.Amount(150000, "RUB"), Currency: "RUB", Token: "t0ken", CSRF: "c5rf", Test: true}},
+			{"open", view{L: l, State: payd.LinkPageOpen, Title: l.T("Pay %s", "Book Corner"), Merchant: "Book Corner",
+				Description: "Donation", Currency: "RUB", Open: true, Entered: "99",
+				Range: l.T("From %s to %s", l.Amount(10000, "RUB"), l.Amount(500000, "RUB")),
+				Error: l.T("Enter an amount from %s to %s.", l.Amount(10000, "RUB"), l.Amount(500000, "RUB")), Token: "t0ken", CSRF: "c5rf"}},
+			{"busy", view{L: l, State: payd.LinkPageBusy, Title: l.T("Payment in progress"),
+				Message:  l.T("A payment through this link has been started and is not finished yet. Wait for it to finish; if it fails, the link can be paid again."),
+				Continue: true, Token: "t0ken", CSRF: "c5rf", Entered: "1500.00"}},
+			{"paid", view{L: l, State: payd.LinkPagePaid, Title: l.T("Already paid"),
+				Message: l.T("This link has already been paid. No second payment is needed."), ReturnURL: "https://shop.example.com/back"}},
+		} {
+			var got bytes.Buffer
+			if err := page.Execute(&got, pg.v); err != nil {
+				t.Fatalf("%s in %s: %v", pg.name, lang, err)
+			}
+			path := filepath.Join("testdata", pg.name+"."+lang+".golden")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if diff := cmp.Diff(string(want), got.String()); diff != "" {
+				t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+			}
+		}
+	}
+}
