@@ -71,6 +71,13 @@ type Config struct {
 	// live payments answer provider_unavailable. The names "sandbox" and
 	// "sandbox_backup" belong to the sandbox banks.
 	LiveProviders []payd.Provider
+	// RedisURL, when set, moves the rate limits and the failed
+	// authentication counters to that Redis, shared by every instance
+	// that uses it (`--redis-url`); empty keeps them in the process.
+	RedisURL string
+	// RedisPrefix is put before every Redis key (empty: "payd:"), so
+	// deployments or tests can share one Redis.
+	RedisPrefix string
 }
 
 // Instance is an assembled service.
@@ -84,7 +91,9 @@ type Instance struct {
 	API      http.Handler
 	Admin    http.Handler
 	Registry *prometheus.Registry
-	log      *slog.Logger
+	// Limiter holds the rate limits: a *ratelimit.Redis with RedisURL.
+	Limiter ratelimit.Limiter
+	log     *slog.Logger
 	// stopDeliveries ends the webhook sender; deliveriesDone closes when
 	// it has recorded its last attempts.
 	stopDeliveries context.CancelFunc
@@ -187,9 +196,14 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
 	// One Limiter holds the request rates and both listeners'
-	// failed-authentication counters: a shared implementation (Redis)
-	// chosen here would cover all of them.
-	limiter := ratelimit.NewLocal()
+	// failed-authentication counters, so Redis, when configured, covers
+	// all of them.
+	limiter, err := newLimiter(cfg, log, in.Registry)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	in.Limiter = limiter
 	source := api.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: log,
@@ -302,5 +316,8 @@ func (in *Instance) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, in.Store.Close())
+	if r, ok := in.Limiter.(*ratelimit.Redis); ok {
+		errs = append(errs, r.Close())
+	}
 	return errors.Join(errs...)
 }

@@ -29,6 +29,7 @@ type serveOptions struct {
 	trustedProxies                                               []netip.Prefix
 	authFailures                                                 int
 	stage                                                        payd.Stage
+	redisURL                                                     string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -52,6 +53,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
+	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	stage := f.String("stage", "v1", "delivery stage served: v1, or M2 for disputes and chargebacks; later stages answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
@@ -61,6 +63,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 		return nil, fmt.Errorf("--stage: %w", err)
 	}
 	o.stage = st
+	o.redisURL = *redisURL
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -163,8 +166,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
-		WebhookRootCAs: roots,
-		Delivery:       payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		WebhookRootCAs: roots, RedisURL: o.redisURL,
+		Delivery: payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
 	if err != nil {
 		return err
