@@ -98,6 +98,8 @@ type Instance struct {
 	// it has recorded its last attempts.
 	stopDeliveries context.CancelFunc
 	deliveriesDone chan struct{}
+	// dirLock is held while serving SQLite (nil on PostgreSQL).
+	dirLock *dataDirLock
 }
 
 // New opens storage, applies migrations, and wires the service. Jobs start
@@ -107,6 +109,22 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// One SQLite database, one process (see lockDataDir). PostgreSQL
+	// is built for several instances and needs no such lock.
+	var dirLock *dataDirLock
+	if cfg.DatabaseURL == "" {
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		dirLock = l
+	}
+	built := false
+	defer func() {
+		if !built {
+			dirLock.release()
+		}
+	}()
 	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -119,7 +137,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		store.Close()
 		return nil, fmt.Errorf("stage %s is not built yet: this build goes up to %s", cfg.Stage, payd.BuiltStage)
 	}
-	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry()}
+	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry(), dirLock: dirLock}
 	var clock payd.Clock = payd.SystemClock{}
 	if cfg.TestClock {
 		in.TestClock = &payd.TestClock{}
@@ -221,6 +239,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		})
 	}
+	built = true
 	return in, nil
 }
 
@@ -319,5 +338,7 @@ func (in *Instance) Close(ctx context.Context) error {
 	if r, ok := in.Limiter.(*ratelimit.Redis); ok {
 		errs = append(errs, r.Close())
 	}
+	// Last: the directory is free only once the database is closed.
+	errs = append(errs, in.dirLock.release())
 	return errors.Join(errs...)
 }

@@ -76,3 +76,30 @@ func TestRefusesUnbuiltStage(t *testing.T) {
 		t.Errorf("error %q does not name the stage", err)
 	}
 }
+
+// TestDataDirServedOnce: a second service on the same SQLite data directory
+// is refused while the first runs, and accepted once it is closed.
+func TestDataDirServedOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	first, err := serve.New(ctx, serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second, err := serve.New(ctx, serve.Config{DataDir: dir}); err == nil {
+		second.Close(ctx)
+		first.Close(ctx)
+		t.Fatal("a second service opened the same data directory")
+	} else if !strings.Contains(err.Error(), "is in use by process") {
+		t.Errorf("refusal %q does not say the directory is in use", err)
+	}
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := serve.New(ctx, serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatalf("the data directory stayed locked after Close: %v", err)
+	}
+	again.Close(ctx)
+}
