@@ -56,6 +56,10 @@ type Config struct {
 	WebhookRootCAs *x509.CertPool
 	// JobPollInterval overrides the job queue's polling (tests use less).
 	JobPollInterval time.Duration
+	// JobRescueAfter is how long a job may stay running before another
+	// instance takes it up as the job of a dead one (`--job-rescue-after`;
+	// zero: jobs.DefaultRescueAfter).
+	JobRescueAfter time.Duration
 	// Delivery sizes the webhook sender: deliveries in flight in all and
 	// per endpoint (zero: the defaults of payd.DeliveryOptions).
 	Delivery payd.DeliveryOptions
@@ -174,8 +178,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
 	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
-		PollInterval: cfg.JobPollInterval,
-		OnFailure:    func(kind string) { failures.WithLabelValues(kind).Inc() },
+		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
+		OnFailure: func(kind string) { failures.WithLabelValues(kind).Inc() },
 	})
 	if err != nil {
 		store.Close()

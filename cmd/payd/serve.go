@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/serve"
 )
 
@@ -30,6 +31,7 @@ type serveOptions struct {
 	authFailures                                                 int
 	stage                                                        payd.Stage
 	redisURL                                                     string
+	jobRescueAfter                                               time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -54,6 +56,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
+	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	stage := f.String("stage", "v1", "delivery stage served: v1, or M2 for disputes and chargebacks; later stages answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
@@ -64,6 +67,10 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	}
 	o.stage = st
 	o.redisURL = *redisURL
+	if *rescue <= jobs.JobTimeout {
+		return nil, fmt.Errorf("--job-rescue-after must exceed the job timeout of %v", jobs.JobTimeout)
+	}
+	o.jobRescueAfter = *rescue
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -166,7 +173,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
-		WebhookRootCAs: roots, RedisURL: o.redisURL,
+		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
 		Delivery: payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
 	if err != nil {
