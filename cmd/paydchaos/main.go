@@ -68,9 +68,9 @@ type config struct {
 
 func main() {
 	var cfg config
-	flag.DurationVar(&cfg.duration, "duration", 60*time.Second, "how long the load and the faults last")
+	flag.DurationVar(&cfg.duration, "duration", 45*time.Second, "how long the load and the faults last")
 	flag.IntVar(&cfg.clients, "clients", 6, "concurrent merchant clients, one shop each")
-	flag.DurationVar(&cfg.faultEvery, "fault-every", 7*time.Second, "mean pause between faults")
+	flag.DurationVar(&cfg.faultEvery, "fault-every", 6*time.Second, "mean pause between faults")
 	flag.Uint64Var(&cfg.seed, "seed", 0, "random seed (0: from the time); printed, so a run can be repeated")
 	flag.StringVar(&cfg.paydBin, "payd", "", "payd binary (default: built from this module)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the run's directory (logs, data) even when it passes")
@@ -251,7 +251,9 @@ func (cl *cluster) faults(ctx context.Context, cfg config, rnd *rand.Rand, book 
 	var kinds []int
 	for {
 		pause := cfg.faultEvery/2 + time.Duration(rnd.Int64N(int64(cfg.faultEvery)))
-		if time.Now().Add(pause).After(end) {
+		// Every kind of fault happens at least once, however short the
+		// run.
+		if time.Now().Add(pause).After(end) && log.kills > 0 && log.pgRestarts > 0 && log.redisRestarts > 0 {
 			break
 		}
 		select {
