@@ -90,11 +90,11 @@ func NewRedis(url string, opts RedisOptions) (*Redis, error) {
 // Close closes the connections to Redis.
 func (r *Redis) Close() error { return r.rdb.Close() }
 
-// Ping checks that Redis answers, within the limiter's timeout.
+// Ping checks that Redis answers, within the limiter's timeout. It counts
+// like any call: a failure begins an outage (OnDown), a success during one
+// ends it.
 func (r *Redis) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	return r.rdb.Ping(ctx).Err()
+	return r.call(ctx, func(ctx context.Context) error { return r.rdb.Ping(ctx).Err() })
 }
 
 // Fallbacks counts the decisions the stand-in made because Redis could

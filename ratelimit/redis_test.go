@@ -140,3 +140,20 @@ func TestRedisOutage(t *testing.T) {
 		t.Fatalf("after recovery: %d outages, %d recoveries; want 1 and 1", downs.Load(), ups.Load())
 	}
 }
+
+// Ping reports an unreachable Redis as an outage, once.
+func TestRedisPingBeginsOutage(t *testing.T) {
+	t.Parallel()
+	srv := paydtest.StartRedis(t)
+	srv.Stop()
+	var downs atomic.Int32
+	r := newRedis(t, srv.URL(), "ping:", ratelimit.RedisOptions{OnDown: func(error) { downs.Add(1) }})
+	for range 3 {
+		if err := r.Ping(context.Background()); !errors.Is(err, ratelimit.ErrUnavailable) {
+			t.Fatalf("Ping with Redis stopped: %v", err)
+		}
+	}
+	if downs.Load() != 1 {
+		t.Fatalf("outage reported %d times, want 1", downs.Load())
+	}
+}

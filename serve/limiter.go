@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -47,5 +48,8 @@ func newLimiter(cfg Config, log *slog.Logger, reg *prometheus.Registry) (ratelim
 		Help: "Rate limit decisions made in the process because the rate limit store (Redis) was unreachable.",
 	}, func() float64 { return float64(r.Fallbacks()) })
 	reg.MustRegister(up, outages, fallbacks)
+	// An unreachable Redis does not stop the start: it is an outage like
+	// any other, reported now rather than at the first request.
+	r.Ping(context.Background())
 	return r, nil
 }

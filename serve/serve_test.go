@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -102,4 +103,41 @@ func TestDataDirServedOnce(t *testing.T) {
 		t.Fatalf("the data directory stayed locked after Close: %v", err)
 	}
 	again.Close(ctx)
+}
+
+// TestRedisUnreachableAtStart: a Redis that does not answer does not stop
+// the start; the outage shows in the metrics at once.
+func TestRedisUnreachableAtStart(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there any more
+	ctx := context.Background()
+	in, err := serve.New(ctx, serve.Config{DataDir: t.TempDir(), RedisURL: "redis://" + addr + "/0"})
+	if err != nil {
+		t.Fatalf("start with Redis unreachable: %v", err)
+	}
+	defer in.Close(ctx)
+	families, err := in.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			if g := m.GetGauge(); g != nil {
+				got[f.GetName()] = g.GetValue()
+			}
+			if c := m.GetCounter(); c != nil {
+				got[f.GetName()] = c.GetValue()
+			}
+		}
+	}
+	if got["payd_ratelimit_redis_up"] != 0 || got["payd_ratelimit_redis_outages_total"] != 1 {
+		t.Fatalf("metrics after a start without Redis: up=%v outages=%v, want 0 and 1",
+			got["payd_ratelimit_redis_up"], got["payd_ratelimit_redis_outages_total"])
+	}
 }
