@@ -31,11 +31,16 @@ type Config struct {
 	AuthFailuresPerMinute int
 	// Extra routes (hosted pages) mounted on the same listener.
 	Extra func(mux *http.ServeMux)
+	// Draining, when it returns true, makes /readyz answer 503 while
+	// requests are still served: the instance is about to stop and the
+	// load balancer should send new requests elsewhere.
+	Draining func() bool
 }
 
 // Server is the merchant API handler.
 type Server struct {
 	svc      *payd.Service
+	draining func() bool
 	limiter  ratelimit.Limiter
 	source   Source
 	throttle *AuthThrottle
@@ -53,7 +58,7 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
-	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, mux: http.NewServeMux(),
+	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, draining: cfg.Draining, mux: http.NewServeMux(),
 		source:     Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies},
 		openapiDoc: openapi.ForStage(int(cfg.Service.Stage())), built: map[string]bool{}}
 	if s.limiter == nil {
@@ -119,8 +124,13 @@ func (s *Server) routes() {
 	s.laterStages()
 }
 
-// ready reports whether storage answers and its schema is current.
+// ready reports whether storage answers and its schema is current, and the
+// instance is not draining.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.draining != nil && s.draining() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.svc.Store().Ready(ctx); err != nil {

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -104,7 +105,14 @@ type Instance struct {
 	deliveriesDone chan struct{}
 	// dirLock is held while serving SQLite (nil on PostgreSQL).
 	dirLock *dataDirLock
+	// draining is set by Drain.
+	draining atomic.Bool
 }
+
+// Drain makes /readyz answer 503 from now on while every request is still
+// served, so that a load balancer stops sending new ones before the
+// instance stops.
+func (in *Instance) Drain() { in.draining.Store(true) }
 
 // New opens storage, applies migrations, and wires the service. Jobs start
 // with Start.
@@ -231,6 +239,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		Service: in.Service, Limiter: limiter, Logger: log,
 		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
 		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+		Draining: in.draining.Load,
 		Extra: func(mux *http.ServeMux) {
 			checkoutPages.Register(mux)
 			bankPages.Register(mux)

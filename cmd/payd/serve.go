@@ -32,6 +32,7 @@ type serveOptions struct {
 	stage                                                        payd.Stage
 	redisURL                                                     string
 	jobRescueAfter                                               time.Duration
+	drainDelay                                                   time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -57,6 +58,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
+	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
 	stage := f.String("stage", "v1", "delivery stage served: v1, or M2 for disputes and chargebacks; later stages answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
@@ -71,6 +73,10 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 		return nil, fmt.Errorf("--job-rescue-after must exceed the job timeout of %v", jobs.JobTimeout)
 	}
 	o.jobRescueAfter = *rescue
+	if *drain < 0 {
+		return nil, errors.New("--drain-delay cannot be negative")
+	}
+	o.drainDelay = *drain
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -223,6 +229,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	var serveErr error
 	select {
 	case <-ctx.Done():
+		// Draining: the balancer sees /readyz fail and stops sending
+		// requests here, while those it already sent are served.
+		if o.drainDelay > 0 {
+			in.Drain()
+			log.Info("draining", "delay_s", o.drainDelay.Seconds())
+			select {
+			case <-time.After(o.drainDelay):
+			case serveErr = <-errc:
+			}
+		}
 	case serveErr = <-errc:
 	}
 	// Graceful shutdown: stop accepting, let in-flight requests and jobs
