@@ -56,6 +56,14 @@ type LinkPage struct {
 	shop *Shop
 }
 
+// PayRate names the bucket of payments made through the link pages of the
+// link's shop and its size a minute: the shop's payment creation limit,
+// the same number its API keys each get, for the one public way to create
+// its payments without a key.
+func (p *LinkPage) PayRate() (key string, perMinute int) {
+	return "linkpay:" + p.shop.ID, p.shop.Settings.PaymentLimit()
+}
+
 // OpenLink reads a link for its page. An unknown id is not found.
 func (s *Service) OpenLink(ctx context.Context, id string) (*LinkPage, error) {
 	if !ValidID(PrefixPaymentLink, id) {

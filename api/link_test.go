@@ -690,3 +690,35 @@ func TestPaymentLinkDoubleSubmitInFlight(t *testing.T) {
 		t.Fatalf("payments %v, want one", got)
 	}
 }
+
+// TestPaymentLinkPageRate: the link page is the one way to create a shop's
+// payments without a key, so it has the shop's creation rate of its own;
+// past it the payer gets 429 with Retry-After and no payment is made, and
+// another shop's links are not touched.
+func TestPaymentLinkPageRate(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, shop, c := linkEnv(t, b)
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"payments_per_minute": 2}).Expect(t, 200)
+		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00"), "reusable": true})).Expect(t, 201).JSON(t)
+		for i := range 2 {
+			if pg := linkPayment(t, env.Payer(), l["url"].(string), ""); pg.Status != http.StatusSeeOther {
+				t.Fatalf("payment %d through the link: %d\n%s", i+1, pg.Status, pg.Body)
+			}
+		}
+		pg := linkPayment(t, env.Payer(), l["url"].(string), "")
+		if pg.Status != http.StatusTooManyRequests || pg.Header.Get("Retry-After") == "" {
+			t.Fatalf("third payment within the minute: %d (Retry-After %q)\n%s", pg.Status, pg.Header.Get("Retry-After"), pg.Body)
+		}
+		if got := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != 2 {
+			t.Fatalf("link payments %v, want the two within the rate", got)
+		}
+		// The shop's API keys keep their own rate.
+		c.Post("/v1/payments", key(), newPayment("10.00", nil)).Expect(t, 201)
+		other := env.NewShop(payd.RegionRU, "")
+		ol := env.As(other, false).Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00")})).Expect(t, 201).JSON(t)
+		if pg := linkPayment(t, env.Payer(), ol["url"].(string), ""); pg.Status != http.StatusSeeOther {
+			t.Fatalf("another shop's link: %d\n%s", pg.Status, pg.Body)
+		}
+	})
+}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/money"
+	"github.com/paydhq/payd/ratelimit"
 	"github.com/paydhq/payd/webpage"
 )
 
@@ -39,11 +40,16 @@ type Handler struct {
 	svc *payd.Service
 	key []byte
 	log *slog.Logger
+	// limiter counts the payments made through a shop's link pages
+	// (LinkPage.PayRate): the page is public, so without it anyone could
+	// create a shop's payments as fast as they like.
+	limiter ratelimit.Limiter
 }
 
-// New returns the page handler; key signs its forms.
-func New(svc *payd.Service, key []byte, log *slog.Logger) *Handler {
-	return &Handler{svc: svc, key: key, log: log}
+// New returns the page handler; key signs its forms, limiter holds the
+// rate of payments through each shop's links.
+func New(svc *payd.Service, key []byte, log *slog.Logger, limiter ratelimit.Limiter) *Handler {
+	return &Handler{svc: svc, key: key, log: log, limiter: limiter}
 }
 
 // Register mounts the page on mux.
@@ -212,6 +218,9 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !h.allowed(w, r, pg, l) {
+		return
+	}
 	to, err := h.payOnce(r, id, payd.LinkPayment{FormToken: token, Amount: sum, Locale: l.Lang()})
 	if err == nil {
 		// The form, not the payment's token, is what the cookie keeps: a
@@ -265,6 +274,28 @@ func (h *Handler) payOnce(r *http.Request, id string, in payd.LinkPayment) (stri
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// allowed takes one payment of the shop's link rate, or answers the payer
+// why not: 429 with Retry-After past the rate, 503 while the shared limit
+// store cannot be reached (a payment, like the API's money operations, is
+// not made uncounted).
+func (h *Handler) allowed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPage, l webpage.Locale) bool {
+	key, perMinute := pg.PayRate()
+	ok, wait, err := h.limiter.Allow(r.Context(), key, perMinute, h.svc.Clock().Now())
+	v := view{L: l, Test: pg.Link.Test, State: "refused"}
+	switch {
+	case err != nil:
+		w.Header().Set("Retry-After", "2")
+		h.message(w, http.StatusServiceUnavailable, v, "Try again", "The bank is not answering right now. Try again in a minute.")
+		return false
+	case !ok:
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((wait+time.Second-1)/time.Second))))
+		h.message(w, http.StatusTooManyRequests, v, "Try again",
+			"Too many payments are being made through this shop's links right now. Try again in a minute.")
+		return false
+	}
+	return true
 }
 
 // refused answers the create path's other refusals.

@@ -51,6 +51,7 @@ type Page struct {
 	Status   int
 	Body     string
 	Location string
+	Header   http.Header
 }
 
 func (p *Payer) abs(u string) string {
@@ -73,7 +74,7 @@ func (p *Payer) Get(u string) *Page {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return &Page{Status: resp.StatusCode, Body: string(b), Location: resp.Header.Get("Location")}
+	return &Page{Status: resp.StatusCode, Body: string(b), Location: resp.Header.Get("Location"), Header: resp.Header}
 }
 
 func (p *Payer) do(req *http.Request) (*http.Response, error) {
@@ -113,7 +114,7 @@ func (p *Payer) Post(u string, kv ...string) *Page {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return &Page{Status: resp.StatusCode, Body: string(b), Location: resp.Header.Get("Location")}
+	return &Page{Status: resp.StatusCode, Body: string(b), Location: resp.Header.Get("Location"), Header: resp.Header}
 }
 
 // Choose opens the checkout page at confirmationURL, chooses method and

@@ -236,7 +236,6 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
 	checkoutPages := checkout.New(in.Service, formsKey, log)
-	linkPages := linkpage.New(in.Service, formsKey, log)
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
 	// One Limiter holds the request rates and both listeners'
@@ -248,6 +247,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, err
 	}
 	in.Limiter = limiter
+	linkPages := linkpage.New(in.Service, formsKey, log, limiter)
 	source := api.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: log,
