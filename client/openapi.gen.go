@@ -202,7 +202,7 @@ func (e ErrorType) Valid() bool {
 // Defines values for ErrorCode.
 const (
 	ErrorCodeAmountLimit                 ErrorCode = "amount_limit"
-	ErrorCodeDuplicateOrderId            ErrorCode = "duplicate_order_id"
+	ErrorCodeDuplicateOrderID            ErrorCode = "duplicate_order_id"
 	ErrorCodeEvidenceDeadlinePassed      ErrorCode = "evidence_deadline_passed"
 	ErrorCodeForbidden                   ErrorCode = "forbidden"
 	ErrorCodeIdempotencyConflict         ErrorCode = "idempotency_conflict"
@@ -229,7 +229,7 @@ func (e ErrorCode) Valid() bool {
 	switch e {
 	case ErrorCodeAmountLimit:
 		return true
-	case ErrorCodeDuplicateOrderId:
+	case ErrorCodeDuplicateOrderID:
 		return true
 	case ErrorCodeEvidenceDeadlinePassed:
 		return true
@@ -441,19 +441,19 @@ func (e EventType) Valid() bool {
 
 // Defines values for EvidenceContentType.
 const (
-	Applicationpdf EvidenceContentType = "application/pdf"
-	Imagejpeg      EvidenceContentType = "image/jpeg"
-	Imagepng       EvidenceContentType = "image/png"
+	ApplicationPdf EvidenceContentType = "application/pdf"
+	ImageJpeg      EvidenceContentType = "image/jpeg"
+	ImagePng       EvidenceContentType = "image/png"
 )
 
 // Valid indicates whether the value is a known member of the EvidenceContentType enum.
 func (e EvidenceContentType) Valid() bool {
 	switch e {
-	case Applicationpdf:
+	case ApplicationPdf:
 		return true
-	case Imagejpeg:
+	case ImageJpeg:
 		return true
-	case Imagepng:
+	case ImagePng:
 		return true
 	default:
 		return false
@@ -5422,31 +5422,17 @@ type AuthorizationDetails struct {
 
 // Balance Balance of one currency, merchant level.
 type Balance struct {
-	// Available Ready for the payout register; already reduced by reserve, refunds in flight and dispute holds. The only field that may be negative (debt to the service).
-	Available SignedAmount `json:"available"`
-	Currency  Currency     `json:"currency"`
-
-	// Deposit Deposited or withheld deposit.
-	Deposit Amount `json:"deposit"`
-
-	// Disputed Held for open disputes.
-	Disputed Amount `json:"disputed"`
-
-	// Payable Goes into the nearest register; never negative; `0.00` while payouts are frozen.
-	Payable Amount `json:"payable"`
-
-	// Pending Awaiting bank clearing; moves to `available` after the tariff hold days.
-	Pending Amount `json:"pending"`
-
-	// PendingPayouts Payouts (sums and fees) already reserved from `available` and not yet decided by the payout provider (stage M5).
-	PendingPayouts *Amount `json:"pending_payouts,omitempty"`
-
-	// PendingRefunds Refunds debited from `available` but not yet confirmed by the provider.
-	PendingRefunds Amount `json:"pending_refunds"`
-
-	// Reserve Held by the rolling reserve.
-	Reserve Amount `json:"reserve"`
-	Test    bool   `json:"test"`
+	// Available Used only for `Balance.available` and `Settlement.net_amount`.
+	Available      SignedAmount `json:"available"`
+	Currency       Currency     `json:"currency"`
+	Deposit        Amount       `json:"deposit"`
+	Disputed       Amount       `json:"disputed"`
+	Payable        Amount       `json:"payable"`
+	Pending        Amount       `json:"pending"`
+	PendingPayouts *Amount      `json:"pending_payouts,omitempty"`
+	PendingRefunds Amount       `json:"pending_refunds"`
+	Reserve        Amount       `json:"reserve"`
+	Test           bool         `json:"test"`
 }
 
 // BalanceList defines model for BalanceList.
@@ -5473,10 +5459,10 @@ type Confirmation struct {
 	// ConfirmationData For QR, the QR data; in the sandbox, an address.
 	ConfirmationData *string `json:"confirmation_data,omitempty"`
 
-	// ConfirmationUrl Hosted page address with a one-time token. Returned only in the response that creates the payment; never recoverable by a later GET.
-	ConfirmationUrl *string          `json:"confirmation_url,omitempty"`
+	// ConfirmationURL Hosted page address with a one-time token. Returned only in the response that creates the payment; never recoverable by a later GET.
+	ConfirmationURL *string          `json:"confirmation_url,omitempty"`
 	ExpiresAt       *time.Time       `json:"expires_at,omitempty"`
-	ReturnUrl       *string          `json:"return_url,omitempty"`
+	ReturnURL       *string          `json:"return_url,omitempty"`
 	Type            ConfirmationType `json:"type"`
 }
 
@@ -5508,8 +5494,8 @@ type ConfirmationRequestQr struct {
 	// Examples: ru, kk, en, ru_RU, kk-KZ
 	Locale *ConfirmationLocale `json:"locale,omitempty"`
 
-	// ReturnUrl https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
-	ReturnUrl *ReturnUrl                `json:"return_url,omitempty"`
+	// ReturnURL https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
+	ReturnURL *ReturnURL                `json:"return_url,omitempty"`
 	Type      ConfirmationRequestQrType `json:"type"`
 }
 
@@ -5523,8 +5509,8 @@ type ConfirmationRequestRedirect struct {
 	// Examples: ru, kk, en, ru_RU, kk-KZ
 	Locale *ConfirmationLocale `json:"locale,omitempty"`
 
-	// ReturnUrl https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
-	ReturnUrl *ReturnUrl                      `json:"return_url,omitempty"`
+	// ReturnURL https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
+	ReturnURL *ReturnURL                      `json:"return_url,omitempty"`
 	Type      ConfirmationRequestRedirectType `json:"type"`
 }
 
@@ -5538,17 +5524,14 @@ type Currency string
 type Customer struct {
 	Email    *string `json:"email,omitempty"`
 	FullName *string `json:"full_name,omitempty"`
-	Ip       *string `json:"ip,omitempty"`
+	IP       *string `json:"ip,omitempty"`
 	Phone    *string `json:"phone,omitempty"`
-	TaxId    *string `json:"tax_id,omitempty"`
+	TaxID    *string `json:"tax_id,omitempty"`
 }
 
 // Dispute defines model for Dispute.
 type Dispute struct {
-	// Amount Disputed sum in the payment currency.
-	Amount Amount `json:"amount"`
-
-	// BankFineAmount Bank fine re-billed to the merchant.
+	Amount         Amount  `json:"amount"`
 	BankFineAmount *Amount `json:"bank_fine_amount,omitempty"`
 
 	// ClosedAt Moment of transition to `won`, `lost` or `expired`.
@@ -5558,16 +5541,14 @@ type Dispute struct {
 
 	// EvidenceDeadlineAt Last moment to upload evidence.
 	EvidenceDeadlineAt *time.Time  `json:"evidence_deadline_at,omitempty"`
-	Id                 DisputeId   `json:"id"`
+	ID                 DisputeID   `json:"id"`
 	Kind               DisputeKind `json:"kind"`
 
-	// OrderId Order id of the original payment.
-	OrderId    *OrderId  `json:"order_id,omitempty"`
-	PaymentId  PaymentId `json:"payment_id"`
-	ReasonCode *string   `json:"reason_code,omitempty"`
-	Resolution *string   `json:"resolution,omitempty"`
-
-	// ServiceFeeAmount Service fee for handling, beyond the bank fine.
+	// OrderID Merchant order id, unique within the shop.
+	OrderID          *OrderID      `json:"order_id,omitempty"`
+	PaymentID        PaymentID     `json:"payment_id"`
+	ReasonCode       *string       `json:"reason_code,omitempty"`
+	Resolution       *string       `json:"resolution,omitempty"`
 	ServiceFeeAmount *Amount       `json:"service_fee_amount,omitempty"`
 	Status           DisputeStatus `json:"status"`
 	Test             bool          `json:"test"`
@@ -5576,7 +5557,7 @@ type Dispute struct {
 // DisputeEvidence defines model for DisputeEvidence.
 type DisputeEvidence struct {
 	ContentType EvidenceContentType `json:"content_type"`
-	FileId      EvidenceFileId      `json:"file_id"`
+	FileID      EvidenceFileID      `json:"file_id"`
 	FileName    string              `json:"file_name"`
 	SizeBytes   int                 `json:"size_bytes"`
 	UploadedAt  time.Time           `json:"uploaded_at"`
@@ -5585,16 +5566,16 @@ type DisputeEvidence struct {
 // DisputeEvidenceCreate defines model for DisputeEvidenceCreate.
 type DisputeEvidenceCreate struct {
 	Comment *string          `json:"comment,omitempty"`
-	FileIds []EvidenceFileId `json:"file_ids"`
+	FileIds []EvidenceFileID `json:"file_ids"`
 }
 
 // DisputeEvidenceUpload defines model for DisputeEvidenceUpload.
 type DisputeEvidenceUpload struct {
-	FileId          EvidenceFileId `json:"file_id"`
+	FileID          EvidenceFileID `json:"file_id"`
 	UploadExpiresAt time.Time      `json:"upload_expires_at"`
 
-	// UploadUrl Address to upload the file bytes to.
-	UploadUrl string `json:"upload_url"`
+	// UploadURL Address to upload the file bytes to.
+	UploadURL string `json:"upload_url"`
 }
 
 // DisputeEvidenceUploadCreate defines model for DisputeEvidenceUploadCreate.
@@ -5604,8 +5585,8 @@ type DisputeEvidenceUploadCreate struct {
 	SizeBytes   int                 `json:"size_bytes"`
 }
 
-// DisputeId defines model for DisputeId.
-type DisputeId = string
+// DisputeID defines model for DisputeId.
+type DisputeID = string
 
 // DisputeKind defines model for DisputeKind.
 type DisputeKind string
@@ -5644,8 +5625,8 @@ type ErrorObject struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string    `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string    `json:"request_id"`
 	Type      ErrorType `json:"type"`
 }
 
@@ -5655,8 +5636,8 @@ type ErrorType string
 // ErrorCode Closed list for contract version 1.0.0. New codes are added only through a dated changelog; clients handle an unknown code by its HTTP status class.
 type ErrorCode string
 
-// Event defines model for Event.
-type Event struct {
+// RawEvent defines model for Event.
+type RawEvent struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// Data The object at the moment of the event; its kind is given only by `object_type`.
@@ -5664,7 +5645,7 @@ type Event struct {
 
 	// Delivery Delivery summary of the event over all endpoints.
 	Delivery *EventDelivery `json:"delivery,omitempty"`
-	Id       EventId        `json:"id"`
+	ID       EventID        `json:"id"`
 	Test     bool           `json:"test"`
 
 	// Type The list grows only through a dated changelog entry; values are never renamed or removed. Receivers acknowledge unknown types and skip them.
@@ -5753,12 +5734,12 @@ type EventDelivery struct {
 	Status string `json:"status"`
 }
 
-// EventId defines model for EventId.
-type EventId = string
+// EventID defines model for EventId.
+type EventID = string
 
 // EventList defines model for EventList.
 type EventList struct {
-	Items []Event `json:"items"`
+	Items []RawEvent `json:"items"`
 
 	// NextCursor Cursor of the next page; `null` when there are no more pages.
 	NextCursor *NextCursor `json:"next_cursor"`
@@ -5770,8 +5751,8 @@ type EventType string
 // EvidenceContentType defines model for EvidenceContentType.
 type EvidenceContentType string
 
-// EvidenceFileId defines model for EvidenceFileId.
-type EvidenceFileId = string
+// EvidenceFileID defines model for EvidenceFileId.
+type EvidenceFileID = string
 
 // Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 type Metadata map[string]string
@@ -5779,38 +5760,29 @@ type Metadata map[string]string
 // NextCursor Cursor of the next page; `null` when there are no more pages.
 type NextCursor = string
 
-// OrderId Merchant order id, unique within the shop.
-type OrderId = string
+// OrderID Merchant order id, unique within the shop.
+type OrderID = string
 
 // Payment defines model for Payment.
 type Payment struct {
-	// Amount Authorization amount; does not change on partial capture.
 	Amount               Amount                `json:"amount"`
 	AuthorizationDetails *AuthorizationDetails `json:"authorization_details,omitempty"`
 	AuthorizedAt         *time.Time            `json:"authorized_at,omitempty"`
 	CanceledAt           *time.Time            `json:"canceled_at,omitempty"`
 	CancellationDetails  *CancellationDetails  `json:"cancellation_details,omitempty"`
 	Capture              *bool                 `json:"capture,omitempty"`
-
-	// CapturedAmount Charged sum; `0.00` before capture.
-	CapturedAmount    Amount        `json:"captured_amount"`
-	CapturedAt        *time.Time    `json:"captured_at,omitempty"`
-	ChargedBackAmount *Amount       `json:"charged_back_amount,omitempty"`
-	Confirmation      *Confirmation `json:"confirmation,omitempty"`
-	CreatedAt         time.Time     `json:"created_at"`
-	Customer          *Customer     `json:"customer,omitempty"`
-	Description       *string       `json:"description,omitempty"`
-
-	// DisputedAmount Held for open disputes of this payment.
-	DisputedAmount *Amount    `json:"disputed_amount,omitempty"`
-	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
-
-	// FeeAmount Fixed at the moment of `succeeded` by the tariff in force; never recalculated.
-	FeeAmount *Amount `json:"fee_amount,omitempty"`
-
-	// FeeRefundedAmount Fee part returned by refunds; never exceeds `fee_amount`.
-	FeeRefundedAmount *Amount   `json:"fee_refunded_amount,omitempty"`
-	Id                PaymentId `json:"id"`
+	CapturedAmount       Amount                `json:"captured_amount"`
+	CapturedAt           *time.Time            `json:"captured_at,omitempty"`
+	ChargedBackAmount    *Amount               `json:"charged_back_amount,omitempty"`
+	Confirmation         *Confirmation         `json:"confirmation,omitempty"`
+	CreatedAt            time.Time             `json:"created_at"`
+	Customer             *Customer             `json:"customer,omitempty"`
+	Description          *string               `json:"description,omitempty"`
+	DisputedAmount       *Amount               `json:"disputed_amount,omitempty"`
+	ExpiresAt            *time.Time            `json:"expires_at,omitempty"`
+	FeeAmount            *Amount               `json:"fee_amount,omitempty"`
+	FeeRefundedAmount    *Amount               `json:"fee_refunded_amount,omitempty"`
+	ID                   PaymentID             `json:"id"`
 
 	// MerchantDisplayName Built by the service at creation; never changes.
 	MerchantDisplayName string `json:"merchant_display_name"`
@@ -5818,29 +5790,23 @@ type Payment struct {
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// OrderId Merchant order id, unique within the shop.
-	OrderId OrderId `json:"order_id"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID OrderID `json:"order_id"`
 
 	// Paid `true` only in `succeeded`.
 	Paid bool `json:"paid"`
 
 	// PaymentMethod Payment method used, in responses. Card numbers are never returned in full.
-	PaymentMethod *PaymentMethodData `json:"payment_method,omitempty"`
-
-	// PendingRefundsAmount Refunds in flight.
-	PendingRefundsAmount *Amount `json:"pending_refunds_amount,omitempty"`
+	PaymentMethod        *PaymentMethodData `json:"payment_method,omitempty"`
+	PendingRefundsAmount *Amount            `json:"pending_refunds_amount,omitempty"`
 
 	// ReceiptStatus Never filled in this build (fiscalization is not enabled).
 	ReceiptStatus *ReceiptStatus `json:"receipt_status,omitempty"`
 
 	// Refundable `true` when status is `succeeded`, the method supports refunds and `refundable_amount` > 0.
-	Refundable bool `json:"refundable"`
-
-	// RefundableAmount `captured_amount` - `refunded_amount` - `charged_back_amount` - `pending_refunds_amount` - `disputed_amount`. It alone bounds the refund sum.
+	Refundable       bool   `json:"refundable"`
 	RefundableAmount Amount `json:"refundable_amount"`
-
-	// RefundedAmount Sum of refunds in `succeeded`.
-	RefundedAmount Amount `json:"refunded_amount"`
+	RefundedAmount   Amount `json:"refunded_amount"`
 
 	// StatementDescriptor Built by the service at creation; never changes.
 	StatementDescriptor *string       `json:"statement_descriptor,omitempty"`
@@ -5863,8 +5829,8 @@ type PaymentCreate struct {
 	// Capture `true` charges right after authorization; `false` makes a two-stage payment.
 	Capture *bool `json:"capture,omitempty"`
 
-	// ClientIp Payer IP when a merchant server creates the payment.
-	ClientIp *string `json:"client_ip,omitempty"`
+	// ClientIP Payer IP when a merchant server creates the payment.
+	ClientIP *string `json:"client_ip,omitempty"`
 
 	// Confirmation How the payer confirms the payment. One of three kinds, selected by `type`.
 	Confirmation ConfirmationRequest `json:"confirmation"`
@@ -5877,8 +5843,8 @@ type PaymentCreate struct {
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// OrderId Merchant order id, unique within the shop.
-	OrderId OrderId `json:"order_id"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID OrderID `json:"order_id"`
 
 	// PaymentMethod Restricts the payment method; without it the payer chooses at checkout.
 	PaymentMethod *PaymentMethodRequest `json:"payment_method,omitempty"`
@@ -5887,8 +5853,8 @@ type PaymentCreate struct {
 	Receipt *Receipt `json:"receipt,omitempty"`
 }
 
-// PaymentId defines model for PaymentId.
-type PaymentId = string
+// PaymentID defines model for PaymentId.
+type PaymentID = string
 
 // PaymentLink defines model for PaymentLink.
 type PaymentLink struct {
@@ -5897,28 +5863,27 @@ type PaymentLink struct {
 	CreatedAt   time.Time     `json:"created_at"`
 	Description *string       `json:"description,omitempty"`
 	ExpiresAt   *time.Time    `json:"expires_at,omitempty"`
-	Id          PaymentLinkId `json:"id"`
+	ID          PaymentLinkID `json:"id"`
 	MaxAmount   *Amount       `json:"max_amount,omitempty"`
 
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata  *Metadata `json:"metadata,omitempty"`
 	MinAmount *Amount   `json:"min_amount,omitempty"`
 
-	// OrderId Merchant order id, unique within the shop.
-	OrderId *OrderId `json:"order_id,omitempty"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID *OrderID `json:"order_id,omitempty"`
 
 	// Payments Payments created through the link.
-	Payments  *[]PaymentId      `json:"payments,omitempty"`
-	ReturnUrl *string           `json:"return_url,omitempty"`
+	Payments  *[]PaymentID      `json:"payments,omitempty"`
+	ReturnURL *string           `json:"return_url,omitempty"`
 	Reusable  *bool             `json:"reusable,omitempty"`
 	Status    PaymentLinkStatus `json:"status"`
 	Test      bool              `json:"test"`
-	Url       string            `json:"url"`
+	URL       string            `json:"url"`
 }
 
 // PaymentLinkCreate defines model for PaymentLinkCreate.
 type PaymentLinkCreate struct {
-	// Amount When absent the payer enters the sum within `min_amount`..`max_amount`.
 	Amount      *Amount    `json:"amount,omitempty"`
 	Capture     *bool      `json:"capture,omitempty"`
 	Customer    *Customer  `json:"customer,omitempty"`
@@ -5930,21 +5895,21 @@ type PaymentLinkCreate struct {
 	Metadata  *Metadata `json:"metadata,omitempty"`
 	MinAmount *Amount   `json:"min_amount,omitempty"`
 
-	// OrderId Merchant order id, unique within the shop.
-	OrderId *OrderId `json:"order_id,omitempty"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID *OrderID `json:"order_id,omitempty"`
 
 	// Receipt Fiscal receipt. Fiscalization is not enabled in this build: any non-empty receipt in a request is rejected with `422 receipt_invalid` and `parameter: receipt`. The shape does not change when it is enabled. In `agent` mode `items[].supplier` values are ignored.
 	Receipt *Receipt `json:"receipt,omitempty"`
 
-	// ReturnUrl https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
-	ReturnUrl *ReturnUrl `json:"return_url,omitempty"`
+	// ReturnURL https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
+	ReturnURL *ReturnURL `json:"return_url,omitempty"`
 
 	// Reusable One link for many payments.
 	Reusable *bool `json:"reusable,omitempty"`
 }
 
-// PaymentLinkId defines model for PaymentLinkId.
-type PaymentLinkId = string
+// PaymentLinkID defines model for PaymentLinkId.
+type PaymentLinkID = string
 
 // PaymentLinkList defines model for PaymentLinkList.
 type PaymentLinkList struct {
@@ -5974,7 +5939,7 @@ type PaymentMethodData struct {
 		IssuerName    *string `json:"issuer_name,omitempty"`
 		Last4         *string `json:"last4,omitempty"`
 	} `json:"card,omitempty"`
-	Id    *string `json:"id,omitempty"`
+	ID    *string `json:"id,omitempty"`
 	Saved *bool   `json:"saved,omitempty"`
 	Sbp   *struct {
 		BankName *string `json:"bank_name,omitempty"`
@@ -5988,16 +5953,12 @@ type PaymentMethodData struct {
 
 // PaymentMethodInfo defines model for PaymentMethodInfo.
 type PaymentMethodInfo struct {
-	Available  bool       `json:"available"`
-	Currencies []Currency `json:"currencies"`
-
-	// MaxAmount Largest amount of one operation.
-	MaxAmount *Amount `json:"max_amount,omitempty"`
-
-	// MinAmount Smallest amount of one operation.
-	MinAmount     *Amount `json:"min_amount,omitempty"`
-	PartialRefund bool    `json:"partial_refund"`
-	TwoStage      bool    `json:"two_stage"`
+	Available     bool       `json:"available"`
+	Currencies    []Currency `json:"currencies"`
+	MaxAmount     *Amount    `json:"max_amount,omitempty"`
+	MinAmount     *Amount    `json:"min_amount,omitempty"`
+	PartialRefund bool       `json:"partial_refund"`
+	TwoStage      bool       `json:"two_stage"`
 
 	// Type Payment method kind. Known values include `bank_card`, `sbp` and `installments`; further values name wallets and regional methods, such as `kz_qr` (a QR payment in Kazakhstan, added 2026-11-25). Clients ignore unknown values.
 	//
@@ -6036,13 +5997,13 @@ type Payout struct {
 	// DestinationMasked Destination in masked form, for display: `card ****4242`, `+7 *** ***-**-67`, `account ****0001`. Nothing more of a destination is stored or returned.
 	DestinationMasked *string  `json:"destination_masked,omitempty"`
 	FeeAmount         *Amount  `json:"fee_amount,omitempty"`
-	Id                PayoutId `json:"id"`
+	ID                PayoutID `json:"id"`
 
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// OrderId Merchant order id, unique within the shop.
-	OrderId     *OrderId     `json:"order_id,omitempty"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID     *OrderID     `json:"order_id,omitempty"`
 	Status      PayoutStatus `json:"status"`
 	SucceededAt *time.Time   `json:"succeeded_at,omitempty"`
 	Test        bool         `json:"test"`
@@ -6059,8 +6020,8 @@ type PayoutCreate struct {
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// OrderId Merchant order id, unique within the shop.
-	OrderId *OrderId `json:"order_id,omitempty"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID *OrderID `json:"order_id,omitempty"`
 }
 
 // PayoutDestination Where the payout goes. One of three kinds, selected by `type`.
@@ -6090,8 +6051,8 @@ type PayoutDestinationCardTokenType string
 
 // PayoutDestinationSbp Payout through SBP by the payee's phone number; shops of region `ru` only.
 type PayoutDestinationSbp struct {
-	// BankId The payee bank's 12-digit SBP member id, such as `100000000111`.
-	BankId string `json:"bank_id"`
+	// BankID The payee bank's 12-digit SBP member id, such as `100000000111`.
+	BankID string `json:"bank_id"`
 
 	// Phone The payee's phone number in E.164 form; SBP takes Russian numbers (`+7` and 10 digits).
 	Phone string                   `json:"phone"`
@@ -6101,8 +6062,8 @@ type PayoutDestinationSbp struct {
 // PayoutDestinationSbpType defines model for PayoutDestinationSbp.Type.
 type PayoutDestinationSbpType string
 
-// PayoutId defines model for PayoutId.
-type PayoutId = string
+// PayoutID defines model for PayoutId.
+type PayoutID = string
 
 // PayoutList defines model for PayoutList.
 type PayoutList struct {
@@ -6128,7 +6089,7 @@ type ReceiptCustomer struct {
 	Email    *string `json:"email,omitempty"`
 	FullName *string `json:"full_name,omitempty"`
 	Phone    *string `json:"phone,omitempty"`
-	TaxId    *string `json:"tax_id,omitempty"`
+	TaxID    *string `json:"tax_id,omitempty"`
 }
 
 // ReceiptItem defines model for ReceiptItem.
@@ -6178,14 +6139,14 @@ type Refund struct {
 	Amount              Amount               `json:"amount"`
 	CancellationDetails *CancellationDetails `json:"cancellation_details,omitempty"`
 	CreatedAt           time.Time            `json:"created_at"`
-	Id                  RefundId             `json:"id"`
+	ID                  RefundID             `json:"id"`
 
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// OrderId Copied from the payment at creation; never changes.
-	OrderId   *OrderId  `json:"order_id,omitempty"`
-	PaymentId PaymentId `json:"payment_id"`
+	// OrderID Merchant order id, unique within the shop.
+	OrderID   *OrderID  `json:"order_id,omitempty"`
+	PaymentID PaymentID `json:"payment_id"`
 	Reason    *string   `json:"reason,omitempty"`
 
 	// ReceiptStatus Never filled in this build (fiscalization is not enabled).
@@ -6201,15 +6162,15 @@ type RefundCreate struct {
 
 	// Metadata String-to-string pairs: at most 16 keys, key at most 64 characters, value at most 512 characters. Returned unchanged in all objects and events. A violation gives `400 invalid_request`.
 	Metadata  *Metadata `json:"metadata,omitempty"`
-	PaymentId PaymentId `json:"payment_id"`
+	PaymentID PaymentID `json:"payment_id"`
 	Reason    *string   `json:"reason,omitempty"`
 
-	// Receipt Required for a partial refund when the service issues the receipt; rejected when non-empty in this build.
+	// Receipt Fiscal receipt. Fiscalization is not enabled in this build: any non-empty receipt in a request is rejected with `422 receipt_invalid` and `parameter: receipt`. The shape does not change when it is enabled. In `agent` mode `items[].supplier` values are ignored.
 	Receipt *Receipt `json:"receipt,omitempty"`
 }
 
-// RefundId defines model for RefundId.
-type RefundId = string
+// RefundID defines model for RefundId.
+type RefundID = string
 
 // RefundList defines model for RefundList.
 type RefundList struct {
@@ -6236,34 +6197,26 @@ type ReserveRule struct {
 	PercentBps int `json:"percent_bps"`
 }
 
-// ReturnUrl https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
-type ReturnUrl = string
+// ReturnURL https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
+type ReturnURL = string
 
 // Settlement One settlement per currency per period; merchant level.
 type Settlement struct {
-	BankFinesAmount       *Amount  `json:"bank_fines_amount,omitempty"`
-	ChargebackFeesAmount  *Amount  `json:"chargeback_fees_amount,omitempty"`
-	ChargebacksAmount     *Amount  `json:"chargebacks_amount,omitempty"`
-	Currency              Currency `json:"currency"`
-	DepositWithheldAmount *Amount  `json:"deposit_withheld_amount,omitempty"`
-	DisputesAmount        *Amount  `json:"disputes_amount,omitempty"`
+	BankFinesAmount       *Amount      `json:"bank_fines_amount,omitempty"`
+	ChargebackFeesAmount  *Amount      `json:"chargeback_fees_amount,omitempty"`
+	ChargebacksAmount     *Amount      `json:"chargebacks_amount,omitempty"`
+	Currency              Currency     `json:"currency"`
+	DepositWithheldAmount *Amount      `json:"deposit_withheld_amount,omitempty"`
+	DisputesAmount        *Amount      `json:"disputes_amount,omitempty"`
+	FeeAmount             Amount       `json:"fee_amount"`
+	GrossAmount           Amount       `json:"gross_amount"`
+	ID                    SettlementID `json:"id"`
 
-	// FeeAmount Fixed at event time; never recalculated.
-	FeeAmount Amount `json:"fee_amount"`
-
-	// GrossAmount Turnover of successful payments.
-	GrossAmount Amount       `json:"gross_amount"`
-	Id          SettlementId `json:"id"`
-
-	// NetAmount May be negative when refunds, chargebacks and holds exceed turnover.
-	NetAmount SignedAmount `json:"net_amount"`
-	PaidAt    *time.Time   `json:"paid_at,omitempty"`
-
-	// PayoutsAmount Sums and fees of the payouts created in the period, reserved from `available`.
-	PayoutsAmount *Amount `json:"payouts_amount,omitempty"`
-
-	// PayoutsReleasedAmount Sums and fees given back to `available` by payouts canceled in the period.
-	PayoutsReleasedAmount *Amount `json:"payouts_released_amount,omitempty"`
+	// NetAmount Used only for `Balance.available` and `Settlement.net_amount`.
+	NetAmount             SignedAmount `json:"net_amount"`
+	PaidAt                *time.Time   `json:"paid_at,omitempty"`
+	PayoutsAmount         *Amount      `json:"payouts_amount,omitempty"`
+	PayoutsReleasedAmount *Amount      `json:"payouts_released_amount,omitempty"`
 
 	// PeriodFrom First day of the period, inclusive, regional calendar.
 	PeriodFrom openapi_types.Date `json:"period_from"`
@@ -6272,8 +6225,8 @@ type Settlement struct {
 	PeriodTo      openapi_types.Date `json:"period_to"`
 	RefundsAmount Amount             `json:"refunds_amount"`
 
-	// ReportUrl Link to a CSV/XLSX register, valid for 24 hours.
-	ReportUrl             *string         `json:"report_url,omitempty"`
+	// ReportURL Link to a CSV/XLSX register, valid for 24 hours.
+	ReportURL             *string         `json:"report_url,omitempty"`
 	ReserveHeldAmount     *Amount         `json:"reserve_held_amount,omitempty"`
 	ReserveReleasedAmount *Amount         `json:"reserve_released_amount,omitempty"`
 	SettlementDelayDays   *int            `json:"settlement_delay_days,omitempty"`
@@ -6281,8 +6234,8 @@ type Settlement struct {
 	Test                  bool            `json:"test"`
 }
 
-// SettlementId defines model for SettlementId.
-type SettlementId = string
+// SettlementID defines model for SettlementId.
+type SettlementID = string
 
 // SettlementList defines model for SettlementList.
 type SettlementList struct {
@@ -6326,7 +6279,7 @@ type Shop struct {
 		TwoStage bool `json:"two_stage"`
 	} `json:"capabilities"`
 	DefaultCurrency Currency `json:"default_currency"`
-	Id              ShopId   `json:"id"`
+	ID              ShopID   `json:"id"`
 	Name            string   `json:"name"`
 
 	// ReceiptMode `agent` (default): the service issues the receipt; `merchant_issues`: the shop issues it and the service stores the receipt object; `none`: no receipt is needed by regional law (set by an operator).
@@ -6350,8 +6303,8 @@ type ShopReceiptMode string
 // ShopSettlementModel `agent`; `technology` is switched on by operator configuration, never by a request.
 type ShopSettlementModel string
 
-// ShopId defines model for ShopId.
-type ShopId = string
+// ShopID defines model for ShopId.
+type ShopID = string
 
 // SignedAmount Used only for `Balance.available` and `Settlement.net_amount`.
 type SignedAmount struct {
@@ -6382,21 +6335,14 @@ type SimulateRequestOutcome string
 
 // TestDisputeCreate defines model for TestDisputeCreate.
 type TestDisputeCreate struct {
-	// Amount Default the payment's `refundable_amount`; at most it.
-	Amount *Amount `json:"amount,omitempty"`
-
-	// BankFineAmount Bank fine charged if the dispute is lost or expires; default the shop's setting.
+	Amount         *Amount `json:"amount,omitempty"`
 	BankFineAmount *Amount `json:"bank_fine_amount,omitempty"`
 
 	// EvidenceDeadlineSeconds Seconds from now to `evidence_deadline_at`; default 604800 (7 days).
-	EvidenceDeadlineSeconds *int `json:"evidence_deadline_seconds,omitempty"`
-
-	// Kind Default `chargeback`.
-	Kind       *DisputeKind `json:"kind,omitempty"`
-	ReasonCode *string      `json:"reason_code,omitempty"`
-
-	// ServiceFeeAmount Service fee charged if the dispute is lost or expires; default the shop's setting.
-	ServiceFeeAmount *Amount `json:"service_fee_amount,omitempty"`
+	EvidenceDeadlineSeconds *int         `json:"evidence_deadline_seconds,omitempty"`
+	Kind                    *DisputeKind `json:"kind,omitempty"`
+	ReasonCode              *string      `json:"reason_code,omitempty"`
+	ServiceFeeAmount        *Amount      `json:"service_fee_amount,omitempty"`
 }
 
 // WebhookEndpoint defines model for WebhookEndpoint.
@@ -6404,14 +6350,14 @@ type WebhookEndpoint struct {
 	CreatedAt   time.Time         `json:"created_at"`
 	Description *string           `json:"description,omitempty"`
 	Events      []EventType       `json:"events"`
-	Id          WebhookEndpointId `json:"id"`
+	ID          WebhookEndpointID `json:"id"`
 
 	// Secret Signing secret. Present only in the response that creates the endpoint and in the response of a `PATCH` with `rotate_secret: true`.
 	Secret *string `json:"secret,omitempty"`
 
 	// Status `failing` is set only by the service, after the ninth consecutive failed delivery attempt.
 	Status WebhookEndpointStatus `json:"status"`
-	Url    string                `json:"url"`
+	URL    string                `json:"url"`
 }
 
 // WebhookEndpointCreate defines model for WebhookEndpointCreate.
@@ -6419,12 +6365,12 @@ type WebhookEndpointCreate struct {
 	Description *string     `json:"description,omitempty"`
 	Events      []EventType `json:"events"`
 
-	// Url https with a valid certificate, public host; redirects are not followed.
-	Url WebhookUrl `json:"url"`
+	// URL https with a valid certificate, public host; redirects are not followed.
+	URL WebhookURL `json:"url"`
 }
 
-// WebhookEndpointId defines model for WebhookEndpointId.
-type WebhookEndpointId = string
+// WebhookEndpointID defines model for WebhookEndpointId.
+type WebhookEndpointID = string
 
 // WebhookEndpointList defines model for WebhookEndpointList.
 type WebhookEndpointList struct {
@@ -6440,8 +6386,8 @@ type WebhookEndpointUpdate struct {
 	RotateSecret *bool                        `json:"rotate_secret,omitempty"`
 	Status       *WebhookEndpointUpdateStatus `json:"status,omitempty"`
 
-	// Url https with a valid certificate, public host; redirects are not followed.
-	Url *WebhookUrl `json:"url,omitempty"`
+	// URL https with a valid certificate, public host; redirects are not followed.
+	URL *WebhookURL `json:"url,omitempty"`
 }
 
 // WebhookEndpointUpdateStatus defines model for WebhookEndpointUpdate.Status.
@@ -6452,18 +6398,18 @@ type WebhookEndpointWithSecret struct {
 	CreatedAt   time.Time         `json:"created_at"`
 	Description *string           `json:"description,omitempty"`
 	Events      []EventType       `json:"events"`
-	Id          WebhookEndpointId `json:"id"`
+	ID          WebhookEndpointID `json:"id"`
 
 	// Secret Signing secret. Present only in the response that creates the endpoint and in the response of a `PATCH` with `rotate_secret: true`.
 	Secret string `json:"secret"`
 
 	// Status `failing` is set only by the service, after the ninth consecutive failed delivery attempt.
 	Status WebhookEndpointStatus `json:"status"`
-	Url    string                `json:"url"`
+	URL    string                `json:"url"`
 }
 
-// WebhookUrl https with a valid certificate, public host; redirects are not followed.
-type WebhookUrl = string
+// WebhookURL https with a valid certificate, public host; redirects are not followed.
+type WebhookURL = string
 
 // CreatedAtGte defines model for CreatedAtGte.
 type CreatedAtGte = time.Time
@@ -6474,11 +6420,11 @@ type CreatedAtLt = time.Time
 // Cursor defines model for Cursor.
 type Cursor = string
 
-// DisputeIdPath defines model for DisputeIdPath.
-type DisputeIdPath = DisputeId
+// DisputeIDPath defines model for DisputeIdPath.
+type DisputeIDPath = DisputeID
 
-// EventIdPath defines model for EventIdPath.
-type EventIdPath = EventId
+// EventIDPath defines model for EventIdPath.
+type EventIDPath = EventID
 
 // IdempotenceKey defines model for IdempotenceKey.
 type IdempotenceKey = string
@@ -6489,11 +6435,11 @@ type IdempotencyKey = string
 // Limit defines model for Limit.
 type Limit = int
 
-// PaymentIdPath defines model for PaymentIdPath.
-type PaymentIdPath = PaymentId
+// PaymentIDPath defines model for PaymentIdPath.
+type PaymentIDPath = PaymentID
 
-// PaymentLinkIdPath defines model for PaymentLinkIdPath.
-type PaymentLinkIdPath = PaymentLinkId
+// PaymentLinkIDPath defines model for PaymentLinkIdPath.
+type PaymentLinkIDPath = PaymentLinkID
 
 // BadRequest defines model for BadRequest.
 type BadRequest struct {
@@ -6505,8 +6451,8 @@ type BadRequest struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string         `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string         `json:"request_id"`
 	Type      BadRequestType `json:"type"`
 }
 
@@ -6523,8 +6469,8 @@ type Conflict struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string       `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string       `json:"request_id"`
 	Type      ConflictType `json:"type"`
 }
 
@@ -6544,8 +6490,8 @@ type Forbidden struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string        `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string        `json:"request_id"`
 	Type      ForbiddenType `json:"type"`
 }
 
@@ -6562,8 +6508,8 @@ type InternalError struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string            `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string            `json:"request_id"`
 	Type      InternalErrorType `json:"type"`
 }
 
@@ -6580,8 +6526,8 @@ type NotFound struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string       `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string       `json:"request_id"`
 	Type      NotFoundType `json:"type"`
 }
 
@@ -6598,8 +6544,8 @@ type NotImplemented struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string             `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string             `json:"request_id"`
 	Type      NotImplementedType `json:"type"`
 }
 
@@ -6634,8 +6580,8 @@ type ServiceUnavailable struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string                 `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string                 `json:"request_id"`
 	Type      ServiceUnavailableType `json:"type"`
 }
 
@@ -6652,8 +6598,8 @@ type TooManyRequests struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string              `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string              `json:"request_id"`
 	Type      TooManyRequestsType `json:"type"`
 }
 
@@ -6670,8 +6616,8 @@ type Unauthorized struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string           `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string           `json:"request_id"`
 	Type      UnauthorizedType `json:"type"`
 }
 
@@ -6688,8 +6634,8 @@ type UnprocessableEntity struct {
 	// Parameter Dotted path of the offending request field (for example `amount.value`, `receipt.items.0.vat_code`); only when applicable.
 	Parameter *string `json:"parameter,omitempty"`
 
-	// RequestId Equals the `X-Request-Id` response header.
-	RequestId string                  `json:"request_id"`
+	// RequestID Equals the `X-Request-Id` response header.
+	RequestID string                  `json:"request_id"`
 	Type      UnprocessableEntityType `json:"type"`
 }
 
@@ -6724,7 +6670,7 @@ type ListDisputesParams struct {
 
 	// Cursor Opaque cursor from `next_cursor` of the previous page. Repeat the same filters with it.
 	Cursor    *Cursor        `form:"cursor,omitempty" json:"cursor,omitempty"`
-	PaymentId *PaymentId     `form:"payment_id,omitempty" json:"payment_id,omitempty"`
+	PaymentID *PaymentID     `form:"payment_id,omitempty" json:"payment_id,omitempty"`
 	Status    *DisputeStatus `form:"status,omitempty" json:"status,omitempty"`
 	Kind      *DisputeKind   `form:"kind,omitempty" json:"kind,omitempty"`
 
@@ -6873,8 +6819,8 @@ type ListEventsParams struct {
 	Cursor *Cursor    `form:"cursor,omitempty" json:"cursor,omitempty"`
 	Type   *EventType `form:"type,omitempty" json:"type,omitempty"`
 
-	// ObjectId Id of the object inside the event.
-	ObjectId *string `form:"object_id,omitempty" json:"object_id,omitempty"`
+	// ObjectID Id of the object inside the event.
+	ObjectID *string `form:"object_id,omitempty" json:"object_id,omitempty"`
 
 	// CreatedAtGte Objects created at or after this moment.
 	CreatedAtGte *CreatedAtGte `form:"created_at_gte,omitempty" json:"created_at_gte,omitempty"`
@@ -7143,8 +7089,8 @@ type ListPaymentsParams struct {
 	// Cursor Opaque cursor from `next_cursor` of the previous page. Repeat the same filters with it.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// OrderId Exact merchant order id.
-	OrderId *OrderId       `form:"order_id,omitempty" json:"order_id,omitempty"`
+	// OrderID Exact merchant order id.
+	OrderID *OrderID       `form:"order_id,omitempty" json:"order_id,omitempty"`
 	Status  *PaymentStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// CreatedAtGte Objects created at or after this moment.
@@ -7315,7 +7261,7 @@ type ListPayoutsParams struct {
 	// Cursor Opaque cursor from `next_cursor` of the previous page. Repeat the same filters with it.
 	Cursor  *Cursor       `form:"cursor,omitempty" json:"cursor,omitempty"`
 	Status  *PayoutStatus `form:"status,omitempty" json:"status,omitempty"`
-	OrderId *OrderId      `form:"order_id,omitempty" json:"order_id,omitempty"`
+	OrderID *OrderID      `form:"order_id,omitempty" json:"order_id,omitempty"`
 
 	// CreatedAtGte Objects created at or after this moment.
 	CreatedAtGte *CreatedAtGte `form:"created_at_gte,omitempty" json:"created_at_gte,omitempty"`
@@ -7418,7 +7364,7 @@ type ListRefundsParams struct {
 
 	// Cursor Opaque cursor from `next_cursor` of the previous page. Repeat the same filters with it.
 	Cursor    *Cursor       `form:"cursor,omitempty" json:"cursor,omitempty"`
-	PaymentId *PaymentId    `form:"payment_id,omitempty" json:"payment_id,omitempty"`
+	PaymentID *PaymentID    `form:"payment_id,omitempty" json:"payment_id,omitempty"`
 	Status    *RefundStatus `form:"status,omitempty" json:"status,omitempty"`
 }
 
@@ -7840,8 +7786,8 @@ type UpdateWebhookEndpoint503JSONResponseBodyType string
 
 // ReceiveEventParams defines parameters for ReceiveEvent.
 type ReceiveEventParams struct {
-	// XServiceEventId Id of the delivered event.
-	XServiceEventId EventId `json:"X-Service-Event-Id"`
+	// XServiceEventID Id of the delivered event.
+	XServiceEventID EventID `json:"X-Service-Event-Id"`
 
 	// XServiceSignature `t=<unix_seconds>,v1=<hex>`. For 24 hours after a secret rotation the header carries two `v1` values with one common `t`, in undefined order; any match authenticates.
 	XServiceSignature string `json:"X-Service-Signature"`
@@ -7849,8 +7795,8 @@ type ReceiveEventParams struct {
 
 // ReceivePaymentAuthorizeRequestParams defines parameters for ReceivePaymentAuthorizeRequest.
 type ReceivePaymentAuthorizeRequestParams struct {
-	// XServiceEventId Id of the delivered event.
-	XServiceEventId EventId `json:"X-Service-Event-Id"`
+	// XServiceEventID Id of the delivered event.
+	XServiceEventID EventID `json:"X-Service-Event-Id"`
 
 	// XServiceSignature `t=<unix_seconds>,v1=<hex>`. For 24 hours after a secret rotation the header carries two `v1` values with one common `t`, in undefined order; any match authenticates.
 	XServiceSignature string `json:"X-Service-Signature"`
@@ -7893,10 +7839,10 @@ type CreateWebhookEndpointJSONRequestBody = WebhookEndpointCreate
 type UpdateWebhookEndpointJSONRequestBody = WebhookEndpointUpdate
 
 // ReceiveEventJSONRequestBody defines body for ReceiveEvent for application/json ContentType.
-type ReceiveEventJSONRequestBody = Event
+type ReceiveEventJSONRequestBody = RawEvent
 
 // ReceivePaymentAuthorizeRequestJSONRequestBody defines body for ReceivePaymentAuthorizeRequest for application/json ContentType.
-type ReceivePaymentAuthorizeRequestJSONRequestBody = Event
+type ReceivePaymentAuthorizeRequestJSONRequestBody = RawEvent
 
 // AsConfirmationRequestRedirect returns the union data inside the ConfirmationRequest as a ConfirmationRequestRedirect
 func (t ConfirmationRequest) AsConfirmationRequestRedirect() (ConfirmationRequestRedirect, error) {
@@ -8441,8 +8387,8 @@ type HttpRequestDoer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// Client which conforms to the OpenAPI3 specification for this service.
-type Client struct {
+// RawClient which conforms to the OpenAPI3 specification for this service.
+type RawClient struct {
 	// The endpoint of the server conforming to this interface, with scheme,
 	// https://api.deepmap.com for example. This can contain a path relative
 	// to the server, such as https://api.deepmap.com/dev-test, and all the
@@ -8459,12 +8405,12 @@ type Client struct {
 }
 
 // ClientOption allows setting custom parameters during construction
-type ClientOption func(*Client) error
+type ClientOption func(*RawClient) error
 
-// Creates a new Client, with reasonable defaults
-func NewClient(server string, opts ...ClientOption) (*Client, error) {
+// Creates a new RawClient, with reasonable defaults
+func NewClient(server string, opts ...ClientOption) (*RawClient, error) {
 	// create a client with sane default values
-	client := Client{
+	client := RawClient{
 		Server: server,
 	}
 	// mutate client and add all optional params
@@ -8487,7 +8433,7 @@ func NewClient(server string, opts ...ClientOption) (*Client, error) {
 // WithHTTPClient allows overriding the default Doer, which is
 // automatically created using http.Client. This is useful for tests.
 func WithHTTPClient(doer HttpRequestDoer) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.Client = doer
 		return nil
 	}
@@ -8496,7 +8442,7 @@ func WithHTTPClient(doer HttpRequestDoer) ClientOption {
 // WithRequestEditorFn allows setting up a callback function, which will be
 // called right before sending the request. This can be used to mutate the request.
 func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.RequestEditors = append(c.RequestEditors, fn)
 		return nil
 	}
@@ -8524,7 +8470,7 @@ type ClientInterface interface {
 	// Answers `501 not_implemented` until stage M2.
 	//
 	// Corresponds with GET /disputes/{dispute_id} (the `GetDispute` operationId).
-	GetDispute(ctx context.Context, disputeId DisputeIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetDispute(ctx context.Context, disputeID DisputeIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitDisputeEvidenceWithBody Attach uploaded evidence files to a dispute (stage M2, step 2)
 	//
@@ -8535,7 +8481,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-	SubmitDisputeEvidenceWithBody(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitDisputeEvidenceWithBody(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitDisputeEvidence Attach uploaded evidence files to a dispute (stage M2, step 2)
 	//
@@ -8546,7 +8492,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-	SubmitDisputeEvidence(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitDisputeEvidence(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDisputeEvidenceUploadWithBody Reserve an evidence file upload (stage M2, step 1)
 	//
@@ -8557,7 +8503,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-	CreateDisputeEvidenceUploadWithBody(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDisputeEvidenceUploadWithBody(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDisputeEvidenceUpload Reserve an evidence file upload (stage M2, step 1)
 	//
@@ -8568,7 +8514,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-	CreateDisputeEvidenceUpload(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDisputeEvidenceUpload(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents List stored events
 	//
@@ -8580,14 +8526,14 @@ type ClientInterface interface {
 	// GetEvent Get an event
 	//
 	// Corresponds with GET /events/{event_id} (the `GetEvent` operationId).
-	GetEvent(ctx context.Context, eventId EventIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetEvent(ctx context.Context, eventID EventIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ResendEvent Resend an event to all active endpoints
 	//
 	// Queues a new delivery of the event to every active endpoint of the shop subscribed to its type and answers with the event, including its `delivery` summary. The request has no body. Receivers deduplicate on the event `id`.
 	//
 	// Corresponds with POST /events/{event_id}/resend (the `ResendEvent` operationId).
-	ResendEvent(ctx context.Context, eventId EventIdPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ResendEvent(ctx context.Context, eventID EventIDPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIDocument This OpenAPI document
 	//
@@ -8626,14 +8572,14 @@ type ClientInterface interface {
 	// Another shop's link is `404 not_found`. Stage M5; answers `501 not_implemented` before it.
 	//
 	// Corresponds with GET /payment-links/{link_id} (the `GetPaymentLink` operationId).
-	GetPaymentLink(ctx context.Context, linkId PaymentLinkIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPaymentLink(ctx context.Context, linkID PaymentLinkIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeactivatePaymentLink Deactivate a payment link (stage M5)
 	//
 	// The request has no body. An active link becomes `deactivated`; a link already `deactivated` is answered as it is (200); a `paid` or `expired` link gives `422 invalid_state`. Stage M5; answers `501 not_implemented` before it.
 	//
 	// Corresponds with POST /payment-links/{link_id}/deactivate (the `DeactivatePaymentLink` operationId).
-	DeactivatePaymentLink(ctx context.Context, linkId PaymentLinkIdPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeactivatePaymentLink(ctx context.Context, linkID PaymentLinkIDPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPaymentMethods List payment methods available to the shop
 	//
@@ -8674,14 +8620,14 @@ type ClientInterface interface {
 	// A payment of another shop, or of the other (test or live) contour, answers `404 not_found`.
 	//
 	// Corresponds with GET /payments/{payment_id} (the `GetPayment` operationId).
-	GetPayment(ctx context.Context, paymentId PaymentIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPayment(ctx context.Context, paymentID PaymentIDPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CancelPayment Cancel a payment
 	//
 	// Allowed in `pending` (closes the checkout) and `waiting_for_capture` (voids the authorization). Otherwise `422 invalid_state`. The request has no body.
 	//
 	// Corresponds with POST /payments/{payment_id}/cancel (the `CancelPayment` operationId).
-	CancelPayment(ctx context.Context, paymentId PaymentIdPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CancelPayment(ctx context.Context, paymentID PaymentIDPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CapturePaymentWithBody Capture an authorized payment
 	//
@@ -8690,7 +8636,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-	CapturePaymentWithBody(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CapturePaymentWithBody(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CapturePayment Capture an authorized payment
 	//
@@ -8699,7 +8645,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-	CapturePayment(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CapturePayment(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPayouts List payouts (stage M5)
 	//
@@ -8735,7 +8681,7 @@ type ClientInterface interface {
 	// A payout of the shop whose key is used; another shop's, or one of the other contour, is `404 not_found`. Answers `501 not_implemented` until stage M5.
 	//
 	// Corresponds with GET /payouts/{payout_id} (the `GetPayout` operationId).
-	GetPayout(ctx context.Context, payoutId PayoutId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPayout(ctx context.Context, payoutID PayoutID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRefunds List refunds
 	//
@@ -8767,7 +8713,7 @@ type ClientInterface interface {
 	// GetRefund Get a refund
 	//
 	// Corresponds with GET /refunds/{refund_id} (the `GetRefund` operationId).
-	GetRefund(ctx context.Context, refundId RefundId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRefund(ctx context.Context, refundID RefundID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSettlements List settlements
 	//
@@ -8781,7 +8727,7 @@ type ClientInterface interface {
 	// A live settlement under a test key (and the reverse) gives `404 not_found`.
 	//
 	// Corresponds with GET /settlements/{settlement_id} (the `GetSettlement` operationId).
-	GetSettlement(ctx context.Context, settlementId SettlementId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetSettlement(ctx context.Context, settlementID SettlementID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetShop Get the shop of the key
 	//
@@ -8797,7 +8743,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-	SimulateDisputeWithBody(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SimulateDisputeWithBody(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SimulateDispute Simulate the bank's next step in a sandbox dispute (stage M2)
 	//
@@ -8808,7 +8754,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-	SimulateDispute(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SimulateDispute(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTestDisputeWithBody Open a sandbox dispute on a test payment (stage M2)
 	//
@@ -8819,7 +8765,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-	CreateTestDisputeWithBody(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTestDisputeWithBody(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTestDispute Open a sandbox dispute on a test payment (stage M2)
 	//
@@ -8830,7 +8776,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-	CreateTestDispute(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTestDispute(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SimulatePaymentWithBody Simulate a provider outcome for a test payment
 	//
@@ -8841,7 +8787,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-	SimulatePaymentWithBody(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SimulatePaymentWithBody(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SimulatePayment Simulate a provider outcome for a test payment
 	//
@@ -8852,7 +8798,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-	SimulatePayment(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SimulatePayment(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -8884,14 +8830,14 @@ type ClientInterface interface {
 	// Deliveries to the endpoint stop; stored events are kept.
 	//
 	// Corresponds with DELETE /webhook-endpoints/{endpoint_id} (the `DeleteWebhookEndpoint` operationId).
-	DeleteWebhookEndpoint(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteWebhookEndpoint(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWebhookEndpoint Get a webhook endpoint
 	//
 	// The signing secret is never returned here.
 	//
 	// Corresponds with GET /webhook-endpoints/{endpoint_id} (the `GetWebhookEndpoint` operationId).
-	GetWebhookEndpoint(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhookEndpoint(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhookEndpointWithBody Update a webhook endpoint
 	//
@@ -8900,7 +8846,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-	UpdateWebhookEndpointWithBody(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhookEndpointWithBody(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhookEndpoint Update a webhook endpoint
 	//
@@ -8909,7 +8855,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-	UpdateWebhookEndpoint(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhookEndpoint(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetBalance Get the merchant balance
@@ -8917,7 +8863,7 @@ type ClientInterface interface {
 // One record per currency, merchant level. A test key returns the test balance (zero by default). Not paginated; the response has no `next_cursor`.
 //
 // Corresponds with GET /balance (the `GetBalance` operationId).
-func (c *Client) GetBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetBalanceRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -8934,7 +8880,7 @@ func (c *Client) GetBalance(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Disputes of payments of the shop whose key is used. With a test key the list is empty by default and live disputes are unavailable. Answers `501 not_implemented` until stage M2.
 //
 // Corresponds with GET /disputes (the `ListDisputes` operationId).
-func (c *Client) ListDisputes(ctx context.Context, params *ListDisputesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListDisputes(ctx context.Context, params *ListDisputesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDisputesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -8951,8 +8897,8 @@ func (c *Client) ListDisputes(ctx context.Context, params *ListDisputesParams, r
 // Answers `501 not_implemented` until stage M2.
 //
 // Corresponds with GET /disputes/{dispute_id} (the `GetDispute` operationId).
-func (c *Client) GetDispute(ctx context.Context, disputeId DisputeIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetDisputeRequest(c.Server, disputeId)
+func (c *RawClient) GetDispute(ctx context.Context, disputeID DisputeIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDisputeRequest(c.Server, disputeID)
 	if err != nil {
 		return nil, err
 	}
@@ -8972,8 +8918,8 @@ func (c *Client) GetDispute(ctx context.Context, disputeId DisputeIdPath, reqEdi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-func (c *Client) SubmitDisputeEvidenceWithBody(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitDisputeEvidenceRequestWithBody(c.Server, disputeId, params, contentType, body)
+func (c *RawClient) SubmitDisputeEvidenceWithBody(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitDisputeEvidenceRequestWithBody(c.Server, disputeID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8993,8 +8939,8 @@ func (c *Client) SubmitDisputeEvidenceWithBody(ctx context.Context, disputeId Di
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-func (c *Client) SubmitDisputeEvidence(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSubmitDisputeEvidenceRequest(c.Server, disputeId, params, body)
+func (c *RawClient) SubmitDisputeEvidence(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitDisputeEvidenceRequest(c.Server, disputeID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9014,8 +8960,8 @@ func (c *Client) SubmitDisputeEvidence(ctx context.Context, disputeId DisputeIdP
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-func (c *Client) CreateDisputeEvidenceUploadWithBody(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDisputeEvidenceUploadRequestWithBody(c.Server, disputeId, params, contentType, body)
+func (c *RawClient) CreateDisputeEvidenceUploadWithBody(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDisputeEvidenceUploadRequestWithBody(c.Server, disputeID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9035,8 +8981,8 @@ func (c *Client) CreateDisputeEvidenceUploadWithBody(ctx context.Context, disput
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-func (c *Client) CreateDisputeEvidenceUpload(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDisputeEvidenceUploadRequest(c.Server, disputeId, params, body)
+func (c *RawClient) CreateDisputeEvidenceUpload(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDisputeEvidenceUploadRequest(c.Server, disputeID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9052,7 +8998,7 @@ func (c *Client) CreateDisputeEvidenceUpload(ctx context.Context, disputeId Disp
 // Events are kept for one year. Each item carries its `delivery` summary.
 //
 // Corresponds with GET /events (the `ListEvents` operationId).
-func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9067,8 +9013,8 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // GetEvent Get an event
 //
 // Corresponds with GET /events/{event_id} (the `GetEvent` operationId).
-func (c *Client) GetEvent(ctx context.Context, eventId EventIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetEventRequest(c.Server, eventId)
+func (c *RawClient) GetEvent(ctx context.Context, eventID EventIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventRequest(c.Server, eventID)
 	if err != nil {
 		return nil, err
 	}
@@ -9084,8 +9030,8 @@ func (c *Client) GetEvent(ctx context.Context, eventId EventIdPath, reqEditors .
 // Queues a new delivery of the event to every active endpoint of the shop subscribed to its type and answers with the event, including its `delivery` summary. The request has no body. Receivers deduplicate on the event `id`.
 //
 // Corresponds with POST /events/{event_id}/resend (the `ResendEvent` operationId).
-func (c *Client) ResendEvent(ctx context.Context, eventId EventIdPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewResendEventRequest(c.Server, eventId, params)
+func (c *RawClient) ResendEvent(ctx context.Context, eventID EventIDPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendEventRequest(c.Server, eventID, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9101,7 +9047,7 @@ func (c *Client) ResendEvent(ctx context.Context, eventId EventIdPath, params *R
 // Served without authentication.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIDocumentRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -9118,7 +9064,7 @@ func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEd
 // The shop's links of the key's mode, newest first. Stage M5; answers `501 not_implemented` before it.
 //
 // Corresponds with GET /payment-links (the `ListPaymentLinks` operationId).
-func (c *Client) ListPaymentLinks(ctx context.Context, params *ListPaymentLinksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListPaymentLinks(ctx context.Context, params *ListPaymentLinksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPaymentLinksRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9137,7 +9083,7 @@ func (c *Client) ListPaymentLinks(ctx context.Context, params *ListPaymentLinksP
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /payment-links (the `CreatePaymentLink` operationId).
-func (c *Client) CreatePaymentLinkWithBody(ctx context.Context, params *CreatePaymentLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePaymentLinkWithBody(ctx context.Context, params *CreatePaymentLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePaymentLinkRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -9156,7 +9102,7 @@ func (c *Client) CreatePaymentLinkWithBody(ctx context.Context, params *CreatePa
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /payment-links (the `CreatePaymentLink` operationId).
-func (c *Client) CreatePaymentLink(ctx context.Context, params *CreatePaymentLinkParams, body CreatePaymentLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePaymentLink(ctx context.Context, params *CreatePaymentLinkParams, body CreatePaymentLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePaymentLinkRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
@@ -9173,8 +9119,8 @@ func (c *Client) CreatePaymentLink(ctx context.Context, params *CreatePaymentLin
 // Another shop's link is `404 not_found`. Stage M5; answers `501 not_implemented` before it.
 //
 // Corresponds with GET /payment-links/{link_id} (the `GetPaymentLink` operationId).
-func (c *Client) GetPaymentLink(ctx context.Context, linkId PaymentLinkIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetPaymentLinkRequest(c.Server, linkId)
+func (c *RawClient) GetPaymentLink(ctx context.Context, linkID PaymentLinkIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPaymentLinkRequest(c.Server, linkID)
 	if err != nil {
 		return nil, err
 	}
@@ -9190,8 +9136,8 @@ func (c *Client) GetPaymentLink(ctx context.Context, linkId PaymentLinkIdPath, r
 // The request has no body. An active link becomes `deactivated`; a link already `deactivated` is answered as it is (200); a `paid` or `expired` link gives `422 invalid_state`. Stage M5; answers `501 not_implemented` before it.
 //
 // Corresponds with POST /payment-links/{link_id}/deactivate (the `DeactivatePaymentLink` operationId).
-func (c *Client) DeactivatePaymentLink(ctx context.Context, linkId PaymentLinkIdPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeactivatePaymentLinkRequest(c.Server, linkId, params)
+func (c *RawClient) DeactivatePaymentLink(ctx context.Context, linkID PaymentLinkIDPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeactivatePaymentLinkRequest(c.Server, linkID, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9207,7 +9153,7 @@ func (c *Client) DeactivatePaymentLink(ctx context.Context, linkId PaymentLinkId
 // Not paginated; the response has no `next_cursor`.
 //
 // Corresponds with GET /payment-methods (the `ListPaymentMethods` operationId).
-func (c *Client) ListPaymentMethods(ctx context.Context, params *ListPaymentMethodsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListPaymentMethods(ctx context.Context, params *ListPaymentMethodsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPaymentMethodsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9222,7 +9168,7 @@ func (c *Client) ListPaymentMethods(ctx context.Context, params *ListPaymentMeth
 // ListPayments List payments
 //
 // Corresponds with GET /payments (the `ListPayments` operationId).
-func (c *Client) ListPayments(ctx context.Context, params *ListPaymentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListPayments(ctx context.Context, params *ListPaymentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPaymentsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9243,7 +9189,7 @@ func (c *Client) ListPayments(ctx context.Context, params *ListPaymentsParams, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /payments (the `CreatePayment` operationId).
-func (c *Client) CreatePaymentWithBody(ctx context.Context, params *CreatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePaymentWithBody(ctx context.Context, params *CreatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePaymentRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -9264,7 +9210,7 @@ func (c *Client) CreatePaymentWithBody(ctx context.Context, params *CreatePaymen
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /payments (the `CreatePayment` operationId).
-func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams, body CreatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePayment(ctx context.Context, params *CreatePaymentParams, body CreatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePaymentRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
@@ -9281,8 +9227,8 @@ func (c *Client) CreatePayment(ctx context.Context, params *CreatePaymentParams,
 // A payment of another shop, or of the other (test or live) contour, answers `404 not_found`.
 //
 // Corresponds with GET /payments/{payment_id} (the `GetPayment` operationId).
-func (c *Client) GetPayment(ctx context.Context, paymentId PaymentIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetPaymentRequest(c.Server, paymentId)
+func (c *RawClient) GetPayment(ctx context.Context, paymentID PaymentIDPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPaymentRequest(c.Server, paymentID)
 	if err != nil {
 		return nil, err
 	}
@@ -9298,8 +9244,8 @@ func (c *Client) GetPayment(ctx context.Context, paymentId PaymentIdPath, reqEdi
 // Allowed in `pending` (closes the checkout) and `waiting_for_capture` (voids the authorization). Otherwise `422 invalid_state`. The request has no body.
 //
 // Corresponds with POST /payments/{payment_id}/cancel (the `CancelPayment` operationId).
-func (c *Client) CancelPayment(ctx context.Context, paymentId PaymentIdPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCancelPaymentRequest(c.Server, paymentId, params)
+func (c *RawClient) CancelPayment(ctx context.Context, paymentID PaymentIDPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelPaymentRequest(c.Server, paymentID, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9317,8 +9263,8 @@ func (c *Client) CancelPayment(ctx context.Context, paymentId PaymentIdPath, par
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-func (c *Client) CapturePaymentWithBody(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCapturePaymentRequestWithBody(c.Server, paymentId, params, contentType, body)
+func (c *RawClient) CapturePaymentWithBody(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCapturePaymentRequestWithBody(c.Server, paymentID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9336,8 +9282,8 @@ func (c *Client) CapturePaymentWithBody(ctx context.Context, paymentId PaymentId
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-func (c *Client) CapturePayment(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCapturePaymentRequest(c.Server, paymentId, params, body)
+func (c *RawClient) CapturePayment(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCapturePaymentRequest(c.Server, paymentID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9353,7 +9299,7 @@ func (c *Client) CapturePayment(ctx context.Context, paymentId PaymentIdPath, pa
 // Payouts of the shop whose key is used, in its contour, newest first. Answers `501 not_implemented` until stage M5.
 //
 // Corresponds with GET /payouts (the `ListPayouts` operationId).
-func (c *Client) ListPayouts(ctx context.Context, params *ListPayoutsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListPayouts(ctx context.Context, params *ListPayoutsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPayoutsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9374,7 +9320,7 @@ func (c *Client) ListPayouts(ctx context.Context, params *ListPayoutsParams, req
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /payouts (the `CreatePayout` operationId).
-func (c *Client) CreatePayoutWithBody(ctx context.Context, params *CreatePayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePayoutWithBody(ctx context.Context, params *CreatePayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePayoutRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -9395,7 +9341,7 @@ func (c *Client) CreatePayoutWithBody(ctx context.Context, params *CreatePayoutP
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /payouts (the `CreatePayout` operationId).
-func (c *Client) CreatePayout(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePayout(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePayoutRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
@@ -9412,8 +9358,8 @@ func (c *Client) CreatePayout(ctx context.Context, params *CreatePayoutParams, b
 // A payout of the shop whose key is used; another shop's, or one of the other contour, is `404 not_found`. Answers `501 not_implemented` until stage M5.
 //
 // Corresponds with GET /payouts/{payout_id} (the `GetPayout` operationId).
-func (c *Client) GetPayout(ctx context.Context, payoutId PayoutId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetPayoutRequest(c.Server, payoutId)
+func (c *RawClient) GetPayout(ctx context.Context, payoutID PayoutID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPayoutRequest(c.Server, payoutID)
 	if err != nil {
 		return nil, err
 	}
@@ -9427,7 +9373,7 @@ func (c *Client) GetPayout(ctx context.Context, payoutId PayoutId, reqEditors ..
 // ListRefunds List refunds
 //
 // Corresponds with GET /refunds (the `ListRefunds` operationId).
-func (c *Client) ListRefunds(ctx context.Context, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListRefunds(ctx context.Context, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListRefundsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9448,7 +9394,7 @@ func (c *Client) ListRefunds(ctx context.Context, params *ListRefundsParams, req
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /refunds (the `CreateRefund` operationId).
-func (c *Client) CreateRefundWithBody(ctx context.Context, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateRefundWithBody(ctx context.Context, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateRefundRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -9469,7 +9415,7 @@ func (c *Client) CreateRefundWithBody(ctx context.Context, params *CreateRefundP
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /refunds (the `CreateRefund` operationId).
-func (c *Client) CreateRefund(ctx context.Context, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateRefund(ctx context.Context, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateRefundRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
@@ -9484,8 +9430,8 @@ func (c *Client) CreateRefund(ctx context.Context, params *CreateRefundParams, b
 // GetRefund Get a refund
 //
 // Corresponds with GET /refunds/{refund_id} (the `GetRefund` operationId).
-func (c *Client) GetRefund(ctx context.Context, refundId RefundId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRefundRequest(c.Server, refundId)
+func (c *RawClient) GetRefund(ctx context.Context, refundID RefundID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRefundRequest(c.Server, refundID)
 	if err != nil {
 		return nil, err
 	}
@@ -9501,7 +9447,7 @@ func (c *Client) GetRefund(ctx context.Context, refundId RefundId, reqEditors ..
 // Merchant-level data: identical under the key of any shop of the merchant. One settlement per currency per period. With a test key the list is of the test contour (empty by default).
 //
 // Corresponds with GET /settlements (the `ListSettlements` operationId).
-func (c *Client) ListSettlements(ctx context.Context, params *ListSettlementsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListSettlements(ctx context.Context, params *ListSettlementsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListSettlementsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
@@ -9518,8 +9464,8 @@ func (c *Client) ListSettlements(ctx context.Context, params *ListSettlementsPar
 // A live settlement under a test key (and the reverse) gives `404 not_found`.
 //
 // Corresponds with GET /settlements/{settlement_id} (the `GetSettlement` operationId).
-func (c *Client) GetSettlement(ctx context.Context, settlementId SettlementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetSettlementRequest(c.Server, settlementId)
+func (c *RawClient) GetSettlement(ctx context.Context, settlementID SettlementID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSettlementRequest(c.Server, settlementID)
 	if err != nil {
 		return nil, err
 	}
@@ -9533,7 +9479,7 @@ func (c *Client) GetSettlement(ctx context.Context, settlementId SettlementId, r
 // GetShop Get the shop of the key
 //
 // Corresponds with GET /shop (the `GetShop` operationId).
-func (c *Client) GetShop(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetShop(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetShopRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -9554,8 +9500,8 @@ func (c *Client) GetShop(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-func (c *Client) SimulateDisputeWithBody(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSimulateDisputeRequestWithBody(c.Server, disputeId, params, contentType, body)
+func (c *RawClient) SimulateDisputeWithBody(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSimulateDisputeRequestWithBody(c.Server, disputeID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9575,8 +9521,8 @@ func (c *Client) SimulateDisputeWithBody(ctx context.Context, disputeId DisputeI
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-func (c *Client) SimulateDispute(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSimulateDisputeRequest(c.Server, disputeId, params, body)
+func (c *RawClient) SimulateDispute(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSimulateDisputeRequest(c.Server, disputeID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9596,8 +9542,8 @@ func (c *Client) SimulateDispute(ctx context.Context, disputeId DisputeIdPath, p
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-func (c *Client) CreateTestDisputeWithBody(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTestDisputeRequestWithBody(c.Server, paymentId, params, contentType, body)
+func (c *RawClient) CreateTestDisputeWithBody(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTestDisputeRequestWithBody(c.Server, paymentID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9617,8 +9563,8 @@ func (c *Client) CreateTestDisputeWithBody(ctx context.Context, paymentId Paymen
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-func (c *Client) CreateTestDispute(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTestDisputeRequest(c.Server, paymentId, params, body)
+func (c *RawClient) CreateTestDispute(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTestDisputeRequest(c.Server, paymentID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9638,8 +9584,8 @@ func (c *Client) CreateTestDispute(ctx context.Context, paymentId PaymentIdPath,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-func (c *Client) SimulatePaymentWithBody(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSimulatePaymentRequestWithBody(c.Server, paymentId, params, contentType, body)
+func (c *RawClient) SimulatePaymentWithBody(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSimulatePaymentRequestWithBody(c.Server, paymentID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9659,8 +9605,8 @@ func (c *Client) SimulatePaymentWithBody(ctx context.Context, paymentId PaymentI
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-func (c *Client) SimulatePayment(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSimulatePaymentRequest(c.Server, paymentId, params, body)
+func (c *RawClient) SimulatePayment(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSimulatePaymentRequest(c.Server, paymentID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9676,7 +9622,7 @@ func (c *Client) SimulatePayment(ctx context.Context, paymentId PaymentIdPath, p
 // Not paginated; the response has no `next_cursor`.
 //
 // Corresponds with GET /webhook-endpoints (the `ListWebhookEndpoints` operationId).
-func (c *Client) ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListWebhookEndpointsRequest(c.Server)
 	if err != nil {
 		return nil, err
@@ -9695,7 +9641,7 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, reqEditors ...Request
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /webhook-endpoints (the `CreateWebhookEndpoint` operationId).
-func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *CreateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateWebhookEndpointWithBody(ctx context.Context, params *CreateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateWebhookEndpointRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -9714,7 +9660,7 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /webhook-endpoints (the `CreateWebhookEndpoint` operationId).
-func (c *Client) CreateWebhookEndpoint(ctx context.Context, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateWebhookEndpoint(ctx context.Context, params *CreateWebhookEndpointParams, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateWebhookEndpointRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
@@ -9731,8 +9677,8 @@ func (c *Client) CreateWebhookEndpoint(ctx context.Context, params *CreateWebhoo
 // Deliveries to the endpoint stop; stored events are kept.
 //
 // Corresponds with DELETE /webhook-endpoints/{endpoint_id} (the `DeleteWebhookEndpoint` operationId).
-func (c *Client) DeleteWebhookEndpoint(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteWebhookEndpointRequest(c.Server, endpointId)
+func (c *RawClient) DeleteWebhookEndpoint(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookEndpointRequest(c.Server, endpointID)
 	if err != nil {
 		return nil, err
 	}
@@ -9748,8 +9694,8 @@ func (c *Client) DeleteWebhookEndpoint(ctx context.Context, endpointId WebhookEn
 // The signing secret is never returned here.
 //
 // Corresponds with GET /webhook-endpoints/{endpoint_id} (the `GetWebhookEndpoint` operationId).
-func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookEndpointRequest(c.Server, endpointId)
+func (c *RawClient) GetWebhookEndpoint(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookEndpointRequest(c.Server, endpointID)
 	if err != nil {
 		return nil, err
 	}
@@ -9767,8 +9713,8 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId WebhookEndpo
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookEndpointRequestWithBody(c.Server, endpointId, params, contentType, body)
+func (c *RawClient) UpdateWebhookEndpointWithBody(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookEndpointRequestWithBody(c.Server, endpointID, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9786,8 +9732,8 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, endpointId W
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-func (c *Client) UpdateWebhookEndpoint(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookEndpointRequest(c.Server, endpointId, params, body)
+func (c *RawClient) UpdateWebhookEndpoint(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookEndpointRequest(c.Server, endpointID, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9877,9 +9823,9 @@ func NewListDisputesRequest(server string, params *ListDisputesParams) (*http.Re
 
 		}
 
-		if params.PaymentId != nil {
+		if params.PaymentID != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "payment_id", *params.PaymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "payment_id", *params.PaymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -9952,12 +9898,12 @@ func NewListDisputesRequest(server string, params *ListDisputesParams) (*http.Re
 }
 
 // NewGetDisputeRequest constructs an http.Request for the GetDispute method
-func NewGetDisputeRequest(server string, disputeId DisputeIdPath) (*http.Request, error) {
+func NewGetDisputeRequest(server string, disputeID DisputeIDPath) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -9986,23 +9932,23 @@ func NewGetDisputeRequest(server string, disputeId DisputeIdPath) (*http.Request
 }
 
 // NewSubmitDisputeEvidenceRequest calls the generic SubmitDisputeEvidence builder with application/json body
-func NewSubmitDisputeEvidenceRequest(server string, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody) (*http.Request, error) {
+func NewSubmitDisputeEvidenceRequest(server string, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSubmitDisputeEvidenceRequestWithBody(server, disputeId, params, "application/json", bodyReader)
+	return NewSubmitDisputeEvidenceRequestWithBody(server, disputeID, params, "application/json", bodyReader)
 }
 
 // NewSubmitDisputeEvidenceRequestWithBody constructs an http.Request for the SubmitDisputeEvidence method, with any body, and a specified content type
-func NewSubmitDisputeEvidenceRequestWithBody(server string, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewSubmitDisputeEvidenceRequestWithBody(server string, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10057,23 +10003,23 @@ func NewSubmitDisputeEvidenceRequestWithBody(server string, disputeId DisputeIdP
 }
 
 // NewCreateDisputeEvidenceUploadRequest calls the generic CreateDisputeEvidenceUpload builder with application/json body
-func NewCreateDisputeEvidenceUploadRequest(server string, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody) (*http.Request, error) {
+func NewCreateDisputeEvidenceUploadRequest(server string, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDisputeEvidenceUploadRequestWithBody(server, disputeId, params, "application/json", bodyReader)
+	return NewCreateDisputeEvidenceUploadRequestWithBody(server, disputeID, params, "application/json", bodyReader)
 }
 
 // NewCreateDisputeEvidenceUploadRequestWithBody constructs an http.Request for the CreateDisputeEvidenceUpload method, with any body, and a specified content type
-func NewCreateDisputeEvidenceUploadRequestWithBody(server string, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDisputeEvidenceUploadRequestWithBody(server string, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10191,9 +10137,9 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 
 		}
 
-		if params.ObjectId != nil {
+		if params.ObjectID != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "object_id", *params.ObjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "object_id", *params.ObjectID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -10242,12 +10188,12 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 }
 
 // NewGetEventRequest constructs an http.Request for the GetEvent method
-func NewGetEventRequest(server string, eventId EventIdPath) (*http.Request, error) {
+func NewGetEventRequest(server string, eventID EventIDPath) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10276,12 +10222,12 @@ func NewGetEventRequest(server string, eventId EventIdPath) (*http.Request, erro
 }
 
 // NewResendEventRequest constructs an http.Request for the ResendEvent method
-func NewResendEventRequest(server string, eventId EventIdPath, params *ResendEventParams) (*http.Request, error) {
+func NewResendEventRequest(server string, eventID EventIDPath, params *ResendEventParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "event_id", eventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10491,12 +10437,12 @@ func NewCreatePaymentLinkRequestWithBody(server string, params *CreatePaymentLin
 }
 
 // NewGetPaymentLinkRequest constructs an http.Request for the GetPaymentLink method
-func NewGetPaymentLinkRequest(server string, linkId PaymentLinkIdPath) (*http.Request, error) {
+func NewGetPaymentLinkRequest(server string, linkID PaymentLinkIDPath) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "link_id", linkId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "link_id", linkID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10525,12 +10471,12 @@ func NewGetPaymentLinkRequest(server string, linkId PaymentLinkIdPath) (*http.Re
 }
 
 // NewDeactivatePaymentLinkRequest constructs an http.Request for the DeactivatePaymentLink method
-func NewDeactivatePaymentLinkRequest(server string, linkId PaymentLinkIdPath, params *DeactivatePaymentLinkParams) (*http.Request, error) {
+func NewDeactivatePaymentLinkRequest(server string, linkID PaymentLinkIDPath, params *DeactivatePaymentLinkParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "link_id", linkId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "link_id", linkID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10688,9 +10634,9 @@ func NewListPaymentsRequest(server string, params *ListPaymentsParams) (*http.Re
 
 		}
 
-		if params.OrderId != nil {
+		if params.OrderID != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order_id", *params.OrderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order_id", *params.OrderID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -10815,12 +10761,12 @@ func NewCreatePaymentRequestWithBody(server string, params *CreatePaymentParams,
 }
 
 // NewGetPaymentRequest constructs an http.Request for the GetPayment method
-func NewGetPaymentRequest(server string, paymentId PaymentIdPath) (*http.Request, error) {
+func NewGetPaymentRequest(server string, paymentID PaymentIDPath) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10849,12 +10795,12 @@ func NewGetPaymentRequest(server string, paymentId PaymentIdPath) (*http.Request
 }
 
 // NewCancelPaymentRequest constructs an http.Request for the CancelPayment method
-func NewCancelPaymentRequest(server string, paymentId PaymentIdPath, params *CancelPaymentParams) (*http.Request, error) {
+func NewCancelPaymentRequest(server string, paymentID PaymentIDPath, params *CancelPaymentParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -10907,23 +10853,23 @@ func NewCancelPaymentRequest(server string, paymentId PaymentIdPath, params *Can
 }
 
 // NewCapturePaymentRequest calls the generic CapturePayment builder with application/json body
-func NewCapturePaymentRequest(server string, paymentId PaymentIdPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody) (*http.Request, error) {
+func NewCapturePaymentRequest(server string, paymentID PaymentIDPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCapturePaymentRequestWithBody(server, paymentId, params, "application/json", bodyReader)
+	return NewCapturePaymentRequestWithBody(server, paymentID, params, "application/json", bodyReader)
 }
 
 // NewCapturePaymentRequestWithBody constructs an http.Request for the CapturePayment method, with any body, and a specified content type
-func NewCapturePaymentRequestWithBody(server string, paymentId PaymentIdPath, params *CapturePaymentParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewCapturePaymentRequestWithBody(server string, paymentID PaymentIDPath, params *CapturePaymentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11041,9 +10987,9 @@ func NewListPayoutsRequest(server string, params *ListPayoutsParams) (*http.Requ
 
 		}
 
-		if params.OrderId != nil {
+		if params.OrderID != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order_id", *params.OrderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order_id", *params.OrderID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -11156,12 +11102,12 @@ func NewCreatePayoutRequestWithBody(server string, params *CreatePayoutParams, c
 }
 
 // NewGetPayoutRequest constructs an http.Request for the GetPayout method
-func NewGetPayoutRequest(server string, payoutId PayoutId) (*http.Request, error) {
+func NewGetPayoutRequest(server string, payoutID PayoutID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payout_id", payoutId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payout_id", payoutID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11241,9 +11187,9 @@ func NewListRefundsRequest(server string, params *ListRefundsParams) (*http.Requ
 
 		}
 
-		if params.PaymentId != nil {
+		if params.PaymentID != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "payment_id", *params.PaymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "payment_id", *params.PaymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -11344,12 +11290,12 @@ func NewCreateRefundRequestWithBody(server string, params *CreateRefundParams, c
 }
 
 // NewGetRefundRequest constructs an http.Request for the GetRefund method
-func NewGetRefundRequest(server string, refundId RefundId) (*http.Request, error) {
+func NewGetRefundRequest(server string, refundID RefundID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "refund_id", refundId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "refund_id", refundID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11492,12 +11438,12 @@ func NewListSettlementsRequest(server string, params *ListSettlementsParams) (*h
 }
 
 // NewGetSettlementRequest constructs an http.Request for the GetSettlement method
-func NewGetSettlementRequest(server string, settlementId SettlementId) (*http.Request, error) {
+func NewGetSettlementRequest(server string, settlementID SettlementID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "settlement_id", settlementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "settlement_id", settlementID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11553,23 +11499,23 @@ func NewGetShopRequest(server string) (*http.Request, error) {
 }
 
 // NewSimulateDisputeRequest calls the generic SimulateDispute builder with application/json body
-func NewSimulateDisputeRequest(server string, disputeId DisputeIdPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody) (*http.Request, error) {
+func NewSimulateDisputeRequest(server string, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSimulateDisputeRequestWithBody(server, disputeId, params, "application/json", bodyReader)
+	return NewSimulateDisputeRequestWithBody(server, disputeID, params, "application/json", bodyReader)
 }
 
 // NewSimulateDisputeRequestWithBody constructs an http.Request for the SimulateDispute method, with any body, and a specified content type
-func NewSimulateDisputeRequestWithBody(server string, disputeId DisputeIdPath, params *SimulateDisputeParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewSimulateDisputeRequestWithBody(server string, disputeID DisputeIDPath, params *SimulateDisputeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "dispute_id", disputeID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11624,23 +11570,23 @@ func NewSimulateDisputeRequestWithBody(server string, disputeId DisputeIdPath, p
 }
 
 // NewCreateTestDisputeRequest calls the generic CreateTestDispute builder with application/json body
-func NewCreateTestDisputeRequest(server string, paymentId PaymentIdPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody) (*http.Request, error) {
+func NewCreateTestDisputeRequest(server string, paymentID PaymentIDPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateTestDisputeRequestWithBody(server, paymentId, params, "application/json", bodyReader)
+	return NewCreateTestDisputeRequestWithBody(server, paymentID, params, "application/json", bodyReader)
 }
 
 // NewCreateTestDisputeRequestWithBody constructs an http.Request for the CreateTestDispute method, with any body, and a specified content type
-func NewCreateTestDisputeRequestWithBody(server string, paymentId PaymentIdPath, params *CreateTestDisputeParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateTestDisputeRequestWithBody(server string, paymentID PaymentIDPath, params *CreateTestDisputeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11695,23 +11641,23 @@ func NewCreateTestDisputeRequestWithBody(server string, paymentId PaymentIdPath,
 }
 
 // NewSimulatePaymentRequest calls the generic SimulatePayment builder with application/json body
-func NewSimulatePaymentRequest(server string, paymentId PaymentIdPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody) (*http.Request, error) {
+func NewSimulatePaymentRequest(server string, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSimulatePaymentRequestWithBody(server, paymentId, params, "application/json", bodyReader)
+	return NewSimulatePaymentRequestWithBody(server, paymentID, params, "application/json", bodyReader)
 }
 
 // NewSimulatePaymentRequestWithBody constructs an http.Request for the SimulatePayment method, with any body, and a specified content type
-func NewSimulatePaymentRequestWithBody(server string, paymentId PaymentIdPath, params *SimulatePaymentParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewSimulatePaymentRequestWithBody(server string, paymentID PaymentIDPath, params *SimulatePaymentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "payment_id", paymentID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11857,12 +11803,12 @@ func NewCreateWebhookEndpointRequestWithBody(server string, params *CreateWebhoo
 }
 
 // NewDeleteWebhookEndpointRequest constructs an http.Request for the DeleteWebhookEndpoint method
-func NewDeleteWebhookEndpointRequest(server string, endpointId WebhookEndpointId) (*http.Request, error) {
+func NewDeleteWebhookEndpointRequest(server string, endpointID WebhookEndpointID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11891,12 +11837,12 @@ func NewDeleteWebhookEndpointRequest(server string, endpointId WebhookEndpointId
 }
 
 // NewGetWebhookEndpointRequest constructs an http.Request for the GetWebhookEndpoint method
-func NewGetWebhookEndpointRequest(server string, endpointId WebhookEndpointId) (*http.Request, error) {
+func NewGetWebhookEndpointRequest(server string, endpointID WebhookEndpointID) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11925,23 +11871,23 @@ func NewGetWebhookEndpointRequest(server string, endpointId WebhookEndpointId) (
 }
 
 // NewUpdateWebhookEndpointRequest calls the generic UpdateWebhookEndpoint builder with application/json body
-func NewUpdateWebhookEndpointRequest(server string, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody) (*http.Request, error) {
+func NewUpdateWebhookEndpointRequest(server string, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateWebhookEndpointRequestWithBody(server, endpointId, params, "application/json", bodyReader)
+	return NewUpdateWebhookEndpointRequestWithBody(server, endpointID, params, "application/json", bodyReader)
 }
 
 // NewUpdateWebhookEndpointRequestWithBody constructs an http.Request for the UpdateWebhookEndpoint method, with any body, and a specified content type
-func NewUpdateWebhookEndpointRequestWithBody(server string, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateWebhookEndpointRequestWithBody(server string, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
 
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
 	if err != nil {
 		return nil, err
 	}
@@ -11995,7 +11941,7 @@ func NewUpdateWebhookEndpointRequestWithBody(server string, endpointId WebhookEn
 	return req, nil
 }
 
-func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+func (c *RawClient) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
 			return err
@@ -12026,7 +11972,7 @@ func NewClientWithResponses(server string, opts ...ClientOption) (*ClientWithRes
 
 // WithBaseURL overrides the baseURL.
 func WithBaseURL(baseURL string) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		newBaseURL, err := url.Parse(baseURL)
 		if err != nil {
 			return err
@@ -12064,7 +12010,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /disputes/{dispute_id} (the `GetDispute` operationId).
-	GetDisputeWithResponse(ctx context.Context, disputeId DisputeIdPath, reqEditors ...RequestEditorFn) (*GetDisputeResponse, error)
+	GetDisputeWithResponse(ctx context.Context, disputeID DisputeIDPath, reqEditors ...RequestEditorFn) (*GetDisputeResponse, error)
 
 	// SubmitDisputeEvidenceWithBodyWithResponse Attach uploaded evidence files to a dispute (stage M2, step 2)
 	//
@@ -12075,7 +12021,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-	SubmitDisputeEvidenceWithBodyWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error)
+	SubmitDisputeEvidenceWithBodyWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error)
 
 	// SubmitDisputeEvidenceWithResponse Attach uploaded evidence files to a dispute (stage M2, step 2)
 	//
@@ -12086,7 +12032,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-	SubmitDisputeEvidenceWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error)
+	SubmitDisputeEvidenceWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error)
 
 	// CreateDisputeEvidenceUploadWithBodyWithResponse Reserve an evidence file upload (stage M2, step 1)
 	//
@@ -12097,7 +12043,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-	CreateDisputeEvidenceUploadWithBodyWithResponse(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error)
+	CreateDisputeEvidenceUploadWithBodyWithResponse(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error)
 
 	// CreateDisputeEvidenceUploadWithResponse Reserve an evidence file upload (stage M2, step 1)
 	//
@@ -12108,7 +12054,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-	CreateDisputeEvidenceUploadWithResponse(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error)
+	CreateDisputeEvidenceUploadWithResponse(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error)
 
 	// ListEventsWithResponse List stored events
 	//
@@ -12124,7 +12070,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /events/{event_id} (the `GetEvent` operationId).
-	GetEventWithResponse(ctx context.Context, eventId EventIdPath, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
+	GetEventWithResponse(ctx context.Context, eventID EventIDPath, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
 	// ResendEventWithResponse Resend an event to all active endpoints
 	//
@@ -12133,7 +12079,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /events/{event_id}/resend (the `ResendEvent` operationId).
-	ResendEventWithResponse(ctx context.Context, eventId EventIdPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*ResendEventResponse, error)
+	ResendEventWithResponse(ctx context.Context, eventID EventIDPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*ResendEventResponse, error)
 
 	// GetOpenAPIDocumentWithResponse This OpenAPI document
 	//
@@ -12178,7 +12124,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /payment-links/{link_id} (the `GetPaymentLink` operationId).
-	GetPaymentLinkWithResponse(ctx context.Context, linkId PaymentLinkIdPath, reqEditors ...RequestEditorFn) (*GetPaymentLinkResponse, error)
+	GetPaymentLinkWithResponse(ctx context.Context, linkID PaymentLinkIDPath, reqEditors ...RequestEditorFn) (*GetPaymentLinkResponse, error)
 
 	// DeactivatePaymentLinkWithResponse Deactivate a payment link (stage M5)
 	//
@@ -12187,7 +12133,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /payment-links/{link_id}/deactivate (the `DeactivatePaymentLink` operationId).
-	DeactivatePaymentLinkWithResponse(ctx context.Context, linkId PaymentLinkIdPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*DeactivatePaymentLinkResponse, error)
+	DeactivatePaymentLinkWithResponse(ctx context.Context, linkID PaymentLinkIDPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*DeactivatePaymentLinkResponse, error)
 
 	// ListPaymentMethodsWithResponse List payment methods available to the shop
 	//
@@ -12234,7 +12180,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /payments/{payment_id} (the `GetPayment` operationId).
-	GetPaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error)
+	GetPaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error)
 
 	// CancelPaymentWithResponse Cancel a payment
 	//
@@ -12243,7 +12189,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /payments/{payment_id}/cancel (the `CancelPayment` operationId).
-	CancelPaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*CancelPaymentResponse, error)
+	CancelPaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*CancelPaymentResponse, error)
 
 	// CapturePaymentWithBodyWithResponse Capture an authorized payment
 	//
@@ -12252,7 +12198,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-	CapturePaymentWithBodyWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error)
+	CapturePaymentWithBodyWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error)
 
 	// CapturePaymentWithResponse Capture an authorized payment
 	//
@@ -12261,7 +12207,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-	CapturePaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error)
+	CapturePaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error)
 
 	// ListPayoutsWithResponse List payouts (stage M5)
 	//
@@ -12301,7 +12247,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /payouts/{payout_id} (the `GetPayout` operationId).
-	GetPayoutWithResponse(ctx context.Context, payoutId PayoutId, reqEditors ...RequestEditorFn) (*GetPayoutResponse, error)
+	GetPayoutWithResponse(ctx context.Context, payoutID PayoutID, reqEditors ...RequestEditorFn) (*GetPayoutResponse, error)
 
 	// ListRefundsWithResponse List refunds
 	//
@@ -12337,7 +12283,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /refunds/{refund_id} (the `GetRefund` operationId).
-	GetRefundWithResponse(ctx context.Context, refundId RefundId, reqEditors ...RequestEditorFn) (*GetRefundResponse, error)
+	GetRefundWithResponse(ctx context.Context, refundID RefundID, reqEditors ...RequestEditorFn) (*GetRefundResponse, error)
 
 	// ListSettlementsWithResponse List settlements
 	//
@@ -12355,7 +12301,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /settlements/{settlement_id} (the `GetSettlement` operationId).
-	GetSettlementWithResponse(ctx context.Context, settlementId SettlementId, reqEditors ...RequestEditorFn) (*GetSettlementResponse, error)
+	GetSettlementWithResponse(ctx context.Context, settlementID SettlementID, reqEditors ...RequestEditorFn) (*GetSettlementResponse, error)
 
 	// GetShopWithResponse Get the shop of the key
 	//
@@ -12373,7 +12319,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-	SimulateDisputeWithBodyWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error)
+	SimulateDisputeWithBodyWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error)
 
 	// SimulateDisputeWithResponse Simulate the bank's next step in a sandbox dispute (stage M2)
 	//
@@ -12384,7 +12330,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-	SimulateDisputeWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error)
+	SimulateDisputeWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error)
 
 	// CreateTestDisputeWithBodyWithResponse Open a sandbox dispute on a test payment (stage M2)
 	//
@@ -12395,7 +12341,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-	CreateTestDisputeWithBodyWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error)
+	CreateTestDisputeWithBodyWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error)
 
 	// CreateTestDisputeWithResponse Open a sandbox dispute on a test payment (stage M2)
 	//
@@ -12406,7 +12352,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-	CreateTestDisputeWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error)
+	CreateTestDisputeWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error)
 
 	// SimulatePaymentWithBodyWithResponse Simulate a provider outcome for a test payment
 	//
@@ -12417,7 +12363,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-	SimulatePaymentWithBodyWithResponse(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error)
+	SimulatePaymentWithBodyWithResponse(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error)
 
 	// SimulatePaymentWithResponse Simulate a provider outcome for a test payment
 	//
@@ -12428,7 +12374,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-	SimulatePaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error)
+	SimulatePaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -12464,7 +12410,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /webhook-endpoints/{endpoint_id} (the `DeleteWebhookEndpoint` operationId).
-	DeleteWebhookEndpointWithResponse(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*DeleteWebhookEndpointResponse, error)
+	DeleteWebhookEndpointWithResponse(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*DeleteWebhookEndpointResponse, error)
 
 	// GetWebhookEndpointWithResponse Get a webhook endpoint
 	//
@@ -12473,7 +12419,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /webhook-endpoints/{endpoint_id} (the `GetWebhookEndpoint` operationId).
-	GetWebhookEndpointWithResponse(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error)
+	GetWebhookEndpointWithResponse(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error)
 
 	// UpdateWebhookEndpointWithBodyWithResponse Update a webhook endpoint
 	//
@@ -12482,7 +12428,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-	UpdateWebhookEndpointWithBodyWithResponse(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error)
+	UpdateWebhookEndpointWithBodyWithResponse(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error)
 
 	// UpdateWebhookEndpointWithResponse Update a webhook endpoint
 	//
@@ -12491,49 +12437,49 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-	UpdateWebhookEndpointWithResponse(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error)
+	UpdateWebhookEndpointWithResponse(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error)
 }
 
 // GetBalanceResponse200Headers the declared response headers of an HTTP 200 response for GetBalance
 type GetBalanceResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse400Headers the declared response headers of an HTTP 400 response for GetBalance
 type GetBalanceResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse401Headers the declared response headers of an HTTP 401 response for GetBalance
 type GetBalanceResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse403Headers the declared response headers of an HTTP 403 response for GetBalance
 type GetBalanceResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse422Headers the declared response headers of an HTTP 422 response for GetBalance
 type GetBalanceResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse429Headers the declared response headers of an HTTP 429 response for GetBalance
 type GetBalanceResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse500Headers the declared response headers of an HTTP 500 response for GetBalance
 type GetBalanceResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetBalance
 type GetBalanceResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetBalanceResponse struct {
@@ -12644,49 +12590,49 @@ func (r GetBalanceResponse) ContentType() string {
 
 // ListDisputesResponse200Headers the declared response headers of an HTTP 200 response for ListDisputes
 type ListDisputesResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse400Headers the declared response headers of an HTTP 400 response for ListDisputes
 type ListDisputesResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse401Headers the declared response headers of an HTTP 401 response for ListDisputes
 type ListDisputesResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse403Headers the declared response headers of an HTTP 403 response for ListDisputes
 type ListDisputesResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse422Headers the declared response headers of an HTTP 422 response for ListDisputes
 type ListDisputesResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse429Headers the declared response headers of an HTTP 429 response for ListDisputes
 type ListDisputesResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse500Headers the declared response headers of an HTTP 500 response for ListDisputes
 type ListDisputesResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse501Headers the declared response headers of an HTTP 501 response for ListDisputes
 type ListDisputesResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListDisputesResponse503Headers the declared response headers of an HTTP 503 response for ListDisputes
 type ListDisputesResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListDisputesResponse struct {
@@ -12806,54 +12752,54 @@ func (r ListDisputesResponse) ContentType() string {
 
 // GetDisputeResponse200Headers the declared response headers of an HTTP 200 response for GetDispute
 type GetDisputeResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse400Headers the declared response headers of an HTTP 400 response for GetDispute
 type GetDisputeResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse401Headers the declared response headers of an HTTP 401 response for GetDispute
 type GetDisputeResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse403Headers the declared response headers of an HTTP 403 response for GetDispute
 type GetDisputeResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse404Headers the declared response headers of an HTTP 404 response for GetDispute
 type GetDisputeResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse422Headers the declared response headers of an HTTP 422 response for GetDispute
 type GetDisputeResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse429Headers the declared response headers of an HTTP 429 response for GetDispute
 type GetDisputeResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse500Headers the declared response headers of an HTTP 500 response for GetDispute
 type GetDisputeResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse501Headers the declared response headers of an HTTP 501 response for GetDispute
 type GetDisputeResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetDisputeResponse503Headers the declared response headers of an HTTP 503 response for GetDispute
 type GetDisputeResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetDisputeResponse struct {
@@ -12982,59 +12928,59 @@ func (r GetDisputeResponse) ContentType() string {
 
 // SubmitDisputeEvidenceResponse200Headers the declared response headers of an HTTP 200 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse400Headers the declared response headers of an HTTP 400 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse401Headers the declared response headers of an HTTP 401 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse403Headers the declared response headers of an HTTP 403 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse404Headers the declared response headers of an HTTP 404 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse409Headers the declared response headers of an HTTP 409 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse422Headers the declared response headers of an HTTP 422 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse429Headers the declared response headers of an HTTP 429 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse500Headers the declared response headers of an HTTP 500 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse501Headers the declared response headers of an HTTP 501 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SubmitDisputeEvidenceResponse503Headers the declared response headers of an HTTP 503 response for SubmitDisputeEvidence
 type SubmitDisputeEvidenceResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type SubmitDisputeEvidenceResponse struct {
@@ -13172,64 +13118,64 @@ func (r SubmitDisputeEvidenceResponse) ContentType() string {
 
 // CreateDisputeEvidenceUploadResponse200Headers the declared response headers of an HTTP 200 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse201Headers the declared response headers of an HTTP 201 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse400Headers the declared response headers of an HTTP 400 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse401Headers the declared response headers of an HTTP 401 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse403Headers the declared response headers of an HTTP 403 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse404Headers the declared response headers of an HTTP 404 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse409Headers the declared response headers of an HTTP 409 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse422Headers the declared response headers of an HTTP 422 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse429Headers the declared response headers of an HTTP 429 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse500Headers the declared response headers of an HTTP 500 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse501Headers the declared response headers of an HTTP 501 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateDisputeEvidenceUploadResponse503Headers the declared response headers of an HTTP 503 response for CreateDisputeEvidenceUpload
 type CreateDisputeEvidenceUploadResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreateDisputeEvidenceUploadResponse struct {
@@ -13376,44 +13322,44 @@ func (r CreateDisputeEvidenceUploadResponse) ContentType() string {
 
 // ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
 type ListEventsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse400Headers the declared response headers of an HTTP 400 response for ListEvents
 type ListEventsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
 type ListEventsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse403Headers the declared response headers of an HTTP 403 response for ListEvents
 type ListEventsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse422Headers the declared response headers of an HTTP 422 response for ListEvents
 type ListEventsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse429Headers the declared response headers of an HTTP 429 response for ListEvents
 type ListEventsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse500Headers the declared response headers of an HTTP 500 response for ListEvents
 type ListEventsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListEventsResponse503Headers the declared response headers of an HTTP 503 response for ListEvents
 type ListEventsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListEventsResponse struct {
@@ -13524,56 +13470,56 @@ func (r ListEventsResponse) ContentType() string {
 
 // GetEventResponse200Headers the declared response headers of an HTTP 200 response for GetEvent
 type GetEventResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse400Headers the declared response headers of an HTTP 400 response for GetEvent
 type GetEventResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse401Headers the declared response headers of an HTTP 401 response for GetEvent
 type GetEventResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse403Headers the declared response headers of an HTTP 403 response for GetEvent
 type GetEventResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse404Headers the declared response headers of an HTTP 404 response for GetEvent
 type GetEventResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse422Headers the declared response headers of an HTTP 422 response for GetEvent
 type GetEventResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse429Headers the declared response headers of an HTTP 429 response for GetEvent
 type GetEventResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse500Headers the declared response headers of an HTTP 500 response for GetEvent
 type GetEventResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetEventResponse503Headers the declared response headers of an HTTP 503 response for GetEvent
 type GetEventResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetEventResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Event
+	JSON200 *RawEvent
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -13611,7 +13557,7 @@ type GetEventResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetEventResponse) GetJSON200() *Event {
+func (r GetEventResponse) GetJSON200() *RawEvent {
 	return r.JSON200
 }
 
@@ -13686,68 +13632,68 @@ func (r GetEventResponse) ContentType() string {
 
 // ResendEventResponse200Headers the declared response headers of an HTTP 200 response for ResendEvent
 type ResendEventResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse202Headers the declared response headers of an HTTP 202 response for ResendEvent
 type ResendEventResponse202Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse400Headers the declared response headers of an HTTP 400 response for ResendEvent
 type ResendEventResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse401Headers the declared response headers of an HTTP 401 response for ResendEvent
 type ResendEventResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse403Headers the declared response headers of an HTTP 403 response for ResendEvent
 type ResendEventResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse404Headers the declared response headers of an HTTP 404 response for ResendEvent
 type ResendEventResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse409Headers the declared response headers of an HTTP 409 response for ResendEvent
 type ResendEventResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse422Headers the declared response headers of an HTTP 422 response for ResendEvent
 type ResendEventResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse429Headers the declared response headers of an HTTP 429 response for ResendEvent
 type ResendEventResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse500Headers the declared response headers of an HTTP 500 response for ResendEvent
 type ResendEventResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ResendEventResponse503Headers the declared response headers of an HTTP 503 response for ResendEvent
 type ResendEventResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ResendEventResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Event
+	JSON200 *RawEvent
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *Event
+	JSON202 *RawEvent
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -13791,12 +13737,12 @@ type ResendEventResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ResendEventResponse) GetJSON200() *Event {
+func (r ResendEventResponse) GetJSON200() *RawEvent {
 	return r.JSON200
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r ResendEventResponse) GetJSON202() *Event {
+func (r ResendEventResponse) GetJSON202() *RawEvent {
 	return r.JSON202
 }
 
@@ -13876,23 +13822,23 @@ func (r ResendEventResponse) ContentType() string {
 
 // GetOpenAPIDocumentResponse200Headers the declared response headers of an HTTP 200 response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetOpenAPIDocumentResponse400Headers the declared response headers of an HTTP 400 response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetOpenAPIDocumentResponse429Headers the declared response headers of an HTTP 429 response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetOpenAPIDocumentResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 type GetOpenAPIDocumentResponse struct {
@@ -13967,49 +13913,49 @@ func (r GetOpenAPIDocumentResponse) ContentType() string {
 
 // ListPaymentLinksResponse200Headers the declared response headers of an HTTP 200 response for ListPaymentLinks
 type ListPaymentLinksResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse400Headers the declared response headers of an HTTP 400 response for ListPaymentLinks
 type ListPaymentLinksResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse401Headers the declared response headers of an HTTP 401 response for ListPaymentLinks
 type ListPaymentLinksResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse403Headers the declared response headers of an HTTP 403 response for ListPaymentLinks
 type ListPaymentLinksResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse422Headers the declared response headers of an HTTP 422 response for ListPaymentLinks
 type ListPaymentLinksResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse429Headers the declared response headers of an HTTP 429 response for ListPaymentLinks
 type ListPaymentLinksResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse500Headers the declared response headers of an HTTP 500 response for ListPaymentLinks
 type ListPaymentLinksResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse501Headers the declared response headers of an HTTP 501 response for ListPaymentLinks
 type ListPaymentLinksResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentLinksResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentLinks
 type ListPaymentLinksResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListPaymentLinksResponse struct {
@@ -14129,59 +14075,59 @@ func (r ListPaymentLinksResponse) ContentType() string {
 
 // CreatePaymentLinkResponse200Headers the declared response headers of an HTTP 200 response for CreatePaymentLink
 type CreatePaymentLinkResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse201Headers the declared response headers of an HTTP 201 response for CreatePaymentLink
 type CreatePaymentLinkResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse400Headers the declared response headers of an HTTP 400 response for CreatePaymentLink
 type CreatePaymentLinkResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse401Headers the declared response headers of an HTTP 401 response for CreatePaymentLink
 type CreatePaymentLinkResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse403Headers the declared response headers of an HTTP 403 response for CreatePaymentLink
 type CreatePaymentLinkResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse409Headers the declared response headers of an HTTP 409 response for CreatePaymentLink
 type CreatePaymentLinkResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse422Headers the declared response headers of an HTTP 422 response for CreatePaymentLink
 type CreatePaymentLinkResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse429Headers the declared response headers of an HTTP 429 response for CreatePaymentLink
 type CreatePaymentLinkResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse500Headers the declared response headers of an HTTP 500 response for CreatePaymentLink
 type CreatePaymentLinkResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse501Headers the declared response headers of an HTTP 501 response for CreatePaymentLink
 type CreatePaymentLinkResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentLinkResponse503Headers the declared response headers of an HTTP 503 response for CreatePaymentLink
 type CreatePaymentLinkResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreatePaymentLinkResponse struct {
@@ -14319,54 +14265,54 @@ func (r CreatePaymentLinkResponse) ContentType() string {
 
 // GetPaymentLinkResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentLink
 type GetPaymentLinkResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse400Headers the declared response headers of an HTTP 400 response for GetPaymentLink
 type GetPaymentLinkResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse401Headers the declared response headers of an HTTP 401 response for GetPaymentLink
 type GetPaymentLinkResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse403Headers the declared response headers of an HTTP 403 response for GetPaymentLink
 type GetPaymentLinkResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse404Headers the declared response headers of an HTTP 404 response for GetPaymentLink
 type GetPaymentLinkResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse422Headers the declared response headers of an HTTP 422 response for GetPaymentLink
 type GetPaymentLinkResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentLink
 type GetPaymentLinkResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse500Headers the declared response headers of an HTTP 500 response for GetPaymentLink
 type GetPaymentLinkResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse501Headers the declared response headers of an HTTP 501 response for GetPaymentLink
 type GetPaymentLinkResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentLinkResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentLink
 type GetPaymentLinkResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetPaymentLinkResponse struct {
@@ -14495,59 +14441,59 @@ func (r GetPaymentLinkResponse) ContentType() string {
 
 // DeactivatePaymentLinkResponse200Headers the declared response headers of an HTTP 200 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse400Headers the declared response headers of an HTTP 400 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse401Headers the declared response headers of an HTTP 401 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse403Headers the declared response headers of an HTTP 403 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse404Headers the declared response headers of an HTTP 404 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse409Headers the declared response headers of an HTTP 409 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse422Headers the declared response headers of an HTTP 422 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse429Headers the declared response headers of an HTTP 429 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse500Headers the declared response headers of an HTTP 500 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse501Headers the declared response headers of an HTTP 501 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeactivatePaymentLinkResponse503Headers the declared response headers of an HTTP 503 response for DeactivatePaymentLink
 type DeactivatePaymentLinkResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type DeactivatePaymentLinkResponse struct {
@@ -14685,44 +14631,44 @@ func (r DeactivatePaymentLinkResponse) ContentType() string {
 
 // ListPaymentMethodsResponse200Headers the declared response headers of an HTTP 200 response for ListPaymentMethods
 type ListPaymentMethodsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse400Headers the declared response headers of an HTTP 400 response for ListPaymentMethods
 type ListPaymentMethodsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse401Headers the declared response headers of an HTTP 401 response for ListPaymentMethods
 type ListPaymentMethodsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse403Headers the declared response headers of an HTTP 403 response for ListPaymentMethods
 type ListPaymentMethodsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse422Headers the declared response headers of an HTTP 422 response for ListPaymentMethods
 type ListPaymentMethodsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse429Headers the declared response headers of an HTTP 429 response for ListPaymentMethods
 type ListPaymentMethodsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse500Headers the declared response headers of an HTTP 500 response for ListPaymentMethods
 type ListPaymentMethodsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentMethodsResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentMethods
 type ListPaymentMethodsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListPaymentMethodsResponse struct {
@@ -14833,44 +14779,44 @@ func (r ListPaymentMethodsResponse) ContentType() string {
 
 // ListPaymentsResponse200Headers the declared response headers of an HTTP 200 response for ListPayments
 type ListPaymentsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse400Headers the declared response headers of an HTTP 400 response for ListPayments
 type ListPaymentsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse401Headers the declared response headers of an HTTP 401 response for ListPayments
 type ListPaymentsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse403Headers the declared response headers of an HTTP 403 response for ListPayments
 type ListPaymentsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse422Headers the declared response headers of an HTTP 422 response for ListPayments
 type ListPaymentsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse429Headers the declared response headers of an HTTP 429 response for ListPayments
 type ListPaymentsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse500Headers the declared response headers of an HTTP 500 response for ListPayments
 type ListPaymentsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPaymentsResponse503Headers the declared response headers of an HTTP 503 response for ListPayments
 type ListPaymentsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListPaymentsResponse struct {
@@ -14981,59 +14927,59 @@ func (r ListPaymentsResponse) ContentType() string {
 
 // CreatePaymentResponse200Headers the declared response headers of an HTTP 200 response for CreatePayment
 type CreatePaymentResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse201Headers the declared response headers of an HTTP 201 response for CreatePayment
 type CreatePaymentResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse400Headers the declared response headers of an HTTP 400 response for CreatePayment
 type CreatePaymentResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse401Headers the declared response headers of an HTTP 401 response for CreatePayment
 type CreatePaymentResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse403Headers the declared response headers of an HTTP 403 response for CreatePayment
 type CreatePaymentResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse409Headers the declared response headers of an HTTP 409 response for CreatePayment
 type CreatePaymentResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse422Headers the declared response headers of an HTTP 422 response for CreatePayment
 type CreatePaymentResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse429Headers the declared response headers of an HTTP 429 response for CreatePayment
 type CreatePaymentResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse500Headers the declared response headers of an HTTP 500 response for CreatePayment
 type CreatePaymentResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse501Headers the declared response headers of an HTTP 501 response for CreatePayment
 type CreatePaymentResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePaymentResponse503Headers the declared response headers of an HTTP 503 response for CreatePayment
 type CreatePaymentResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreatePaymentResponse struct {
@@ -15171,49 +15117,49 @@ func (r CreatePaymentResponse) ContentType() string {
 
 // GetPaymentResponse200Headers the declared response headers of an HTTP 200 response for GetPayment
 type GetPaymentResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse400Headers the declared response headers of an HTTP 400 response for GetPayment
 type GetPaymentResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse401Headers the declared response headers of an HTTP 401 response for GetPayment
 type GetPaymentResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse403Headers the declared response headers of an HTTP 403 response for GetPayment
 type GetPaymentResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse404Headers the declared response headers of an HTTP 404 response for GetPayment
 type GetPaymentResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse422Headers the declared response headers of an HTTP 422 response for GetPayment
 type GetPaymentResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse429Headers the declared response headers of an HTTP 429 response for GetPayment
 type GetPaymentResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse500Headers the declared response headers of an HTTP 500 response for GetPayment
 type GetPaymentResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPaymentResponse503Headers the declared response headers of an HTTP 503 response for GetPayment
 type GetPaymentResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetPaymentResponse struct {
@@ -15333,54 +15279,54 @@ func (r GetPaymentResponse) ContentType() string {
 
 // CancelPaymentResponse200Headers the declared response headers of an HTTP 200 response for CancelPayment
 type CancelPaymentResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse400Headers the declared response headers of an HTTP 400 response for CancelPayment
 type CancelPaymentResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse401Headers the declared response headers of an HTTP 401 response for CancelPayment
 type CancelPaymentResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse403Headers the declared response headers of an HTTP 403 response for CancelPayment
 type CancelPaymentResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse404Headers the declared response headers of an HTTP 404 response for CancelPayment
 type CancelPaymentResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse409Headers the declared response headers of an HTTP 409 response for CancelPayment
 type CancelPaymentResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse422Headers the declared response headers of an HTTP 422 response for CancelPayment
 type CancelPaymentResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse429Headers the declared response headers of an HTTP 429 response for CancelPayment
 type CancelPaymentResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse500Headers the declared response headers of an HTTP 500 response for CancelPayment
 type CancelPaymentResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CancelPaymentResponse503Headers the declared response headers of an HTTP 503 response for CancelPayment
 type CancelPaymentResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CancelPaymentResponse struct {
@@ -15509,54 +15455,54 @@ func (r CancelPaymentResponse) ContentType() string {
 
 // CapturePaymentResponse200Headers the declared response headers of an HTTP 200 response for CapturePayment
 type CapturePaymentResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse400Headers the declared response headers of an HTTP 400 response for CapturePayment
 type CapturePaymentResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse401Headers the declared response headers of an HTTP 401 response for CapturePayment
 type CapturePaymentResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse403Headers the declared response headers of an HTTP 403 response for CapturePayment
 type CapturePaymentResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse404Headers the declared response headers of an HTTP 404 response for CapturePayment
 type CapturePaymentResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse409Headers the declared response headers of an HTTP 409 response for CapturePayment
 type CapturePaymentResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse422Headers the declared response headers of an HTTP 422 response for CapturePayment
 type CapturePaymentResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse429Headers the declared response headers of an HTTP 429 response for CapturePayment
 type CapturePaymentResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse500Headers the declared response headers of an HTTP 500 response for CapturePayment
 type CapturePaymentResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CapturePaymentResponse503Headers the declared response headers of an HTTP 503 response for CapturePayment
 type CapturePaymentResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CapturePaymentResponse struct {
@@ -15685,49 +15631,49 @@ func (r CapturePaymentResponse) ContentType() string {
 
 // ListPayoutsResponse200Headers the declared response headers of an HTTP 200 response for ListPayouts
 type ListPayoutsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse400Headers the declared response headers of an HTTP 400 response for ListPayouts
 type ListPayoutsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse401Headers the declared response headers of an HTTP 401 response for ListPayouts
 type ListPayoutsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse403Headers the declared response headers of an HTTP 403 response for ListPayouts
 type ListPayoutsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse422Headers the declared response headers of an HTTP 422 response for ListPayouts
 type ListPayoutsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse429Headers the declared response headers of an HTTP 429 response for ListPayouts
 type ListPayoutsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse500Headers the declared response headers of an HTTP 500 response for ListPayouts
 type ListPayoutsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse501Headers the declared response headers of an HTTP 501 response for ListPayouts
 type ListPayoutsResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListPayoutsResponse503Headers the declared response headers of an HTTP 503 response for ListPayouts
 type ListPayoutsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListPayoutsResponse struct {
@@ -15847,59 +15793,59 @@ func (r ListPayoutsResponse) ContentType() string {
 
 // CreatePayoutResponse200Headers the declared response headers of an HTTP 200 response for CreatePayout
 type CreatePayoutResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse201Headers the declared response headers of an HTTP 201 response for CreatePayout
 type CreatePayoutResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse400Headers the declared response headers of an HTTP 400 response for CreatePayout
 type CreatePayoutResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse401Headers the declared response headers of an HTTP 401 response for CreatePayout
 type CreatePayoutResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse403Headers the declared response headers of an HTTP 403 response for CreatePayout
 type CreatePayoutResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse409Headers the declared response headers of an HTTP 409 response for CreatePayout
 type CreatePayoutResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse422Headers the declared response headers of an HTTP 422 response for CreatePayout
 type CreatePayoutResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse429Headers the declared response headers of an HTTP 429 response for CreatePayout
 type CreatePayoutResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse500Headers the declared response headers of an HTTP 500 response for CreatePayout
 type CreatePayoutResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse501Headers the declared response headers of an HTTP 501 response for CreatePayout
 type CreatePayoutResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreatePayoutResponse503Headers the declared response headers of an HTTP 503 response for CreatePayout
 type CreatePayoutResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreatePayoutResponse struct {
@@ -16037,54 +15983,54 @@ func (r CreatePayoutResponse) ContentType() string {
 
 // GetPayoutResponse200Headers the declared response headers of an HTTP 200 response for GetPayout
 type GetPayoutResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse400Headers the declared response headers of an HTTP 400 response for GetPayout
 type GetPayoutResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse401Headers the declared response headers of an HTTP 401 response for GetPayout
 type GetPayoutResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse403Headers the declared response headers of an HTTP 403 response for GetPayout
 type GetPayoutResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse404Headers the declared response headers of an HTTP 404 response for GetPayout
 type GetPayoutResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse422Headers the declared response headers of an HTTP 422 response for GetPayout
 type GetPayoutResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse429Headers the declared response headers of an HTTP 429 response for GetPayout
 type GetPayoutResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse500Headers the declared response headers of an HTTP 500 response for GetPayout
 type GetPayoutResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse501Headers the declared response headers of an HTTP 501 response for GetPayout
 type GetPayoutResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetPayoutResponse503Headers the declared response headers of an HTTP 503 response for GetPayout
 type GetPayoutResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetPayoutResponse struct {
@@ -16213,44 +16159,44 @@ func (r GetPayoutResponse) ContentType() string {
 
 // ListRefundsResponse200Headers the declared response headers of an HTTP 200 response for ListRefunds
 type ListRefundsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse400Headers the declared response headers of an HTTP 400 response for ListRefunds
 type ListRefundsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse401Headers the declared response headers of an HTTP 401 response for ListRefunds
 type ListRefundsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse403Headers the declared response headers of an HTTP 403 response for ListRefunds
 type ListRefundsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse422Headers the declared response headers of an HTTP 422 response for ListRefunds
 type ListRefundsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse429Headers the declared response headers of an HTTP 429 response for ListRefunds
 type ListRefundsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse500Headers the declared response headers of an HTTP 500 response for ListRefunds
 type ListRefundsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListRefundsResponse503Headers the declared response headers of an HTTP 503 response for ListRefunds
 type ListRefundsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListRefundsResponse struct {
@@ -16361,59 +16307,59 @@ func (r ListRefundsResponse) ContentType() string {
 
 // CreateRefundResponse200Headers the declared response headers of an HTTP 200 response for CreateRefund
 type CreateRefundResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse201Headers the declared response headers of an HTTP 201 response for CreateRefund
 type CreateRefundResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse400Headers the declared response headers of an HTTP 400 response for CreateRefund
 type CreateRefundResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse401Headers the declared response headers of an HTTP 401 response for CreateRefund
 type CreateRefundResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse403Headers the declared response headers of an HTTP 403 response for CreateRefund
 type CreateRefundResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse404Headers the declared response headers of an HTTP 404 response for CreateRefund
 type CreateRefundResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse409Headers the declared response headers of an HTTP 409 response for CreateRefund
 type CreateRefundResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse422Headers the declared response headers of an HTTP 422 response for CreateRefund
 type CreateRefundResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse429Headers the declared response headers of an HTTP 429 response for CreateRefund
 type CreateRefundResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse500Headers the declared response headers of an HTTP 500 response for CreateRefund
 type CreateRefundResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateRefundResponse503Headers the declared response headers of an HTTP 503 response for CreateRefund
 type CreateRefundResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreateRefundResponse struct {
@@ -16551,49 +16497,49 @@ func (r CreateRefundResponse) ContentType() string {
 
 // GetRefundResponse200Headers the declared response headers of an HTTP 200 response for GetRefund
 type GetRefundResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse400Headers the declared response headers of an HTTP 400 response for GetRefund
 type GetRefundResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse401Headers the declared response headers of an HTTP 401 response for GetRefund
 type GetRefundResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse403Headers the declared response headers of an HTTP 403 response for GetRefund
 type GetRefundResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse404Headers the declared response headers of an HTTP 404 response for GetRefund
 type GetRefundResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse422Headers the declared response headers of an HTTP 422 response for GetRefund
 type GetRefundResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse429Headers the declared response headers of an HTTP 429 response for GetRefund
 type GetRefundResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse500Headers the declared response headers of an HTTP 500 response for GetRefund
 type GetRefundResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetRefundResponse503Headers the declared response headers of an HTTP 503 response for GetRefund
 type GetRefundResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetRefundResponse struct {
@@ -16713,44 +16659,44 @@ func (r GetRefundResponse) ContentType() string {
 
 // ListSettlementsResponse200Headers the declared response headers of an HTTP 200 response for ListSettlements
 type ListSettlementsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse400Headers the declared response headers of an HTTP 400 response for ListSettlements
 type ListSettlementsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse401Headers the declared response headers of an HTTP 401 response for ListSettlements
 type ListSettlementsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse403Headers the declared response headers of an HTTP 403 response for ListSettlements
 type ListSettlementsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse422Headers the declared response headers of an HTTP 422 response for ListSettlements
 type ListSettlementsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse429Headers the declared response headers of an HTTP 429 response for ListSettlements
 type ListSettlementsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse500Headers the declared response headers of an HTTP 500 response for ListSettlements
 type ListSettlementsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListSettlementsResponse503Headers the declared response headers of an HTTP 503 response for ListSettlements
 type ListSettlementsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListSettlementsResponse struct {
@@ -16861,49 +16807,49 @@ func (r ListSettlementsResponse) ContentType() string {
 
 // GetSettlementResponse200Headers the declared response headers of an HTTP 200 response for GetSettlement
 type GetSettlementResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse400Headers the declared response headers of an HTTP 400 response for GetSettlement
 type GetSettlementResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse401Headers the declared response headers of an HTTP 401 response for GetSettlement
 type GetSettlementResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse403Headers the declared response headers of an HTTP 403 response for GetSettlement
 type GetSettlementResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse404Headers the declared response headers of an HTTP 404 response for GetSettlement
 type GetSettlementResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse422Headers the declared response headers of an HTTP 422 response for GetSettlement
 type GetSettlementResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse429Headers the declared response headers of an HTTP 429 response for GetSettlement
 type GetSettlementResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse500Headers the declared response headers of an HTTP 500 response for GetSettlement
 type GetSettlementResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetSettlementResponse503Headers the declared response headers of an HTTP 503 response for GetSettlement
 type GetSettlementResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetSettlementResponse struct {
@@ -17023,44 +16969,44 @@ func (r GetSettlementResponse) ContentType() string {
 
 // GetShopResponse200Headers the declared response headers of an HTTP 200 response for GetShop
 type GetShopResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse400Headers the declared response headers of an HTTP 400 response for GetShop
 type GetShopResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse401Headers the declared response headers of an HTTP 401 response for GetShop
 type GetShopResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse403Headers the declared response headers of an HTTP 403 response for GetShop
 type GetShopResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse422Headers the declared response headers of an HTTP 422 response for GetShop
 type GetShopResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse429Headers the declared response headers of an HTTP 429 response for GetShop
 type GetShopResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse500Headers the declared response headers of an HTTP 500 response for GetShop
 type GetShopResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetShopResponse503Headers the declared response headers of an HTTP 503 response for GetShop
 type GetShopResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetShopResponse struct {
@@ -17171,64 +17117,64 @@ func (r GetShopResponse) ContentType() string {
 
 // SimulateDisputeResponse200Headers the declared response headers of an HTTP 200 response for SimulateDispute
 type SimulateDisputeResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse202Headers the declared response headers of an HTTP 202 response for SimulateDispute
 type SimulateDisputeResponse202Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse400Headers the declared response headers of an HTTP 400 response for SimulateDispute
 type SimulateDisputeResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse401Headers the declared response headers of an HTTP 401 response for SimulateDispute
 type SimulateDisputeResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse403Headers the declared response headers of an HTTP 403 response for SimulateDispute
 type SimulateDisputeResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse404Headers the declared response headers of an HTTP 404 response for SimulateDispute
 type SimulateDisputeResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse409Headers the declared response headers of an HTTP 409 response for SimulateDispute
 type SimulateDisputeResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse422Headers the declared response headers of an HTTP 422 response for SimulateDispute
 type SimulateDisputeResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse429Headers the declared response headers of an HTTP 429 response for SimulateDispute
 type SimulateDisputeResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse500Headers the declared response headers of an HTTP 500 response for SimulateDispute
 type SimulateDisputeResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse501Headers the declared response headers of an HTTP 501 response for SimulateDispute
 type SimulateDisputeResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulateDisputeResponse503Headers the declared response headers of an HTTP 503 response for SimulateDispute
 type SimulateDisputeResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type SimulateDisputeResponse struct {
@@ -17361,64 +17307,64 @@ func (r SimulateDisputeResponse) ContentType() string {
 
 // CreateTestDisputeResponse200Headers the declared response headers of an HTTP 200 response for CreateTestDispute
 type CreateTestDisputeResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse201Headers the declared response headers of an HTTP 201 response for CreateTestDispute
 type CreateTestDisputeResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse400Headers the declared response headers of an HTTP 400 response for CreateTestDispute
 type CreateTestDisputeResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse401Headers the declared response headers of an HTTP 401 response for CreateTestDispute
 type CreateTestDisputeResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse403Headers the declared response headers of an HTTP 403 response for CreateTestDispute
 type CreateTestDisputeResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse404Headers the declared response headers of an HTTP 404 response for CreateTestDispute
 type CreateTestDisputeResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse409Headers the declared response headers of an HTTP 409 response for CreateTestDispute
 type CreateTestDisputeResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse422Headers the declared response headers of an HTTP 422 response for CreateTestDispute
 type CreateTestDisputeResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse429Headers the declared response headers of an HTTP 429 response for CreateTestDispute
 type CreateTestDisputeResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse500Headers the declared response headers of an HTTP 500 response for CreateTestDispute
 type CreateTestDisputeResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse501Headers the declared response headers of an HTTP 501 response for CreateTestDispute
 type CreateTestDisputeResponse501Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateTestDisputeResponse503Headers the declared response headers of an HTTP 503 response for CreateTestDispute
 type CreateTestDisputeResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreateTestDisputeResponse struct {
@@ -17565,59 +17511,59 @@ func (r CreateTestDisputeResponse) ContentType() string {
 
 // SimulatePaymentResponse200Headers the declared response headers of an HTTP 200 response for SimulatePayment
 type SimulatePaymentResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse202Headers the declared response headers of an HTTP 202 response for SimulatePayment
 type SimulatePaymentResponse202Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse400Headers the declared response headers of an HTTP 400 response for SimulatePayment
 type SimulatePaymentResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse401Headers the declared response headers of an HTTP 401 response for SimulatePayment
 type SimulatePaymentResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse403Headers the declared response headers of an HTTP 403 response for SimulatePayment
 type SimulatePaymentResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse404Headers the declared response headers of an HTTP 404 response for SimulatePayment
 type SimulatePaymentResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse409Headers the declared response headers of an HTTP 409 response for SimulatePayment
 type SimulatePaymentResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse422Headers the declared response headers of an HTTP 422 response for SimulatePayment
 type SimulatePaymentResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse429Headers the declared response headers of an HTTP 429 response for SimulatePayment
 type SimulatePaymentResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse500Headers the declared response headers of an HTTP 500 response for SimulatePayment
 type SimulatePaymentResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // SimulatePaymentResponse503Headers the declared response headers of an HTTP 503 response for SimulatePayment
 type SimulatePaymentResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type SimulatePaymentResponse struct {
@@ -17741,44 +17687,44 @@ func (r SimulatePaymentResponse) ContentType() string {
 
 // ListWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse400Headers the declared response headers of an HTTP 400 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse401Headers the declared response headers of an HTTP 401 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse403Headers the declared response headers of an HTTP 403 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse422Headers the declared response headers of an HTTP 422 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse500Headers the declared response headers of an HTTP 500 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // ListWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type ListWebhookEndpointsResponse struct {
@@ -17889,54 +17835,54 @@ func (r ListWebhookEndpointsResponse) ContentType() string {
 
 // CreateWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse201Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse400Headers the declared response headers of an HTTP 400 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // CreateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type CreateWebhookEndpointResponse struct {
@@ -18065,49 +18011,49 @@ func (r CreateWebhookEndpointResponse) ContentType() string {
 
 // DeleteWebhookEndpointResponse204Headers the declared response headers of an HTTP 204 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse204Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse400Headers the declared response headers of an HTTP 400 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse404Headers the declared response headers of an HTTP 404 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // DeleteWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type DeleteWebhookEndpointResponse struct {
@@ -18220,49 +18166,49 @@ func (r DeleteWebhookEndpointResponse) ContentType() string {
 
 // GetWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse400Headers the declared response headers of an HTTP 400 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse404Headers the declared response headers of an HTTP 404 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // GetWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type GetWebhookEndpointResponse struct {
@@ -18382,54 +18328,54 @@ func (r GetWebhookEndpointResponse) ContentType() string {
 
 // UpdateWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse200Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse400Headers the declared response headers of an HTTP 400 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse400Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse401Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse403Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse404Headers the declared response headers of an HTTP 404 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse404Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse409Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse422Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse429Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse500Headers struct {
-	XRequestId string
+	XRequestID string
 }
 
 // UpdateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse503Headers struct {
 	RetryAfter int
-	XRequestId string
+	XRequestID string
 }
 
 type UpdateWebhookEndpointResponse struct {
@@ -18593,8 +18539,8 @@ func (c *ClientWithResponses) ListDisputesWithResponse(ctx context.Context, para
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /disputes/{dispute_id} (the `GetDispute` operationId).
-func (c *ClientWithResponses) GetDisputeWithResponse(ctx context.Context, disputeId DisputeIdPath, reqEditors ...RequestEditorFn) (*GetDisputeResponse, error) {
-	rsp, err := c.GetDispute(ctx, disputeId, reqEditors...)
+func (c *ClientWithResponses) GetDisputeWithResponse(ctx context.Context, disputeID DisputeIDPath, reqEditors ...RequestEditorFn) (*GetDisputeResponse, error) {
+	rsp, err := c.GetDispute(ctx, disputeID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18610,8 +18556,8 @@ func (c *ClientWithResponses) GetDisputeWithResponse(ctx context.Context, disput
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-func (c *ClientWithResponses) SubmitDisputeEvidenceWithBodyWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error) {
-	rsp, err := c.SubmitDisputeEvidenceWithBody(ctx, disputeId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SubmitDisputeEvidenceWithBodyWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error) {
+	rsp, err := c.SubmitDisputeEvidenceWithBody(ctx, disputeID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18627,8 +18573,8 @@ func (c *ClientWithResponses) SubmitDisputeEvidenceWithBodyWithResponse(ctx cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence (the `SubmitDisputeEvidence` operationId).
-func (c *ClientWithResponses) SubmitDisputeEvidenceWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error) {
-	rsp, err := c.SubmitDisputeEvidence(ctx, disputeId, params, body, reqEditors...)
+func (c *ClientWithResponses) SubmitDisputeEvidenceWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SubmitDisputeEvidenceParams, body SubmitDisputeEvidenceJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitDisputeEvidenceResponse, error) {
+	rsp, err := c.SubmitDisputeEvidence(ctx, disputeID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18644,8 +18590,8 @@ func (c *ClientWithResponses) SubmitDisputeEvidenceWithResponse(ctx context.Cont
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-func (c *ClientWithResponses) CreateDisputeEvidenceUploadWithBodyWithResponse(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error) {
-	rsp, err := c.CreateDisputeEvidenceUploadWithBody(ctx, disputeId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDisputeEvidenceUploadWithBodyWithResponse(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error) {
+	rsp, err := c.CreateDisputeEvidenceUploadWithBody(ctx, disputeID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18661,8 +18607,8 @@ func (c *ClientWithResponses) CreateDisputeEvidenceUploadWithBodyWithResponse(ct
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /disputes/{dispute_id}/evidence/uploads (the `CreateDisputeEvidenceUpload` operationId).
-func (c *ClientWithResponses) CreateDisputeEvidenceUploadWithResponse(ctx context.Context, disputeId DisputeIdPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error) {
-	rsp, err := c.CreateDisputeEvidenceUpload(ctx, disputeId, params, body, reqEditors...)
+func (c *ClientWithResponses) CreateDisputeEvidenceUploadWithResponse(ctx context.Context, disputeID DisputeIDPath, params *CreateDisputeEvidenceUploadParams, body CreateDisputeEvidenceUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDisputeEvidenceUploadResponse, error) {
+	rsp, err := c.CreateDisputeEvidenceUpload(ctx, disputeID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18689,8 +18635,8 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /events/{event_id} (the `GetEvent` operationId).
-func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, eventId EventIdPath, reqEditors ...RequestEditorFn) (*GetEventResponse, error) {
-	rsp, err := c.GetEvent(ctx, eventId, reqEditors...)
+func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, eventID EventIDPath, reqEditors ...RequestEditorFn) (*GetEventResponse, error) {
+	rsp, err := c.GetEvent(ctx, eventID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18704,8 +18650,8 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, eventId 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /events/{event_id}/resend (the `ResendEvent` operationId).
-func (c *ClientWithResponses) ResendEventWithResponse(ctx context.Context, eventId EventIdPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*ResendEventResponse, error) {
-	rsp, err := c.ResendEvent(ctx, eventId, params, reqEditors...)
+func (c *ClientWithResponses) ResendEventWithResponse(ctx context.Context, eventID EventIDPath, params *ResendEventParams, reqEditors ...RequestEditorFn) (*ResendEventResponse, error) {
+	rsp, err := c.ResendEvent(ctx, eventID, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18779,8 +18725,8 @@ func (c *ClientWithResponses) CreatePaymentLinkWithResponse(ctx context.Context,
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /payment-links/{link_id} (the `GetPaymentLink` operationId).
-func (c *ClientWithResponses) GetPaymentLinkWithResponse(ctx context.Context, linkId PaymentLinkIdPath, reqEditors ...RequestEditorFn) (*GetPaymentLinkResponse, error) {
-	rsp, err := c.GetPaymentLink(ctx, linkId, reqEditors...)
+func (c *ClientWithResponses) GetPaymentLinkWithResponse(ctx context.Context, linkID PaymentLinkIDPath, reqEditors ...RequestEditorFn) (*GetPaymentLinkResponse, error) {
+	rsp, err := c.GetPaymentLink(ctx, linkID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18794,8 +18740,8 @@ func (c *ClientWithResponses) GetPaymentLinkWithResponse(ctx context.Context, li
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /payment-links/{link_id}/deactivate (the `DeactivatePaymentLink` operationId).
-func (c *ClientWithResponses) DeactivatePaymentLinkWithResponse(ctx context.Context, linkId PaymentLinkIdPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*DeactivatePaymentLinkResponse, error) {
-	rsp, err := c.DeactivatePaymentLink(ctx, linkId, params, reqEditors...)
+func (c *ClientWithResponses) DeactivatePaymentLinkWithResponse(ctx context.Context, linkID PaymentLinkIDPath, params *DeactivatePaymentLinkParams, reqEditors ...RequestEditorFn) (*DeactivatePaymentLinkResponse, error) {
+	rsp, err := c.DeactivatePaymentLink(ctx, linkID, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18871,8 +18817,8 @@ func (c *ClientWithResponses) CreatePaymentWithResponse(ctx context.Context, par
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /payments/{payment_id} (the `GetPayment` operationId).
-func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error) {
-	rsp, err := c.GetPayment(ctx, paymentId, reqEditors...)
+func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error) {
+	rsp, err := c.GetPayment(ctx, paymentID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18886,8 +18832,8 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, paymen
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /payments/{payment_id}/cancel (the `CancelPayment` operationId).
-func (c *ClientWithResponses) CancelPaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*CancelPaymentResponse, error) {
-	rsp, err := c.CancelPayment(ctx, paymentId, params, reqEditors...)
+func (c *ClientWithResponses) CancelPaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CancelPaymentParams, reqEditors ...RequestEditorFn) (*CancelPaymentResponse, error) {
+	rsp, err := c.CancelPayment(ctx, paymentID, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18901,8 +18847,8 @@ func (c *ClientWithResponses) CancelPaymentWithResponse(ctx context.Context, pay
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-func (c *ClientWithResponses) CapturePaymentWithBodyWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error) {
-	rsp, err := c.CapturePaymentWithBody(ctx, paymentId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CapturePaymentWithBodyWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error) {
+	rsp, err := c.CapturePaymentWithBody(ctx, paymentID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18916,8 +18862,8 @@ func (c *ClientWithResponses) CapturePaymentWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /payments/{payment_id}/capture (the `CapturePayment` operationId).
-func (c *ClientWithResponses) CapturePaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error) {
-	rsp, err := c.CapturePayment(ctx, paymentId, params, body, reqEditors...)
+func (c *ClientWithResponses) CapturePaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CapturePaymentParams, body CapturePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*CapturePaymentResponse, error) {
+	rsp, err := c.CapturePayment(ctx, paymentID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18980,8 +18926,8 @@ func (c *ClientWithResponses) CreatePayoutWithResponse(ctx context.Context, para
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /payouts/{payout_id} (the `GetPayout` operationId).
-func (c *ClientWithResponses) GetPayoutWithResponse(ctx context.Context, payoutId PayoutId, reqEditors ...RequestEditorFn) (*GetPayoutResponse, error) {
-	rsp, err := c.GetPayout(ctx, payoutId, reqEditors...)
+func (c *ClientWithResponses) GetPayoutWithResponse(ctx context.Context, payoutID PayoutID, reqEditors ...RequestEditorFn) (*GetPayoutResponse, error) {
+	rsp, err := c.GetPayout(ctx, payoutID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19040,8 +18986,8 @@ func (c *ClientWithResponses) CreateRefundWithResponse(ctx context.Context, para
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /refunds/{refund_id} (the `GetRefund` operationId).
-func (c *ClientWithResponses) GetRefundWithResponse(ctx context.Context, refundId RefundId, reqEditors ...RequestEditorFn) (*GetRefundResponse, error) {
-	rsp, err := c.GetRefund(ctx, refundId, reqEditors...)
+func (c *ClientWithResponses) GetRefundWithResponse(ctx context.Context, refundID RefundID, reqEditors ...RequestEditorFn) (*GetRefundResponse, error) {
+	rsp, err := c.GetRefund(ctx, refundID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19070,8 +19016,8 @@ func (c *ClientWithResponses) ListSettlementsWithResponse(ctx context.Context, p
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /settlements/{settlement_id} (the `GetSettlement` operationId).
-func (c *ClientWithResponses) GetSettlementWithResponse(ctx context.Context, settlementId SettlementId, reqEditors ...RequestEditorFn) (*GetSettlementResponse, error) {
-	rsp, err := c.GetSettlement(ctx, settlementId, reqEditors...)
+func (c *ClientWithResponses) GetSettlementWithResponse(ctx context.Context, settlementID SettlementID, reqEditors ...RequestEditorFn) (*GetSettlementResponse, error) {
+	rsp, err := c.GetSettlement(ctx, settlementID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19100,8 +19046,8 @@ func (c *ClientWithResponses) GetShopWithResponse(ctx context.Context, reqEditor
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-func (c *ClientWithResponses) SimulateDisputeWithBodyWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error) {
-	rsp, err := c.SimulateDisputeWithBody(ctx, disputeId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SimulateDisputeWithBodyWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error) {
+	rsp, err := c.SimulateDisputeWithBody(ctx, disputeID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19117,8 +19063,8 @@ func (c *ClientWithResponses) SimulateDisputeWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
-func (c *ClientWithResponses) SimulateDisputeWithResponse(ctx context.Context, disputeId DisputeIdPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error) {
-	rsp, err := c.SimulateDispute(ctx, disputeId, params, body, reqEditors...)
+func (c *ClientWithResponses) SimulateDisputeWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error) {
+	rsp, err := c.SimulateDispute(ctx, disputeID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19134,8 +19080,8 @@ func (c *ClientWithResponses) SimulateDisputeWithResponse(ctx context.Context, d
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-func (c *ClientWithResponses) CreateTestDisputeWithBodyWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error) {
-	rsp, err := c.CreateTestDisputeWithBody(ctx, paymentId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateTestDisputeWithBodyWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error) {
+	rsp, err := c.CreateTestDisputeWithBody(ctx, paymentID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19151,8 +19097,8 @@ func (c *ClientWithResponses) CreateTestDisputeWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/payments/{payment_id}/disputes (the `CreateTestDispute` operationId).
-func (c *ClientWithResponses) CreateTestDisputeWithResponse(ctx context.Context, paymentId PaymentIdPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error) {
-	rsp, err := c.CreateTestDispute(ctx, paymentId, params, body, reqEditors...)
+func (c *ClientWithResponses) CreateTestDisputeWithResponse(ctx context.Context, paymentID PaymentIDPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTestDisputeResponse, error) {
+	rsp, err := c.CreateTestDispute(ctx, paymentID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19168,8 +19114,8 @@ func (c *ClientWithResponses) CreateTestDisputeWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-func (c *ClientWithResponses) SimulatePaymentWithBodyWithResponse(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error) {
-	rsp, err := c.SimulatePaymentWithBody(ctx, paymentId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SimulatePaymentWithBodyWithResponse(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error) {
+	rsp, err := c.SimulatePaymentWithBody(ctx, paymentID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19185,8 +19131,8 @@ func (c *ClientWithResponses) SimulatePaymentWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
-func (c *ClientWithResponses) SimulatePaymentWithResponse(ctx context.Context, paymentId PaymentIdPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error) {
-	rsp, err := c.SimulatePayment(ctx, paymentId, params, body, reqEditors...)
+func (c *ClientWithResponses) SimulatePaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error) {
+	rsp, err := c.SimulatePayment(ctx, paymentID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19245,8 +19191,8 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /webhook-endpoints/{endpoint_id} (the `DeleteWebhookEndpoint` operationId).
-func (c *ClientWithResponses) DeleteWebhookEndpointWithResponse(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*DeleteWebhookEndpointResponse, error) {
-	rsp, err := c.DeleteWebhookEndpoint(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) DeleteWebhookEndpointWithResponse(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*DeleteWebhookEndpointResponse, error) {
+	rsp, err := c.DeleteWebhookEndpoint(ctx, endpointID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19260,8 +19206,8 @@ func (c *ClientWithResponses) DeleteWebhookEndpointWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /webhook-endpoints/{endpoint_id} (the `GetWebhookEndpoint` operationId).
-func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context, endpointId WebhookEndpointId, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error) {
-	rsp, err := c.GetWebhookEndpoint(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context, endpointID WebhookEndpointID, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error) {
+	rsp, err := c.GetWebhookEndpoint(ctx, endpointID, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19275,8 +19221,8 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error) {
-	rsp, err := c.UpdateWebhookEndpointWithBody(ctx, endpointId, params, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error) {
+	rsp, err := c.UpdateWebhookEndpointWithBody(ctx, endpointID, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19290,8 +19236,8 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /webhook-endpoints/{endpoint_id} (the `UpdateWebhookEndpoint` operationId).
-func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Context, endpointId WebhookEndpointId, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error) {
-	rsp, err := c.UpdateWebhookEndpoint(ctx, endpointId, params, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Context, endpointID WebhookEndpointID, params *UpdateWebhookEndpointParams, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error) {
+	rsp, err := c.UpdateWebhookEndpoint(ctx, endpointID, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -19378,7 +19324,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -19388,7 +19334,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -19398,7 +19344,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -19408,7 +19354,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -19418,7 +19364,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -19435,7 +19381,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -19445,7 +19391,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -19462,7 +19408,7 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -19557,7 +19503,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -19567,7 +19513,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -19577,7 +19523,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -19587,7 +19533,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -19597,7 +19543,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -19614,7 +19560,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -19624,7 +19570,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -19634,7 +19580,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -19651,7 +19597,7 @@ func ParseListDisputesResponse(rsp *http.Response) (*ListDisputesResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -19753,7 +19699,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -19763,7 +19709,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -19773,7 +19719,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -19783,7 +19729,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -19793,7 +19739,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -19803,7 +19749,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -19820,7 +19766,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -19830,7 +19776,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -19840,7 +19786,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -19857,7 +19803,7 @@ func ParseGetDisputeResponse(rsp *http.Response) (*GetDisputeResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -19966,7 +19912,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -19976,7 +19922,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -19986,7 +19932,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -19996,7 +19942,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -20006,7 +19952,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -20016,7 +19962,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -20026,7 +19972,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -20043,7 +19989,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -20053,7 +19999,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -20063,7 +20009,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -20080,7 +20026,7 @@ func ParseSubmitDisputeEvidenceResponse(rsp *http.Response) (*SubmitDisputeEvide
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -20196,7 +20142,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -20206,7 +20152,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -20216,7 +20162,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -20226,7 +20172,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -20236,7 +20182,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -20246,7 +20192,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -20256,7 +20202,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -20266,7 +20212,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -20283,7 +20229,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -20293,7 +20239,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -20303,7 +20249,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -20320,7 +20266,7 @@ func ParseCreateDisputeEvidenceUploadResponse(rsp *http.Response) (*CreateDisput
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -20408,7 +20354,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -20418,7 +20364,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -20428,7 +20374,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -20438,7 +20384,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -20448,7 +20394,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -20465,7 +20411,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -20475,7 +20421,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -20492,7 +20438,7 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -20515,7 +20461,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Event
+		var dest RawEvent
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20587,7 +20533,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -20597,7 +20543,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -20607,7 +20553,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -20617,7 +20563,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -20627,7 +20573,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -20637,7 +20583,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -20654,7 +20600,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -20664,7 +20610,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -20681,7 +20627,7 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -20704,14 +20650,14 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Event
+		var dest RawEvent
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest Event
+		var dest RawEvent
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -20790,7 +20736,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
@@ -20800,7 +20746,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
@@ -20810,7 +20756,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -20820,7 +20766,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -20830,7 +20776,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -20840,7 +20786,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -20850,7 +20796,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -20860,7 +20806,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -20877,7 +20823,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -20887,7 +20833,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -20904,7 +20850,7 @@ func ParseResendEventResponse(rsp *http.Response) (*ResendEventResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -20964,7 +20910,7 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -20974,7 +20920,7 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 429:
@@ -20991,7 +20937,7 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -21001,7 +20947,7 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	}
@@ -21096,7 +21042,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -21106,7 +21052,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -21116,7 +21062,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -21126,7 +21072,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -21136,7 +21082,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -21153,7 +21099,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -21163,7 +21109,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -21173,7 +21119,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -21190,7 +21136,7 @@ func ParseListPaymentLinksResponse(rsp *http.Response) (*ListPaymentLinksRespons
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -21299,7 +21245,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -21309,7 +21255,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -21319,7 +21265,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -21329,7 +21275,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -21339,7 +21285,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
@@ -21349,7 +21295,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -21359,7 +21305,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -21376,7 +21322,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -21386,7 +21332,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -21396,7 +21342,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -21413,7 +21359,7 @@ func ParseCreatePaymentLinkResponse(rsp *http.Response) (*CreatePaymentLinkRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -21515,7 +21461,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -21525,7 +21471,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -21535,7 +21481,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -21545,7 +21491,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -21555,7 +21501,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -21565,7 +21511,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -21582,7 +21528,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -21592,7 +21538,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -21602,7 +21548,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -21619,7 +21565,7 @@ func ParseGetPaymentLinkResponse(rsp *http.Response) (*GetPaymentLinkResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -21728,7 +21674,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -21738,7 +21684,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -21748,7 +21694,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -21758,7 +21704,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -21768,7 +21714,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -21778,7 +21724,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -21788,7 +21734,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -21805,7 +21751,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -21815,7 +21761,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -21825,7 +21771,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -21842,7 +21788,7 @@ func ParseDeactivatePaymentLinkResponse(rsp *http.Response) (*DeactivatePaymentL
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -21930,7 +21876,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -21940,7 +21886,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -21950,7 +21896,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -21960,7 +21906,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -21970,7 +21916,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -21987,7 +21933,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -21997,7 +21943,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -22014,7 +21960,7 @@ func ParseListPaymentMethodsResponse(rsp *http.Response) (*ListPaymentMethodsRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -22102,7 +22048,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -22112,7 +22058,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -22122,7 +22068,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -22132,7 +22078,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -22142,7 +22088,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -22159,7 +22105,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -22169,7 +22115,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -22186,7 +22132,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -22295,7 +22241,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -22305,7 +22251,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -22315,7 +22261,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -22325,7 +22271,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -22335,7 +22281,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
@@ -22345,7 +22291,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -22355,7 +22301,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -22372,7 +22318,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -22382,7 +22328,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -22392,7 +22338,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -22409,7 +22355,7 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -22504,7 +22450,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -22514,7 +22460,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -22524,7 +22470,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -22534,7 +22480,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -22544,7 +22490,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -22554,7 +22500,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -22571,7 +22517,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -22581,7 +22527,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -22598,7 +22544,7 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -22700,7 +22646,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -22710,7 +22656,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -22720,7 +22666,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -22730,7 +22676,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -22740,7 +22686,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -22750,7 +22696,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -22760,7 +22706,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -22777,7 +22723,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -22787,7 +22733,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -22804,7 +22750,7 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -22906,7 +22852,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -22916,7 +22862,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -22926,7 +22872,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -22936,7 +22882,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -22946,7 +22892,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -22956,7 +22902,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -22966,7 +22912,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -22983,7 +22929,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -22993,7 +22939,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -23010,7 +22956,7 @@ func ParseCapturePaymentResponse(rsp *http.Response) (*CapturePaymentResponse, e
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -23105,7 +23051,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -23115,7 +23061,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -23125,7 +23071,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -23135,7 +23081,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -23145,7 +23091,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -23162,7 +23108,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -23172,7 +23118,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -23182,7 +23128,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -23199,7 +23145,7 @@ func ParseListPayoutsResponse(rsp *http.Response) (*ListPayoutsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -23308,7 +23254,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -23318,7 +23264,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -23328,7 +23274,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -23338,7 +23284,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -23348,7 +23294,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
@@ -23358,7 +23304,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -23368,7 +23314,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -23385,7 +23331,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -23395,7 +23341,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -23405,7 +23351,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -23422,7 +23368,7 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -23524,7 +23470,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -23534,7 +23480,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -23544,7 +23490,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -23554,7 +23500,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -23564,7 +23510,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -23574,7 +23520,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -23591,7 +23537,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -23601,7 +23547,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -23611,7 +23557,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -23628,7 +23574,7 @@ func ParseGetPayoutResponse(rsp *http.Response) (*GetPayoutResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -23716,7 +23662,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -23726,7 +23672,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -23736,7 +23682,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -23746,7 +23692,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -23756,7 +23702,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -23773,7 +23719,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -23783,7 +23729,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -23800,7 +23746,7 @@ func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) 
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -23909,7 +23855,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -23919,7 +23865,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -23929,7 +23875,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -23939,7 +23885,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -23949,7 +23895,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -23959,7 +23905,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -23969,7 +23915,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -23979,7 +23925,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -23996,7 +23942,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -24006,7 +23952,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -24023,7 +23969,7 @@ func ParseCreateRefundResponse(rsp *http.Response) (*CreateRefundResponse, error
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -24118,7 +24064,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -24128,7 +24074,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -24138,7 +24084,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -24148,7 +24094,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -24158,7 +24104,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -24168,7 +24114,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -24185,7 +24131,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -24195,7 +24141,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -24212,7 +24158,7 @@ func ParseGetRefundResponse(rsp *http.Response) (*GetRefundResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -24300,7 +24246,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -24310,7 +24256,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -24320,7 +24266,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -24330,7 +24276,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -24340,7 +24286,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -24357,7 +24303,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -24367,7 +24313,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -24384,7 +24330,7 @@ func ParseListSettlementsResponse(rsp *http.Response) (*ListSettlementsResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -24479,7 +24425,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -24489,7 +24435,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -24499,7 +24445,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -24509,7 +24455,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -24519,7 +24465,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -24529,7 +24475,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -24546,7 +24492,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -24556,7 +24502,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -24573,7 +24519,7 @@ func ParseGetSettlementResponse(rsp *http.Response) (*GetSettlementResponse, err
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -24661,7 +24607,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -24671,7 +24617,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -24681,7 +24627,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -24691,7 +24637,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -24701,7 +24647,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -24718,7 +24664,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -24728,7 +24674,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -24745,7 +24691,7 @@ func ParseGetShopResponse(rsp *http.Response) (*GetShopResponse, error) {
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -24853,7 +24799,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
@@ -24863,7 +24809,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
@@ -24873,7 +24819,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -24883,7 +24829,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -24893,7 +24839,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -24903,7 +24849,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -24913,7 +24859,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -24923,7 +24869,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -24940,7 +24886,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -24950,7 +24896,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -24960,7 +24906,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -24977,7 +24923,7 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -25093,7 +25039,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -25103,7 +25049,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -25113,7 +25059,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -25123,7 +25069,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -25133,7 +25079,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -25143,7 +25089,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -25153,7 +25099,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -25163,7 +25109,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -25180,7 +25126,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -25190,7 +25136,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 501:
@@ -25200,7 +25146,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers501 = &headers
 	case rsp.StatusCode == 503:
@@ -25217,7 +25163,7 @@ func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeRespo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -25318,7 +25264,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
@@ -25328,7 +25274,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
@@ -25338,7 +25284,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -25348,7 +25294,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -25358,7 +25304,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -25368,7 +25314,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -25378,7 +25324,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -25388,7 +25334,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -25405,7 +25351,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -25415,7 +25361,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -25432,7 +25378,7 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -25520,7 +25466,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -25530,7 +25476,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -25540,7 +25486,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -25550,7 +25496,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
@@ -25560,7 +25506,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -25577,7 +25523,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -25587,7 +25533,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -25604,7 +25550,7 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -25706,7 +25652,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
@@ -25716,7 +25662,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
@@ -25726,7 +25672,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -25736,7 +25682,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -25746,7 +25692,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
@@ -25756,7 +25702,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -25766,7 +25712,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -25783,7 +25729,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -25793,7 +25739,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -25810,7 +25756,7 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -25901,7 +25847,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers204 = &headers
 	case rsp.StatusCode == 400:
@@ -25911,7 +25857,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -25921,7 +25867,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -25931,7 +25877,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -25941,7 +25887,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -25951,7 +25897,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -25968,7 +25914,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -25978,7 +25924,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -25995,7 +25941,7 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -26090,7 +26036,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -26100,7 +26046,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -26110,7 +26056,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -26120,7 +26066,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -26130,7 +26076,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 422:
@@ -26140,7 +26086,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -26157,7 +26103,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -26167,7 +26113,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -26184,7 +26130,7 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -26286,7 +26232,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
@@ -26296,7 +26242,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -26306,7 +26252,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
@@ -26316,7 +26262,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
@@ -26326,7 +26272,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
@@ -26336,7 +26282,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
@@ -26346,7 +26292,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
@@ -26363,7 +26309,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
@@ -26373,7 +26319,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
@@ -26390,7 +26336,7 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestID = value
 		}
 		response.Headers503 = &headers
 	}
@@ -26555,7 +26501,7 @@ func NewReceiveEventWebhookRequestWithBody(targetURL string, params *ReceiveEven
 
 		var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
@@ -26607,7 +26553,7 @@ func NewReceivePaymentAuthorizeRequestWebhookRequestWithBody(targetURL string, p
 
 		var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
