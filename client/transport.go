@@ -33,9 +33,15 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 		req.Header.Del("Idempotence-Key")
 		req.Header.Set("Idempotency-Key", newIdempotencyKey())
 	}
+	// A body that cannot be read again (a caller's own io.Reader through a
+	// raw WithBody method) allows one attempt only.
+	retries := c.maxRetries
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		retries = 0
+	}
 	for attempt := 0; ; attempt++ {
 		r := req
-		if attempt > 0 && req.GetBody != nil {
+		if attempt > 0 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
 			body, err := req.GetBody()
 			if err != nil {
 				return nil, fmt.Errorf("client: replay the request body: %w", err)
@@ -48,7 +54,7 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if attempt >= c.maxRetries || (req.Body != nil && req.GetBody == nil) {
+			if attempt >= retries {
 				return nil, fmt.Errorf("client: %s %s: %w", req.Method, req.URL.Path, err)
 			}
 			if err := c.wait(ctx, c.backoff(attempt)); err != nil {
@@ -60,7 +66,7 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		apiErr := readError(resp)
-		if attempt >= c.maxRetries || !apiErr.retryable() {
+		if attempt >= retries || !apiErr.retryable() {
 			return nil, apiErr
 		}
 		d := c.backoff(attempt)

@@ -282,3 +282,17 @@ func TestErrorWithoutErrorObject(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestUnreplayableBodySentOnce: a caller's own reader through the raw layer
+// cannot be sent twice, so it is not retried; the answer comes back typed.
+func TestUnreplayableBodySentOnce(t *testing.T) {
+	var s script
+	srv := s.server(t, func(_ int, w http.ResponseWriter) { apiError(w, 503, "provider_unavailable", "1") })
+	c, _ := fastClient(t, srv.URL+"/v1")
+	body := io.MultiReader(strings.NewReader(`{"payment_id":"pay_1",`), strings.NewReader(`"amount":{"value":"1.00","currency":"RUB"}}`))
+	_, err := c.Raw().CreateRefundWithBodyWithResponse(context.Background(), &client.CreateRefundParams{}, "application/json", body)
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatus != 503 || len(s.reqs) != 1 || s.reqs[0].Header.Get("Idempotency-Key") == "" {
+		t.Fatalf("err = %v after %d requests", err, len(s.reqs))
+	}
+}
