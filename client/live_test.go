@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -359,6 +360,73 @@ func TestSurvivesRateLimit(t *testing.T) {
 		}
 		if !errors.As(err, &apiErr) || apiErr.HTTPStatus != 429 || apiErr.Code != client.ErrorCodeTooManyRequests || apiErr.RetryAfter < time.Second {
 			t.Fatalf("fourth call of a strict client: %v", err)
+		}
+	})
+}
+
+// TestLaterStageOperations: at stage M5 the operations of M2 and M5 work
+// through the same client: a payment link, a test dispute, payouts.
+func TestLaterStageOperations(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		ctx := context.Background()
+		_, _, c := start(t, b, nil, payd.StageM5)
+
+		floor := client.Amt("100.00", client.RUB)
+		link, err := c.CreatePaymentLink(ctx, client.PaymentLinkCreate{Description: "Donation", MinAmount: &floor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if link.URL == "" || link.Status != "active" {
+			t.Fatalf("link = %+v", link)
+		}
+		var links []string
+		for l, err := range c.ListPaymentLinks(ctx, client.ListPaymentLinksParams{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			links = append(links, l.ID)
+		}
+		if fmt.Sprint(links) != fmt.Sprint([]string{link.ID}) {
+			t.Fatalf("links = %v", links)
+		}
+		off, err := c.DeactivatePaymentLink(ctx, link.ID)
+		if err != nil || off.Status != "deactivated" {
+			t.Fatalf("deactivated = %+v, %v", off, err)
+		}
+
+		pay, err := c.CreatePayment(ctx, newPayment("500.00", client.QR()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SimulatePayment(ctx, pay.ID, client.SimulateRequest{Outcome: client.SimulateRequestOutcomeSucceed}); err != nil {
+			t.Fatal(err)
+		}
+		waitPayment(t, c, pay.ID, client.PaymentStatusSucceeded)
+		dp, err := c.CreateTestDispute(ctx, pay.ID, client.TestDisputeCreate{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.GetDispute(ctx, dp.ID)
+		if err != nil || got.PaymentID != pay.ID {
+			t.Fatalf("dispute = %+v, %v", got, err)
+		}
+		n := 0
+		for d, err := range c.ListDisputes(ctx, client.ListDisputesParams{PaymentID: &pay.ID}) {
+			if err != nil || d.ID != dp.ID {
+				t.Fatalf("listed dispute %+v, %v", d, err)
+			}
+			n++
+		}
+		if n != 1 {
+			t.Fatalf("%d disputes listed", n)
+		}
+		for _, err := range c.ListPayouts(ctx, client.ListPayoutsParams{}) {
+			t.Fatalf("a new shop lists a payout (%v)", err)
+		}
+		doc, err := c.GetOpenAPIDocument(ctx)
+		if err != nil || !json.Valid(doc) {
+			t.Fatalf("document: %v", err)
 		}
 	})
 }

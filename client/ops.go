@@ -397,3 +397,13 @@ func pages[T any](start *string, fetch func(cursor *string) ([]T, *string, error
 		}
 	}
 }
+
+// GetOpenAPIDocument returns the contract's document as the service serves
+// it (JSON).
+func (c *Client) GetOpenAPIDocument(ctx context.Context, opts ...RequestEditorFn) ([]byte, error) {
+	r, err := c.raw.GetOpenAPIDocumentWithResponse(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return r.Body, nil
+}
