@@ -28,9 +28,13 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	// Every POST and PATCH carries a key, so that a retry after a lost
 	// answer is a replay, never a second payment or refund. The key is
 	// chosen once, here, and so is the same on every attempt.
+	// The generated layer writes the header even when its parameter is
+	// empty; an empty key is no key.
+	if req.Header.Get("Idempotency-Key") == "" {
+		req.Header.Del("Idempotency-Key")
+	}
 	if (req.Method == http.MethodPost || req.Method == http.MethodPatch) &&
 		req.Header.Get("Idempotency-Key") == "" && req.Header.Get("Idempotence-Key") == "" {
-		req.Header.Del("Idempotence-Key")
 		req.Header.Set("Idempotency-Key", newIdempotencyKey())
 	}
 	// A body that cannot be read again (a caller's own io.Reader through a

@@ -242,6 +242,12 @@ func TestRequestHeaders(t *testing.T) {
 	if a, b := s2.reqs[0].Header.Get("Idempotency-Key"), s2.reqs[1].Header.Get("Idempotency-Key"); a == b || a == "" {
 		t.Fatalf("keys of two calls: %q, %q", a, b)
 	}
+	// The contract's alias header, set through the raw layer, is the key.
+	alias := "order-43-refund"
+	c2.Raw().CreateRefundWithResponse(context.Background(), &client.CreateRefundParams{IdempotenceKey: &alias}, refundBody)
+	if h := s2.reqs[2].Header; h.Get("Idempotence-Key") != alias || len(h.Values("Idempotency-Key")) != 0 {
+		t.Fatalf("with the alias: %v", h)
+	}
 }
 
 // TestStageOfNotImplemented: the stage a 501 needs is read from its
