@@ -39,6 +39,7 @@ type Error struct {
 // the Error's Stage says which stage brings it.
 var ErrNotImplemented = errors.New("client: operation not implemented at the service's stage")
 
+// Error reads "payd: <status> <code> (<parameter>): <description> [request <id>]".
 func (e *Error) Error() string {
 	s := fmt.Sprintf("payd: %d %s", e.HTTPStatus, e.Code)
 	if e.Code == "" {
