@@ -226,13 +226,18 @@ func TestMerchantWalk(t *testing.T) {
 			t.Fatalf("a loop broken at once ran %d times", n)
 		}
 
-		// The balance: 1000.00 and 60.00 paid, 0.7% fee, 100.00 refunded.
+		// The balance after 1000.00 and 60.00 paid and 100.00 refunded.
 		bal, err := c.GetBalance(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(bal) != 1 || bal[0].Currency != client.RUB {
 			t.Fatalf("balance = %+v", bal)
+		}
+		// Pending: 1000.00 − 7.00 fee + 60.00 − 0.42 fee − 100.00
+		// refunded; available: the refunded share of the QR fee (0.7%).
+		if bal[0].Pending.Value != "952.58" || bal[0].Available.Value != "0.70" {
+			t.Fatalf("balance = %+v", bal[0])
 		}
 
 		// The webhook of the QR payment's success, verified and decoded.
