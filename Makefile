@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test build fuzz bench lint generate
+.PHONY: run test build fuzz bench lint chaos generate
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -39,6 +39,11 @@ fuzz:
 bench:
 	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') $(BENCH_FLAGS)
 	$(GO) run ./cmd/hookbench $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)')
+
+## chaos: the fault test: three instances on a throwaway PostgreSQL and Redis of their own, under load,
+## with instances killed and PostgreSQL and Redis restarted (about 2 minutes; CHAOS_FLAGS='--duration 10m' for longer)
+chaos:
+	$(GO) run ./cmd/paydchaos $(CHAOS_FLAGS)
 
 lint:
 	gofmt -l . | (! grep .)

@@ -87,8 +87,8 @@ func (s *Server) createPayment(w http.ResponseWriter, r *http.Request, p *payd.P
 	if receiptGiven(in.Receipt) {
 		return errReceipt
 	}
-	if ok, wait := s.limiter.Allow("pay:"+p.KeyID, p.Shop.Settings.PaymentLimit(), s.svc.Clock().Now()); !ok {
-		return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait, Message: "payment creation rate of this key exceeded"}
+	if err := s.allow(r, "pay:"+p.KeyID, p.Shop.Settings.PaymentLimit(), "payment creation rate of this key exceeded"); err != nil {
+		return err
 	}
 	create := payd.PaymentCreate{
 		Amount: amt, OrderID: *in.OrderID, Description: in.Description, Capture: in.Capture,

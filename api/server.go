@@ -31,11 +31,16 @@ type Config struct {
 	AuthFailuresPerMinute int
 	// Extra routes (hosted pages) mounted on the same listener.
 	Extra func(mux *http.ServeMux)
+	// Draining, when it returns true, makes /readyz answer 503 while
+	// requests are still served: the instance is about to stop and the
+	// load balancer should send new requests elsewhere.
+	Draining func() bool
 }
 
 // Server is the merchant API handler.
 type Server struct {
 	svc      *payd.Service
+	draining func() bool
 	limiter  ratelimit.Limiter
 	source   Source
 	throttle *AuthThrottle
@@ -53,7 +58,7 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
-	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, mux: http.NewServeMux(),
+	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, draining: cfg.Draining, mux: http.NewServeMux(),
 		source:     Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies},
 		openapiDoc: openapi.ForStage(int(cfg.Service.Stage())), built: map[string]bool{}}
 	if s.limiter == nil {
@@ -123,8 +128,13 @@ func (s *Server) routes() {
 	s.laterStages()
 }
 
-// ready reports whether storage answers and its schema is current.
+// ready reports whether storage answers and its schema is current, and the
+// instance is not draining.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.draining != nil && s.draining() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.svc.Store().Ready(ctx); err != nil {
@@ -160,6 +170,46 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
 	writeError(w, r, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path})
 }
 
+// moneyOps are the operations that move money or may: when the shared rate
+// limit store cannot be reached they answer 503 provider_unavailable
+// rather than run uncounted (Errors: "also money operations when limit
+// infrastructure is unavailable"). Every other authenticated request is a
+// read or a change of settings and is counted by the in-process stand-in
+// meanwhile (docs/operations.md).
+var moneyOps = map[string]bool{
+	"POST /v1/payments":                            true,
+	"POST /v1/payments/{payment_id}/capture":       true,
+	"POST /v1/payments/{payment_id}/cancel":        true,
+	"POST /v1/test/payments/{payment_id}/simulate": true,
+	"POST /v1/refunds":                             true,
+	"POST /v1/test/payments/{payment_id}/disputes": true,
+	"POST /v1/test/disputes/{dispute_id}/simulate": true,
+	"POST /v1/payouts":                             true,
+}
+
+// limitUnavailableRetryAfter is the Retry-After of a money operation refused
+// because the rate limit store is unreachable: about when the limiter next
+// tries it.
+const limitUnavailableRetryAfter = 2 * time.Second
+
+// errLimitUnavailable refuses a money operation whose rate cannot be counted.
+var errLimitUnavailable = &payd.Error{Code: payd.CodeProviderUnavailable, RetryAfter: limitUnavailableRetryAfter,
+	Message: "rate limits cannot be checked at the moment; retry after the Retry-After seconds with the same Idempotency-Key"}
+
+// allow applies one of the key's rates to a request. A money operation is
+// refused when the shared limit store cannot be reached; any other request
+// takes the in-process stand-in's answer.
+func (s *Server) allow(r *http.Request, key string, perMinute int, exceeded string) error {
+	ok, wait, err := s.limiter.Allow(r.Context(), key, perMinute, s.svc.Clock().Now())
+	if err != nil && moneyOps[r.Pattern] {
+		return errLimitUnavailable
+	}
+	if !ok {
+		return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait, Message: exceeded}
+	}
+	return nil
+}
+
 var errNoCredentials = &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or invalid credentials: use HTTP Basic auth with shop_id and secret_key"}
 
 // auth authenticates the request, applies the key's request rate, and runs h.
@@ -188,9 +238,9 @@ func (s *Server) auth(h handler) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		if ok, wait := s.limiter.Allow("req:"+p.KeyID, p.Shop.Settings.RequestLimit(), s.svc.Clock().Now()); !ok {
-			writeError(w, r, &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,
-				Message: "request rate of this key exceeded; retry after the Retry-After seconds"})
+		if err := s.allow(r, "req:"+p.KeyID, p.Shop.Settings.RequestLimit(),
+			"request rate of this key exceeded; retry after the Retry-After seconds"); err != nil {
+			writeError(w, r, err)
 			return
 		}
 		if err := h(w, r, p); err != nil {

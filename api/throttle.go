@@ -117,14 +117,17 @@ func NewAuthThrottle(cfg ThrottleConfig) *AuthThrottle {
 func (t *AuthThrottle) Refuse(r *http.Request) error {
 	group := t.group(r)
 	now := t.cfg.Now()
-	ok, wait := t.cfg.Limiter.Peek(t.key("authfail", group), t.cfg.FailuresPerMinute, now)
+	// When a shared store is unreachable the stand-in's answer holds:
+	// guessing is slowed per instance meanwhile, and no request is
+	// refused for want of the count.
+	ok, wait, _ := t.cfg.Limiter.Peek(r.Context(), t.key("authfail", group), t.cfg.FailuresPerMinute, now)
 	if ok {
 		return nil
 	}
 	t.cfg.Metrics.authThrottled()
 	// Once per address and minute, so a guessing client cannot flood
 	// the log either.
-	if first, _ := t.cfg.Limiter.Allow(t.key("authlog", group), 1, now); first {
+	if first, _, _ := t.cfg.Limiter.Allow(r.Context(), t.key("authlog", group), 1, now); first {
 		logger(r.Context()).Warn("authentication throttled", "source", group, "listener", t.cfg.Scope,
 			"failures_per_minute", t.cfg.FailuresPerMinute, "retry_after_s", ratelimit.RetryAfterSeconds(wait))
 	}
@@ -135,7 +138,7 @@ func (t *AuthThrottle) Refuse(r *http.Request) error {
 // Failed counts one failed authentication of r's source address.
 func (t *AuthThrottle) Failed(r *http.Request) {
 	t.cfg.Metrics.authFailed()
-	t.cfg.Limiter.Allow(t.key("authfail", t.group(r)), t.cfg.FailuresPerMinute, t.cfg.Now())
+	t.cfg.Limiter.Allow(r.Context(), t.key("authfail", t.group(r)), t.cfg.FailuresPerMinute, t.cfg.Now())
 }
 
 func (t *AuthThrottle) key(kind, group string) string {

@@ -52,7 +52,18 @@ type Options struct {
 	Workers int
 	// OnFailure is told the kind of every failed job attempt.
 	OnFailure func(kind string)
+	// RescueAfter is how long a job may stay running before it is taken
+	// to belong to a process that died and is run again (zero:
+	// DefaultRescueAfter). It must exceed JobTimeout, or a job still
+	// running would be run twice.
+	RescueAfter time.Duration
 }
+
+// JobTimeout bounds every job; none sets a longer one of its own.
+const JobTimeout = time.Minute
+
+// DefaultRescueAfter is Options.RescueAfter's default.
+const DefaultRescueAfter = 5 * time.Minute
 
 const (
 	queueWebhooks = "webhooks"
@@ -97,6 +108,12 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if opts.RescueAfter == 0 {
+		opts.RescueAfter = DefaultRescueAfter
+	}
+	if opts.RescueAfter <= JobTimeout {
+		return nil, fmt.Errorf("jobs: the rescue delay %v must exceed the job timeout %v", opts.RescueAfter, JobTimeout)
+	}
 	client, err := river.NewClient(q.driver, &river.Config{
 		// Webhook deliveries are queued in their own table and sent by the
 		// service's delivery sender; this queue only drains delivery jobs
@@ -112,9 +129,10 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 		// died. River's default waits an hour before taking it up again;
 		// a QR payment waiting for its pre-check job would sit without its
 		// QR that long after a crash. Five minutes is well past every
-		// job's timeout.
-		JobTimeout:           time.Minute,
-		RescueStuckJobsAfter: 5 * time.Minute,
+		// job's timeout. River measures it on the wall clock, whatever
+		// the service clock says.
+		JobTimeout:           JobTimeout,
+		RescueStuckJobsAfter: opts.RescueAfter,
 		FetchPollInterval:    opts.PollInterval,
 		FetchCooldown:        opts.PollInterval / 4,
 		Logger:               log.With("component", "jobs"),

@@ -176,11 +176,20 @@ func (e *Env) As(s *Shop, live bool) *Client {
 type Client struct {
 	env        *Env
 	user, pass string
+	// base, when set, replaces the service's address: a second
+	// instance's listener.
+	base string
 }
 
 // WithKey returns a client using another secret for the same shop.
 func (c *Client) WithKey(secret string) *Client {
-	return &Client{env: c.env, user: c.user, pass: secret}
+	return &Client{env: c.env, user: c.user, pass: secret, base: c.base}
+}
+
+// At returns the same client sending to another listener of the service
+// (base is its URL), as a load balancer would to another instance.
+func (c *Client) At(base string) *Client {
+	return &Client{env: c.env, user: c.user, pass: c.pass, base: base}
 }
 
 // Do sends an authenticated request; extra headers may be passed as
@@ -194,7 +203,11 @@ func (c *Client) Do(method, path string, body any, kv ...string) *Response {
 	for i := 0; i+1 < len(kv); i += 2 {
 		h.Set(kv[i], kv[i+1])
 	}
-	return c.env.Do(method, c.env.API.URL, path, body, h)
+	base := c.env.API.URL
+	if c.base != "" {
+		base = c.base
+	}
+	return c.env.Do(method, base, path, body, h)
 }
 
 // Get is Do with GET.

@@ -132,6 +132,10 @@ type Options struct {
 	Stage payd.Stage
 	// LivePayoutProviders are live payout adapters (NewLivePayoutProvider).
 	LivePayoutProviders []payd.PayoutProvider
+	// RedisURL puts the rate limits in that Redis under RedisPrefix
+	// (see RedisURL and NewRedisPrefix); empty keeps them in the process.
+	RedisURL    string
+	RedisPrefix string
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -155,6 +159,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
+		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)
@@ -178,3 +183,23 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 
 // defaultValidator is set by the OpenAPI validation hook (validate.go).
 var defaultValidator ResponseValidator
+
+// RedisURL returns the Redis of the rate limit tests, PAYD_TEST_REDIS_URL.
+// Without it the test is skipped, saying so; CI sets it, which makes the
+// tests mandatory there: a Redis that does not answer fails them.
+func RedisURL(t testing.TB) string {
+	u := os.Getenv("PAYD_TEST_REDIS_URL")
+	if u == "" {
+		t.Skip("PAYD_TEST_REDIS_URL is not set: skipping the Redis rate limit test (e.g. PAYD_TEST_REDIS_URL=redis://127.0.0.1:6379/0)")
+	}
+	return u
+}
+
+// NewRedisPrefix returns a Redis key prefix no other test uses, so tests
+// share one Redis without counting each other's requests and without
+// flushing it.
+func NewRedisPrefix() string {
+	raw := make([]byte, 6)
+	rand.Read(raw)
+	return "paydtest:" + hex.EncodeToString(raw) + ":"
+}

@@ -1,13 +1,14 @@
 // Package ratelimit counts events per key against per-minute limits: the
 // requests of a key (Limits: Request rate) and the failed authentications
-// of a source address (docs/security.md). Limiter is the seam where a
-// shared store such as Redis can take over when several instances serve
-// one shop; Local is the in-process implementation for a single instance.
-// Both uses go through the same Limiter, so a shared implementation covers
-// both.
+// of a source address (docs/security.md). Limiter is the seam: Local is the
+// in-process implementation for a single instance, Redis the shared one for
+// several instances serving the same shops. Both uses go through the same
+// Limiter, so the shared implementation covers both.
 package ratelimit
 
 import (
+	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -15,16 +16,25 @@ import (
 	"golang.org/x/time/rate"
 )
 
+// ErrUnavailable is wrapped by the errors of a shared Limiter whose store
+// cannot be reached.
+var ErrUnavailable = errors.New("rate limit store unavailable")
+
 // Limiter decides whether one more request under key fits perMinute.
+//
+// A shared Limiter whose store cannot be reached returns an error wrapping
+// ErrUnavailable together with the answer of an in-process stand-in: a
+// caller that may go on without the shared count (a read) uses that
+// answer, one that may not (a money operation) refuses. Local never fails.
 type Limiter interface {
 	// Allow takes one token of key's bucket at now. When the bucket is
 	// empty it returns false and how long until a token is free.
-	Allow(key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration)
+	Allow(ctx context.Context, key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration, err error)
 	// Peek reports whether key's bucket holds a token at now without
 	// taking it, and when it is empty how long until one is free. A key
 	// never used holds a full bucket; Peek creates no state for it, so
 	// it can be asked on every request.
-	Peek(key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration)
+	Peek(ctx context.Context, key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration, err error)
 }
 
 // Local is a token bucket per key: perMinute tokens refilled evenly over a
@@ -46,8 +56,13 @@ type bucket struct {
 // NewLocal returns an empty in-process limiter.
 func NewLocal() *Local { return &Local{buckets: map[string]*bucket{}} }
 
-// Allow implements Limiter.
-func (l *Local) Allow(key string, perMinute int, now time.Time) (bool, time.Duration) {
+// Allow implements Limiter; it never fails.
+func (l *Local) Allow(_ context.Context, key string, perMinute int, now time.Time) (bool, time.Duration, error) {
+	ok, wait := l.allow(key, perMinute, now)
+	return ok, wait, nil
+}
+
+func (l *Local) allow(key string, perMinute int, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.evictIdle(now)
@@ -68,8 +83,13 @@ func (l *Local) Allow(key string, perMinute int, now time.Time) (bool, time.Dura
 	return true, 0
 }
 
-// Peek implements Limiter.
-func (l *Local) Peek(key string, perMinute int, now time.Time) (bool, time.Duration) {
+// Peek implements Limiter; it never fails.
+func (l *Local) Peek(_ context.Context, key string, perMinute int, now time.Time) (bool, time.Duration, error) {
+	ok, wait := l.peek(key, perMinute, now)
+	return ok, wait, nil
+}
+
+func (l *Local) peek(key string, perMinute int, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[key]

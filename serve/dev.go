@@ -96,7 +96,12 @@ func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL
 	return info, writeDev(dataDir, info)
 }
 
+// writeDev writes dev.json, making the data directory first: on
+// PostgreSQL nothing else has made it.
 func writeDev(dataDir string, info *DevInfo) error {
 	b, _ := json.MarshalIndent(info, "", "  ")
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(dataDir, "dev.json"), append(b, '\n'), 0o600)
 }

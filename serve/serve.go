@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,6 +59,10 @@ type Config struct {
 	WebhookRootCAs *x509.CertPool
 	// JobPollInterval overrides the job queue's polling (tests use less).
 	JobPollInterval time.Duration
+	// JobRescueAfter is how long a job may stay running before another
+	// instance takes it up as the job of a dead one (`--job-rescue-after`;
+	// zero: jobs.DefaultRescueAfter).
+	JobRescueAfter time.Duration
 	// Delivery sizes the webhook sender: deliveries in flight in all and
 	// per endpoint (zero: the defaults of payd.DeliveryOptions).
 	Delivery payd.DeliveryOptions
@@ -79,6 +84,13 @@ type Config struct {
 	// none, so live payouts answer provider_unavailable. The name
 	// "sandbox_payouts" belongs to the sandbox payout provider.
 	LivePayoutProviders []payd.PayoutProvider
+	// RedisURL, when set, moves the rate limits and the failed
+	// authentication counters to that Redis, shared by every instance
+	// that uses it (`--redis-url`); empty keeps them in the process.
+	RedisURL string
+	// RedisPrefix is put before every Redis key (empty: "payd:"), so
+	// deployments or tests can share one Redis.
+	RedisPrefix string
 }
 
 // Instance is an assembled service.
@@ -92,12 +104,23 @@ type Instance struct {
 	API      http.Handler
 	Admin    http.Handler
 	Registry *prometheus.Registry
-	log      *slog.Logger
+	// Limiter holds the rate limits: a *ratelimit.Redis with RedisURL.
+	Limiter ratelimit.Limiter
+	log     *slog.Logger
 	// stopDeliveries ends the webhook sender; deliveriesDone closes when
 	// it has recorded its last attempts.
 	stopDeliveries context.CancelFunc
 	deliveriesDone chan struct{}
+	// dirLock is held while serving SQLite (nil on PostgreSQL).
+	dirLock *dataDirLock
+	// draining is set by Drain.
+	draining atomic.Bool
 }
+
+// Drain makes /readyz answer 503 from now on while every request is still
+// served, so that a load balancer stops sending new ones before the
+// instance stops.
+func (in *Instance) Drain() { in.draining.Store(true) }
 
 // New opens storage, applies migrations, and wires the service. Jobs start
 // with Start.
@@ -106,6 +129,22 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// One SQLite database, one process (see lockDataDir). PostgreSQL
+	// is built for several instances and needs no such lock.
+	var dirLock *dataDirLock
+	if cfg.DatabaseURL == "" {
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		dirLock = l
+	}
+	built := false
+	defer func() {
+		if !built {
+			dirLock.release()
+		}
+	}()
 	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -122,7 +161,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		store.Close()
 		return nil, fmt.Errorf("stage %s is not built yet: this build goes up to %s", cfg.Stage, payd.BuiltStage)
 	}
-	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry()}
+	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry(), dirLock: dirLock}
 	var clock payd.Clock = payd.SystemClock{}
 	if cfg.TestClock {
 		in.TestClock = &payd.TestClock{}
@@ -159,8 +198,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
 	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
-		PollInterval: cfg.JobPollInterval,
-		OnFailure:    func(kind string) { failures.WithLabelValues(kind).Inc() },
+		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
+		OnFailure: func(kind string) { failures.WithLabelValues(kind).Inc() },
 	})
 	if err != nil {
 		store.Close()
@@ -201,14 +240,20 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
 	// One Limiter holds the request rates and both listeners'
-	// failed-authentication counters: a shared implementation (Redis)
-	// chosen here would cover all of them.
-	limiter := ratelimit.NewLocal()
+	// failed-authentication counters, so Redis, when configured, covers
+	// all of them.
+	limiter, err := newLimiter(cfg, log, in.Registry)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	in.Limiter = limiter
 	source := api.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: log,
 		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
 		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+		Draining: in.draining.Load,
 		Extra: func(mux *http.ServeMux) {
 			checkoutPages.Register(mux)
 			bankPages.Register(mux)
@@ -226,6 +271,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		})
 	}
+	built = true
 	return in, nil
 }
 
@@ -335,5 +381,10 @@ func (in *Instance) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, in.Store.Close())
+	if r, ok := in.Limiter.(*ratelimit.Redis); ok {
+		errs = append(errs, r.Close())
+	}
+	// Last: the directory is free only once the database is closed.
+	errs = append(errs, in.dirLock.release())
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -77,5 +78,69 @@ func TestRefusesUnbuiltStage(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), beyond.String()) {
 		t.Errorf("error %q does not name the stage", err)
+	}
+}
+
+// TestDataDirServedOnce: a second service on the same SQLite data directory
+// is refused while the first runs, and accepted once it is closed.
+func TestDataDirServedOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	first, err := serve.New(ctx, serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second, err := serve.New(ctx, serve.Config{DataDir: dir}); err == nil {
+		second.Close(ctx)
+		first.Close(ctx)
+		t.Fatal("a second service opened the same data directory")
+	} else if !strings.Contains(err.Error(), "is in use by process") {
+		t.Errorf("refusal %q does not say the directory is in use", err)
+	}
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := serve.New(ctx, serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatalf("the data directory stayed locked after Close: %v", err)
+	}
+	again.Close(ctx)
+}
+
+// TestRedisUnreachableAtStart: a Redis that does not answer does not stop
+// the start; the outage shows in the metrics at once.
+func TestRedisUnreachableAtStart(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there any more
+	ctx := context.Background()
+	in, err := serve.New(ctx, serve.Config{DataDir: t.TempDir(), RedisURL: "redis://" + addr + "/0"})
+	if err != nil {
+		t.Fatalf("start with Redis unreachable: %v", err)
+	}
+	defer in.Close(ctx)
+	families, err := in.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			if g := m.GetGauge(); g != nil {
+				got[f.GetName()] = g.GetValue()
+			}
+			if c := m.GetCounter(); c != nil {
+				got[f.GetName()] = c.GetValue()
+			}
+		}
+	}
+	if got["payd_ratelimit_redis_up"] != 0 || got["payd_ratelimit_redis_outages_total"] != 1 {
+		t.Fatalf("metrics after a start without Redis: up=%v outages=%v, want 0 and 1",
+			got["payd_ratelimit_redis_up"], got["payd_ratelimit_redis_outages_total"])
 	}
 }

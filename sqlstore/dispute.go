@@ -73,25 +73,9 @@ func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.P
 // DisputeListExpired walks disputes_expiry: unanswered disputes whose
 // deadline is at or before Now, in (deadline_at, id) order after After.
 func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT id, deadline_at FROM disputes
-		WHERE status IN ($1, $2) AND deadline_at <= $3 AND (deadline_at, id) > ($4, $5)
-		ORDER BY deadline_at, id LIMIT $6`,
-		payd.DisputeOpened, payd.DisputeEvidenceRequired, micros(p.Now), micros(p.After.DeadlineAt), p.After.ID, p.Limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []payd.DisputeDue
-	for rows.Next() {
-		var d payd.DisputeDue
-		var at int64
-		if err := rows.Scan(&d.ID, &at); err != nil {
-			return nil, err
-		}
-		d.DeadlineAt = fromMicros(at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return dueRows(ctx, t.q, "disputes", "deadline_at", []string{string(payd.DisputeOpened), string(payd.DisputeEvidenceRequired)},
+		p.Now, p.After.DeadlineAt, p.After.ID, p.Limit,
+		func(id string, at time.Time) payd.DisputeDue { return payd.DisputeDue{ID: id, DeadlineAt: at} })
 }
 
 func (t *tx) DisputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {

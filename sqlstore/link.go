@@ -93,25 +93,8 @@ func (t *tx) PaymentLinkList(ctx context.Context, p *payd.PaymentLinkListParams)
 // PaymentLinkListExpired walks payment_links_expiry: active links whose
 // expires_at is at or before Now, in (expires_at, id) order after After.
 func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) ([]payd.PaymentLinkDue, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT id, expires_at FROM payment_links
-		WHERE status = $1 AND expires_at <= $2 AND (expires_at, id) > ($3, $4)
-		ORDER BY expires_at, id LIMIT $5`,
-		payd.LinkActive, micros(p.Now), micros(p.After.ExpiresAt), p.After.ID, p.Limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []payd.PaymentLinkDue
-	for rows.Next() {
-		var d payd.PaymentLinkDue
-		var at int64
-		if err := rows.Scan(&d.ID, &at); err != nil {
-			return nil, err
-		}
-		d.ExpiresAt = fromMicros(at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return dueRows(ctx, t.q, "payment_links", "expires_at", []string{string(payd.LinkActive)}, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
+		func(id string, at time.Time) payd.PaymentLinkDue { return payd.PaymentLinkDue{ID: id, ExpiresAt: at} })
 }
 
 func (t *tx) PaymentLinkAddPayment(ctx context.Context, linkID string, seq int, paymentID string, at time.Time) error {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/paydhq/payd"
 )
@@ -147,6 +148,37 @@ func explain(ctx context.Context, d dialect, q querier, query string, args []any
 		lines = append(lines, fmt.Sprint(vals[col]))
 	}
 	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// dueRows is the read of every expiry sweep: the ids and due times of
+// rows whose column is at or before now, in (column, id) order after the
+// position (afterAt, afterID), at most limit, among those whose status is
+// one of statuses. Each sweep has an index on (status, column, id).
+func dueRows[T any](ctx context.Context, q querier, table, column string, statuses []string, now, afterAt time.Time, afterID string,
+	limit int, row func(id string, at time.Time) T) ([]T, error) {
+	args := []any{micros(now), micros(afterAt), afterID, limit}
+	marks := make([]string, len(statuses))
+	for i, st := range statuses {
+		args = append(args, st)
+		marks[i] = fmt.Sprintf("$%d", len(args))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, `+column+` FROM `+table+`
+		WHERE status IN (`+strings.Join(marks, ", ")+`) AND `+column+` <= $1 AND (`+column+`, id) > ($2, $3)
+		ORDER BY `+column+`, id LIMIT $4`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var id string
+		var at int64
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, err
+		}
+		out = append(out, row(id, fromMicros(at)))
+	}
+	return out, rows.Err()
 }
 
 func joinAnd(conds []string) string { return strings.Join(conds, " AND ") }

@@ -54,25 +54,8 @@ func paymentDocs(p *payd.Payment) (doc, view string, err error) {
 // PaymentListExpired walks payments_expiry: pending payments whose
 // expires_at is at or before Now, in (expires_at, id) order after After.
 func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT id, expires_at FROM payments
-		WHERE status = $1 AND expires_at <= $2 AND (expires_at, id) > ($3, $4)
-		ORDER BY expires_at, id LIMIT $5`,
-		payd.PaymentPending, micros(p.Now), micros(p.After.ExpiresAt), p.After.ID, p.Limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []payd.PaymentDue
-	for rows.Next() {
-		var d payd.PaymentDue
-		var at int64
-		if err := rows.Scan(&d.ID, &at); err != nil {
-			return nil, err
-		}
-		d.ExpiresAt = fromMicros(at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return dueRows(ctx, t.q, "payments", "expires_at", []string{string(payd.PaymentPending)}, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
+		func(id string, at time.Time) payd.PaymentDue { return payd.PaymentDue{ID: id, ExpiresAt: at} })
 }
 
 func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {

@@ -114,18 +114,20 @@ func (s *Store) Close() error {
 }
 
 // Tx runs fn in a transaction and commits when fn returns nil.
+// A database that cannot be reached gives errUnavailable (translate), here
+// and in View and Snapshot, through which every query passes.
 func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return translate(fmt.Errorf("begin: %w", err))
 	}
 	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d}
 	if err := fn(t); err != nil {
 		_ = sqlTx.Rollback()
-		return err
+		return translate(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return translate(fmt.Errorf("commit: %w", err))
 	}
 	for _, f := range t.afterCommit {
 		f()
@@ -143,15 +145,15 @@ func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
 	}
 	sqlTx, err := s.rdb.BeginTx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("begin snapshot: %w", err)
+		return translate(fmt.Errorf("begin snapshot: %w", err))
 	}
 	defer sqlTx.Rollback()
-	return fn(&tx{q: sqlTx, d: s.d})
+	return translate(fn(&tx{q: sqlTx, d: s.d}))
 }
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return fn(&tx{q: s.rdb, d: s.d})
+	return translate(fn(&tx{q: s.rdb, d: s.d}))
 }
 
 // Ready pings the database and checks the schema is current.

@@ -63,10 +63,7 @@ func TestCrashRecovery(t *testing.T) {
 		rounds = 3
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "payd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildPayd(t)
 	s := &crashServer{bin: bin, dir: filepath.Join(dir, "data"), addr: freeAddr(t), admin: freeAddr(t)}
 	s.start(t)
 	defer s.kill()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // envFlags is a flag set whose every flag has an environment twin
@@ -43,6 +44,13 @@ func (f *envFlags) Int(name string, def int, usage string) *int {
 		def = v
 	}
 	return f.FlagSet.Int(name, def, usage+" ($"+envName(name)+")")
+}
+
+func (f *envFlags) Duration(name string, def time.Duration, usage string) *time.Duration {
+	if v, err := time.ParseDuration(f.getenv(envName(name))); err == nil {
+		def = v
+	}
+	return f.FlagSet.Duration(name, def, usage+" ($"+envName(name)+")")
 }
 
 // listFlag is a repeatable flag; its environment twin is comma-separated.

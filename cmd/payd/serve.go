@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/serve"
 )
 
@@ -29,6 +30,9 @@ type serveOptions struct {
 	trustedProxies                                               []netip.Prefix
 	authFailures                                                 int
 	stage                                                        payd.Stage
+	redisURL                                                     string
+	jobRescueAfter                                               time.Duration
+	drainDelay                                                   time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
@@ -52,6 +56,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
+	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
+	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
+	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
@@ -61,6 +68,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*s
 		return nil, fmt.Errorf("--stage: %w", err)
 	}
 	o.stage = st
+	o.redisURL = *redisURL
+	if *rescue <= jobs.JobTimeout {
+		return nil, fmt.Errorf("--job-rescue-after must exceed the job timeout of %v", jobs.JobTimeout)
+	}
+	o.jobRescueAfter = *rescue
+	if *drain < 0 {
+		return nil, errors.New("--drain-delay cannot be negative")
+	}
+	o.drainDelay = *drain
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -163,8 +179,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
-		WebhookRootCAs: roots,
-		Delivery:       payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
+		Delivery: payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
 	if err != nil {
 		return err
@@ -213,6 +229,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	var serveErr error
 	select {
 	case <-ctx.Done():
+		// Draining: the balancer sees /readyz fail and stops sending
+		// requests here, while those it already sent are served.
+		if o.drainDelay > 0 {
+			in.Drain()
+			log.Info("draining", "delay_s", o.drainDelay.Seconds())
+			select {
+			case <-time.After(o.drainDelay):
+			case serveErr = <-errc:
+			}
+		}
 	case serveErr = <-errc:
 	}
 	// Graceful shutdown: stop accepting, let in-flight requests and jobs

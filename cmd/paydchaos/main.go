@@ -1,0 +1,362 @@
+//go:build linux
+
+// Command paydchaos runs three payd instances on one PostgreSQL and one
+// Redis behind a round-robin balancer, under load and under faults, and
+// then checks that nothing was lost, doubled or answered wrongly.
+//
+// Everything it starts is its own and on 127.0.0.1: a throwaway PostgreSQL
+// cluster (initdb on a free port in a temporary directory; the machine's
+// server is never touched), a redis-server on a free port, three `payd
+// serve` processes built once, the balancer and a TLS webhook receiver.
+// Clients create, simulate, capture, cancel and refund payments, retrying
+// failed and unanswered requests with the same Idempotency-Key. Faults come
+// at random moments: SIGKILL of an instance and its restart, a restart of
+// PostgreSQL (fast or immediate), Redis killed and started again.
+//
+// Afterwards: every acknowledged operation exists exactly once, every
+// replay gave the first answer, no answer was a 500 or took longer than
+// hangLimit, every 503 was the Error object with Retry-After, /readyz
+// failed while PostgreSQL was down and recovered without a restart,
+// `payd admin ledger check` passes, every event reached the receiver at
+// least once (duplicates reported), the periodic jobs ran about once per
+// period across the instances, and no job or delivery was lost.
+//
+// Deliveries and jobs that a killed instance had claimed are taken up
+// again later: deliveries after their 5-minute lease on the service clock,
+// which the run moves six minutes forward at the end (`--test-clock`; the
+// clocks run in real time until then), and jobs after
+// `--job-rescue-after`, which River measures on the wall clock and the run
+// sets to 65 seconds.
+//
+// Usage:
+//
+//	go run ./cmd/paydchaos                 # the reduced run of CI: about 2 minutes
+//	go run ./cmd/paydchaos --duration 10m  # longer
+//	make chaos CHAOS_FLAGS='--duration 10m'
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+type config struct {
+	duration   time.Duration
+	clients    int
+	faultEvery time.Duration
+	seed       uint64
+	paydBin    string
+	keep       bool
+}
+
+func main() {
+	var cfg config
+	flag.DurationVar(&cfg.duration, "duration", 45*time.Second, "how long the load and the faults last")
+	flag.IntVar(&cfg.clients, "clients", 6, "concurrent merchant clients, one shop each")
+	flag.DurationVar(&cfg.faultEvery, "fault-every", 6*time.Second, "mean pause between faults")
+	flag.Uint64Var(&cfg.seed, "seed", 0, "random seed (0: from the time); printed, so a run can be repeated")
+	flag.StringVar(&cfg.paydBin, "payd", "", "payd binary (default: built from this module)")
+	flag.BoolVar(&cfg.keep, "keep", false, "keep the run's directory (logs, data) even when it passes")
+	flag.Parse()
+	if cfg.seed == 0 {
+		cfg.seed = uint64(time.Now().UnixNano())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "paydchaos: FAIL:", err)
+		os.Exit(1)
+	}
+	fmt.Println("paydchaos: PASS")
+}
+
+// cluster is everything the run started.
+type cluster struct {
+	dir       string
+	pg        *postgres
+	redis     *redisServer
+	instances []*instance
+	proxyURL  string
+	rc        *receiver
+	token     string
+	clients   int
+}
+
+func run(ctx context.Context, cfg config) (err error) {
+	dir, err := os.MkdirTemp("", "paydchaos-")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("paydchaos: seed %d, %d clients, %v of faults; logs in %s\n", cfg.seed, cfg.clients, cfg.duration, dir)
+	cl := &cluster{dir: dir, clients: cfg.clients, token: "adm_chaos_" + strconv.FormatUint(cfg.seed%1e9, 36) + "xxxxxxxxxxxxxxxx"}
+	defer func() {
+		cl.shutdown()
+		if err == nil && !cfg.keep {
+			os.RemoveAll(dir)
+		} else {
+			fmt.Printf("paydchaos: the run's logs and data stay in %s\n", dir)
+		}
+	}()
+	if err := cl.build(cfg); err != nil {
+		return err
+	}
+	shops, err := cl.setup()
+	if err != nil {
+		return err
+	}
+	rnd := rand.New(rand.NewPCG(cfg.seed, 1))
+	book := newBook()
+
+	// Load.
+	stopLoad := make(chan struct{})
+	var drainBy atomic.Int64
+	var wg sync.WaitGroup
+	for i, s := range shops {
+		c := &client{n: i, base: cl.proxyURL, shop: s, book: book, stop: stopLoad, drainBy: &drainBy,
+			http: &http.Client{Timeout: hangLimit}, rnd: rand.New(rand.NewPCG(cfg.seed, uint64(i)+2))}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.run() }()
+	}
+	loadStart := time.Now()
+	faults := cl.faults(ctx, cfg, rnd, book)
+	close(stopLoad)
+	// Clients finish the operation in hand, retrying as long as it takes
+	// within a minute; after that they give up and say so.
+	drainBy.Store(time.Now().Add(time.Minute).UnixNano())
+	wg.Wait()
+	loadEnd := time.Now()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	fmt.Printf("paydchaos: load over after %v: %s\n", loadEnd.Sub(loadStart).Round(time.Second), faults)
+	return cl.verify(ctx, shops, book, faults, loadStart, loadEnd)
+}
+
+// build starts PostgreSQL, Redis, the receiver, the balancer and the three
+// instances.
+func (cl *cluster) build(cfg config) error {
+	bin := cfg.paydBin
+	if bin == "" {
+		bin = filepath.Join(cl.dir, "payd")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/paydhq/payd/cmd/payd").CombinedOutput(); err != nil {
+			return fmt.Errorf("build payd: %v\n%s", err, out)
+		}
+	}
+	pg, err := newPostgres(cl.dir)
+	if err != nil {
+		return err
+	}
+	cl.pg = pg
+	if err := pg.start(); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	cl.redis = &redisServer{port: port, dir: cl.dir, log: filepath.Join(cl.dir, "redis.log")}
+	if err := cl.redis.start(); err != nil {
+		return err
+	}
+	cl.rc = newReceiver()
+	ca := filepath.Join(cl.dir, "receiver-ca.pem")
+	if err := cl.rc.writeCA(ca); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	cl.proxyURL = "http://" + ln.Addr().String()
+	var backends []string
+	for n := 1; n <= 3; n++ {
+		p, err := freePort()
+		if err != nil {
+			return err
+		}
+		ap, err := freePort()
+		if err != nil {
+			return err
+		}
+		in := &instance{n: n, bin: bin, dir: cl.dir, port: p, adminPort: ap, args: []string{
+			"--database-url", pg.url(), "--redis-url", cl.redis.url(), "--admin-token", cl.token,
+			"--public-url", cl.proxyURL, "--webhook-allow-host", "127.0.0.1", "--webhook-ca-file", ca, "--test-clock",
+			// Jobs of a killed instance are run again after this; the
+			// default of 5 minutes would outlast the run.
+			"--job-rescue-after", "65s",
+		}}
+		cl.instances = append(cl.instances, in)
+		backends = append(backends, in.addr())
+	}
+	go http.Serve(ln, newProxy(backends))
+	for _, in := range cl.instances {
+		if err := in.start(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (cl *cluster) shutdown() {
+	for _, in := range cl.instances {
+		in.shutdown()
+	}
+	if cl.redis != nil && cl.redis.proc != nil {
+		cl.redis.kill()
+	}
+	if cl.pg != nil && cl.pg.proc != nil {
+		cl.pg.stop(false)
+	}
+	if cl.rc != nil {
+		cl.rc.srv.Close()
+	}
+}
+
+// faultLog counts what was done to the cluster and what was seen meanwhile.
+type faultLog struct {
+	kills, pgRestarts, redisRestarts int
+	// readyFailedDuringOutage counts the PostgreSQL outages in which every
+	// running instance's /readyz answered 503; readyRecovery is the
+	// longest time /readyz took to come back after PostgreSQL did.
+	readyFailedDuringOutage int
+	readyRecovery           time.Duration
+}
+
+func (f faultLog) String() string {
+	return fmt.Sprintf("%d instance kills, %d PostgreSQL restarts, %d Redis restarts", f.kills, f.pgRestarts, f.redisRestarts)
+}
+
+// faults injects faults until the duration is over, cycling through the
+// three kinds in a random order so that every kind happens in a short run.
+func (cl *cluster) faults(ctx context.Context, cfg config, rnd *rand.Rand, book *ledgerBook) faultLog {
+	var log faultLog
+	end := time.Now().Add(cfg.duration)
+	var kinds []int
+	for {
+		pause := cfg.faultEvery/2 + time.Duration(rnd.Int64N(int64(cfg.faultEvery)))
+		// Every kind of fault happens at least once, however short the
+		// run.
+		if time.Now().Add(pause).After(end) && log.kills > 0 && log.pgRestarts > 0 && log.redisRestarts > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return log
+		case <-time.After(pause):
+		}
+		if len(kinds) == 0 {
+			kinds = rnd.Perm(3)
+		}
+		kind := kinds[0]
+		kinds = kinds[1:]
+		switch kind {
+		case 0:
+			in := cl.instances[rnd.IntN(len(cl.instances))]
+			in.kill()
+			log.kills++
+			time.Sleep(time.Duration(200+rnd.IntN(1800)) * time.Millisecond)
+			if err := in.start(); err != nil {
+				book.problem("restart %s: %v", in, err)
+			}
+		case 1:
+			immediate := rnd.IntN(2) == 0
+			cl.pg.stop(immediate)
+			log.pgRestarts++
+			time.Sleep(1500 * time.Millisecond)
+			if cl.allNotReady() {
+				log.readyFailedDuringOutage++
+			} else {
+				book.problem("PostgreSQL down (immediate=%v) but some instance's /readyz still answered 200", immediate)
+			}
+			time.Sleep(time.Duration(rnd.IntN(2500)) * time.Millisecond)
+			if err := cl.pg.start(); err != nil {
+				book.problem("restart PostgreSQL: %v", err)
+				return log
+			}
+			back := time.Now()
+			if !cl.waitAllReady(30 * time.Second) {
+				book.problem("instances not ready 30s after PostgreSQL came back")
+			}
+			log.readyRecovery = max(log.readyRecovery, time.Since(back))
+		case 2:
+			cl.redis.kill()
+			log.redisRestarts++
+			time.Sleep(time.Duration(1000+rnd.IntN(3000)) * time.Millisecond)
+			if err := cl.redis.start(); err != nil {
+				book.problem("restart Redis: %v", err)
+				return log
+			}
+		}
+	}
+	time.Sleep(time.Until(end))
+	return log
+}
+
+func (cl *cluster) allNotReady() bool {
+	c := &http.Client{Timeout: 5 * time.Second}
+	for _, in := range cl.instances {
+		if !in.alive() {
+			continue
+		}
+		resp, err := c.Get(in.readyURL())
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			return false
+		}
+	}
+	return true
+}
+
+func (cl *cluster) waitAllReady(d time.Duration) bool {
+	c := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		ready := 0
+		for _, in := range cl.instances {
+			if resp, err := c.Get(in.readyURL()); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					ready++
+				}
+			}
+		}
+		if ready == len(cl.instances) {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
+// db opens the run's own PostgreSQL for the checks that read the job table.
+func (cl *cluster) db() (*sql.DB, error) {
+	db, err := sql.Open("pgx", cl.pg.url())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, errors.Join(errors.New("open the run's PostgreSQL"), err)
+	}
+	return db, nil
+}

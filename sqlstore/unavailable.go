@@ -1,0 +1,82 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/paydhq/payd"
+)
+
+// UnavailableRetryAfter is the Retry-After of an answer refused because the
+// database cannot be reached: a restart of PostgreSQL usually takes a few
+// seconds.
+const UnavailableRetryAfter = 2 * time.Second
+
+// errUnavailable is what a request gets while the database is away: 503
+// provider_unavailable with Retry-After (Errors: 503 is retried with the
+// same Idempotency-Key). A change whose COMMIT was cut off may or may not
+// have landed; its idempotency record commits with it, so the retry
+// either replays it or runs it afresh, never twice.
+func errUnavailable() *payd.Error {
+	return &payd.Error{Code: payd.CodeProviderUnavailable, RetryAfter: UnavailableRetryAfter,
+		Message: "storage is unavailable for a moment; retry after the Retry-After seconds with the same Idempotency-Key"}
+}
+
+// translate turns a failure to reach the database into errUnavailable, and
+// returns every other error unchanged: a contract error of the service
+// stays what it is, and an unexpected one stays internal.
+func translate(err error) error {
+	if err == nil || !unreachable(err) {
+		return err
+	}
+	var pe *payd.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return errUnavailable()
+}
+
+// unreachable reports whether err says the database cannot be reached or
+// dropped the connection: it is down, restarting, refusing connections or
+// resetting them. A canceled request is not one of them.
+func unreachable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P01", // admin_shutdown: the server is stopping
+			"57P02", // crash_shutdown
+			"57P03", // cannot_connect_now: starting up or shutting down
+			"53300": // too_many_connections
+			return true
+		}
+		// Class 08: connection exception.
+		return strings.HasPrefix(pgErr.Code, "08")
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return true
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.As(err, &netErr):
+		return true
+	}
+	// pgx reports a connection it already closed this way, without a
+	// type of its own.
+	return strings.Contains(err.Error(), "conn closed")
+}
