@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test build fuzz bench lint chaos
+.PHONY: run test build fuzz bench lint chaos generate
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -15,6 +15,10 @@ run:
 ## build: build the payd binary into ./bin
 build:
 	$(GO) build -o bin/payd ./cmd/payd
+
+## generate: regenerate the Go client's generated layer (client/openapi.gen.go) from openapi/openapi.yaml
+generate:
+	$(GO) generate ./client/
 
 ## test: the whole suite (SQLite always; PostgreSQL too when PAYD_TEST_DATABASE_URL is set)
 test:
