@@ -91,7 +91,14 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		if err != nil {
 			return 0, nil, err
 		}
-		if in.Amount.Minor+fee > max(0, available) {
+		// Money an unpaid register counted is promised to it: paying the
+		// register moves its net out of available whatever a payout took
+		// meanwhile, so a payout may only use what no register holds.
+		registered, err := registeredUnpaid(ctx, tx, merchantID, p.Test(), c)
+		if err != nil {
+			return 0, nil, err
+		}
+		if in.Amount.Minor+fee > max(0, available-registered) {
 			return 0, nil, errPayoutInsufficient
 		}
 		now := s.clock.Now()
@@ -122,6 +129,31 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		}
 		return http.StatusCreated, po.View(), nil
 	})
+}
+
+// registeredUnpaid is the positive net of the merchant's registers of one
+// contour and currency not yet paid (draft, approved, sent): what paying
+// them will take out of available. The merchant's row lock, held by the
+// caller, keeps a register from being formed or paid meanwhile.
+func registeredUnpaid(ctx context.Context, tx Tx, merchantID string, test bool, c money.Currency) (int64, error) {
+	var sum int64
+	for _, st := range []SettlementState{SettlementDraft, SettlementApproved, SettlementSent} {
+		params := &SettlementListParams{ListParams: ListParams{Limit: MaxPageSize}, MerchantID: merchantID, Test: test, Currency: c, Status: st}
+		for {
+			page, err := tx.SettlementList(ctx, params)
+			if err != nil {
+				return 0, err
+			}
+			for _, r := range page.Items {
+				sum += max(0, r.Net)
+			}
+			if page.Next == nil {
+				break
+			}
+			params.After = page.Next
+		}
+	}
+	return sum, nil
 }
 
 // payoutRecheck is the service's wait before asking a silent provider

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/paydtest"
 	"github.com/paydhq/payd/sandpayout"
 )
@@ -87,4 +88,34 @@ func equalLines(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestPayoutLeavesUnpaidRegistersTheirMoney: money a register counted and
+// has not paid yet is promised to it; a payout may take only what is left,
+// so paying the register afterwards never drives available below zero.
+func TestPayoutLeavesUnpaidRegistersTheirMoney(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, shop, c := startM5(t, b, nil)
+		day := toNextMoscowHour(env)
+		fund(t, env, c, "1000.00", "993.00")
+		var st struct{ ID string }
+		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/settlements", map[string]any{"test": true, "currency": "RUB", "date": day}).
+			Expect(t, 201).Decode(t, &st)
+		if got := value(c.Get("/v1/settlements/"+st.ID).Expect(t, 200).JSON(t), "net_amount"); got != "993.00" {
+			t.Fatalf("register net %s, want 993.00", got)
+		}
+		// Every stage before paid keeps the register's claim.
+		for _, a := range []string{"", "approve", "send"} {
+			if a != "" {
+				env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/"+a, nil).Expect(t, 200)
+			}
+			c.Post("/v1/payouts", key(), cardPayout("900.00", nil)).ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		}
+		env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/pay", nil).Expect(t, 200)
+		if got := payoutBalance(t, c)["available"]; got != "0.00" {
+			t.Fatalf("available after the register was paid = %s, want 0.00", got)
+		}
+		checkLedger(t, env)
+	})
 }
