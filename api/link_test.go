@@ -692,32 +692,64 @@ func TestPaymentLinkDoubleSubmitInFlight(t *testing.T) {
 }
 
 // TestPaymentLinkPageRate: the link page is the one way to create a shop's
-// payments without a key, so it has the shop's creation rate of its own;
-// past it the payer gets 429 with Retry-After and no payment is made, and
-// another shop's links are not touched.
+// payments without a key, so it has the shop's creation rate of its own,
+// and each payer's address a small share of it; past either the payer gets
+// 429 with Retry-After and no payment is made. Posts that can make no
+// payment (a closed link) take nothing, and another shop's links and the
+// shop's API keys are not touched.
 func TestPaymentLinkPageRate(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		env, shop, c := linkEnv(t, b)
-		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"payments_per_minute": 2}).Expect(t, 200)
-		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00"), "reusable": true})).Expect(t, 201).JSON(t)
-		for i := range 2 {
-			if pg := linkPayment(t, env.Payer(), l["url"].(string), ""); pg.Status != http.StatusSeeOther {
-				t.Fatalf("payment %d through the link: %d\n%s", i+1, pg.Status, pg.Body)
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM5, TrustProxy: true})
+		shop := env.NewShop(payd.RegionRU, "")
+		c := env.As(shop, false)
+		env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"payments_per_minute": 12}).Expect(t, 200)
+		payerAt := func(addr string) *paydtest.Payer {
+			p := env.Payer()
+			p.ForwardedFor = addr
+			return p
+		}
+		// A form fetched while its link was open, posted after it closed.
+		closed := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00")})).Expect(t, 201).JSON(t)
+		early := payerAt("203.0.113.1")
+		form := early.Get(closed["url"].(string))
+		c.Post("/v1/payment-links/"+closed["id"].(string)+"/deactivate", key(), nil).Expect(t, 200)
+		for range 15 {
+			pg := early.Post(closed["url"].(string), "token", form.Field("token"), "csrf", form.Field("csrf"))
+			if pg.Status == http.StatusTooManyRequests || pg.Status == http.StatusSeeOther {
+				t.Fatalf("a closed link's form answered %d", pg.Status)
 			}
 		}
-		pg := linkPayment(t, env.Payer(), l["url"].(string), "")
-		if pg.Status != http.StatusTooManyRequests || pg.Header.Get("Retry-After") == "" {
-			t.Fatalf("third payment within the minute: %d (Retry-After %q)\n%s", pg.Status, pg.Header.Get("Retry-After"), pg.Body)
+		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00"), "reusable": true})).Expect(t, 201).JSON(t)
+		url := l["url"].(string)
+		pay := func(addr string) *paydtest.Page { return linkPayment(t, payerAt(addr), url, "") }
+		// One address: its ten a minute, then 429.
+		for i := range 10 {
+			if pg := pay("203.0.113.1"); pg.Status != http.StatusSeeOther {
+				t.Fatalf("payment %d from one address: %d\n%s", i+1, pg.Status, pg.Body)
+			}
 		}
-		if got := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != 2 {
-			t.Fatalf("link payments %v, want the two within the rate", got)
+		pg := pay("203.0.113.1")
+		if pg.Status != http.StatusTooManyRequests || pg.Header.Get("Retry-After") == "" {
+			t.Fatalf("eleventh payment from one address: %d (Retry-After %q)\n%s", pg.Status, pg.Header.Get("Retry-After"), pg.Body)
+		}
+		// Other addresses share the shop's twelve: two more, then 429.
+		for i, addr := range []string{"203.0.113.2", "203.0.113.3"} {
+			if pg := pay(addr); pg.Status != http.StatusSeeOther {
+				t.Fatalf("payment %d from another address: %d\n%s", i+1, pg.Status, pg.Body)
+			}
+		}
+		if pg := pay("203.0.113.4"); pg.Status != http.StatusTooManyRequests {
+			t.Fatalf("a payment past the shop's rate: %d\n%s", pg.Status, pg.Body)
+		}
+		if got := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != 12 {
+			t.Fatalf("%d link payments, want the twelve within the rates", len(got))
 		}
 		// The shop's API keys keep their own rate.
 		c.Post("/v1/payments", key(), newPayment("10.00", nil)).Expect(t, 201)
 		other := env.NewShop(payd.RegionRU, "")
 		ol := env.As(other, false).Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00")})).Expect(t, 201).JSON(t)
-		if pg := linkPayment(t, env.Payer(), ol["url"].(string), ""); pg.Status != http.StatusSeeOther {
+		if pg := linkPayment(t, payerAt("203.0.113.4"), ol["url"].(string), ""); pg.Status != http.StatusSeeOther {
 			t.Fatalf("another shop's link: %d\n%s", pg.Status, pg.Body)
 		}
 	})

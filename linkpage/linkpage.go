@@ -19,6 +19,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,15 +42,24 @@ type Handler struct {
 	key []byte
 	log *slog.Logger
 	// limiter counts the payments made through a shop's link pages
-	// (LinkPage.PayRate): the page is public, so without it anyone could
-	// create a shop's payments as fast as they like.
+	// (LinkPage.PayRate), and apart those of each payer's address: the
+	// page is public, so without the first anyone could create a shop's
+	// payments as fast as they like, and without the second one address
+	// could spend the shop's whole rate and keep its other payers out.
 	limiter ratelimit.Limiter
+	// addr is the payer's address, as the API reads it behind a proxy.
+	addr func(*http.Request) netip.Addr
 }
 
+// perAddressPerMinute is how many payments one address may start through
+// one shop's links in a minute: more than a payer retrying ever needs.
+const perAddressPerMinute = 10
+
 // New returns the page handler; key signs its forms, limiter holds the
-// rate of payments through each shop's links.
-func New(svc *payd.Service, key []byte, log *slog.Logger, limiter ratelimit.Limiter) *Handler {
-	return &Handler{svc: svc, key: key, log: log, limiter: limiter}
+// rates of payments through each shop's links, addr reads the payer's
+// address.
+func New(svc *payd.Service, key []byte, log *slog.Logger, limiter ratelimit.Limiter, addr func(*http.Request) netip.Addr) *Handler {
+	return &Handler{svc: svc, key: key, log: log, limiter: limiter, addr: addr}
 }
 
 // Register mounts the page on mux.
@@ -218,7 +228,10 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !h.allowed(w, r, pg, l) {
+	// Only a payment that can be made takes from the rates: a closed link
+	// or a sum out of range is refused below without one.
+	inRange := pg.Link.Amount != nil || (sum >= pg.Min && sum <= pg.Max)
+	if pg.State == payd.LinkPageOpen && inRange && !h.allowed(w, r, pg, l) {
 		return
 	}
 	to, err := h.payOnce(r, id, payd.LinkPayment{FormToken: token, Amount: sum, Locale: l.Lang()})
@@ -282,7 +295,11 @@ func (h *Handler) payOnce(r *http.Request, id string, in payd.LinkPayment) (stri
 // not made uncounted).
 func (h *Handler) allowed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPage, l webpage.Locale) bool {
 	key, perMinute := pg.PayRate()
-	ok, wait, err := h.limiter.Allow(r.Context(), key, perMinute, h.svc.Clock().Now())
+	now := h.svc.Clock().Now()
+	ok, wait, err := h.limiter.Allow(r.Context(), key+":"+h.addr(r).String(), perAddressPerMinute, now)
+	if err == nil && ok {
+		ok, wait, err = h.limiter.Allow(r.Context(), key, perMinute, now)
+	}
 	v := view{L: l, Test: pg.Link.Test, State: "refused"}
 	switch {
 	case err != nil:

@@ -20,6 +20,9 @@ type Payer struct {
 	base   string
 	// AcceptLanguage, when set, is sent as the browser's Accept-Language.
 	AcceptLanguage string
+	// ForwardedFor, when set, is sent as X-Forwarded-For: the payer's
+	// address as a proxy would name it (Options.TrustProxy).
+	ForwardedFor string
 }
 
 // Payer returns a payer against the service's pages. It keeps the
@@ -80,6 +83,9 @@ func (p *Payer) Get(u string) *Page {
 func (p *Payer) do(req *http.Request) (*http.Response, error) {
 	if p.AcceptLanguage != "" {
 		req.Header.Set("Accept-Language", p.AcceptLanguage)
+	}
+	if p.ForwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", p.ForwardedFor)
 	}
 	return p.client.Do(req)
 }

@@ -247,8 +247,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, err
 	}
 	in.Limiter = limiter
-	linkPages := linkpage.New(in.Service, formsKey, log, limiter)
 	source := api.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
+	linkPages := linkpage.New(in.Service, formsKey, log, limiter, source.Addr)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: log,
 		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
