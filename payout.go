@@ -144,7 +144,7 @@ func (st ShopSettings) PayoutFeeFor(c money.Currency) PayoutFee {
 // Of computes the fee of a payout of amount: amount × bps / 10000 rounded
 // half up, plus the fixed part, at least Min and at most Max (when set).
 func (f PayoutFee) Of(amount int64) int64 {
-	fee := (amount*f.PercentBps+5000)/10000 + f.Fixed
+	fee := money.MulDivHalfUp(amount, f.PercentBps, 10000) + f.Fixed
 	fee = max(fee, f.Min)
 	if f.Max > 0 {
 		fee = min(fee, f.Max)

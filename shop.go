@@ -161,7 +161,7 @@ func (t Tariff) FeeReturn(fee, feeReturned, captured, amount int64) int64 {
 	if t.NoFeeReturn || captured == 0 {
 		return 0
 	}
-	back := (fee*amount*2 + captured) / (2 * captured)
+	back := money.MulDivHalfUp(fee, amount, captured)
 	return max(0, min(back, fee-feeReturned))
 }
 
@@ -183,7 +183,7 @@ func (s ShopSettings) TariffFor(method string, c money.Currency) Tariff {
 // up to the minor unit, plus the fixed part, at least Min, never above the
 // sum itself.
 func (t Tariff) Fee(amount int64) int64 {
-	fee := (amount*t.PercentBps+5000)/10000 + t.Fixed
+	fee := money.MulDivHalfUp(amount, t.PercentBps, 10000) + t.Fixed
 	fee = max(fee, t.Min)
 	return min(fee, amount)
 }

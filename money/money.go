@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Currency is an ISO 4217 code the contract accepts.
@@ -158,4 +159,25 @@ func Add(a, b int64) (int64, error) {
 		return 0, ErrOverflow
 	}
 	return s, nil
+}
+
+// MulDivHalfUp returns a × b / d rounded half up, for non-negative a and b
+// and positive d, computed in 128 bits so that no product of two amounts
+// of the contract's range (or an amount and basis points) overflows; a
+// quotient beyond int64 is clamped to its largest value.
+func MulDivHalfUp(a, b, d int64) int64 {
+	if a <= 0 || b <= 0 || d <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	lo, carry := bits.Add64(lo, uint64(d)/2, 0)
+	hi += carry
+	if hi >= uint64(d) {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(d))
+	if q > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(q)
 }

@@ -128,3 +128,22 @@ func FuzzParseValue(f *testing.F) {
 		}
 	})
 }
+
+// MulDivHalfUp rounds half up and does not overflow where the int64
+// product would.
+func TestMulDivHalfUp(t *testing.T) {
+	for _, tt := range []struct{ a, b, d, want int64 }{
+		{100000, 280, 10000, 2800},
+		{12345, 155, 10000, 191}, // 191.3475
+		{50, 1, 100, 1},          // 0.5 rounds up
+		{49, 1, 100, 0},
+		{999_999_999_999_999, 10000, 10000, 999_999_999_999_999},
+		{999_999_999_999_999, 9999, 10000, 999_899_999_999_999},                            // 999899999999999.0001
+		{28_000_000_000_000, 999_999_999_999_999, 999_999_999_999_999, 28_000_000_000_000}, // fee × amount / captured
+		{0, 5, 7, 0},
+	} {
+		if got := MulDivHalfUp(tt.a, tt.b, tt.d); got != tt.want {
+			t.Errorf("MulDivHalfUp(%d, %d, %d) = %d, want %d", tt.a, tt.b, tt.d, got, tt.want)
+		}
+	}
+}
