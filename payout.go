@@ -1,6 +1,9 @@
 package payd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -67,6 +70,23 @@ type Payout struct {
 	ProviderPayoutID string `json:"provider_payout_id,omitempty"`
 	// Checks counts the status queries made, for the provider's backoff.
 	Checks int `json:"checks,omitempty"`
+	// Reference names the request that made the payout to its provider
+	// (PayoutReference): the same for every try of one request, where the
+	// payout's id is new at each.
+	Reference string `json:"reference,omitempty"`
+}
+
+// PayoutReference is the provider's name for one payout request: a hash
+// of the shop, the contour, the Idempotency-Key and the body. A try whose
+// transaction rolled back after its provider took the payout (a commit
+// lost to a database restart, another instance taking the same key) gets
+// a new payout id when the merchant retries, but the same reference, by
+// which the provider knows the payout it already has.
+func PayoutReference(shopID string, test bool, idem Idempotency) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%t\x00%s\x00", shopID, test, idem.Key)
+	h.Write(idem.Hash)
+	return "por_" + hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // Held is what the payout took from available: its sum and its fee.

@@ -104,7 +104,8 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		now := s.clock.Now()
 		po := &Payout{ID: s.ids.New(PrefixPayout, now), ShopID: p.Shop.ID, MerchantID: merchantID, Test: p.Test(),
 			Status: PayoutPending, Amount: in.Amount, Fee: fee, DestinationType: kind, DestinationMasked: masked,
-			Description: in.Description, OrderID: in.OrderID, Metadata: in.Metadata, CreatedAt: now, Provider: pr.Name()}
+			Description: in.Description, OrderID: in.OrderID, Metadata: in.Metadata, CreatedAt: now, Provider: pr.Name(),
+			Reference: PayoutReference(p.Shop.ID, p.Test(), idem)}
 		ref, err := pr.AcceptPayout(ctx, tx, po, in.Destination)
 		var pe *Error
 		switch {

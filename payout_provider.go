@@ -16,7 +16,10 @@ import (
 // the payout's ProviderPayoutID). It may answer ErrProviderTimeout when it
 // cannot tell whether the payout was taken: the payout goes on and its
 // status is queried later. An *Error it returns (a destination the
-// provider refuses) is the request's answer.
+// provider refuses) is the request's answer. The call happens inside a
+// transaction that may still roll back, so a provider must deduplicate on
+// the payout's Reference, which stays the same when the merchant retries
+// the request, and answer a repeated one with the payout it already has.
 type PayoutProvider interface {
 	Name() string
 	AcceptPayout(ctx context.Context, tx Tx, po *Payout, dest PayoutDestination) (providerPayoutID string, err error)

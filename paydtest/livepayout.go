@@ -18,6 +18,8 @@ type LivePayoutProvider struct {
 	mu       sync.Mutex
 	accepted []payd.PayoutDestination
 	result   payd.PayoutResult
+	// byRef is the provider's payout id of each reference it took.
+	byRef map[string]string
 }
 
 var _ payd.PayoutProvider = (*LivePayoutProvider)(nil)
@@ -48,8 +50,17 @@ func (p *LivePayoutProvider) Name() string { return p.name }
 func (p *LivePayoutProvider) AcceptPayout(_ context.Context, _ payd.Tx, po *payd.Payout, dest payd.PayoutDestination) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// As a provider must: a reference seen before is the payout it has.
+	if id, ok := p.byRef[po.Reference]; ok {
+		return id, nil
+	}
 	p.accepted = append(p.accepted, dest)
-	return p.name + "-" + po.ID, nil
+	id := p.name + "-" + po.ID
+	if p.byRef == nil {
+		p.byRef = map[string]string{}
+	}
+	p.byRef[po.Reference] = id
+	return id, nil
 }
 
 // PayoutStatus implements payd.PayoutProvider.
