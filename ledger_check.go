@@ -106,14 +106,12 @@ func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 // checkDisputeHolds compares each contour's disputed sub-accounts with its
 // disputes: an open dispute's part holds its sum, any other part nothing.
 func checkDisputeHolds(ctx context.Context, tx Tx, disputes []DisputeAmount) ([]string, error) {
-	type contour struct {
-		merchant string
-		test     bool
-		currency money.Currency
+	want, err := holdsWanted(ctx, tx, ledger.Disputed)
+	if err != nil {
+		return nil, err
 	}
-	want := map[contour]map[string]int64{}
 	for _, d := range disputes {
-		k := contour{d.MerchantID, d.Test, d.Amount.Currency}
+		k := LedgerContour{d.MerchantID, d.Test, d.Amount.Currency}
 		if want[k] == nil {
 			want[k] = map[string]int64{}
 		}
@@ -121,19 +119,47 @@ func checkDisputeHolds(ctx context.Context, tx Tx, disputes []DisputeAmount) ([]
 			want[k][d.ID] = d.Amount.Minor
 		}
 	}
+	return compareHolds(ctx, tx, ledger.Disputed, "disputed", want)
+}
+
+// compareHolds compares each contour's sub-accounts of bucket b with the
+// parts its objects want there, naming every difference.
+func compareHolds(ctx context.Context, tx Tx, b ledger.Bucket, name string, want map[LedgerContour]map[string]int64) ([]string, error) {
 	var problems []string
 	for k, subs := range want {
-		got, err := tx.LedgerSubBalances(ctx, k.merchant, k.test, k.currency, ledger.Disputed)
+		got, err := tx.LedgerSubBalances(ctx, k.Owner, k.Test, k.Currency, b)
 		if err != nil {
 			return nil, err
 		}
 		for _, sub := range ledger.Keys(merge(subs, got)) {
 			if got[sub] != subs[sub] {
-				problems = append(problems, fmt.Sprintf("%s: disputed part %d, want %d", sub, got[sub], subs[sub]))
+				problems = append(problems, fmt.Sprintf("%s: %s part %d, want %d", sub, name, got[sub], subs[sub]))
 			}
 		}
 	}
 	return problems, nil
+}
+
+// LedgerContour is one owner's accounts of one mode and currency.
+type LedgerContour struct {
+	Owner    string
+	Test     bool
+	Currency money.Currency
+}
+
+// holdsWanted starts a hold check's expectations with every contour that
+// ever held money in bucket b, each wanting nothing: money left there by a
+// contour with no open object is then found too.
+func holdsWanted(ctx context.Context, tx Tx, b ledger.Bucket) (map[LedgerContour]map[string]int64, error) {
+	contours, err := tx.LedgerContours(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	want := map[LedgerContour]map[string]int64{}
+	for _, c := range contours {
+		want[c] = map[string]int64{}
+	}
+	return want, nil
 }
 
 // merge returns the keys of both maps with zero values, for walking both.
@@ -155,14 +181,12 @@ func checkPayoutHolds(ctx context.Context, tx Tx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	type contour struct {
-		merchant string
-		test     bool
-		currency money.Currency
+	want, err := holdsWanted(ctx, tx, ledger.PendingPayouts)
+	if err != nil {
+		return nil, err
 	}
-	want := map[contour]map[string]int64{}
 	for _, po := range payouts {
-		k := contour{po.MerchantID, po.Test, po.Amount.Currency}
+		k := LedgerContour{po.MerchantID, po.Test, po.Amount.Currency}
 		if want[k] == nil {
 			want[k] = map[string]int64{}
 		}
@@ -170,17 +194,5 @@ func checkPayoutHolds(ctx context.Context, tx Tx) ([]string, error) {
 			want[k][po.ID] = po.Amount.Minor + po.Fee
 		}
 	}
-	var problems []string
-	for k, subs := range want {
-		got, err := tx.LedgerSubBalances(ctx, k.merchant, k.test, k.currency, ledger.PendingPayouts)
-		if err != nil {
-			return nil, err
-		}
-		for _, sub := range ledger.Keys(merge(subs, got)) {
-			if got[sub] != subs[sub] {
-				problems = append(problems, fmt.Sprintf("%s: pending_payouts part %d, want %d", sub, got[sub], subs[sub]))
-			}
-		}
-	}
-	return problems, nil
+	return compareHolds(ctx, tx, ledger.PendingPayouts, "pending_payouts", want)
 }

@@ -161,6 +161,10 @@ type Tx interface {
 	// bucket of a merchant's contour and currency (the per-payment parts
 	// of the reserve), leaving out those at zero.
 	LedgerSubBalances(ctx context.Context, owner string, test bool, c money.Currency, b ledger.Bucket) (map[string]int64, error)
+	// LedgerContours lists every contour (owner, mode, currency) that has
+	// ever had a posting in bucket b, for the checks that must look at
+	// all of them, not only at those their objects name.
+	LedgerContours(ctx context.Context, b ledger.Bucket) ([]LedgerContour, error)
 
 	// DisputeInsert inserts d; a dispute already holding d's provider
 	// dispute id is ErrConflict, with the transaction still usable.

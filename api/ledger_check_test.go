@@ -83,3 +83,35 @@ func TestLedgerCheckFindsBrokenDisputes(t *testing.T) {
 		expectProblem(lost + ": disputed part 1, want 0")
 	})
 }
+
+// TestLedgerCheckFindsStrayHolds: money in a merchant's disputed or
+// pending_payouts accounts with no dispute or payout of the merchant to
+// hold it is named too, not only differences in contours that have some.
+func TestLedgerCheckFindsStrayHolds(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM5})
+		shop := env.NewShop(payd.RegionRU, "")
+		checkLedger(t, env)
+		ctx, ids, st := context.Background(), payd.NewIDGen(), env.Service.Store()
+		avail := ledger.Account{Owner: shop.MerchantID, Test: true, Currency: money.RUB, Bucket: ledger.Available}
+		for _, bucket := range []ledger.Bucket{ledger.Disputed, ledger.PendingPayouts} {
+			stray := avail
+			stray.Bucket, stray.Sub = bucket, "stray_"+string(bucket)
+			e := &ledger.Entry{ID: ids.New("ent_", env.Clock.Now()), At: env.Clock.Now(), Kind: "test_tamper", RefType: "test", RefID: "x",
+				Postings: ledger.Move(avail, stray, 1)}
+			if err := st.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
+				t.Fatal(err)
+			}
+			var res struct {
+				OK       bool
+				Problems []string
+			}
+			env.AdminDo("GET", "/admin/v1/ledger/check", nil).Expect(t, 200).Decode(t, &res)
+			want := "stray_" + string(bucket) + ": " + string(bucket) + " part 1, want 0"
+			if res.OK || !strings.Contains(strings.Join(res.Problems, "\n"), want) {
+				t.Fatalf("ledger check = %v %v, want a problem naming %q", res.OK, res.Problems, want)
+			}
+		}
+	})
+}

@@ -129,6 +129,24 @@ func (t *tx) LedgerSubBalances(ctx context.Context, owner string, test bool, c m
 	return out, rows.Err()
 }
 
+func (t *tx) LedgerContours(ctx context.Context, b ledger.Bucket) ([]payd.LedgerContour, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT DISTINCT owner, test, currency FROM ledger_postings WHERE bucket = $1
+		ORDER BY owner, test, currency`, b)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payd.LedgerContour
+	for rows.Next() {
+		var c payd.LedgerContour
+		if err := rows.Scan(&c.Owner, &c.Test, &c.Currency); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
 func (t *tx) EvidenceFileInsert(ctx context.Context, f *payd.EvidenceFile) error {
 	doc, err := json.Marshal(f)
 	if err != nil {

@@ -341,6 +341,14 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 			return err
 		})
 		wantDiff(t, "LedgerSubBalances", map[string]int64{"pay_a": 500, "pay_b": 250}, got)
+		// Every contour that ever held money in the bucket, emptied or not.
+		var contours []payd.LedgerContour
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			contours, err = tx.LedgerContours(ctx, ledger.Reserve)
+			return err
+		})
+		wantDiff(t, "LedgerContours", []payd.LedgerContour{{Owner: "mer_1", Test: false, Currency: money.RUB},
+			{Owner: "mer_1", Test: true, Currency: money.RUB}, {Owner: "mer_1", Test: true, Currency: money.USD}}, contours)
 	})
 
 	t.Run("EvidenceFiles", func(t *testing.T) {
