@@ -137,24 +137,12 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 // them will take out of available. The merchant's row lock, held by the
 // caller, keeps a register from being formed or paid meanwhile.
 func registeredUnpaid(ctx context.Context, tx Tx, merchantID string, test bool, c money.Currency) (int64, error) {
+	registers, err := tx.SettlementListUnpaid(ctx, merchantID, test, c)
 	var sum int64
-	for _, st := range []SettlementState{SettlementDraft, SettlementApproved, SettlementSent} {
-		params := &SettlementListParams{ListParams: ListParams{Limit: MaxPageSize}, MerchantID: merchantID, Test: test, Currency: c, Status: st}
-		for {
-			page, err := tx.SettlementList(ctx, params)
-			if err != nil {
-				return 0, err
-			}
-			for _, r := range page.Items {
-				sum += max(0, r.Net)
-			}
-			if page.Next == nil {
-				break
-			}
-			params.After = page.Next
-		}
+	for _, st := range registers {
+		sum += max(0, st.Net)
 	}
-	return sum, nil
+	return sum, err
 }
 
 // payoutRecheck is the service's wait before asking a silent provider

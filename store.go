@@ -145,6 +145,10 @@ type Tx interface {
 	SettlementGetForUpdate(ctx context.Context, id string) (*Settlement, error)
 	SettlementUpdate(ctx context.Context, st *Settlement) error
 	SettlementList(ctx context.Context, p *SettlementListParams) (Page[*Settlement], error)
+	// SettlementListUnpaid returns a merchant's registers of one contour
+	// and currency that are formed and not yet paid (draft, approved,
+	// sent), in no particular order.
+	SettlementListUnpaid(ctx context.Context, merchantID string, test bool, c money.Currency) ([]*Settlement, error)
 	// LedgerEntriesOf returns the entries, with their postings, that move a
 	// merchant's money in a contour and currency in [from, to).
 	LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error)

@@ -31,6 +31,25 @@ func (t *tx) SettlementUpdate(ctx context.Context, st *payd.Settlement) error {
 	return t.execOne(ctx, `UPDATE settlements SET status = $2, doc = $3 WHERE id = $1`, st.ID, st.Status, string(doc))
 }
 
+func (t *tx) SettlementListUnpaid(ctx context.Context, merchantID string, test bool, c money.Currency) ([]*payd.Settlement, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM settlements
+		WHERE merchant_id = $1 AND test = $2 AND currency = $3 AND status IN ($4, $5, $6)`,
+		merchantID, test, c, payd.SettlementDraft, payd.SettlementApproved, payd.SettlementSent)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*payd.Settlement
+	for rows.Next() {
+		st, err := scanDoc[payd.Settlement](rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
 func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (payd.Page[*payd.Settlement], error) {
 	w := where{index: "settlements_list"}
 	w.add("merchant_id = ?", p.MerchantID)
