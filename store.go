@@ -100,10 +100,9 @@ type Tx interface {
 	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte) (*Payment, error)
 	PaymentGetByProviderID(ctx context.Context, provider, providerPaymentID string) (*Payment, error)
 	PaymentUpdate(ctx context.Context, p *Payment) error
-	PaymentList(ctx context.Context, p *PaymentListParams) (Page[*Payment], error)
-	// PaymentViewList is PaymentList with each payment as the contract
-	// renders it (Payment.View without confirmation_url), kept by the
-	// store beside the document it renders.
+	// PaymentViewList lists a shop's payments of one mode, newest first,
+	// each as the contract renders it (Payment.View without
+	// confirmation_url), kept by the store beside the document it renders.
 	PaymentViewList(ctx context.Context, p *PaymentListParams) (Page[*PaymentView], error)
 	// PaymentStats counts and sums the payments of a shop, mode and
 	// currency created since, leaving canceled ones out.

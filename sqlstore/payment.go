@@ -87,14 +87,8 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 		p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view)
 }
 
-func (t *tx) PaymentList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.Payment], error) {
-	return listPage(ctx, t, `SELECT doc FROM payments`, paymentListWhere(p), p.ListParams,
-		func(r *sql.Rows) (*payd.Payment, error) { return scanPayment(r) },
-		func(p *payd.Payment) payd.Cursor { return payd.Cursor{CreatedAt: p.CreatedAt, ID: p.ID} })
-}
-
-// PaymentViewList is PaymentList as the contract renders it: each item is
-// the payment's stored rendering, read and handed on without decoding. A
+// PaymentViewList lists payments as the contract renders them: each item
+// is the payment's stored rendering, read and handed on without decoding. A
 // payment stored before renderings were kept is rendered from its
 // document.
 func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.PaymentView], error) {

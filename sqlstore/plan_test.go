@@ -31,19 +31,19 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 		created := payd.TimeRange{GTE: &since}
 		lists := map[string]func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error{
 			"payments": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
-				_, err := tx.PaymentList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true})
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true})
 				return err
 			},
 			"payments by status": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
-				_, err := tx.PaymentList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Status: payd.PaymentSucceeded})
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Status: payd.PaymentSucceeded})
 				return err
 			},
 			"payments by order id": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
-				_, err := tx.PaymentList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, OrderID: "o-1", Status: payd.PaymentPending})
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, OrderID: "o-1", Status: payd.PaymentPending})
 				return err
 			},
 			"payments by creation": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
-				_, err := tx.PaymentList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Created: created})
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Created: created})
 				return err
 			},
 			"refunds": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
