@@ -207,26 +207,13 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		if due[1].ID < due[0].ID {
 			want[2], want[3] = due[1], due[0]
 		}
-		list := func(after payd.DisputeDue, limit int) []payd.DisputeDue {
-			var got []payd.DisputeDue
+		wantDueWalk(t, "DisputeListExpired", want, func(after payd.DisputeDue, limit int) (got []payd.DisputeDue) {
 			mustView(t, s, func(tx payd.Tx) (err error) {
 				got, err = tx.DisputeListExpired(ctx, &payd.DisputeListExpiredParams{Now: now, After: after, Limit: limit})
 				return err
 			})
 			return got
-		}
-		wantDiff(t, "DisputeListExpired", want, list(payd.DisputeDue{}, 10))
-		var walked []payd.DisputeDue
-		var after payd.DisputeDue
-		for range 5 {
-			page := list(after, 2)
-			walked = append(walked, page...)
-			if len(page) < 2 {
-				break
-			}
-			after = page[len(page)-1]
-		}
-		wantDiff(t, "DisputeListExpired two at a time", want, walked)
+		})
 	})
 
 	t.Run("AmountsAndChargebackStats", func(t *testing.T) {

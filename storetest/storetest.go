@@ -110,6 +110,24 @@ func wantErr(t *testing.T, what string, err, target error) {
 }
 
 // wantDiff reports a difference between want and got.
+// wantDueWalk checks an expiry sweep's read of due rows: all of them in
+// one read, and the same walked two at a time from the last one seen.
+func wantDueWalk[D any](t *testing.T, name string, want []D, list func(after D, limit int) []D) {
+	t.Helper()
+	var after D
+	wantDiff(t, name, want, list(after, 10))
+	var walked []D
+	for range 5 {
+		page := list(after, 2)
+		walked = append(walked, page...)
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	wantDiff(t, name+" two at a time", want, walked)
+}
+
 func wantDiff(t *testing.T, what string, want, got any) {
 	t.Helper()
 	if d := cmp.Diff(want, got); d != "" {
