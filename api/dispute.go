@@ -12,17 +12,14 @@ import (
 // disputeRoutes registers the stage M2 operations; laterStages leaves them
 // alone.
 func (s *Server) disputeRoutes() {
-	for pattern, h := range map[string]handler{
+	s.handleStage(map[string]handler{
 		"GET /v1/disputes":                                s.listDisputes,
 		"GET /v1/disputes/{dispute_id}":                   s.getDispute,
 		"POST /v1/disputes/{dispute_id}/evidence/uploads": s.createEvidenceUpload,
 		"POST /v1/disputes/{dispute_id}/evidence":         s.attachEvidence,
 		"POST /v1/test/payments/{payment_id}/disputes":    s.createTestDispute,
 		"POST /v1/test/disputes/{dispute_id}/simulate":    simulated("dispute_id", s.svc.SimulateDispute),
-	} {
-		s.mux.Handle(pattern, s.auth(h))
-		s.built[pattern] = true
-	}
+	})
 	// The upload link is signed: the signature is the credential.
 	s.mux.HandleFunc("PUT /uploads/evidence/{file_id}", s.uploadEvidence)
 }

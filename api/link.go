@@ -12,15 +12,12 @@ import (
 // linkRoutes registers the payment-link operations of stage M5;
 // laterStages leaves them alone.
 func (s *Server) linkRoutes() {
-	for pattern, h := range map[string]handler{
+	s.handleStage(map[string]handler{
 		"POST /v1/payment-links":                      s.createLink,
 		"GET /v1/payment-links":                       s.listLinks,
 		"GET /v1/payment-links/{link_id}":             s.getLink,
 		"POST /v1/payment-links/{link_id}/deactivate": s.deactivateLink,
-	} {
-		s.mux.Handle(pattern, s.auth(h))
-		s.built[pattern] = true
-	}
+	})
 }
 
 type linkCreateIn struct {

@@ -9,14 +9,11 @@ import (
 // payoutRoutes registers the stage M5 payout operations; laterStages
 // leaves them alone.
 func (s *Server) payoutRoutes() {
-	for pattern, h := range map[string]handler{
+	s.handleStage(map[string]handler{
 		"POST /v1/payouts":            s.createPayout,
 		"GET /v1/payouts":             s.listPayouts,
 		"GET /v1/payouts/{payout_id}": s.getPayout,
-	} {
-		s.mux.Handle(pattern, s.auth(h))
-		s.built[pattern] = true
-	}
+	})
 }
 
 // destinationIn is PayoutDestination as sent: every field of every kind,
