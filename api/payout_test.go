@@ -558,6 +558,13 @@ func TestPayoutList(t *testing.T) {
 		wantDiffIDs(t, "created_at_gte", rev(ids[2:]...), got)
 		got, _ = page("?created_at_lt=" + mid)
 		wantDiffIDs(t, "created_at_lt", rev(ids[:2]...), got)
+		// A cursor belongs to its filters (Conventions: filters are
+		// repeated with each cursor).
+		_, next := page("?status=succeeded&limit=1")
+		c.Get("/v1/payouts?limit=1&cursor="+next.(string)).ExpectError(t, 400, payd.CodeInvalidRequest, "cursor")
+		if got, _ := page("?status=succeeded&limit=1&cursor=" + next.(string)); len(got) != 1 {
+			t.Errorf("the cursor with its filters gave %v", got)
+		}
 		c.Get("/v1/payouts?status=paid").ExpectError(t, 400, payd.CodeInvalidRequest, "status")
 		c.Get("/v1/payouts?created_at_gte=yesterday").ExpectError(t, 400, payd.CodeInvalidRequest, "created_at_gte")
 		c.Get("/v1/payouts?limit=101").ExpectError(t, 400, payd.CodeInvalidRequest, "limit")
