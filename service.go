@@ -180,6 +180,7 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 	defer s.inflight.Delete(flight)
 
 	var resp *Response
+	recorded := false
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		// The lock keeps another instance from running the same key
 		// (PostgreSQL); the record is read in the same statement.
@@ -209,6 +210,7 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 			}
 		}
 		resp = &Response{Status: status, Body: body}
+		recorded = true
 		err = tx.IdempotencyPut(ctx, &IdempotencyRecord{
 			ShopID: p.Shop.ID, Mode: p.Mode, Key: idem.Key, RequestHash: idem.Hash,
 			Status: status, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
@@ -220,6 +222,11 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 	})
 	if err == nil {
 		return resp, nil
+	}
+	if recorded && errors.Is(err, ErrConflict) {
+		// The store may send the record with the COMMIT, which then
+		// reports the conflict (Tx.IdempotencyPut).
+		err = errKeyTaken
 	}
 	// On PostgreSQL the record is read in the snapshot of the statement
 	// that takes the lock, so another instance may have committed the key

@@ -77,7 +77,11 @@ type Tx interface {
 	IdempotencyGet(ctx context.Context, shopID string, mode Mode, key string) (*IdempotencyRecord, error)
 	// IdempotencyPut stores r, replacing an expired record of the same key;
 	// a live record of the key stays and ErrConflict is returned, with the
-	// transaction still usable.
+	// transaction still usable. After IdempotencyLockGet found no record
+	// of the key in the same transaction, the store may instead send r
+	// with the commit, as the transaction's last statement: then a record
+	// committed meanwhile fails the whole transaction, and Store.Tx
+	// returns ErrConflict.
 	IdempotencyPut(ctx context.Context, r *IdempotencyRecord) error
 	IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error)
 

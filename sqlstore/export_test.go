@@ -3,6 +3,9 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // MigrateTo applies the migrations up to version last, for tests of a
@@ -25,4 +28,29 @@ func LatestVersion() int { return latestVersion() }
 func (s *Store) Exec(ctx context.Context, query string, args ...any) error {
 	_, err := s.db.ExecContext(ctx, query, args...)
 	return err
+}
+
+// RoundTrips counts the statements and batches a PostgreSQL store sends:
+// each is one round trip to the server.
+type RoundTrips struct{ n atomic.Int64 }
+
+func (r *RoundTrips) Count() int64 { return r.n.Load() }
+
+func (r *RoundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *RoundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *RoundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *RoundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *RoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// OpenCounting opens a PostgreSQL store whose round trips are counted.
+func OpenCounting(ctx context.Context, url string) (*Store, *RoundTrips, error) {
+	rt := &RoundTrips{}
+	s, err := openPostgres(ctx, url, rt)
+	return s, rt, err
 }

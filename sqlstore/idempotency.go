@@ -16,6 +16,11 @@ func lockKey(shopID string, mode payd.Mode, key string) int64 {
 	return int64(h.Sum64())
 }
 
+// idemScope names a key within its shop and mode.
+func idemScope(shopID string, mode payd.Mode, key string) string {
+	return shopID + "\x00" + string(mode) + "\x00" + key
+}
+
 // IdempotencyLockGet takes the lock and reads the record in one statement:
 // one round trip fewer on the path of every POST. On PostgreSQL the read
 // sees the statement's snapshot, taken just before the lock; the service
@@ -24,10 +29,14 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 	var locked bool
 	var hash, body []byte
 	var status, created, expires sql.NullInt64
-	err := t.q.QueryRowContext(ctx, `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at
+	// Its columns are plain, so on PostgreSQL it may carry the BEGIN.
+	err := t.q.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at
 		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`,
 		lockKey(shopID, mode, key), shopID, mode, key).Scan(&locked, &hash, &status, &body, &created, &expires)
 	if err != nil || !locked || !status.Valid {
+		if err == nil && locked {
+			t.absentKey = idemScope(shopID, mode, key)
+		}
 		return nil, locked, err
 	}
 	return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key, RequestHash: hash, Status: int(status.Int64),
@@ -50,7 +59,20 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 // IdempotencyPut inserts the record, or replaces an expired record of the
 // same key, in one statement; a live record stays and is reported as
 // payd.ErrConflict without aborting the transaction.
+//
+// On PostgreSQL, when the transaction's IdempotencyLockGet found no record
+// of the key, the record is a plain INSERT sent with the COMMIT
+// (pgpipe.go): a record another transaction committed after that read
+// fails the INSERT, the COMMIT behind it is skipped, and Store.Tx reports
+// payd.ErrConflict with nothing of the transaction kept.
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
+	if t.pipelined && t.absentKey == idemScope(r.ShopID, r.Mode, r.Key) {
+		_, err := t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true),
+			`INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			r.ShopID, r.Mode, r.Key, r.RequestHash, r.Status, r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
+		return err
+	}
 	return t.insertOne(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (shop_id, mode, idem_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,

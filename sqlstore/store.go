@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 
 	"github.com/paydhq/payd"
@@ -33,17 +34,7 @@ var _ payd.Store = (*Store)(nil)
 // payd.db in dataDir. It does not migrate; call Migrate.
 func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
-		db, err := sql.Open("pgx", url)
-		if err != nil {
-			return nil, err
-		}
-		db.SetMaxOpenConns(32)
-		db.SetMaxIdleConns(32)
-		if err := db.PingContext(ctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
-		}
-		return &Store{db: db, rdb: db, d: postgresDialect{}}, nil
+		return openPostgres(ctx, url, nil)
 	}
 	if url != "" {
 		return nil, fmt.Errorf("database URL %q: only postgres:// URLs are supported; leave it empty for SQLite", redact(url))
@@ -78,6 +69,25 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 	}
 	rdb.SetMaxOpenConns(4)
 	return &Store{db: db, rdb: rdb, d: sqliteDialect{}}, nil
+}
+
+// openPostgres connects to PostgreSQL through pipeConns (pgpipe.go);
+// tracer, when not nil, sees every statement and batch (tests count round
+// trips with it).
+func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Store, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Tracer = tracer
+	db := sql.OpenDB(pipeConnector{stdlib.GetConnector(*cfg)})
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return &Store{db: db, rdb: db, d: postgresDialect{}}, nil
 }
 
 // openSQLite opens a pool whose connections keep their statements prepared
@@ -117,16 +127,23 @@ func (s *Store) Close() error {
 // A database that cannot be reached gives errUnavailable (translate), here
 // and in View and Snapshot, through which every query passes.
 func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
-	sqlTx, err := s.db.BeginTx(ctx, nil)
+	// On PostgreSQL the BEGIN goes out with the first statement
+	// (pgpipe.go).
+	sqlTx, err := s.db.BeginTx(context.WithValue(ctx, beginLater, true), nil)
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
 	}
-	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d}
+	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, pipelined: s.d.Name() == "postgres"}
 	if err := fn(t); err != nil {
 		_ = sqlTx.Rollback()
 		return translate(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
+		if s.d.isUnique(err) {
+			// The last statement, sent with the COMMIT, met a row
+			// committed meanwhile (IdempotencyPut).
+			return fmt.Errorf("%w: %v", payd.ErrConflict, err)
+		}
 		return translate(fmt.Errorf("commit: %w", err))
 	}
 	for _, f := range t.afterCommit {
@@ -167,6 +184,12 @@ type tx struct {
 	sqlTx       *sql.Tx
 	d           dialect
 	afterCommit []func()
+	// pipelined is set in Store.Tx on PostgreSQL: the BEGIN may go with
+	// the first statement and the idempotency record with the COMMIT.
+	pipelined bool
+	// absentKey is the key (idemScope) IdempotencyLockGet locked and
+	// found no record of at all, live or expired.
+	absentKey string
 }
 
 // AfterCommit runs fn after a successful commit; outside a transaction

@@ -240,6 +240,48 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 
+	// A record another transaction commits after LockGet's read (its
+	// snapshot precedes the lock on PostgreSQL) is refused, whether the
+	// store reports it at IdempotencyPut or at the commit, and nothing of
+	// the refused transaction is kept.
+	t.Run("RecordCommittedAfterRead", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if d := dialect(s); d != "postgres" {
+			// SQLite runs one transaction at a time: no record can
+			// appear between the read and the write.
+			t.Skipf("concurrent transactions need PostgreSQL; dialect %q", d)
+		}
+		ctx := t.Context()
+		now := ts(time.Now())
+		shopID := newID(payd.PrefixShop, now)
+		theirs := record(shopID, payd.ModeLive, "k", now)
+		ours := record(shopID, payd.ModeLive, "k", now)
+		ours.Body = []byte(`{"id":"pay_2"}`)
+		other := record(shopID, payd.ModeLive, "k-other", now)
+		err := s.Tx(ctx, func(tx payd.Tx) error {
+			rec, locked, err := tx.IdempotencyLockGet(ctx, shopID, payd.ModeLive, "k")
+			if err != nil || !locked || rec != nil {
+				return fmt.Errorf("IdempotencyLockGet of a new key = %v, %v, %v", rec, locked, err)
+			}
+			if err := put(t, s, theirs); err != nil {
+				return fmt.Errorf("the other transaction's IdempotencyPut: %w", err)
+			}
+			if err := tx.IdempotencyPut(ctx, other); err != nil {
+				return fmt.Errorf("IdempotencyPut of another key: %w", err)
+			}
+			return tx.IdempotencyPut(ctx, ours)
+		})
+		wantErr(t, "a transaction recording a key committed after its read", err, payd.ErrConflict)
+		got, err := get(t, s, theirs)
+		if err != nil {
+			t.Fatalf("IdempotencyGet: %v", err)
+		}
+		wantDiff(t, "the record committed first", theirs, got)
+		_, err = get(t, s, other)
+		wantErr(t, "IdempotencyGet of a key written by the refused transaction", err, payd.ErrNoRows)
+	})
+
 	t.Run("LockConcurrent", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

@@ -1,0 +1,304 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"database/sql/driver"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// PostgreSQL transactions in fewer round trips.
+//
+// database/sql sends a transaction's BEGIN when it begins and its COMMIT
+// when it commits, each in a round trip of its own: two of the five of a
+// payment's creation. Every round trip is a write that wakes a PostgreSQL
+// backend and a wake-up of payd when the answer comes, which on a busy
+// machine costs both sides more CPU than the statement itself.
+//
+// pipeConn, the driver connection of the PostgreSQL pool, holds back the
+// BEGIN of the store's own transactions (Store.Tx) and sends it with their
+// first statement, and it sends the statement a transaction marks as its
+// last (the idempotency record) with the COMMIT: each pair is one pgx
+// batch, one network write and one answer. If the last statement fails,
+// the COMMIT after it in the batch is never run and the transaction rolls
+// back. Transactions begun by anything else (the job queue's own, read
+// snapshots) go through pgx's stdlib driver unchanged.
+
+type pipeCtxKey int
+
+const (
+	// beginLater, on the context of BeginTx, asks for the BEGIN to be
+	// held back until the first statement.
+	beginLater pipeCtxKey = iota
+	// sendWithBegin, on a query's context, lets the held-back BEGIN go
+	// out in the same batch as the query. Only statements whose columns
+	// are of the plain types of pipeValue may carry it; any other first
+	// query is sent after a BEGIN of its own.
+	sendWithBegin
+	// sendWithCommit, on an Exec's context, keeps the statement until the
+	// commit and sends it with the COMMIT. It must be the transaction's
+	// last statement; its result is known only at the commit, so the Exec
+	// reports one row and a failure comes from the commit.
+	sendWithCommit
+)
+
+// pipeConnector opens pipeConns.
+type pipeConnector struct{ base driver.Connector }
+
+func (c pipeConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pipeConn{Conn: dc.(*stdlib.Conn)}, nil
+}
+
+func (c pipeConnector) Driver() driver.Driver { return c.base.Driver() }
+
+// pipeConn is pgx's stdlib connection with transactions that can begin
+// with their first statement and commit with their last.
+type pipeConn struct {
+	*stdlib.Conn
+	// inTx is set while a transaction begun here is open.
+	inTx bool
+	// held is set while that transaction's BEGIN has not been sent.
+	held bool
+	// txCtx is the context of BeginTx, for COMMIT and ROLLBACK.
+	txCtx context.Context
+	// last is the statement to send with the COMMIT.
+	last *pgx.QueuedQuery
+}
+
+func (c *pipeConn) pgx() *pgx.Conn { return c.Conn.Conn() }
+
+func (c *pipeConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if ctx.Value(beginLater) == nil || opts.Isolation != 0 || opts.ReadOnly {
+		return c.Conn.BeginTx(ctx, opts)
+	}
+	if c.pgx().IsClosed() {
+		return nil, driver.ErrBadConn
+	}
+	c.inTx, c.held, c.txCtx, c.last = true, true, ctx, nil
+	return pipeTx{c}, nil
+}
+
+// sendBegin sends a held-back BEGIN on its own, for a first statement that
+// cannot go with it.
+func (c *pipeConn) sendBegin(ctx context.Context) error {
+	if !c.held {
+		return nil
+	}
+	if _, err := c.pgx().Exec(ctx, "begin"); err != nil {
+		return err
+	}
+	c.held = false
+	return nil
+}
+
+func namedArgs(argsV []driver.NamedValue) []any {
+	args := make([]any, len(argsV))
+	for i, a := range argsV {
+		args[i] = a.Value
+	}
+	return args
+}
+
+func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Result, error) {
+	switch {
+	case c.held:
+		b := &pgx.Batch{}
+		b.Queue("begin")
+		b.Queue(query, namedArgs(argsV)...)
+		br := c.pgx().SendBatch(ctx, b)
+		_, err := br.Exec()
+		c.held = false
+		var tag pgconn.CommandTag
+		if err == nil {
+			tag, err = br.Exec()
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		return driver.RowsAffected(tag.RowsAffected()), err
+	case c.inTx && ctx.Value(sendWithCommit) != nil:
+		c.last = &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)}
+		return driver.RowsAffected(1), nil
+	}
+	return c.Conn.ExecContext(ctx, query, argsV)
+}
+
+func (c *pipeConn) QueryContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Rows, error) {
+	if c.held && ctx.Value(sendWithBegin) != nil {
+		return c.queryWithBegin(ctx, query, argsV)
+	}
+	if err := c.sendBegin(ctx); err != nil {
+		return nil, err
+	}
+	return c.Conn.QueryContext(ctx, query, argsV)
+}
+
+func (c *pipeConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := c.sendBegin(ctx); err != nil {
+		return nil, err
+	}
+	return c.Conn.PrepareContext(ctx, query)
+}
+
+// queryWithBegin sends the held-back BEGIN and the query in one batch and
+// reads the query's rows whole: the statements that may go with a BEGIN
+// return a row or a few.
+func (c *pipeConn) queryWithBegin(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Rows, error) {
+	b := &pgx.Batch{}
+	b.Queue("begin")
+	b.Queue(query, namedArgs(argsV)...)
+	br := c.pgx().SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	c.held = false
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := &heldRows{}
+	fds := rows.FieldDescriptions()
+	for _, fd := range fds {
+		out.cols = append(out.cols, fd.Name)
+	}
+	m := c.pgx().TypeMap()
+	for rows.Next() {
+		row := make([]driver.Value, len(fds))
+		for i, raw := range rows.RawValues() {
+			if row[i], err = pipeValue(m, fds[i], raw); err != nil {
+				return nil, err
+			}
+		}
+		out.rows = append(out.rows, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, br.Close()
+}
+
+// pipeValue is the database/sql value of a column of a plain type, as
+// pgx's stdlib driver gives it: booleans, integers, floats, byte strings
+// and JSON as they are, timestamps as time.Time, anything else as text.
+func pipeValue(m *pgtype.Map, fd pgconn.FieldDescription, raw []byte) (driver.Value, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	scan := func(dst any) error { return m.Scan(fd.DataTypeOID, fd.Format, raw, dst) }
+	switch fd.DataTypeOID {
+	case pgtype.BoolOID:
+		var v bool
+		return v, scan(&v)
+	case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
+		var v int64
+		return v, scan(&v)
+	case pgtype.Float4OID, pgtype.Float8OID:
+		var v float64
+		return v, scan(&v)
+	case pgtype.ByteaOID, pgtype.JSONOID, pgtype.JSONBOID:
+		var v []byte
+		err := scan(&v)
+		return bytes.Clone(v), err
+	case pgtype.TimestamptzOID, pgtype.TimestampOID:
+		var v time.Time
+		return v, scan(&v)
+	}
+	var v string
+	return v, scan(&v)
+}
+
+// heldRows are rows read whole.
+type heldRows struct {
+	cols []string
+	rows [][]driver.Value
+}
+
+func (r *heldRows) Columns() []string { return r.cols }
+func (r *heldRows) Close() error      { return nil }
+
+func (r *heldRows) Next(dest []driver.Value) error {
+	if len(r.rows) == 0 {
+		return io.EOF
+	}
+	copy(dest, r.rows[0])
+	r.rows = r.rows[1:]
+	return nil
+}
+
+// pipeTx is a transaction of a pipeConn.
+type pipeTx struct{ c *pipeConn }
+
+func (t pipeTx) Commit() error {
+	c := t.c
+	defer c.endTx()
+	if c.held {
+		// Nothing was sent: there is nothing to commit.
+		return nil
+	}
+	b := &pgx.Batch{}
+	if c.last != nil {
+		b.QueuedQueries = append(b.QueuedQueries, c.last)
+	}
+	b.Queue("commit")
+	br := c.pgx().SendBatch(c.txCtx, b)
+	var err error
+	for range b.QueuedQueries {
+		var tag pgconn.CommandTag
+		if tag, err = br.Exec(); err != nil {
+			break
+		}
+		if tag.String() == "ROLLBACK" {
+			err = pgx.ErrTxCommitRollback
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// A failed last statement leaves the transaction open and
+		// aborted: the COMMIT behind it was skipped.
+		c.rollback()
+	}
+	return err
+}
+
+func (t pipeTx) Rollback() error {
+	c := t.c
+	defer c.endTx()
+	if c.held {
+		return nil
+	}
+	return c.rollback()
+}
+
+// rollback ends the transaction on the server, if it is still open there.
+// It runs even when the request's context is gone, for a short while: a
+// connection left inside a transaction would be dropped from the pool.
+func (c *pipeConn) rollback() error {
+	if c.pgx().IsClosed() || c.pgx().PgConn().TxStatus() == 'I' {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.txCtx), 5*time.Second)
+	defer cancel()
+	_, err := c.pgx().Exec(ctx, "rollback")
+	if err != nil {
+		c.pgx().Close(ctx)
+	}
+	return err
+}
+
+func (c *pipeConn) endTx() {
+	c.inTx, c.held, c.txCtx, c.last = false, false, nil, nil
+}
