@@ -84,3 +84,8 @@ func ErrorCodeOf(err error) ErrorCode {
 
 // ErrConflict is returned by stores when an insert violates a unique rule.
 var ErrConflict = errors.New("unique violation")
+
+// ErrOrderIDTaken is returned by Tx.PaymentInsertAtCommit, or by the
+// Store.Tx that commits it, when the shop has a payment with the order id
+// in the same mode.
+var ErrOrderIDTaken = errors.New("order_id taken")

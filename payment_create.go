@@ -88,7 +88,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 	if err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	resp, err := s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
 		if origin != nil {
 			// The link first: a closed or busy link answers so before any
 			// other rule.
@@ -113,6 +113,13 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 		pay, token := s.newPayment(p, &in, now)
 		if origin != nil {
 			if err := s.insertLinkPayment(ctx, tx, origin, pay); err != nil {
+				return 0, nil, err
+			}
+		} else if pay.ConfirmationType == ConfirmationRedirect {
+			// Nothing below reads or changes the row, so it may go to
+			// the database with the commit; a taken order id then comes
+			// back as ErrOrderIDTaken (orderIDTaken).
+			if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
 				return 0, nil, err
 			}
 		} else if err := tx.PaymentInsert(ctx, pay); err != nil {
@@ -155,6 +162,24 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 		}
 		return http.StatusCreated, pay.View(confirmationURL), nil
 	})
+	return resp, s.orderIDTaken(ctx, p, in.OrderID, err)
+}
+
+// orderIDTaken turns ErrOrderIDTaken, which a payment row sent with the
+// commit meets, into duplicate_order_id naming the payment that holds the
+// order id.
+func (s *Service) orderIDTaken(ctx context.Context, p *Principal, orderID string, err error) error {
+	if !errors.Is(err, ErrOrderIDTaken) {
+		return err
+	}
+	var prev *Payment
+	if err := s.store.View(ctx, func(tx Tx) (err error) {
+		prev, err = tx.PaymentGetByOrderID(ctx, p.Shop.ID, p.Test(), orderID)
+		return err
+	}); err != nil {
+		return err
+	}
+	return duplicateOrder(prev.ID)
 }
 
 func duplicateOrder(id string) *Error {

@@ -93,6 +93,12 @@ type Tx interface {
 	// PaymentInsert inserts p; a payment already holding its order id (or
 	// id) is ErrConflict, with the transaction still usable.
 	PaymentInsert(ctx context.Context, p *Payment) error
+	// PaymentInsertAtCommit inserts p when nothing later in the
+	// transaction reads or changes it: the store may send the row with
+	// the commit (PostgreSQL does). An order id already held fails with
+	// ErrOrderIDTaken, from this call or from Store.Tx, and then nothing
+	// of the transaction is kept.
+	PaymentInsertAtCommit(ctx context.Context, p *Payment) error
 	// PaymentGet and PaymentGetForUpdate look a payment up by id alone; the
 	// service checks it belongs to the caller's shop and mode.
 	PaymentGet(ctx context.Context, id string) (*Payment, error)

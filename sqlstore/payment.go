@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -24,19 +26,49 @@ func scanPayment(r interface{ Scan(...any) error }) (*payd.Payment, error) {
 }
 
 func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
-	doc, view, err := paymentDocs(p)
+	args, err := paymentRow(p)
 	if err != nil {
 		return err
 	}
 	// ON CONFLICT DO NOTHING rather than a failing insert: on PostgreSQL a
 	// failed statement aborts the transaction, and the caller still needs
 	// it to name the payment that holds the order id.
-	return t.insertOne(ctx, `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-		checkout_token_hash, provider, provider_payment_id, doc, expires_at, view)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-		ON CONFLICT DO NOTHING`,
-		p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
-		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view)
+	return t.insertOne(ctx, paymentInsertSQL+" ON CONFLICT DO NOTHING", args...)
+}
+
+// PaymentInsertAtCommit is PaymentInsert sent with the COMMIT on
+// PostgreSQL (pgpipe.go), as a plain INSERT: a taken order id fails it, the
+// COMMIT behind it never runs, and Store.Tx reports payd.ErrOrderIDTaken
+// (commitError). Elsewhere the row is inserted at once.
+func (t *tx) PaymentInsertAtCommit(ctx context.Context, p *payd.Payment) error {
+	if !t.pipelined {
+		err := t.PaymentInsert(ctx, p)
+		if errors.Is(err, payd.ErrConflict) {
+			err = fmt.Errorf("%w: %v", payd.ErrOrderIDTaken, err)
+		}
+		return err
+	}
+	args, err := paymentRow(p)
+	if err != nil {
+		return err
+	}
+	_, err = t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), paymentInsertSQL, args...)
+	return err
+}
+
+// paymentInsertSQL inserts a payment row of paymentRow.
+const paymentInsertSQL = `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
+	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+
+// paymentRow is the arguments of paymentInsertSQL.
+func paymentRow(p *payd.Payment) ([]any, error) {
+	doc, view, err := paymentDocs(p)
+	if err != nil {
+		return nil, err
+	}
+	return []any{p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view}, nil
 }
 
 // paymentDocs encodes what a payment row keeps: the document, and the

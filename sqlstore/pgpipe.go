@@ -23,11 +23,11 @@ import (
 //
 // pipeConn, the driver connection of the PostgreSQL pool, holds back the
 // BEGIN of the store's own transactions (Store.Tx) and sends it with their
-// first statement, and it sends the statement a transaction marks as its
-// last (the idempotency record) with the COMMIT: each pair is one pgx
-// batch, one network write and one answer. If the last statement fails,
-// the COMMIT after it in the batch is never run and the transaction rolls
-// back. Transactions begun by anything else (the job queue's own, read
+// first statement, and it keeps the writes a transaction marks as needing
+// no answer before the commit (a new payment's row, the idempotency
+// record) and sends them with the COMMIT: one pgx batch each, one network
+// write and one answer. If a kept write fails, the COMMIT after it in the
+// batch is never run and the transaction rolls back. Transactions begun by anything else (the job queue's own, read
 // snapshots) go through pgx's stdlib driver unchanged.
 
 type pipeCtxKey int
@@ -42,9 +42,10 @@ const (
 	// query is sent after a BEGIN of its own.
 	sendWithBegin
 	// sendWithCommit, on an Exec's context, keeps the statement until the
-	// commit and sends it with the COMMIT. It must be the transaction's
-	// last statement; its result is known only at the commit, so the Exec
-	// reports one row and a failure comes from the commit.
+	// commit and sends it, after the statements kept before it, with the
+	// COMMIT. Nothing later in the transaction may depend on it: its
+	// result is known only at the commit, so the Exec reports one row and
+	// a failure comes from the commit.
 	sendWithCommit
 )
 
@@ -71,8 +72,8 @@ type pipeConn struct {
 	held bool
 	// txCtx is the context of BeginTx, for COMMIT and ROLLBACK.
 	txCtx context.Context
-	// last is the statement to send with the COMMIT.
-	last *pgx.QueuedQuery
+	// atCommit are the statements to send with the COMMIT.
+	atCommit []*pgx.QueuedQuery
 }
 
 func (c *pipeConn) pgx() *pgx.Conn { return c.Conn.Conn() }
@@ -84,7 +85,7 @@ func (c *pipeConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.T
 	if c.pgx().IsClosed() {
 		return nil, driver.ErrBadConn
 	}
-	c.inTx, c.held, c.txCtx, c.last = true, true, ctx, nil
+	c.inTx, c.held, c.txCtx, c.atCommit = true, true, ctx, nil
 	return pipeTx{c}, nil
 }
 
@@ -127,7 +128,7 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 		}
 		return driver.RowsAffected(tag.RowsAffected()), err
 	case c.inTx && ctx.Value(sendWithCommit) != nil:
-		c.last = &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)}
+		c.atCommit = append(c.atCommit, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
 		return driver.RowsAffected(1), nil
 	}
 	return c.Conn.ExecContext(ctx, query, argsV)
@@ -247,10 +248,7 @@ func (t pipeTx) Commit() error {
 		// Nothing was sent: there is nothing to commit.
 		return nil
 	}
-	b := &pgx.Batch{}
-	if c.last != nil {
-		b.QueuedQueries = append(b.QueuedQueries, c.last)
-	}
+	b := &pgx.Batch{QueuedQueries: c.atCommit}
 	b.Queue("commit")
 	br := c.pgx().SendBatch(c.txCtx, b)
 	var err error
@@ -267,8 +265,8 @@ func (t pipeTx) Commit() error {
 		err = cerr
 	}
 	if err != nil {
-		// A failed last statement leaves the transaction open and
-		// aborted: the COMMIT behind it was skipped.
+		// A failed kept write leaves the transaction open and aborted:
+		// the COMMIT behind it was skipped.
 		c.rollback()
 	}
 	return err
@@ -300,5 +298,5 @@ func (c *pipeConn) rollback() error {
 }
 
 func (c *pipeConn) endTx() {
-	c.inTx, c.held, c.txCtx, c.last = false, false, nil, nil
+	c.inTx, c.held, c.txCtx, c.atCommit = false, false, nil, nil
 }

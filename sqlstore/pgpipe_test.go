@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/paydtest"
 	"github.com/paydhq/payd/sqlstore"
 )
@@ -35,6 +36,16 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
+	err = s.Tx(ctx, func(tx payd.Tx) error {
+		if err := tx.MerchantInsert(ctx, &payd.Merchant{ID: "mer_rt", Name: "M", SettlementDelayDays: 1, CreatedAt: now}); err != nil {
+			return err
+		}
+		return tx.ShopInsert(ctx, &payd.Shop{ID: "shop_rt", MerchantID: "mer_rt", Region: payd.RegionRU, Name: "S",
+			DefaultCurrency: money.RUB, CreatedAt: now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	record := func(key string) *payd.IdempotencyRecord {
 		return &payd.IdempotencyRecord{ShopID: "shop_rt", Mode: payd.ModeTest, Key: key, RequestHash: []byte{1},
 			Status: 201, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
@@ -60,6 +71,20 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			}
 			return tx.IdempotencyPut(ctx, record(key))
 		}, nil, 3},
+		{"creation with the payment at commit: lock and read, then the payment and the record", func(tx payd.Tx) error {
+			n++
+			key := "create-at-commit-" + string(rune('a'+n))
+			if _, _, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, key); err != nil {
+				return err
+			}
+			pay := &payd.Payment{ID: "pay_rt_" + key, ShopID: "shop_rt", Test: true, Status: payd.PaymentPending,
+				Amount: money.New(100, money.RUB), OrderID: key, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+				CheckoutTokenHash: []byte(key)}
+			if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
+				return err
+			}
+			return tx.IdempotencyPut(ctx, record(key))
+		}, nil, 2},
 		{"replay: lock and read of a live record", func(tx payd.Tx) error {
 			rec, locked, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, "create-b")
 			if err == nil && (!locked || rec == nil) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 
@@ -139,10 +140,8 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 		return translate(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		if s.d.isUnique(err) {
-			// The last statement, sent with the COMMIT, met a row
-			// committed meanwhile (IdempotencyPut).
-			return fmt.Errorf("%w: %v", payd.ErrConflict, err)
+		if cerr := commitError(err); cerr != err {
+			return cerr
 		}
 		return translate(fmt.Errorf("commit: %w", err))
 	}
@@ -205,6 +204,21 @@ func (t *tx) AfterCommit(fn func()) {
 // SQLTx returns the underlying transaction (nil under View), so the job
 // queue can insert its rows in it.
 func (t *tx) SQLTx() *sql.Tx { return t.sqlTx }
+
+// commitError names the unique violation of a statement PostgreSQL ran
+// with the COMMIT (pgpipe.go): a payment's order id is
+// payd.ErrOrderIDTaken, anything else (the idempotency record) is
+// payd.ErrConflict. Other errors are returned as they are.
+func commitError(err error) error {
+	var pe *pgconn.PgError
+	switch {
+	case !errors.As(err, &pe) || pe.Code != "23505":
+		return err
+	case pe.ConstraintName == "payments_order":
+		return fmt.Errorf("%w: %v", payd.ErrOrderIDTaken, err)
+	}
+	return fmt.Errorf("%w: %v", payd.ErrConflict, err)
+}
 
 // noRows maps sql.ErrNoRows to payd.ErrNoRows.
 func noRows(err error) error {

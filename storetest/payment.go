@@ -50,6 +50,48 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, live) })
 	})
 
+	// A payment inserted "at commit" is stored as PaymentInsert stores it;
+	// a taken order id fails the whole transaction, at the call or at the
+	// commit, with ErrOrderIDTaken, and keeps nothing of it.
+	t.Run("InsertAtCommit", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		first := newPayment(shop, "order-1", now, now.Add(time.Hour))
+		mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsertAtCommit(ctx, first) })
+		var got *payd.Payment
+		err := s.View(ctx, func(tx payd.Tx) (err error) {
+			got, err = tx.PaymentGet(ctx, first.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("PaymentGet of a payment inserted at commit: %v", err)
+		}
+		want, _ := json.Marshal(first)
+		gotDoc, _ := json.Marshal(got)
+		wantDiff(t, "PaymentGet of a payment inserted at commit", string(want), string(gotDoc))
+
+		record := &payd.IdempotencyRecord{ShopID: shop.ID, Mode: payd.ModeTest, Key: "k", RequestHash: []byte{1},
+			Status: 201, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
+		err = s.Tx(ctx, func(tx payd.Tx) error {
+			if _, _, err := tx.IdempotencyLockGet(ctx, shop.ID, payd.ModeTest, "k"); err != nil {
+				return err
+			}
+			if err := tx.PaymentInsertAtCommit(ctx, newPayment(shop, "order-1", now, now.Add(time.Hour))); err != nil {
+				return err
+			}
+			return tx.IdempotencyPut(ctx, record)
+		})
+		wantErr(t, "a transaction inserting a taken order id at commit", err, payd.ErrOrderIDTaken)
+		err = s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.IdempotencyGet(ctx, shop.ID, payd.ModeTest, "k")
+			return err
+		})
+		wantErr(t, "IdempotencyGet of the refused transaction's record", err, payd.ErrNoRows)
+	})
+
 	t.Run("ListExpired", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
