@@ -414,6 +414,10 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 					if _, err := srv.settle(ctx, a.client, settleLimit); err != nil && ctx.Err() == nil {
 						res.Notes = append(res.Notes, fmt.Sprintf("before pgbench c=%d: %v", c, err))
 					}
+					if free, err := freeConnections(ctx, fl.db); err == nil && free < c {
+						res.Notes = append(res.Notes, fmt.Sprintf("pgbench c=%d not run: the server takes %d more connections (max_connections)", c, free))
+						continue
+					}
 					record(pgb.run(ctx, c, p.d))
 				}
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -22,6 +23,16 @@ import (
 // its own, "pgbench".
 type pgbenchFloor struct {
 	bin, baseURL, schema, dir, script string
+}
+
+// freeConnections is how many more client connections the server takes:
+// pgbench with more clients than that would fail to start, while payd's
+// pool and the Go floor's hold theirs open.
+func freeConnections(ctx context.Context, db *sql.DB) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT current_setting('max_connections')::int - count(*)
+		FROM pg_stat_activity WHERE backend_type = 'client backend'`).Scan(&n)
+	return n, err
 }
 
 // findPgbench returns the pgbench of the machine's PostgreSQL packages,
