@@ -232,9 +232,10 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 	// that takes the lock, so another instance may have committed the key
 	// between that snapshot and the lock. Its effect then shows here as a
 	// refused record (errKeyTaken) or as a rule the first request's effect
-	// now breaks (duplicate_order_id, ErrOrderIDTaken, invalid_state). Both roll back; the
-	// key's committed record, read afresh, is the true answer. Requests
-	// that fail on their own find no record and keep their error.
+	// now breaks (duplicate_order_id or ErrOrderIDTaken, invalid_state).
+	// Both roll back; the key's committed record, read afresh, is the true
+	// answer. Requests that fail on their own find no record and keep
+	// their error.
 	var pe *Error
 	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl) {
 		if r, rerr := s.committedAnswer(ctx, p, idem); rerr != nil || r != nil {

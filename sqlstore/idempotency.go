@@ -67,19 +67,19 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 // payd.ErrConflict with nothing of the transaction kept.
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
 	if t.pipelined && t.absentKey == idemScope(r.ShopID, r.Mode, r.Key) {
-		_, err := t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true),
-			`INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		_, err := t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), idempotencyInsertSQL,
 			r.ShopID, r.Mode, r.Key, r.RequestHash, r.Status, r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
 		return err
 	}
-	return t.insertOne(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	return t.insertOne(ctx, idempotencyInsertSQL+`
 		ON CONFLICT (shop_id, mode, idem_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency_keys.expires_at <= excluded.created_at`,
 		r.ShopID, r.Mode, r.Key, r.RequestHash, r.Status, r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
 }
+
+const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
 func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error) {
 	res, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE expires_at <= $1`, micros(now))
