@@ -31,8 +31,9 @@ type dialect interface {
 	ddl(sql string) string
 	// keysetRead runs a list page's query through fn, on q or on a
 	// transaction of its own, so that it is planned as a walk of its
-	// index in cursor order.
-	keysetRead(ctx context.Context, q querier, fn func(querier) error) error
+	// index in cursor order. fn runs the page's query, as its last, with
+	// the context it is given.
+	keysetRead(ctx context.Context, q querier, fn func(context.Context, querier) error) error
 	// indexedBy follows a list's FROM table to make the query use the
 	// named index, where the database takes such a hint.
 	indexedBy(index string) string
@@ -77,11 +78,13 @@ func (sqliteDialect) indexedBy(index string) string {
 	return " INDEXED BY " + index
 }
 
-func (sqliteDialect) keysetRead(_ context.Context, q querier, fn func(querier) error) error {
-	return fn(q)
+func (sqliteDialect) keysetRead(ctx context.Context, q querier, fn func(context.Context, querier) error) error {
+	return fn(ctx, q)
 }
 
 type postgresDialect struct{}
+
+func (postgresDialect) indexedBy(string) string { return "" }
 
 // keysetRead plans a list page with sorts and bitmap scans ruled out
 // (set_config with is_local: for this transaction only), so PostgreSQL
@@ -89,33 +92,33 @@ type postgresDialect struct{}
 // chose, on a table that grew after its last ANALYZE (every fresh
 // deployment), a bitmap scan of every row older than the cursor and a
 // sort of them: a page 100,000 rows deep read 100,000 rows. Outside a
-// transaction the page gets a read-only one of its own; that costs three
-// round trips on loopback, which the walk repays at any depth. A list run inside a
-// caller's transaction leaves the setting on for the rest of it; no
-// caller does more than read there.
-func (postgresDialect) indexedBy(string) string { return "" }
+// transaction the page gets a read-only one of its own, in the same round
+// trip. A list run inside a caller's transaction leaves the setting on for
+// the rest of it; no caller does more than read there.
 
-func (postgresDialect) keysetRead(ctx context.Context, q querier, fn func(querier) error) error {
+func (postgresDialect) keysetRead(ctx context.Context, q querier, fn func(context.Context, querier) error) error {
 	const plan = `SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 	if in, ok := q.(*sql.Tx); ok {
 		if _, err := in.ExecContext(ctx, plan); err != nil {
 			return err
 		}
-		return fn(in)
+		return fn(ctx, in)
 	}
 	db, ok := q.(*sql.DB)
 	if !ok {
-		return fn(q)
+		return fn(ctx, q)
 	}
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	// One batch (pgpipe.go): BEGIN READ ONLY, the settings, the page
+	// and COMMIT.
+	tx, err := db.BeginTx(context.WithValue(ctx, beginLater, true), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, plan); err != nil {
+	if _, err := tx.ExecContext(context.WithValue(ctx, keepForNext, true), plan); err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(context.WithValue(ctx, commitAfter, true), tx); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -74,7 +74,7 @@ func listPage[T any](ctx context.Context, t *tx, sel string, w where, lp payd.Li
 	}
 	query += fmt.Sprintf(" LIMIT %d", limit+1)
 	var page payd.Page[T]
-	err := t.d.keysetRead(ctx, t.q, func(q querier) error {
+	err := t.d.keysetRead(ctx, t.q, func(pageCtx context.Context, q querier) error {
 		if rec, ok := ctx.Value(planKey{}).(PlanFunc); ok {
 			plan, err := explain(ctx, t.d, q, query, w.args)
 			if err != nil {
@@ -82,7 +82,7 @@ func listPage[T any](ctx context.Context, t *tx, sel string, w where, lp payd.Li
 			}
 			rec(query, plan)
 		}
-		rows, err := q.QueryContext(ctx, query, w.args...)
+		rows, err := q.QueryContext(pageCtx, query, w.args...)
 		if err != nil {
 			return err
 		}

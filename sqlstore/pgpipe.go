@@ -22,12 +22,14 @@ import (
 // machine costs both sides more CPU than the statement itself.
 //
 // pipeConn, the driver connection of the PostgreSQL pool, holds back the
-// BEGIN of the store's own transactions (Store.Tx) and sends it with their
-// first statement, and it keeps the writes a transaction marks as needing
+// BEGIN of the store's own transactions (Store.Tx, and a list page's
+// read-only one) and sends it with their first statement, and it keeps the
+// writes a transaction marks as needing
 // no answer before the commit (a new payment's row, the idempotency
 // record) and sends them with the COMMIT: one pgx batch each, one network
 // write and one answer. If a kept write fails, the COMMIT after it in the
-// batch is never run and the transaction rolls back. Transactions begun by anything else (the job queue's own, read
+// batch is never run and the transaction rolls back. A list page is one
+// batch: BEGIN READ ONLY, its planner settings, the page and COMMIT. Transactions begun by anything else (the job queue's own, read
 // snapshots) go through pgx's stdlib driver unchanged.
 
 type pipeCtxKey int
@@ -41,6 +43,17 @@ const (
 	// are of the plain types of pipeValue may carry it; any other first
 	// query is sent after a BEGIN of its own.
 	sendWithBegin
+	// keepForNext, on an Exec's context while the BEGIN is held back,
+	// keeps the statement to go out after the BEGIN in the batch of the
+	// next statement. Its result is not looked at: the Exec reports no
+	// rows, and a failure comes from the next statement.
+	keepForNext
+	// commitAfter, on a query's context, sends the COMMIT in the same
+	// batch after the query (and, if it is still held back, the BEGIN
+	// before it): the query is the transaction's last statement and its
+	// columns are plain. The transaction's Commit then reports how the
+	// COMMIT went.
+	commitAfter
 	// sendWithCommit, on an Exec's context, keeps the statement until the
 	// commit and sends it, after the statements kept before it, with the
 	// COMMIT. Nothing later in the transaction may depend on it: its
@@ -68,38 +81,36 @@ type pipeConn struct {
 	*stdlib.Conn
 	// inTx is set while a transaction begun here is open.
 	inTx bool
-	// held is set while that transaction's BEGIN has not been sent.
-	held bool
+	// held is set while that transaction's BEGIN has not been sent;
+	// begin is its text and kept the statements to send after it.
+	held  bool
+	begin string
+	kept  []*pgx.QueuedQuery
 	// txCtx is the context of BeginTx, for COMMIT and ROLLBACK.
 	txCtx context.Context
 	// atCommit are the statements to send with the COMMIT.
 	atCommit []*pgx.QueuedQuery
+	// ended is set when the COMMIT went with a query (commitAfter);
+	// endErr is what it gave.
+	ended  bool
+	endErr error
 }
 
 func (c *pipeConn) pgx() *pgx.Conn { return c.Conn.Conn() }
 
 func (c *pipeConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if ctx.Value(beginLater) == nil || opts.Isolation != 0 || opts.ReadOnly {
+	if ctx.Value(beginLater) == nil || opts.Isolation != 0 {
 		return c.Conn.BeginTx(ctx, opts)
 	}
 	if c.pgx().IsClosed() {
 		return nil, driver.ErrBadConn
 	}
-	c.inTx, c.held, c.txCtx, c.atCommit = true, true, ctx, nil
+	c.endTx()
+	c.inTx, c.held, c.begin, c.txCtx = true, true, "begin", ctx
+	if opts.ReadOnly {
+		c.begin = "begin read only"
+	}
 	return pipeTx{c}, nil
-}
-
-// sendBegin sends a held-back BEGIN on its own, for a first statement that
-// cannot go with it.
-func (c *pipeConn) sendBegin(ctx context.Context) error {
-	if !c.held {
-		return nil
-	}
-	if _, err := c.pgx().Exec(ctx, "begin"); err != nil {
-		return err
-	}
-	c.held = false
-	return nil
 }
 
 func namedArgs(argsV []driver.NamedValue) []any {
@@ -110,15 +121,54 @@ func namedArgs(argsV []driver.NamedValue) []any {
 	return args
 }
 
+// batch starts a batch with what the connection holds back, the BEGIN and
+// the statements kept after it, and marks them sent; lead is how many
+// results of the batch are theirs.
+func (c *pipeConn) batch() (b *pgx.Batch, lead int) {
+	b = &pgx.Batch{}
+	if c.held {
+		b.Queue(c.begin)
+		b.QueuedQueries = append(b.QueuedQueries, c.kept...)
+	}
+	c.held, c.kept = false, nil
+	return b, len(b.QueuedQueries)
+}
+
+// skip reads the results of the first n statements of a batch.
+func skip(br pgx.BatchResults, n int) error {
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sendBegin sends what is held back on its own, for a first statement that
+// cannot go with it.
+func (c *pipeConn) sendBegin(ctx context.Context) error {
+	if !c.held {
+		return nil
+	}
+	b, lead := c.batch()
+	br := c.pgx().SendBatch(ctx, b)
+	err := skip(br, lead)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Result, error) {
 	switch {
+	case c.held && ctx.Value(keepForNext) != nil:
+		c.kept = append(c.kept, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
+		return driver.RowsAffected(0), nil
 	case c.held:
-		b := &pgx.Batch{}
-		b.Queue("begin")
+		b, lead := c.batch()
 		b.Queue(query, namedArgs(argsV)...)
 		br := c.pgx().SendBatch(ctx, b)
-		_, err := br.Exec()
-		c.held = false
+		err := skip(br, lead)
 		var tag pgconn.CommandTag
 		if err == nil {
 			tag, err = br.Exec()
@@ -135,8 +185,9 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 }
 
 func (c *pipeConn) QueryContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Rows, error) {
-	if c.held && ctx.Value(sendWithBegin) != nil {
-		return c.queryWithBegin(ctx, query, argsV)
+	commit := c.inTx && len(c.atCommit) == 0 && ctx.Value(commitAfter) != nil
+	if commit || (c.held && ctx.Value(sendWithBegin) != nil) {
+		return c.queryBatch(ctx, query, argsV, commit)
 	}
 	if err := c.sendBegin(ctx); err != nil {
 		return nil, err
@@ -151,19 +202,47 @@ func (c *pipeConn) PrepareContext(ctx context.Context, query string) (driver.Stm
 	return c.Conn.PrepareContext(ctx, query)
 }
 
-// queryWithBegin sends the held-back BEGIN and the query in one batch and
-// reads the query's rows whole: the statements that may go with a BEGIN
-// return a row or a few.
-func (c *pipeConn) queryWithBegin(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Rows, error) {
-	b := &pgx.Batch{}
-	b.Queue("begin")
+// queryBatch sends the query in one batch with what is held back before it
+// and, when commit is set, the COMMIT after it, and reads its rows whole:
+// the statements sent so return a row or a page.
+func (c *pipeConn) queryBatch(ctx context.Context, query string, argsV []driver.NamedValue, commit bool) (driver.Rows, error) {
+	b, lead := c.batch()
 	b.Queue(query, namedArgs(argsV)...)
+	if commit {
+		b.Queue("commit")
+	}
 	br := c.pgx().SendBatch(ctx, b)
 	defer br.Close()
-	if _, err := br.Exec(); err != nil {
+	out, err := readRows(c.pgx().TypeMap(), br, lead)
+	if commit {
+		c.ended = true
+		if err == nil {
+			var tag pgconn.CommandTag
+			if tag, err = br.Exec(); err == nil && tag.String() == "ROLLBACK" {
+				err = pgx.ErrTxCommitRollback
+			}
+			c.endErr = err
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if commit {
+			c.endErr = err
+			c.rollback()
+		}
 		return nil, err
 	}
-	c.held = false
+	return out, nil
+}
+
+// readRows reads the rows of the query after the first lead statements of
+// a batch.
+func readRows(m *pgtype.Map, br pgx.BatchResults, lead int) (*heldRows, error) {
+	if err := skip(br, lead); err != nil {
+		return nil, err
+	}
 	rows, err := br.Query()
 	if err != nil {
 		return nil, err
@@ -174,7 +253,6 @@ func (c *pipeConn) queryWithBegin(ctx context.Context, query string, argsV []dri
 	for _, fd := range fds {
 		out.cols = append(out.cols, fd.Name)
 	}
-	m := c.pgx().TypeMap()
 	for rows.Next() {
 		row := make([]driver.Value, len(fds))
 		for i, raw := range rows.RawValues() {
@@ -184,10 +262,7 @@ func (c *pipeConn) queryWithBegin(ctx context.Context, query string, argsV []dri
 		}
 		out.rows = append(out.rows, row)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, br.Close()
+	return out, rows.Err()
 }
 
 // pipeValue is the database/sql value of a column of a plain type, as
@@ -244,7 +319,10 @@ type pipeTx struct{ c *pipeConn }
 func (t pipeTx) Commit() error {
 	c := t.c
 	defer c.endTx()
-	if c.held {
+	switch {
+	case c.ended:
+		return c.endErr
+	case c.held:
 		// Nothing was sent: there is nothing to commit.
 		return nil
 	}
@@ -275,7 +353,7 @@ func (t pipeTx) Commit() error {
 func (t pipeTx) Rollback() error {
 	c := t.c
 	defer c.endTx()
-	if c.held {
+	if c.held || c.ended {
 		return nil
 	}
 	return c.rollback()
@@ -298,5 +376,5 @@ func (c *pipeConn) rollback() error {
 }
 
 func (c *pipeConn) endTx() {
-	c.inTx, c.held, c.txCtx, c.atCommit = false, false, nil, nil
+	c.inTx, c.held, c.begin, c.kept, c.txCtx, c.atCommit, c.ended, c.endErr = false, false, "", nil, nil, nil, false, nil
 }

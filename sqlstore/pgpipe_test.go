@@ -122,6 +122,26 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			}
 		}
 	}
+	// A list page outside a transaction is one batch: BEGIN READ ONLY,
+	// the planner settings, the page, COMMIT.
+	for i := range 2 {
+		before := rt.Count()
+		var page payd.Page[*payd.PaymentView]
+		err := s.View(ctx, func(tx payd.Tx) (err error) {
+			page, err = tx.PaymentViewList(ctx, &payd.PaymentListParams{ShopID: "shop_rt", Test: true,
+				ListParams: payd.ListParams{Limit: 1}})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("PaymentViewList: %v", err)
+		}
+		if len(page.Items) != 1 || page.Next == nil {
+			t.Fatalf("PaymentViewList of the payments made above: %d items, next %v; want 1 and a next page", len(page.Items), page.Next)
+		}
+		if got := rt.Count() - before; i == 1 && got != 1 {
+			t.Errorf("a list page: %d round trips, want 1", got)
+		}
+	}
 	err = s.View(ctx, func(tx payd.Tx) error {
 		_, err := tx.IdempotencyGet(ctx, "shop_rt", payd.ModeTest, "rolled-back")
 		return err
