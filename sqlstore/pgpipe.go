@@ -24,13 +24,15 @@ import (
 // pipeConn, the driver connection of the PostgreSQL pool, holds back the
 // BEGIN of the store's own transactions (Store.Tx, and a list page's
 // read-only one) and sends it with their first statement, and it keeps the
-// writes a transaction marks as needing
-// no answer before the commit (a new payment's row, the idempotency
-// record) and sends them with the COMMIT: one pgx batch each, one network
-// write and one answer. If a kept write fails, the COMMIT after it in the
-// batch is never run and the transaction rolls back. A list page is one
-// batch: BEGIN READ ONLY, its planner settings, the page and COMMIT. Transactions begun by anything else (the job queue's own, read
-// snapshots) go through pgx's stdlib driver unchanged.
+// writes a transaction marks as needing no answer before the commit (a new
+// payment's row, the idempotency record) and sends them with the COMMIT:
+// one pgx batch each, one network write and one answer. If a kept write
+// fails, the COMMIT after it in the batch is never run and the transaction
+// rolls back. A list page is one batch: BEGIN READ ONLY, its planner
+// settings, the page and COMMIT. Transactions begun by anything else (the
+// job queue's own, read snapshots) go through pgx's stdlib driver
+// unchanged. The contexts of BeginTx and of each statement carry what may
+// be held back or sent together (the keys below).
 
 type pipeCtxKey int
 
