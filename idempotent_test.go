@@ -17,6 +17,10 @@ type raceStore struct {
 	Store
 	committed *IdempotencyRecord // what a fresh read finds; nil: nothing
 	putErr    error
+	// commitErr is what the commit reports after fn succeeded: a store
+	// may send the last writes with the COMMIT (Tx.IdempotencyPut,
+	// Tx.PaymentInsertAtCommit).
+	commitErr error
 }
 
 type raceTx struct {
@@ -24,7 +28,13 @@ type raceTx struct {
 	s *raceStore
 }
 
-func (s *raceStore) Tx(ctx context.Context, fn func(Tx) error) error   { return fn(raceTx{s: s}) }
+func (s *raceStore) Tx(ctx context.Context, fn func(Tx) error) error {
+	if err := fn(raceTx{s: s}); err != nil {
+		return err
+	}
+	return s.commitErr
+}
+
 func (s *raceStore) View(ctx context.Context, fn func(Tx) error) error { return fn(raceTx{s: s}) }
 
 func (t raceTx) IdempotencyLockGet(context.Context, string, Mode, string) (*IdempotencyRecord, bool, error) {
@@ -63,22 +73,27 @@ func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
 		name      string
 		committed *IdempotencyRecord
 		putErr    error
+		commitErr error
 		fn        func(Tx) (int, any, error)
 		wantCode  ErrorCode // "" when a replay of first is wanted
 		wantErr   error
 	}{
-		{"ErrKeyTakenReplays", first, ErrConflict, created, "", nil},
-		{"ErrKeyTakenByAnotherRequest", &other, ErrConflict, created, CodeIdempotencyConflict, nil},
-		{"ErrKeyTakenUnseen", nil, ErrConflict, created, CodeIdempotencyInProgress, nil},
-		{"RuleBrokenByTheFirstEffectReplays", first, nil, failing(dup), "", nil},
-		{"ErrDuplicateOrderIDOfItsOwn", nil, nil, failing(dup), CodeDuplicateOrderID, nil},
-		{"ErrDuplicateOrderIDBesideAnExpiredRecord", &expired, nil, failing(dup), CodeDuplicateOrderID, nil},
-		{"InternalErrorKept", first, nil, failing(context.DeadlineExceeded), "", context.DeadlineExceeded},
+		{"ErrKeyTakenReplays", first, ErrConflict, nil, created, "", nil},
+		{"ErrKeyTakenByAnotherRequest", &other, ErrConflict, nil, created, CodeIdempotencyConflict, nil},
+		{"ErrKeyTakenUnseen", nil, ErrConflict, nil, created, CodeIdempotencyInProgress, nil},
+		{"ErrKeyTakenAtCommitReplays", first, nil, ErrConflict, created, "", nil},
+		{"ErrKeyTakenAtCommitUnseen", nil, nil, ErrConflict, created, CodeIdempotencyInProgress, nil},
+		{"RuleBrokenByTheFirstEffectReplays", first, nil, nil, failing(dup), "", nil},
+		{"OrderIDTakenAtCommitByTheFirstEffectReplays", first, nil, ErrOrderIDTaken, created, "", nil},
+		{"OrderIDTakenAtCommitOfItsOwnKept", nil, nil, ErrOrderIDTaken, created, "", ErrOrderIDTaken},
+		{"ErrDuplicateOrderIDOfItsOwn", nil, nil, nil, failing(dup), CodeDuplicateOrderID, nil},
+		{"ErrDuplicateOrderIDBesideAnExpiredRecord", &expired, nil, nil, failing(dup), CodeDuplicateOrderID, nil},
+		{"InternalErrorKept", first, nil, nil, failing(context.DeadlineExceeded), "", context.DeadlineExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st := &raceStore{committed: tc.committed, putErr: tc.putErr}
+			st := &raceStore{committed: tc.committed, putErr: tc.putErr, commitErr: tc.commitErr}
 			s := NewService(Config{Store: st, Clock: clock})
 			resp, err := s.idempotent(t.Context(), p, idem, tc.fn)
 			switch {
