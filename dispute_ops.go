@@ -246,21 +246,7 @@ const ReasonChargebackRatio = "chargeback_ratio"
 // scopedDispute loads a dispute of the principal's shop and mode, locked
 // for update when lock is set.
 func scopedDispute(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*Dispute, error) {
-	if !ValidID(PrefixDispute, id) {
-		return nil, NotFound("dispute")
-	}
-	get := tx.DisputeGet
-	if lock {
-		get = tx.DisputeGetForUpdate
-	}
-	d, err := get(ctx, id)
-	if err != nil {
-		return nil, notFoundAs(err, "dispute")
-	}
-	if d.ShopID != p.Shop.ID || d.Test != p.Test() {
-		return nil, NotFound("dispute")
-	}
-	return d, nil
+	return inScope(ctx, p, PrefixDispute, "dispute", id, lockedIf(lock, tx.DisputeGet, tx.DisputeGetForUpdate))
 }
 
 // GetDispute returns a dispute of the principal's shop and mode.

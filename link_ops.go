@@ -177,21 +177,7 @@ func (s *Service) CreatePaymentLink(ctx context.Context, p *Principal, idem Idem
 // scopedLink loads a link of the principal's shop and mode, locked for
 // update when lock is set; another shop's or mode's link is not found.
 func scopedLink(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*PaymentLink, error) {
-	if !ValidID(PrefixPaymentLink, id) {
-		return nil, NotFound("payment link")
-	}
-	get := tx.PaymentLinkGet
-	if lock {
-		get = tx.PaymentLinkGetForUpdate
-	}
-	l, err := get(ctx, id)
-	if err != nil {
-		return nil, notFoundAs(err, "payment link")
-	}
-	if l.ShopID != p.Shop.ID || l.Test != p.Test() {
-		return nil, NotFound("payment link")
-	}
-	return l, nil
+	return inScope(ctx, p, PrefixPaymentLink, "payment link", id, lockedIf(lock, tx.PaymentLinkGet, tx.PaymentLinkGetForUpdate))
 }
 
 // GetPaymentLink returns a link of the principal's shop and mode.

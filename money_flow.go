@@ -328,13 +328,10 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 // GetRefund returns a refund of the principal's shop and mode.
 func (s *Service) GetRefund(ctx context.Context, p *Principal, id string) (r *Refund, err error) {
 	err = s.store.View(ctx, func(tx Tx) error {
-		r, err = tx.RefundGet(ctx, id)
+		r, err = inScope(ctx, p, PrefixRefund, "refund", id, tx.RefundGet)
 		return err
 	})
-	if err != nil || r.ShopID != p.Shop.ID || r.Test != p.Test() {
-		return nil, NotFound("refund")
-	}
-	return r, nil
+	return r, err
 }
 
 // ListRefunds lists the principal's refunds, newest first.

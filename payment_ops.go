@@ -61,21 +61,7 @@ func (s *Service) startAttempt(ctx context.Context, tx Tx, shop *Shop, pay *Paym
 // scoped loads a payment of the principal's shop and mode, locked for
 // update when lock is set.
 func scoped(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*Payment, error) {
-	if !ValidID(PrefixPayment, id) {
-		return nil, NotFound("payment")
-	}
-	get := tx.PaymentGet
-	if lock {
-		get = tx.PaymentGetForUpdate
-	}
-	pay, err := get(ctx, id)
-	if err != nil {
-		return nil, notFoundAs(err, "payment")
-	}
-	if pay.ShopID != p.Shop.ID || pay.Test != p.Test() {
-		return nil, NotFound("payment")
-	}
-	return pay, nil
+	return inScope(ctx, p, PrefixPayment, "payment", id, lockedIf(lock, tx.PaymentGet, tx.PaymentGetForUpdate))
 }
 
 // GetPayment returns a payment of the principal's shop and mode.

@@ -248,20 +248,11 @@ func (s *Service) settlePayout(ctx context.Context, tx Tx, po *Payout, res Payou
 // GetPayout returns a payout of the principal's shop and mode; another
 // shop's, or the other contour's, is not found.
 func (s *Service) GetPayout(ctx context.Context, p *Principal, id string) (po *Payout, err error) {
-	if !ValidID(PrefixPayout, id) {
-		return nil, NotFound("payout")
-	}
 	err = s.store.View(ctx, func(tx Tx) error {
-		po, err = tx.PayoutGet(ctx, id)
+		po, err = inScope(ctx, p, PrefixPayout, "payout", id, tx.PayoutGet)
 		return err
 	})
-	if err != nil || po.ShopID != p.Shop.ID || po.Test != p.Test() {
-		if err != nil && !errors.Is(err, ErrNoRows) {
-			return nil, err
-		}
-		return nil, NotFound("payout")
-	}
-	return po, nil
+	return po, err
 }
 
 // ListPayouts lists the principal's payouts, newest first.

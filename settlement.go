@@ -364,7 +364,10 @@ func (s *Service) GetSettlement(ctx context.Context, p *Principal, id string) (s
 		st, err = tx.SettlementGet(ctx, id)
 		return err
 	})
-	if err != nil || st.MerchantID != p.Shop.MerchantID || st.Test != p.Test() {
+	if err != nil {
+		return nil, notFoundAs(err, "settlement")
+	}
+	if st.MerchantID != p.Shop.MerchantID || st.Test != p.Test() {
 		return nil, NotFound("settlement")
 	}
 	return st, nil
