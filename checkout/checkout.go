@@ -7,10 +7,7 @@
 package checkout
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -71,9 +68,7 @@ func (h *Handler) message(w http.ResponseWriter, status int, l webpage.Locale, t
 }
 
 func (h *Handler) csrf(token string) string {
-	m := hmac.New(sha256.New, h.key)
-	m.Write([]byte("checkout\x00" + token))
-	return hex.EncodeToString(m.Sum(nil))
+	return webpage.FormMAC(h.key, "checkout", token)
 }
 
 // locale is the language of the page of c's payment, or of a page that
@@ -126,9 +121,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
-	got, err := hex.DecodeString(r.PostFormValue("csrf"))
-	want, _ := hex.DecodeString(h.csrf(token))
-	if err != nil || !hmac.Equal(got, want) {
+	if !webpage.ValidFormMAC(h.key, r.PostFormValue("csrf"), "checkout", token) {
 		h.message(w, http.StatusForbidden, h.localeOf(r, token), "Form expired", "Open the payment page again from the shop.")
 		return
 	}

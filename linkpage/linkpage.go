@@ -9,12 +9,9 @@
 package linkpage
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"embed"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -103,15 +100,11 @@ func (h *Handler) message(w http.ResponseWriter, status int, v view, title, msg 
 // csrf binds a form to its link and its token: a form of one link cannot
 // pay another, and a token cannot be made up.
 func (h *Handler) csrf(linkID, token string) string {
-	m := hmac.New(sha256.New, h.key)
-	m.Write([]byte("payment-link\x00" + linkID + "\x00" + token))
-	return hex.EncodeToString(m.Sum(nil))
+	return webpage.FormMAC(h.key, "payment-link", linkID, token)
 }
 
 func (h *Handler) validCSRF(linkID, token, sum string) bool {
-	got, err := hex.DecodeString(sum)
-	want, _ := hex.DecodeString(h.csrf(linkID, token))
-	return err == nil && token != "" && hmac.Equal(got, want)
+	return token != "" && webpage.ValidFormMAC(h.key, sum, "payment-link", linkID, token)
 }
 
 func newToken() string {
