@@ -20,24 +20,9 @@ import (
 // load can cause.
 var webhookEvents = []string{"payment.waiting_for_capture", "payment.succeeded", "payment.canceled", "refund.succeeded", "refund.canceled"}
 
-// admin calls an instance's operator API.
+// admin calls the operator API of the first instance.
 func (cl *cluster) admin(method, path string, body, out any) error {
-	var raw []byte
-	if body != nil {
-		raw, _ = json.Marshal(body)
-	}
-	req, _ := http.NewRequest(method, cl.instances[0].adminURL()+path, bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+cl.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return cl.adminAt(cl.instances[0], method, path, body, out)
 }
 
 // setup creates a merchant, a shop with a test key per client, and a
@@ -188,7 +173,7 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 		for _, in := range cl.instances {
 			var out any
 			req := map[string]any{"seconds": 360}
-			if err := cl.adminAt(in, "/admin/v1/clock/advance", req, &out); err != nil {
+			if err := cl.adminAt(in, "POST", "/admin/v1/clock/advance", req, &out); err != nil {
 				book.problem("advance the clock of %s: %v", in, err)
 			}
 		}
@@ -340,9 +325,13 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 	return nil
 }
 
-func (cl *cluster) adminAt(in *instance, path string, body, out any) error {
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", in.adminURL()+path, bytes.NewReader(raw))
+// adminAt calls in's operator API.
+func (cl *cluster) adminAt(in *instance, method, path string, body, out any) error {
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+	}
+	req, _ := http.NewRequest(method, in.adminURL()+path, bytes.NewReader(raw))
 	req.Header.Set("Authorization", "Bearer "+cl.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
@@ -350,8 +339,8 @@ func (cl *cluster) adminAt(in *instance, path string, body, out any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("%s", resp.Status)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
 }
