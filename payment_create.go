@@ -38,12 +38,14 @@ const (
 )
 
 // CheckReturnURL applies the return_url rules: https, no credentials, no
-// spaces or control characters, no empty port, IP addresses only in
-// canonical notation, never a link-local or cloud platform address, and —
-// for live keys — a public address after canonicalization
+// spaces or control characters, a valid host and port; for live keys also
+// IP addresses only in canonical notation, never a link-local or cloud
+// platform address, and a public address after canonicalization. With a
+// test key the reachability rules are lifted, as the contract says ("local
+// addresses accepted"): payd never connects to a return address
 // (docs/security.md).
 func CheckReturnURL(raw string, test bool, param string) (string, error) {
-	u, err := urlguard.Check(raw, urlguard.Options{AllowLocal: test})
+	u, err := urlguard.Check(raw, urlguard.Options{TestReturn: test})
 	if err != nil {
 		return "", Invalid(param, "%v", err)
 	}

@@ -187,12 +187,27 @@ func TestPaymentLinkValidation(t *testing.T) {
 		if l["return_url"] != "https://localhost:8443/back" {
 			t.Fatalf("return_url = %v", l["return_url"])
 		}
+		// Every reachability rule is lifted there, the IP notation and the
+		// platform rule included: payd never connects to a return address.
+		for raw, want := range map[string]string{
+			"https://2130706433/back":      "https://127.0.0.1/back",
+			"https://169.254.169.254/back": "https://169.254.169.254/back",
+		} {
+			l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"return_url": raw})).Expect(t, 201).JSON(t)
+			if l["return_url"] != want {
+				t.Fatalf("return_url %s = %v, want %s", raw, l["return_url"], want)
+			}
+		}
 		// A live key may not.
 		shop := env.NewShop(payd.RegionRU, "")
 		env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
 		env.As(shop, true).Post("/v1/payment-links", key(), newLink(map[string]any{"return_url": "https://localhost/back"})).
 			ExpectError(t, 400, payd.CodeInvalidRequest, "return_url")
 		env.As(shop, true).Post("/v1/payment-links", key(), newLink(map[string]any{"return_url": "https://10.1.2.3/back"})).
+			ExpectError(t, 400, payd.CodeInvalidRequest, "return_url")
+		env.As(shop, true).Post("/v1/payment-links", key(), newLink(map[string]any{"return_url": "https://169.254.169.254/back"})).
+			ExpectError(t, 400, payd.CodeInvalidRequest, "return_url")
+		env.As(shop, true).Post("/v1/payment-links", key(), newLink(map[string]any{"return_url": "https://1572395042/back"})).
 			ExpectError(t, 400, payd.CodeInvalidRequest, "return_url")
 	})
 }

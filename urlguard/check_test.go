@@ -12,7 +12,7 @@ const ok Reason = ""
 type checkCase struct {
 	raw   string
 	live  Reason // expected result with Options{}
-	test  Reason // expected result with Options{AllowLocal: true}
+	test  Reason // expected result with Options{TestReturn: true} (a test key's return address)
 	canon string // canonical form; required whenever either mode accepts
 }
 
@@ -67,66 +67,66 @@ var checkCases = []checkCase{
 
 	// IP addresses in any non-canonical notation, public ones included,
 	// are refused in both modes (1572395042 is 93.184.216.34).
-	{"https://1572395042/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0x5db8d822/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0X5DB8D822/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://013556154042/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0135.0270.0330.042/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0x5d.0xb8.0xd8.0x22/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://93.184.55330/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://93.12114978/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://93.0270.216.34/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://010.8.8.8/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""}, // octal: 8.8.8.8
-	{"https://08.8.8.8/", ReasonMalformed, ReasonMalformed, ""},            // not even octal
-	{"https://134744072/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0x08.0x08.0x08.0x08/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://8.8.8.8./", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://1572395042/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://0x5db8d822/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://0X5DB8D822/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://013556154042/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://0135.0270.0330.042/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://0x5d.0xb8.0xd8.0x22/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://93.184.55330/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://93.12114978/", ReasonNonCanonicalIP, ok, "https://93.184.220.34/"},
+	{"https://93.0270.216.34/", ReasonNonCanonicalIP, ok, "https://93.184.216.34/"},
+	{"https://010.8.8.8/", ReasonNonCanonicalIP, ok, "https://8.8.8.8/"}, // octal: 8.8.8.8
+	{"https://08.8.8.8/", ReasonMalformed, ReasonMalformed, ""},          // not even octal
+	{"https://134744072/", ReasonNonCanonicalIP, ok, "https://8.8.8.8/"},
+	{"https://0x08.0x08.0x08.0x08/", ReasonNonCanonicalIP, ok, "https://8.8.8.8/"},
+	{"https://8.8.8.8./", ReasonNonCanonicalIP, ok, "https://8.8.8.8/"},
 	{"https://%38.8.8.8/", ReasonMalformed, ReasonMalformed, ""}, // url.Parse refuses escaped ASCII in a host
-	{"https://８.８.８.８/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::ffff:8.8.8.8]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::ffff:5db8:d822]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::8.8.8.8]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[2606:4700:4700:0:0:0:0:1111]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://８.８.８.８/", ReasonNonCanonicalIP, ok, "https://8.8.8.8/"},
+	{"https://[::ffff:8.8.8.8]/", ReasonNonCanonicalIP, ok, "https://[::ffff:8.8.8.8]/"},
+	{"https://[::ffff:5db8:d822]/", ReasonNonCanonicalIP, ok, "https://[::ffff:93.184.216.34]/"},
+	{"https://[::8.8.8.8]/", ReasonNonCanonicalIP, ok, "https://[::808:808]/"},
+	{"https://[2606:4700:4700:0:0:0:0:1111]/", ReasonNonCanonicalIP, ok, "https://[2606:4700:4700::1111]/"},
 	{"https://[2606:4700:4700::01111]/", ReasonMalformed, ReasonMalformed, ""},
-	{"https://[2606:4700:4700:0::1111]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[2606:4700:4700::ABCD]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[2606:4700:4700::0abc]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[64:ff9b::8.8.8.8]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[2606:4700:4700:0::1111]/", ReasonNonCanonicalIP, ok, "https://[2606:4700:4700::1111]/"},
+	{"https://[2606:4700:4700::ABCD]/", ReasonNonCanonicalIP, ok, "https://[2606:4700:4700::abcd]/"},
+	{"https://[2606:4700:4700::0abc]/", ReasonNonCanonicalIP, ok, "https://[2606:4700:4700::abc]/"},
+	{"https://[64:ff9b::8.8.8.8]/", ReasonNonCanonicalIP, ok, "https://[64:ff9b::808:808]/"},
 
 	// Link-local and cloud platform addresses and names are refused in
 	// both modes, also where they sit in public ranges.
-	{"https://169.254.169.254/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://169.254.170.2/v2/credentials", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://169.254.42.42/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://169.254.0.1/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://168.63.129.16/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://168.63.129.16:32526/vmSettings", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://100.100.100.200/latest/meta-data/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://192.0.0.192/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[fd00:ec2::254]/latest/meta-data/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[fd00:ec2::23]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[fd20:ce::254]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[fd00:42::42]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[fe80::a9fe:a9fe]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[::ffff:a9fe:a9fe]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""}, // IPv4 in IPv6 notation
-	{"https://[::ffff:169.254.169.254]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[64:ff9b::a9fe:a9fe]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[64:ff9b::a83f:8110]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[64:ff9b::6464:64c8]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[64:ff9b:1::a9fe:a9fe]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[64:ff9b:1:a9fe:a9:fe00::]/", ReasonPlatformAddress, ReasonPlatformAddress, ""}, // RFC 6052 /48 position
-	{"https://[2002:a9fe:a9fe::1]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[2002:a83f:8110::]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://[2001:0:a9fe:a9fe::1]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},                  // Teredo server
-	{"https://[2001:0:4136:e378:8000:63bf:5601:5601]/", ReasonPlatformAddress, ReasonPlatformAddress, ""}, // Teredo client
-	{"https://metadata.google.internal/computeMetadata/v1/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://METADATA.GOOGLE.INTERNAL./", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://x.metadata.google.internal/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://metadata/computeMetadata/v1/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://metadata.goog/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://instance-data/latest/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://instance-data.ec2.internal/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
-	{"https://metadata.tencentyun.com/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://169.254.169.254/", ReasonPlatformAddress, ok, "https://169.254.169.254/"},
+	{"https://169.254.170.2/v2/credentials", ReasonPlatformAddress, ok, "https://169.254.170.2/v2/credentials"},
+	{"https://169.254.42.42/", ReasonPlatformAddress, ok, "https://169.254.42.42/"},
+	{"https://169.254.0.1/", ReasonPlatformAddress, ok, "https://169.254.0.1/"},
+	{"https://168.63.129.16/", ReasonPlatformAddress, ok, "https://168.63.129.16/"},
+	{"https://168.63.129.16:32526/vmSettings", ReasonPlatformAddress, ok, "https://168.63.129.16:32526/vmSettings"},
+	{"https://100.100.100.200/latest/meta-data/", ReasonPlatformAddress, ok, "https://100.100.100.200/latest/meta-data/"},
+	{"https://192.0.0.192/", ReasonPlatformAddress, ok, "https://192.0.0.192/"},
+	{"https://[fd00:ec2::254]/latest/meta-data/", ReasonPlatformAddress, ok, "https://[fd00:ec2::254]/latest/meta-data/"},
+	{"https://[fd00:ec2::23]/", ReasonPlatformAddress, ok, "https://[fd00:ec2::23]/"},
+	{"https://[fd20:ce::254]/", ReasonPlatformAddress, ok, "https://[fd20:ce::254]/"},
+	{"https://[fd00:42::42]/", ReasonPlatformAddress, ok, "https://[fd00:42::42]/"},
+	{"https://[fe80::a9fe:a9fe]/", ReasonPlatformAddress, ok, "https://[fe80::a9fe:a9fe]/"},
+	{"https://[::ffff:a9fe:a9fe]/", ReasonNonCanonicalIP, ok, "https://[::ffff:169.254.169.254]/"}, // IPv4 in IPv6 notation
+	{"https://[::ffff:169.254.169.254]/", ReasonNonCanonicalIP, ok, "https://[::ffff:169.254.169.254]/"},
+	{"https://[64:ff9b::a9fe:a9fe]/", ReasonPlatformAddress, ok, "https://[64:ff9b::a9fe:a9fe]/"},
+	{"https://[64:ff9b::a83f:8110]/", ReasonPlatformAddress, ok, "https://[64:ff9b::a83f:8110]/"},
+	{"https://[64:ff9b::6464:64c8]/", ReasonPlatformAddress, ok, "https://[64:ff9b::6464:64c8]/"},
+	{"https://[64:ff9b:1::a9fe:a9fe]/", ReasonPlatformAddress, ok, "https://[64:ff9b:1::a9fe:a9fe]/"},
+	{"https://[64:ff9b:1:a9fe:a9:fe00::]/", ReasonPlatformAddress, ok, "https://[64:ff9b:1:a9fe:a9:fe00::]/"}, // RFC 6052 /48 position
+	{"https://[2002:a9fe:a9fe::1]/", ReasonPlatformAddress, ok, "https://[2002:a9fe:a9fe::1]/"},
+	{"https://[2002:a83f:8110::]/", ReasonPlatformAddress, ok, "https://[2002:a83f:8110::]/"},
+	{"https://[2001:0:a9fe:a9fe::1]/", ReasonPlatformAddress, ok, "https://[2001:0:a9fe:a9fe::1]/"},                                   // Teredo server
+	{"https://[2001:0:4136:e378:8000:63bf:5601:5601]/", ReasonPlatformAddress, ok, "https://[2001:0:4136:e378:8000:63bf:5601:5601]/"}, // Teredo client
+	{"https://metadata.google.internal/computeMetadata/v1/", ReasonPlatformAddress, ok, "https://metadata.google.internal/computeMetadata/v1/"},
+	{"https://METADATA.GOOGLE.INTERNAL./", ReasonPlatformAddress, ok, "https://metadata.google.internal/"},
+	{"https://x.metadata.google.internal/", ReasonPlatformAddress, ok, "https://x.metadata.google.internal/"},
+	{"https://metadata/computeMetadata/v1/", ReasonPlatformAddress, ok, "https://metadata/computeMetadata/v1/"},
+	{"https://metadata.goog/", ReasonPlatformAddress, ok, "https://metadata.goog/"},
+	{"https://instance-data/latest/", ReasonPlatformAddress, ok, "https://instance-data/latest/"},
+	{"https://instance-data.ec2.internal/", ReasonPlatformAddress, ok, "https://instance-data.ec2.internal/"},
+	{"https://metadata.tencentyun.com/", ReasonPlatformAddress, ok, "https://metadata.tencentyun.com/"},
 	{"https://metadata.example.com/", ok, ok, "https://metadata.example.com/"},
 
 	// Scheme.
@@ -202,22 +202,22 @@ var checkCases = []checkCase{
 
 	// Other notations for private IPv4 addresses (WHATWG IPv4 parser):
 	// refused in both modes as notations, whatever the address.
-	{"https://2130706433/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0177.0.0.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0x7f.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0X7F000001/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://017700000001/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://127.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://127.0.1/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0x7f.0.0.01/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0300.0xa8.257/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://3232235777/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0xA9.0xFE.0xA9.0xFE/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://2852039166/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""}, // 169.254.169.254
-	{"https://127.0.0.1./", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://１２７．０．０．１/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://0x/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://2130706433/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://0177.0.0.1/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://0x7f.1/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://0X7F000001/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://017700000001/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://127.1/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://127.0.1/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://0x7f.0.0.01/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://0300.0xa8.257/", ReasonNonCanonicalIP, ok, "https://192.168.1.1/"},
+	{"https://3232235777/", ReasonNonCanonicalIP, ok, "https://192.168.1.1/"},
+	{"https://0xA9.0xFE.0xA9.0xFE/", ReasonNonCanonicalIP, ok, "https://169.254.169.254/"},
+	{"https://2852039166/", ReasonNonCanonicalIP, ok, "https://169.254.169.254/"}, // 169.254.169.254
+	{"https://127.0.0.1./", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://１２７．０．０．１/", ReasonNonCanonicalIP, ok, "https://127.0.0.1/"},
+	{"https://0/", ReasonNonCanonicalIP, ok, "https://0.0.0.0/"},
+	{"https://0x/", ReasonNonCanonicalIP, ok, "https://0.0.0.0/"},
 	{"https://1.2.3.4.5/", ReasonMalformed, ReasonMalformed, ""},
 	{"https://example.123/", ReasonMalformed, ReasonMalformed, ""},
 	{"https://foo.0x10/", ReasonMalformed, ReasonMalformed, ""},
@@ -231,18 +231,18 @@ var checkCases = []checkCase{
 	{"https://[::1]/", ReasonPrivateAddress, ok, "https://[::1]/"},
 	{"https://[::]/", ReasonPrivateAddress, ok, "https://[::]/"},
 	{"https://[::1]:8443/", ReasonPrivateAddress, ok, "https://[::1]:8443/"},
-	{"https://[0:0:0:0:0:0:0:1]:8443/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::ffff:127.0.0.1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::ffff:7f00:1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::FFFF:a9fe:a9fe]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::127.0.0.1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[::7f00:1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
-	{"https://[64:ff9b::127.0.0.1]/", ReasonNonCanonicalIP, ReasonNonCanonicalIP, ""},
+	{"https://[0:0:0:0:0:0:0:1]:8443/", ReasonNonCanonicalIP, ok, "https://[::1]:8443/"},
+	{"https://[::ffff:127.0.0.1]/", ReasonNonCanonicalIP, ok, "https://[::ffff:127.0.0.1]/"},
+	{"https://[::ffff:7f00:1]/", ReasonNonCanonicalIP, ok, "https://[::ffff:127.0.0.1]/"},
+	{"https://[::FFFF:a9fe:a9fe]/", ReasonNonCanonicalIP, ok, "https://[::ffff:169.254.169.254]/"},
+	{"https://[::127.0.0.1]/", ReasonNonCanonicalIP, ok, "https://[::7f00:1]/"},
+	{"https://[::7f00:1]/", ReasonNonCanonicalIP, ok, "https://[::7f00:1]/"},
+	{"https://[64:ff9b::127.0.0.1]/", ReasonNonCanonicalIP, ok, "https://[64:ff9b::7f00:1]/"},
 	{"https://[64:ff9b::7f00:1]/", ReasonPrivateAddress, ok, "https://[64:ff9b::7f00:1]/"},
 	{"https://[64:ff9b::a00:1]/", ReasonPrivateAddress, ok, "https://[64:ff9b::a00:1]/"},
 	{"https://[2002:7f00:1::]/", ReasonPrivateAddress, ok, "https://[2002:7f00:1::]/"},
 	{"https://[2002:c0a8:101::1]/", ReasonPrivateAddress, ok, "https://[2002:c0a8:101::1]/"},
-	{"https://[fe80::1]/", ReasonPlatformAddress, ReasonPlatformAddress, ""},
+	{"https://[fe80::1]/", ReasonPlatformAddress, ok, "https://[fe80::1]/"},
 	{"https://[fd12:3456::1]/", ReasonPrivateAddress, ok, "https://[fd12:3456::1]/"},
 	{"https://[ff02::1]/", ReasonPrivateAddress, ok, "https://[ff02::1]/"},
 	{"https://[2001:db8::1]/", ReasonPrivateAddress, ok, "https://[2001:db8::1]/"},
@@ -300,7 +300,7 @@ func TestCheck(t *testing.T) {
 		want func(checkCase) Reason
 	}{
 		{"live", Options{}, func(c checkCase) Reason { return c.live }},
-		{"test", Options{AllowLocal: true}, func(c checkCase) Reason { return c.test }},
+		{"test", Options{TestReturn: true}, func(c checkCase) Reason { return c.test }},
 	}
 	for _, c := range checkCases {
 		if (c.live == ok || c.test == ok) != (c.canon != "") {
@@ -372,7 +372,8 @@ func TestCheckAllowHosts(t *testing.T) {
 	} {
 		assertCheck(t, "allowhosts", c.raw, dev, c.want, c.canon)
 	}
-	// No allow-list entry and no mode lifts the platform rule.
+	// No allow-list entry lifts the platform rule, nor does AllowLocal (the
+	// mode of a connection payd makes itself).
 	platform := Options{AllowLocal: true, AllowHosts: []string{"169.254.169.254", "168.63.129.16", "metadata.google.internal", "[fd00:ec2::254]"}}
 	for _, raw := range []string{
 		"https://169.254.169.254/", "https://168.63.129.16/", "https://metadata.google.internal/", "https://[fd00:ec2::254]/",

@@ -38,6 +38,12 @@
 // service, and a request there from payd's network would expose the
 // service's own cloud credentials.
 //
+// A test key's return address (Options.TestReturn) is the one exception:
+// payd never connects to a return address, and in the test contour only
+// the merchant's own developer follows it, so every reachability rule,
+// the platform rule and the IP notation rule included, is lifted there.
+// Live return addresses and webhook URLs in both contours keep them all.
+//
 // # Why canonicalize first
 //
 // A browser and a naive validator disagree about many URLs. The browser
