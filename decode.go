@@ -2,6 +2,7 @@ package payd
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -38,9 +39,11 @@ type DecodeOptions struct {
 	// refused too: a case-insensitive parser on the way would read it as
 	// the read-only field.
 	ReadOnly []string
-	// RejectUnknown refuses members dst has no field for. The merchant
-	// API ignores them (Versioning, rule 3); operator settings refuse them
-	// so that a typo is not silently dropped.
+	// RejectUnknown refuses members dst has no field for, so that a typo
+	// ("captur") is not silently dropped and a case variant ("Amount"
+	// beside "amount") cannot be read by a case-insensitive parser on the
+	// way as the member payd ignored. Both APIs set it; maps (metadata)
+	// stay free-form.
 	RejectUnknown bool
 }
 
@@ -64,11 +67,54 @@ func DecodeJSON(body []byte, dst any, o DecodeOptions) error {
 			return err
 		}
 	}
-	if err := json.Unmarshal(body, dst, json.RejectUnknownMembers(o.RejectUnknown)); err != nil {
+	if err := json.Unmarshal(body, dst, json.RejectUnknownMembers(o.RejectUnknown), json.WithUnmarshalers(stringMaps)); err != nil {
 		return decodeError(body, err)
 	}
 	return nil
 }
+
+// stringMaps reads every object of string values (metadata) strictly: a
+// member that is not a string, null included, is refused naming it. The
+// decoder's own reading would store null as "", and metadata is returned
+// unchanged (Shared objects: Metadata), so it must hold what was sent.
+var stringMaps = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, m *map[string]string) error {
+	if dec.PeekKind() != '{' {
+		return errors.ErrUnsupported // null and wrong types: the decoder's own reading
+	}
+	parent := dottedPath(dec.StackPointer())
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	out := map[string]string{}
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		k := name.String()
+		if dec.PeekKind() != '"' {
+			param := k
+			if parent != "" {
+				param = parent + "." + k
+			}
+			if dec.PeekKind() == 0 { // the decoder names a broken value itself
+				_, err := dec.ReadToken()
+				return err
+			}
+			return Invalid(param, "%s must be a string: %s holds string values only", param, cmp.Or(parent, "the object"))
+		}
+		v, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		out[k] = v.String()
+	}
+	if _, err := dec.ReadToken(); err != nil { // '}'
+		return err
+	}
+	*m = out
+	return nil
+})
 
 // checkReadOnly refuses a top-level member whose name is, in any case, one
 // of the read-only fields. A body that is not valid JSON is left to the
@@ -137,7 +183,7 @@ func decodeError(body []byte, err error) error {
 			return inner
 		}
 		if errors.Is(sem.Err, json.ErrUnknownName) {
-			return Invalid(param, "%s is not a known field", param)
+			return unknownMember(param, sem.GoType)
 		}
 		return Invalid(param, "%s must be %s", param, describeType(sem.GoType))
 	}

@@ -16,6 +16,9 @@ type decodeTarget struct {
 			V string `json:"v"`
 		} `json:"inner"`
 	} `json:"nested"`
+	Items []struct {
+		V string `json:"v"`
+	} `json:"items"`
 }
 
 // TestDecodeJSONOneReading pins every refusal of DecodeJSON to its
@@ -44,8 +47,16 @@ func TestDecodeJSONOneReading(t *testing.T) {
 		{"name after an array", `{"meta":{"a":"[\"x\"]","b\ud800":"y"}}`, "meta", `the member name beginning "b" in meta must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\ud800-\udfff) are refused`},
 		{"name after a nested array", `{"x":[["a"],{"y":[1]}],"b\ud800":1}`, "b", `the member name beginning "b" must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\ud800-\udfff) are refused`},
 		{"name with escapes before the fault", `{"meta":{"q\"\\x\ud800":"y"}}`, "meta", `the member name beginning "q\"\\x" in meta must be valid Unicode text: invalid UTF-8 and unpaired surrogate escapes (\ud800-\udfff) are refused`},
-		{"unknown refused", `{"Name":"a"}`, "Name", "Name is not a known field"},
-		{"unknown refused at depth", `{"nested":{"INNER":{"v":"x"}}}`, "nested.INNER", "nested.INNER is not a known field"},
+		{"null in a string map", `{"meta":{"k":null}}`, "meta.k", "meta.k must be a string: meta holds string values only"},
+		{"number in a string map", `{"meta":{"a":"1","k":1}}`, "meta.k", "meta.k must be a string: meta holds string values only"},
+		{"object in a string map", `{"meta":{"k":{}}}`, "meta.k", "meta.k must be a string: meta holds string values only"},
+		{"unknown refused, a case variant suggested", `{"Name":"a"}`, "Name", "unknown field Name; did you mean name?"},
+		{"unknown refused at depth", `{"nested":{"INNER":{"v":"x"}}}`, "nested.INNER", "unknown field nested.INNER; did you mean nested.inner?"},
+		{"unknown refused, a slip suggested", `{"flg":true}`, "flg", "unknown field flg; did you mean flag?"},
+		{"unknown refused, two slips suggested", `{"nestde":{}}`, "nestde", "unknown field nestde; did you mean nested?"},
+		{"unknown refused, nothing close", `{"zzz":1}`, "zzz", "unknown field zzz"},
+		{"unknown refused, too far for a short name", `{"nm":"a"}`, "nm", "unknown field nm"},
+		{"unknown refused in an array's object", `{"items":[{"V":"x"}]}`, "items.0.V", "unknown field items.0.V; did you mean items.0.v?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v decodeTarget

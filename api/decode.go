@@ -33,11 +33,14 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 }
 
 // decodeJSON decodes a request body into dst under the one-reading rules
-// of payd.DecodeJSON. Unknown fields are ignored (Versioning, rule 3);
-// fields in readOnly are refused because the contract says a request must
-// not carry them.
+// of payd.DecodeJSON. A member the operation does not define is refused
+// naming it (a typo such as "captur" would otherwise change the payment
+// silently; clients ignore unknown members of responses, not servers of
+// requests: docs/changelog.md, 2026-11-26); fields in readOnly are refused
+// with their own message because the contract says a request must not
+// carry them.
 func decodeJSON(body []byte, dst any, readOnly ...string) error {
-	return payd.DecodeJSON(body, dst, payd.DecodeOptions{ReadOnly: readOnly})
+	return payd.DecodeJSON(body, dst, payd.DecodeOptions{ReadOnly: readOnly, RejectUnknown: true})
 }
 
 // idempotencyFrom reads the Idempotency-Key header (or its alias
@@ -69,8 +72,9 @@ func printable(s string) bool {
 }
 
 // readIdempotent reads a POST or PATCH: the body, its Idempotency-Key, and
-// the JSON object decoded into dst (nil: the body is not read as fields).
-// readOnly names fields a request must not carry.
+// the JSON object decoded into dst (nil: the operation defines no member,
+// so the body must be empty or an object without members). readOnly names
+// fields a request must not carry.
 func readIdempotent(w http.ResponseWriter, r *http.Request, dst any, readOnly ...string) (payd.Idempotency, error) {
 	body, err := readBody(w, r)
 	if err != nil {
@@ -81,7 +85,7 @@ func readIdempotent(w http.ResponseWriter, r *http.Request, dst any, readOnly ..
 		return payd.Idempotency{}, err
 	}
 	if dst == nil {
-		return idem, nil
+		dst = &struct{}{}
 	}
 	return idem, decodeJSON(body, dst, readOnly...)
 }

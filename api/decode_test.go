@@ -45,8 +45,9 @@ func TestDecodeJSONErrorsNameTheField(t *testing.T) {
 	if err := decodeJSON([]byte(`  `), &v); err != nil {
 		t.Errorf("an empty body must decode as {}: %v", err)
 	}
-	if err := decodeJSON([]byte(`{"unknown": {"deep": [1, {"x": null}]}, "url": "u"}`), &v); err != nil || *v.URL != "u" {
-		t.Errorf("unknown fields must be ignored: %v", err)
+	var pe *payd.Error
+	if err := decodeJSON([]byte(`{"unknown": {"deep": [1, {"x": null}]}, "url": "u"}`), &v); !errors.As(err, &pe) || pe.Param != "unknown" {
+		t.Errorf("an unknown member must be refused naming it: %v", err)
 	}
 	if err := decodeJSON([]byte(strings.Repeat("[", 33)+strings.Repeat("]", 33)), &v); err == nil {
 		t.Error("deep nesting accepted")

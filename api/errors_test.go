@@ -99,9 +99,11 @@ func TestBadInputIsRefusedCleanly(t *testing.T) {
 			}
 			paydtest.ExpectRefusal(t, r, tt.param)
 		}
-		// Unknown fields are ignored (Versioning, rule 3).
-		c.Post("/v1/webhook-endpoints", "unknown-fields-1",
-			`{"url": "https://example.com/h", "events": ["payment.succeeded"], "colour": "blue", "nested": {"a": [1,2]}}`).Expect(t, 201)
+		// An unknown member is refused naming it; without it the body passes.
+		paydtest.ExpectRefusal(t, c.Post("/v1/webhook-endpoints", "unknown-fields-1",
+			`{"url": "https://example.com/h", "events": ["payment.succeeded"], "colour": "blue", "nested": {"a": [1,2]}}`), "colour")
+		c.Post("/v1/webhook-endpoints", "unknown-fields-2",
+			`{"url": "https://example.com/h", "events": ["payment.succeeded"]}`).Expect(t, 201)
 		// Nothing of the refused requests was stored.
 		if n := len(c.Get("/v1/webhook-endpoints").Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
 			t.Fatalf("%d endpoints stored, want 1", n)

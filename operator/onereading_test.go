@@ -40,7 +40,7 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 		"POST /admin/v1/merchants": {
 			Path: "/admin/v1/merchants",
 			Base: `{"name":"Books","legal_name":"Books LLC","tax_id":"7700000000","settlement_delay_days":1}`,
-			Top:  "name", Required: true, Str: "legal_name",
+			Top:  "name", Str: "legal_name",
 		},
 		"PATCH /admin/v1/merchants/{id}": {
 			Path: "/admin/v1/merchants/" + noMerchant,
@@ -50,35 +50,35 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 		"POST /admin/v1/shops": {
 			Path: "/admin/v1/shops",
 			Base: `{"merchant_id":"` + noMerchant + `","region":"ru","name":"Books","default_currency":"RUB","settings":` + shopSettings + `}`,
-			Top:  "region", Required: true, Deep: "settings.limits.daily_turnover.RUB", Str: "name",
+			Top:  "region", Deep: "settings.limits.daily_turnover.RUB", Str: "name",
 		},
 		"PATCH /admin/v1/shops/{id}": {
 			Path: "/admin/v1/shops/" + shop, Base: shopSettings,
-			Top: "display_name", RejectUnknown: true, Deep: "tariffs.0.method", Str: "statement_name",
+			Top: "display_name", Deep: "tariffs.0.method", Str: "statement_name",
 		},
 		"POST /admin/v1/shops/{id}/keys": {
 			Path: "/admin/v1/shops/" + noShop + "/keys", Base: `{"mode":"test"}`,
-			Top: "mode", Required: true, Str: "mode",
+			Top: "mode", Str: "mode",
 		},
 		"PUT /admin/v1/provider-routes": {
 			Path: "/admin/v1/provider-routes",
 			Base: `{"region":"ru","method":"bank_card","currency":"RUB","providers":["acme_bank"]}`,
-			Top:  "region", Required: true, Str: "method",
+			Top:  "region", Str: "method",
 		},
 		"POST /admin/v1/merchants/{id}/settlements": {
 			Path: "/admin/v1/merchants/" + noMerchant + "/settlements",
 			Base: `{"test":true,"currency":"RUB","date":"2026-01-31"}`,
-			Top:  "currency", Required: true, Str: "date",
+			Top:  "currency", Str: "date",
 		},
 		"POST /admin/v1/merchants/{id}/deposit/{action}": {
 			Path: "/admin/v1/merchants/" + noMerchant + "/deposit/hold",
 			Base: `{"test":true,"amount":` + amount + `}`,
-			Top:  "amount", Required: true, Deep: "amount.value", Str: "amount.currency",
+			Top:  "amount", Deep: "amount.value", Str: "amount.currency",
 		},
 		"POST /admin/v1/merchants/{id}/freeze": {
 			Path: "/admin/v1/merchants/" + noMerchant + "/freeze",
 			Base: `{"test":true,"reason":"manual_review"}`,
-			Top:  "reason", Required: true, Str: "reason",
+			Top:  "reason", Str: "reason",
 		},
 		"POST /admin/v1/merchants/{id}/unfreeze": {
 			Path: "/admin/v1/merchants/" + noMerchant + "/unfreeze",
@@ -97,7 +97,7 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 		},
 		"POST /admin/v1/clock/advance": {
 			Path: "/admin/v1/clock/advance", Base: `{"seconds":3600}`,
-			Top: "seconds", Required: true,
+			Top: "seconds",
 		},
 	}
 }

@@ -45,6 +45,15 @@ func (r *Response) ErrorCode() string {
 	return e.Code
 }
 
+// ErrorParam returns the `parameter` of an Error body.
+func (r *Response) ErrorParam() string {
+	var e struct {
+		Parameter string `json:"parameter"`
+	}
+	json.Unmarshal(r.Body, &e)
+	return e.Parameter
+}
+
 // Expect fails the test unless the status is want.
 func (r *Response) Expect(t testing.TB, want int) *Response {
 	t.Helper()
