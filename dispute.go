@@ -229,4 +229,40 @@ type EvidenceFile struct {
 	UploadedAt      *time.Time `json:"uploaded_at,omitempty"`
 	// SHA256 is the hex digest of the uploaded bytes.
 	SHA256 string `json:"sha256,omitempty"`
+	// AttachedAt is when step 2 attached the file to its dispute; a file
+	// never attached is removed once its upload link has expired.
+	AttachedAt *time.Time `json:"attached_at,omitempty"`
+}
+
+// EvidenceWaitingParams select the files waiting to be attached: of one
+// dispute, or with DisputeID empty of one shop's contour.
+type EvidenceWaitingParams struct {
+	DisputeID string
+	ShopID    string
+	Test      bool
+	Now       time.Time
+}
+
+// EvidenceWaitingSum is what waits: the files, their declared bytes, and
+// when the first of their upload links expires (zero when none waits).
+type EvidenceWaitingSum struct {
+	Files      int
+	Bytes      int64
+	NextExpiry time.Time
+}
+
+// EvidenceDue is an evidence file whose upload link has expired while it
+// was not marked attached.
+type EvidenceDue struct {
+	ID        string
+	ExpiresAt time.Time
+}
+
+// EvidenceListExpiredParams select due evidence files: expired at or
+// before Now, after the position After (zero: from the start), at most
+// Limit.
+type EvidenceListExpiredParams struct {
+	Now   time.Time
+	After EvidenceDue
+	Limit int
 }

@@ -7,9 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -26,6 +29,13 @@ const (
 	// evidenceLease keeps one upload of a file running at a time; an upload
 	// that dies (a crashed instance) frees the file when it ends.
 	evidenceLease = 10 * time.Minute
+	// MaxEvidenceWaitingFiles bounds the files of one dispute that wait to
+	// be attached (reserved, uploading or uploaded, link not expired), so a
+	// dispute holds at most this many beside its MaxEvidenceFiles attached.
+	MaxEvidenceWaitingFiles = MaxEvidenceFiles
+	// MaxEvidenceWaitingBytes bounds the declared bytes a shop's contour
+	// may have waiting to be attached: ten full files.
+	MaxEvidenceWaitingBytes = 10 * MaxEvidenceBytes
 )
 
 // evidenceMagic is how each accepted type begins.
@@ -49,6 +59,9 @@ func (in EvidenceUploadCreate) Check() error {
 	if err := checkText("file_name", in.FileName, 1, 255); err != nil {
 		return err
 	}
+	if strings.ContainsFunc(in.FileName, isBidiControl) {
+		return Invalid("file_name", "file_name must not contain bidirectional text controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069): they make a name show as another")
+	}
 	if _, ok := evidenceMagic[in.ContentType]; !ok {
 		return Invalid("content_type", "content_type must be application/pdf, image/jpeg or image/png")
 	}
@@ -56,6 +69,14 @@ func (in EvidenceUploadCreate) Check() error {
 		return Invalid("size_bytes", "size_bytes must be 1..%d (10 MiB)", MaxEvidenceBytes)
 	}
 	return nil
+}
+
+// isBidiControl reports the Unicode bidirectional formatting characters:
+// the embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069)
+// and the marks (U+061C, U+200E, U+200F). In a file name they reorder what
+// an operator sees: "invoice\u202Efdp.exe" shows as "invoiceexe.pdf".
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // EvidenceUploadJSON is the contract's DisputeEvidenceUpload.
@@ -94,6 +115,9 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 			return 0, nil, err
 		}
 		now := s.clock.Now()
+		if err := evidenceRoom(ctx, tx, d, in.SizeBytes, now); err != nil {
+			return 0, nil, err
+		}
 		exp := now.Add(EvidenceUploadTTL)
 		if d.EvidenceDeadlineAt.Before(exp) {
 			exp = d.EvidenceDeadlineAt
@@ -107,6 +131,36 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		}
 		return http.StatusCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
 	})
+}
+
+// evidenceRoom refuses a new upload past the bounds on what waits to be
+// attached: the dispute's files and the shop's bytes. Both free up as
+// files are attached or their links expire, so the answer is 429 with
+// Retry-After until the first waiting link expires. The dispute is locked,
+// so the dispute's count holds; two disputes of a shop may each pass the
+// shop's bound at once by one file, which the bound allows for.
+func evidenceRoom(ctx context.Context, tx Tx, d *Dispute, size int64, now time.Time) error {
+	full := func(w EvidenceWaitingSum, format string, args ...any) error {
+		wait := max(w.NextExpiry.Sub(now), time.Second)
+		return &Error{Code: CodeTooManyRequests, RetryAfter: wait, Message: fmt.Sprintf(format, args...) +
+			"; attach uploaded files (POST /v1/disputes/{dispute_id}/evidence) or wait until their upload links expire"}
+	}
+	w, err := tx.EvidenceWaiting(ctx, &EvidenceWaitingParams{DisputeID: d.ID, Now: now})
+	if err != nil {
+		return err
+	}
+	if w.Files >= MaxEvidenceWaitingFiles {
+		return full(w, "dispute %s has %d files waiting to be attached, the most it may have", d.ID, w.Files)
+	}
+	w, err = tx.EvidenceWaiting(ctx, &EvidenceWaitingParams{ShopID: d.ShopID, Test: d.Test, Now: now})
+	if err != nil {
+		return err
+	}
+	if w.Bytes+size > MaxEvidenceWaitingBytes {
+		return full(w, "the shop has %d bytes of evidence waiting to be attached; %d more would pass its bound of %d",
+			w.Bytes, size, MaxEvidenceWaitingBytes)
+	}
+	return nil
 }
 
 func (s *Service) uploadURL(f *EvidenceFile) string {
@@ -314,9 +368,12 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 		for _, ev := range d.Evidence {
 			have[ev.FileID] = true
 		}
+		now := s.clock.Now()
 		for i, id := range fileIDs {
 			param := "file_ids." + itoa(i)
-			f, err := tx.EvidenceFileGet(ctx, id)
+			// Locked: the sweep of unattached files removes a file only
+			// under this lock, so a file is either attached or gone.
+			f, err := tx.EvidenceFileGetForUpdate(ctx, id)
 			if errors.Is(err, ErrNoRows) || (err == nil && f.DisputeID != d.ID) {
 				return 0, nil, Invalid(param, "unknown file_id %s", id)
 			}
@@ -334,6 +391,10 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 			}
 			have[id] = true
 			d.Evidence = append(d.Evidence, *f.Evidence())
+			f.AttachedAt = &now
+			if err := tx.EvidenceFileUpdate(ctx, f); err != nil {
+				return 0, nil, err
+			}
 		}
 		if comment != "" {
 			d.Comment = comment
@@ -376,4 +437,55 @@ func (s *Service) CopyEvidence(ctx context.Context, f *EvidenceFile, w io.Writer
 			return err
 		}
 	}
+}
+
+// RemoveExpiredEvidence removes the evidence files never attached whose
+// upload link has expired, with their bytes: what a merchant reserved or
+// uploaded and let go must not stay in storage for good. A periodic job
+// runs it. A file whose upload is still running (its lease not over) is
+// left to the next sweep. A file from before attachments were marked is
+// read against its dispute's evidence: if the dispute lists it, it is
+// marked attached and kept.
+func (s *Service) RemoveExpiredEvidence(ctx context.Context) (int, error) {
+	params := &EvidenceListExpiredParams{Now: s.clock.Now(), Limit: expirySweepBatch}
+	return sweepDue(ctx, s, "evidence files", expirySweepBatch,
+		func(tx Tx, after *EvidenceDue) ([]EvidenceDue, error) {
+			if after != nil {
+				params.After = *after
+			}
+			return tx.EvidenceListExpired(ctx, params)
+		},
+		func(d EvidenceDue) (string, error) { return d.ID, s.removeUnattached(ctx, d.ID) })
+}
+
+// removeUnattached removes one expired file unless it is attached or its
+// upload is still running.
+func (s *Service) removeUnattached(ctx context.Context, id string) error {
+	return s.store.Tx(ctx, func(tx Tx) error {
+		f, err := tx.EvidenceFileGetForUpdate(ctx, id)
+		if errors.Is(err, ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		if f.AttachedAt != nil || f.UploadExpiresAt.After(now) ||
+			(f.State == EvidenceUploading && f.LeaseUntil != nil && now.Before(*f.LeaseUntil)) {
+			return nil
+		}
+		d, err := tx.DisputeGet(ctx, f.DisputeID)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		if d != nil && slices.ContainsFunc(d.Evidence, func(ev DisputeEvidence) bool { return ev.FileID == f.ID }) {
+			at := f.CreatedAt
+			if f.UploadedAt != nil {
+				at = *f.UploadedAt
+			}
+			f.AttachedAt = &at
+			return tx.EvidenceFileUpdate(ctx, f)
+		}
+		return tx.EvidenceFileDelete(ctx, f.ID)
+	})
 }

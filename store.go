@@ -213,6 +213,17 @@ type Tx interface {
 	EvidenceChunkPut(ctx context.Context, fileID string, seq int, data []byte) error
 	EvidenceChunkGet(ctx context.Context, fileID string, seq int) ([]byte, error)
 	EvidenceChunksDelete(ctx context.Context, fileID string) error
+	// EvidenceWaiting sums the files that wait to be attached (not
+	// attached, upload link not expired at Now) of one dispute, or of one
+	// shop's contour when DisputeID is empty.
+	EvidenceWaiting(ctx context.Context, p *EvidenceWaitingParams) (EvidenceWaitingSum, error)
+	// EvidenceListExpired lists the files not marked attached whose upload
+	// link expired at or before Now, in (expires, id) order after After,
+	// at most Limit. Files written before the column existed are listed
+	// too (their expiry reads as the epoch).
+	EvidenceListExpired(ctx context.Context, p *EvidenceListExpiredParams) ([]EvidenceDue, error)
+	// EvidenceFileDelete removes a file's record and its chunks.
+	EvidenceFileDelete(ctx context.Context, id string) error
 
 	// PayoutInsert, PayoutGet(ForUpdate) and PayoutUpdate keep payouts;
 	// lookups are by id alone and the service checks shop and mode.

@@ -61,9 +61,27 @@ func (ExpireLinksArgs) Kind() string { return "expire_payment_links" }
 // what this one left.
 func (ExpireLinksArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
 
+// RemoveExpiredEvidenceArgs removes the evidence files never attached
+// whose upload link has expired.
+type RemoveExpiredEvidenceArgs struct{}
+
+// Kind names the job.
+func (RemoveExpiredEvidenceArgs) Kind() string { return "remove_expired_evidence" }
+
+// InsertOpts: tried once, as the expiry sweeps; the next one takes up what
+// this one left.
+func (RemoveExpiredEvidenceArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1}
+}
+
+// evidenceSweepInterval is how often unattached evidence past its upload
+// link is removed: an upload link lives an hour, so a file is gone at most
+// a quarter of an hour after its link.
+const evidenceSweepInterval = 15 * time.Minute
+
 // periodicArgs are the periodic jobs: the expiry sweeps and the hourly ones.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
+	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
 // skipAhead is a periodic schedule that, when the clock has jumped past
@@ -93,6 +111,9 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
 			func() (river.JobArgs, *river.InsertOpts) { return ExpireLinksArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(skipAhead{clock: clock, every: evidenceSweepInterval},
+			func() (river.JobArgs, *river.InsertOpts) { return RemoveExpiredEvidenceArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeEventsArgs{}, nil },
@@ -140,6 +161,10 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	}})
 	river.AddWorker(w, &funcWorker[ExpireLinksArgs]{fn: func(ctx context.Context) error {
 		_, err := svc.ExpireDueLinks(ctx)
+		return err
+	}})
+	river.AddWorker(w, &funcWorker[RemoveExpiredEvidenceArgs]{fn: func(ctx context.Context) error {
+		_, err := svc.RemoveExpiredEvidence(ctx)
 		return err
 	}})
 	river.AddWorker(w, &argsWorker[payd.DisputeSubmitArgs]{fn: func(ctx context.Context, a payd.DisputeSubmitArgs) error {

@@ -152,8 +152,9 @@ func (t *tx) EvidenceFileInsert(ctx context.Context, f *payd.EvidenceFile) error
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, `INSERT INTO evidence_files (id, dispute_id, state, created_at, doc) VALUES ($1, $2, $3, $4, $5)`,
-		f.ID, f.DisputeID, f.State, micros(f.CreatedAt), string(doc))
+	_, err = t.exec(ctx, `INSERT INTO evidence_files (id, dispute_id, state, created_at, doc, shop_id, test, size_bytes, expires_at, attached)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		f.ID, f.DisputeID, f.State, micros(f.CreatedAt), string(doc), f.ShopID, f.Test, f.SizeBytes, micros(f.UploadExpiresAt), f.AttachedAt != nil)
 	return err
 }
 
@@ -170,7 +171,57 @@ func (t *tx) EvidenceFileUpdate(ctx context.Context, f *payd.EvidenceFile) error
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE evidence_files SET state = $2, doc = $3 WHERE id = $1`, f.ID, f.State, string(doc))
+	return t.execOne(ctx, `UPDATE evidence_files SET state = $2, doc = $3, shop_id = $4, test = $5, size_bytes = $6, expires_at = $7, attached = $8
+		WHERE id = $1`, f.ID, f.State, string(doc), f.ShopID, f.Test, f.SizeBytes, micros(f.UploadExpiresAt), f.AttachedAt != nil)
+}
+
+// EvidenceWaiting reads evidence_files_waiting for a shop, or a dispute's
+// files through evidence_files_dispute.
+func (t *tx) EvidenceWaiting(ctx context.Context, p *payd.EvidenceWaitingParams) (payd.EvidenceWaitingSum, error) {
+	q, args := `SELECT COUNT(*), COALESCE(SUM(size_bytes), 0), COALESCE(MIN(expires_at), 0) FROM evidence_files
+		WHERE shop_id = $1 AND test = $2 AND NOT attached AND expires_at > $3`, []any{p.ShopID, p.Test, micros(p.Now)}
+	if p.DisputeID != "" {
+		q, args = `SELECT COUNT(*), COALESCE(SUM(size_bytes), 0), COALESCE(MIN(expires_at), 0) FROM evidence_files
+			WHERE dispute_id = $1 AND NOT attached AND expires_at > $2`, []any{p.DisputeID, micros(p.Now)}
+	}
+	var sum payd.EvidenceWaitingSum
+	var next int64
+	if err := t.q.QueryRowContext(ctx, q, args...).Scan(&sum.Files, &sum.Bytes, &next); err != nil {
+		return sum, err
+	}
+	if sum.Files > 0 {
+		sum.NextExpiry = fromMicros(next)
+	}
+	return sum, nil
+}
+
+// EvidenceListExpired walks evidence_files_expiry.
+func (t *tx) EvidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT id, expires_at FROM evidence_files
+		WHERE NOT attached AND expires_at <= $1 AND (expires_at, id) > ($2, $3)
+		ORDER BY expires_at, id LIMIT $4`, micros(p.Now), micros(p.After.ExpiresAt), p.After.ID, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payd.EvidenceDue
+	for rows.Next() {
+		var d payd.EvidenceDue
+		var at int64
+		if err := rows.Scan(&d.ID, &at); err != nil {
+			return nil, err
+		}
+		d.ExpiresAt = fromMicros(at)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) EvidenceFileDelete(ctx context.Context, id string) error {
+	if err := t.EvidenceChunksDelete(ctx, id); err != nil {
+		return err
+	}
+	return t.execOne(ctx, `DELETE FROM evidence_files WHERE id = $1`, id)
 }
 
 func (t *tx) EvidenceChunkPut(ctx context.Context, fileID string, seq int, data []byte) error {

@@ -382,4 +382,74 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 			return err
 		}), payd.ErrNoRows)
 	})
+
+	// What waits to be attached is summed per dispute and per shop
+	// contour; attached files and expired links do not count, and the
+	// expired unattached files are walked in (expiry, id) order and
+	// removed with their chunks.
+	t.Run("EvidenceWaiting", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		dsp, other := newID(payd.PrefixDispute, now), newID(payd.PrefixDispute, now)
+		file := func(dispute, shop string, test bool, size int64, expires time.Time, attached bool) *payd.EvidenceFile {
+			f := &payd.EvidenceFile{ID: newID(payd.PrefixEvidence, now), DisputeID: dispute, ShopID: shop, Test: test,
+				FileName: "a.pdf", ContentType: "application/pdf", SizeBytes: size, State: payd.EvidenceReserved,
+				CreatedAt: now, UploadExpiresAt: expires}
+			mustTx(t, s, func(tx payd.Tx) error { return tx.EvidenceFileInsert(ctx, f) })
+			if attached {
+				f.AttachedAt = &now
+				mustTx(t, s, func(tx payd.Tx) error { return tx.EvidenceFileUpdate(ctx, f) })
+			}
+			return f
+		}
+		first := file(dsp, "sh_1", true, 100, now.Add(10*time.Minute), false)
+		file(dsp, "sh_1", true, 20, now.Add(time.Hour), false)
+		file(dsp, "sh_1", true, 1000, now.Add(time.Hour), true)              // attached
+		gone1 := file(dsp, "sh_1", true, 3000, now.Add(-time.Minute), false) // expired
+		gone2 := file(other, "sh_1", true, 5, now.Add(-time.Minute), false)  // expired, another dispute
+		file(other, "sh_1", true, 7, now.Add(30*time.Minute), false)
+		file(other, "sh_1", false, 9, now.Add(30*time.Minute), false) // live contour
+		file(newID(payd.PrefixDispute, now), "sh_2", true, 11, now.Add(30*time.Minute), false)
+		sum := func(p payd.EvidenceWaitingParams) (w payd.EvidenceWaitingSum) {
+			t.Helper()
+			p.Now = now
+			mustView(t, s, func(tx payd.Tx) (err error) { w, err = tx.EvidenceWaiting(ctx, &p); return err })
+			return w
+		}
+		wantDiff(t, "EvidenceWaiting of a dispute", payd.EvidenceWaitingSum{Files: 2, Bytes: 120, NextExpiry: first.UploadExpiresAt},
+			sum(payd.EvidenceWaitingParams{DisputeID: dsp}))
+		wantDiff(t, "EvidenceWaiting of a shop's test contour", payd.EvidenceWaitingSum{Files: 3, Bytes: 127, NextExpiry: first.UploadExpiresAt},
+			sum(payd.EvidenceWaitingParams{ShopID: "sh_1", Test: true}))
+		wantDiff(t, "EvidenceWaiting of nothing", payd.EvidenceWaitingSum{}, sum(payd.EvidenceWaitingParams{ShopID: "sh_3"}))
+
+		want := []payd.EvidenceDue{{ID: gone1.ID, ExpiresAt: gone1.UploadExpiresAt}, {ID: gone2.ID, ExpiresAt: gone2.UploadExpiresAt}}
+		slices.SortFunc(want, func(a, b payd.EvidenceDue) int { return strings.Compare(a.ID, b.ID) })
+		var due []payd.EvidenceDue
+		list := func(after payd.EvidenceDue, limit int) {
+			mustView(t, s, func(tx payd.Tx) (err error) {
+				due, err = tx.EvidenceListExpired(ctx, &payd.EvidenceListExpiredParams{Now: now, After: after, Limit: limit})
+				return err
+			})
+		}
+		list(payd.EvidenceDue{}, 10)
+		wantDiff(t, "EvidenceListExpired", want, due)
+		list(want[0], 10)
+		wantDiff(t, "EvidenceListExpired after the first", want[1:], due)
+
+		mustTx(t, s, func(tx payd.Tx) error { return tx.EvidenceChunkPut(ctx, gone1.ID, 0, []byte("%PDF-")) })
+		mustTx(t, s, func(tx payd.Tx) error { return tx.EvidenceFileDelete(ctx, gone1.ID) })
+		wantErr(t, "EvidenceFileGet after EvidenceFileDelete", s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.EvidenceFileGet(ctx, gone1.ID)
+			return err
+		}), payd.ErrNoRows)
+		wantErr(t, "EvidenceChunkGet after EvidenceFileDelete", s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.EvidenceChunkGet(ctx, gone1.ID, 0)
+			return err
+		}), payd.ErrNoRows)
+		wantErr(t, "EvidenceFileDelete of a missing id", s.Tx(ctx, func(tx payd.Tx) error {
+			return tx.EvidenceFileDelete(ctx, gone1.ID)
+		}), payd.ErrNoRows)
+	})
 }
