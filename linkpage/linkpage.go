@@ -195,6 +195,12 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPa
 
 func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("link_id")
+	// The form is read, within its bound, before anything else is
+	// looked at: the link need not exist for a post to cost memory.
+	if fe, ok := errors.AsType[*webpage.FormError](webpage.ReadForm(w, r)); ok {
+		h.message(w, fe.Status, view{L: webpage.Choose(r, "", "")}, "Form not accepted", "Open the payment link again.")
+		return
+	}
 	token := r.PostFormValue("token")
 	if !h.validCSRF(id, token, r.PostFormValue("csrf")) {
 		h.message(w, http.StatusForbidden, view{L: webpage.Choose(r, "", "")}, "Form expired", "Open the payment link again.")
