@@ -126,6 +126,33 @@ func locale(r *http.Request, pg *payd.LinkPage) webpage.Locale {
 // same form again is the same payment (its idempotency key).
 const cookieName = "payd_link_form"
 
+// formCookie is the cookie's value for a form the payer sent: an HMAC of
+// the link, the form's token and the sum entered, then the token and the
+// sum. The token is one the page issued (pay checked its form's MAC);
+// the HMAC lets the page know it again in keptForm.
+func (h *Handler) formCookie(linkID, token, entered string) string {
+	return webpage.FormMAC(h.key, "payment-link-cookie", linkID, token, entered) + "." + token + "." + entered
+}
+
+// keptForm reads the form that r's cookie keeps for the link. A cookie
+// the page did not write for this link (made up, copied from another
+// link, or of a version without the HMAC) keeps none: the page signs only
+// tokens it issued, never one of the sender's choosing.
+func (h *Handler) keptForm(r *http.Request, linkID string) (token, entered string, ok bool) {
+	c, err := r.Cookie(cookieName)
+	if err != nil {
+		return "", "", false
+	}
+	// The HMAC is hex and the token base64url, neither with a dot; the
+	// sum ("1500.00") comes last.
+	sum, rest, _ := strings.Cut(c.Value, ".")
+	token, entered, _ = strings.Cut(rest, ".")
+	if token == "" || !webpage.ValidFormMAC(h.key, sum, "payment-link-cookie", linkID, token, entered) {
+		return "", "", false
+	}
+	return token, entered, true
+}
+
 func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("link_id")
 	pg, err := h.svc.OpenLink(r.Context(), id)
@@ -182,11 +209,8 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPa
 	default:
 		// A payment in flight: the payer who started it, in this browser,
 		// may go back to it.
-		if c, err := r.Cookie(cookieName); err == nil {
-			token, entered, _ := strings.Cut(c.Value, ".")
-			if token != "" {
-				v.Continue, v.Token, v.CSRF, v.Entered = true, token, h.csrf(pg.Link.ID, token), entered
-			}
+		if token, entered, ok := h.keptForm(r, pg.Link.ID); ok {
+			v.Continue, v.Token, v.CSRF, v.Entered = true, token, h.csrf(pg.Link.ID, token), entered
 		}
 		h.message(w, http.StatusConflict, v, "Payment in progress",
 			"A payment through this link has been started and is not finished yet. Wait for it to finish; if it fails, the link can be paid again.")
@@ -242,7 +266,7 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 		if pg.Link.Amount == nil {
 			kept = money.FormatValue(sum)
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token + "." + kept, Path: payd.LinkPath(id),
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.formCookie(id, token, kept), Path: payd.LinkPath(id),
 			MaxAge: int(payd.IdempotencyTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode,
 			Secure: strings.HasPrefix(h.svc.PublicURL(), "https://")})
 		http.Redirect(w, r, to, http.StatusSeeOther)
