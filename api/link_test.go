@@ -389,7 +389,9 @@ func TestPaymentLinkOpenAmountReusable(t *testing.T) {
 		}
 		for _, tt := range []struct{ entry, want string }{
 			{"abc", "Введите сумму цифрами"},
-			{"12.345", "Введите сумму цифрами"},
+			{"2,500.00", "Введите сумму цифрами"},
+			{"12.345", "Непонятно, тысячи или дробная часть в записи 12.345."},
+			{"1,500", "Непонятно, тысячи или дробная часть в записи 1,500."},
 			{"99,99", "Введите сумму от 100,00\u00a0₽ до 5\u00a0000,00\u00a0₽."},
 			{"5000.01", "Введите сумму от 100,00\u00a0₽ до 5\u00a0000,00\u00a0₽."},
 		} {
@@ -401,22 +403,26 @@ func TestPaymentLinkOpenAmountReusable(t *testing.T) {
 		if got := c.Get("/v1/payment-links/"+id).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != 0 {
 			t.Fatalf("bad entries made payments: %v", got)
 		}
-		amounts := []string{"1 500,50", "250"}
-		wantValues := []string{"1500.50", "250.00"}
-		for i, a := range amounts {
+		// Each page reads sums as its language writes them.
+		for i, a := range []struct{ lang, entry, value string }{
+			{"ru", "1 500,50", "1500.50"},
+			{"en", "2,500.5", "2500.50"},
+			{"kk", "250", "250.00"},
+		} {
 			p := env.Payer()
-			r := linkPayment(t, p, url, a)
+			p.AcceptLanguage = a.lang
+			r := linkPayment(t, p, url, a.entry)
 			if r.Status != http.StatusSeeOther {
-				t.Fatalf("pay %q: %d\n%s", a, r.Status, r.Body)
+				t.Fatalf("pay %q in %s: %d\n%s", a.entry, a.lang, r.Status, r.Body)
 			}
 			pay := payThrough(t, c, p, r.Location)
-			if pay["amount"].(map[string]any)["value"] != wantValues[i] || pay["order_id"] != fmt.Sprintf("%s-%d", id, i+1) {
+			if pay["amount"].(map[string]any)["value"] != a.value || pay["order_id"] != fmt.Sprintf("%s-%d", id, i+1) {
 				t.Fatalf("payment %d = %v", i+1, pay)
 			}
 		}
 		got := c.Get("/v1/payment-links/"+id).Expect(t, 200).JSON(t)
-		if got["status"] != "active" || len(got["payments"].([]any)) != 2 {
-			t.Fatalf("reusable link after two payments = %v", got)
+		if got["status"] != "active" || len(got["payments"].([]any)) != 3 {
+			t.Fatalf("reusable link after three payments = %v", got)
 		}
 		if evs := c.Get("/v1/events?type=payment_link.paid").Expect(t, 200).JSON(t)["items"].([]any); len(evs) != 0 {
 			t.Fatalf("a reusable link was announced paid: %v", evs)

@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -244,10 +243,13 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 	entered := strings.TrimSpace(r.PostFormValue("amount"))
 	var sum int64
 	if pg.Link.Amount == nil {
-		var ok bool
-		if sum, ok = parseAmount(entered); !ok {
-			h.form(w, http.StatusUnprocessableEntity, r, pg, view{Token: token, CSRF: h.csrf(id, token), Entered: entered,
-				Error: l.T("Enter the amount in digits, for example 1500 or 1500.50.")})
+		var err error
+		if sum, err = l.ParseAmount(entered); err != nil {
+			msg := l.T("Enter the amount in digits, for example 1500 or 1500.50.")
+			if errors.Is(err, webpage.ErrAmountAmbiguous) {
+				msg = l.T("It is not clear whether %s means thousands or a fraction. Enter the amount as 1500 or 1500.50.", entered)
+			}
+			h.form(w, http.StatusUnprocessableEntity, r, pg, view{Token: token, CSRF: h.csrf(id, token), Entered: entered, Error: msg})
 			return
 		}
 	}
@@ -356,36 +358,4 @@ func (h *Handler) refused(w http.ResponseWriter, l webpage.Locale, pg *payd.Link
 		h.log.Error("payment link payment", "err", err.Error())
 		h.message(w, http.StatusInternalServerError, v, "Error", "Something went wrong; try again.")
 	}
-}
-
-// amountRE is a sum as payers type it, once spaces are gone: whole units
-// and up to two decimals after a dot or a comma.
-var amountRE = regexp.MustCompile(`^([0-9]{1,13})(?:[.,]([0-9]{1,2}))?$`)
-
-// parseAmount reads the payer's entry into minor units, in integers only.
-// Spaces of any width group digits ("1 500,50").
-func parseAmount(s string) (int64, bool) {
-	s = strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009' {
-			return -1
-		}
-		return r
-	}, s)
-	m := amountRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0, false
-	}
-	units, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	frac := int64(0)
-	switch len(m[2]) {
-	case 1:
-		frac = int64(m[2][0]-'0') * 10
-	case 2:
-		frac = int64(m[2][0]-'0')*10 + int64(m[2][1]-'0')
-	}
-	sum := units*100 + frac
-	return sum, sum > 0
 }
