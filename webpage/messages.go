@@ -101,6 +101,7 @@ var messages = []struct{ en, ru, kk string }{
 	{"Confirm", "Подтвердить", "Растау"},
 	{"SBP", "СБП", "СБП"},
 	{"Sandbox Bank app", "приложение Sandbox Bank", "Sandbox Bank қосымшасы"},
+	{"Recipient: %s", "Получатель: %s", "Алушы: %s"},
 	{"Confirm payment", "Подтвердить оплату", "Төлемді растау"},
 	{"Decline", "Отклонить", "Бас тарту"},
 	{"Continue", "Продолжить", "Жалғастыру"},
