@@ -760,3 +760,38 @@ func TestPaymentLinkPageRate(t *testing.T) {
 		}
 	})
 }
+
+// A paid link's page says what was paid: the shop and the payer's own sum
+// on an open link, in the reader's language.
+func TestPaymentLinkPaidPageSaysWhatWasPaid(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := linkEnv(t, b)
+		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"min_amount": rub("100.00"), "max_amount": rub("5000.00")})).
+			Expect(t, 201).JSON(t)
+		url := l["url"].(string)
+		payer := env.Payer()
+		payer.AcceptLanguage = "en"
+		r := linkPayment(t, payer, url, "2,500.5")
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("pay: %d\n%s", r.Status, r.Body)
+		}
+		payThrough(t, c, payer, r.Location)
+		paydtest.Eventually(t, "the link to be paid", func() bool {
+			return c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["status"] == "paid"
+		})
+		for lang, want := range map[string][]string{
+			"en": {"Already paid", "Recipient: Book Corner", "Two books", "2,500.50\u00a0RUB"},
+			"ru": {"Уже оплачено", "Получатель: Book Corner", "2\u00a0500,50\u00a0₽"},
+		} {
+			reader := env.Payer()
+			reader.AcceptLanguage = lang
+			pg := reader.Get(url)
+			for _, w := range want {
+				if pg.Status != 200 || !strings.Contains(pg.Body, w) {
+					t.Fatalf("%s paid page lacks %q: %d\n%s", lang, w, pg.Status, pg.Body)
+				}
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package linkpage
 
 import (
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
 )
 
 const linkID = "pl_00000000000000000000000000"
@@ -62,6 +64,45 @@ func TestBusyPageSignsOnlyItsTokens(t *testing.T) {
 			if !strings.Contains(body, `id="continue"`) || !strings.Contains(body, `name="token" value="`+tc.token+`"`) ||
 				!strings.Contains(body, `name="csrf" value="`+h.csrf(linkID, tc.token)+`"`) {
 				t.Fatalf("the payer's own form is not continued:\n%s", body)
+			}
+		})
+	}
+}
+
+// TestPaidPageSaysWhatWasPaid: a paid link names the shop, as the payment
+// carries it, and the sum paid, in the page's language.
+func TestPaidPageSaysWhatWasPaid(t *testing.T) {
+	t.Parallel()
+	h := newHandler()
+	fixed := money.New(150000, "RUB")
+	for _, tc := range []struct {
+		name, lang string
+		pg         *payd.LinkPage
+		want       []string
+	}{
+		{"OpenSum", "en", &payd.LinkPage{Merchant: "Book Corner", State: payd.LinkPagePaid,
+			Link: &payd.PaymentLink{ID: linkID, Description: "Donation", Currency: "RUB"},
+			Paid: &payd.Payment{Amount: money.New(250050, "RUB"), MerchantDisplayName: "Book Corner Ltd"}},
+			[]string{"Recipient: Book Corner Ltd", "Donation", "2,500.50\u00a0RUB", "Already paid"}},
+		{"OpenSumRussian", "ru", &payd.LinkPage{Merchant: "Book Corner", State: payd.LinkPagePaid,
+			Link: &payd.PaymentLink{ID: linkID, Description: "Donation", Currency: "RUB"},
+			Paid: &payd.Payment{Amount: money.New(250050, "RUB"), MerchantDisplayName: "Book Corner Ltd"}},
+			[]string{"Получатель: Book Corner Ltd", "2\u00a0500,50\u00a0₽", "Уже оплачено"}},
+		{"FixedWithoutPayment", "kk", &payd.LinkPage{Merchant: "Book Corner", State: payd.LinkPagePaid,
+			Link: &payd.PaymentLink{ID: linkID, Description: "Two books", Amount: &fixed, Currency: "RUB"}},
+			[]string{"Алушы: Book Corner", "Two books", "1\u00a0500,00\u00a0₽"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest("GET", "/links/"+linkID, nil)
+			r.Header.Set("Accept-Language", tc.lang)
+			w := httptest.NewRecorder()
+			h.closed(w, r, tc.pg, payd.LinkPagePaid)
+			body, _ := io.ReadAll(w.Body)
+			for _, want := range tc.want {
+				if !strings.Contains(string(body), want) {
+					t.Errorf("paid page lacks %q:\n%s", want, body)
+				}
 			}
 		})
 	}

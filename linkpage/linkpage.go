@@ -199,7 +199,17 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPa
 	v := view{L: locale(r, pg), State: st, Test: pg.Link.Test}
 	switch st {
 	case payd.LinkPagePaid:
-		v.ReturnURL = pg.Link.ReturnURL
+		// What was paid and to whom: the payer who comes back to the
+		// link, or arrives from its return_url, can tell it was theirs.
+		v.ReturnURL, v.Merchant, v.Description = pg.Link.ReturnURL, pg.Merchant, pg.Link.Description
+		if p := pg.Paid; p != nil {
+			v.Amount = v.L.Amount(p.Amount.Minor, string(p.Amount.Currency))
+			if p.MerchantDisplayName != "" {
+				v.Merchant = p.MerchantDisplayName
+			}
+		} else if a := pg.Link.Amount; a != nil {
+			v.Amount = v.L.Amount(a.Minor, string(a.Currency))
+		}
 		h.message(w, http.StatusOK, v, "Already paid", "This link has already been paid. No second payment is needed.")
 	case payd.LinkPageExpired:
 		h.message(w, http.StatusGone, v, "Link expired", "This payment link has expired. Ask the shop for a new one.")

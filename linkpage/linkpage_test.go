@@ -34,7 +34,8 @@ func TestPageGolden(t *testing.T) {
 			{"busy", view{L: l, State: payd.LinkPageBusy, Title: l.T("Payment in progress"),
 				Message:  l.T("A payment through this link has been started and is not finished yet. Wait for it to finish; if it fails, the link can be paid again."),
 				Continue: true, Token: "t0ken", CSRF: "c5rf", Entered: "1500.00"}},
-			{"paid", view{L: l, State: payd.LinkPagePaid, Title: l.T("Already paid"),
+			{"paid", view{L: l, State: payd.LinkPagePaid, Title: l.T("Already paid"), Merchant: "Book Corner",
+				Description: "Заказ: две книги", Amount: l.Amount(250050, "RUB"),
 				Message: l.T("This link has already been paid. No second payment is needed."), ReturnURL: "https://shop.example.com/back"}},
 		} {
 			var got bytes.Buffer
