@@ -82,7 +82,7 @@ func groupSpace(r rune) bool {
 // ParseAmount reads a sum the payer typed on a page of l's language into
 // minor units (two fraction digits, as Amount writes), in integers only.
 // It reads what Amount writes, and what people type, by these rules
-// (docs/links.md, The page):
+// (docs/links.md, Sums as payers type them):
 //
 //   - Spaces around the entry are ignored. Inside it, digits may be
 //     grouped in thousands: 1 to 3 digits, then groups of exactly 3. A
