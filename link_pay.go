@@ -53,6 +53,10 @@ type LinkPage struct {
 	Min, Max int64
 	// Busy is the one-time link's payment in flight, in state busy.
 	Busy *Payment
+	// Paid is the payment that paid a one-time link, in state paid, so
+	// that the page can say what was paid; nil for a link marked paid
+	// without one (written before paid_by was kept).
+	Paid *Payment
 	shop *Shop
 }
 
@@ -82,11 +86,19 @@ func (s *Service) OpenLink(ctx context.Context, id string) (*LinkPage, error) {
 		pg = &LinkPage{Link: l, Merchant: displayName(shop), shop: shop}
 		var busy *Payment
 		pg.State, busy, err = linkState(ctx, tx, l, s.clock.Now())
+		if err != nil {
+			return err
+		}
 		pg.Busy = busy
+		if pg.State == LinkPagePaid && l.PaidBy != "" {
+			if pg.Paid, err = tx.PaymentGet(ctx, l.PaidBy); err != nil {
+				return err
+			}
+		}
 		if l.Amount == nil {
 			pg.Min, pg.Max, _ = linkBounds(shop, l)
 		}
-		return err
+		return nil
 	})
 	return pg, err
 }

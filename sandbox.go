@@ -14,8 +14,14 @@ type SandboxAttempt struct {
 	Method    string `json:"method"`
 	Amount    int64  `json:"amount"`
 	Currency  string `json:"currency"`
-	Capture   bool   `json:"capture"`
-	Region    Region `json:"region"`
+	// MerchantDisplayName and Description are the payment's, as a bank
+	// receives them with the payment, for its app to show the payer
+	// whom and what they pay. Attempts made before they were kept have
+	// neither.
+	MerchantDisplayName string `json:"merchant_display_name,omitempty"`
+	Description         string `json:"description,omitempty"`
+	Capture             bool   `json:"capture"`
+	Region              Region `json:"region"`
 	// Outcome, DeclineCode and DelaySeconds are the plan chosen from the
 	// amount's last digits or the metadata overrides.
 	Outcome      string `json:"outcome"`

@@ -404,7 +404,9 @@ func TestPaymentLinkOpenAmountReusable(t *testing.T) {
 		}
 		for _, tt := range []struct{ entry, want string }{
 			{"abc", "Введите сумму цифрами"},
-			{"12.345", "Введите сумму цифрами"},
+			{"2,500.00", "Введите сумму цифрами"},
+			{"12.345", "Непонятно, тысячи или дробная часть в записи 12.345."},
+			{"1,500", "Непонятно, тысячи или дробная часть в записи 1,500."},
 			{"99,99", "Введите сумму от 100,00\u00a0₽ до 5\u00a0000,00\u00a0₽."},
 			{"5000.01", "Введите сумму от 100,00\u00a0₽ до 5\u00a0000,00\u00a0₽."},
 		} {
@@ -416,22 +418,26 @@ func TestPaymentLinkOpenAmountReusable(t *testing.T) {
 		if got := c.Get("/v1/payment-links/"+id).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != 0 {
 			t.Fatalf("bad entries made payments: %v", got)
 		}
-		amounts := []string{"1 500,50", "250"}
-		wantValues := []string{"1500.50", "250.00"}
-		for i, a := range amounts {
+		// Each page reads sums as its language writes them.
+		for i, a := range []struct{ lang, entry, value string }{
+			{"ru", "1 500,50", "1500.50"},
+			{"en", "2,500.5", "2500.50"},
+			{"kk", "250", "250.00"},
+		} {
 			p := env.Payer()
-			r := linkPayment(t, p, url, a)
+			p.AcceptLanguage = a.lang
+			r := linkPayment(t, p, url, a.entry)
 			if r.Status != http.StatusSeeOther {
-				t.Fatalf("pay %q: %d\n%s", a, r.Status, r.Body)
+				t.Fatalf("pay %q in %s: %d\n%s", a.entry, a.lang, r.Status, r.Body)
 			}
 			pay := payThrough(t, c, p, r.Location)
-			if pay["amount"].(map[string]any)["value"] != wantValues[i] || pay["order_id"] != fmt.Sprintf("%s-%d", id, i+1) {
+			if pay["amount"].(map[string]any)["value"] != a.value || pay["order_id"] != fmt.Sprintf("%s-%d", id, i+1) {
 				t.Fatalf("payment %d = %v", i+1, pay)
 			}
 		}
 		got := c.Get("/v1/payment-links/"+id).Expect(t, 200).JSON(t)
-		if got["status"] != "active" || len(got["payments"].([]any)) != 2 {
-			t.Fatalf("reusable link after two payments = %v", got)
+		if got["status"] != "active" || len(got["payments"].([]any)) != 3 {
+			t.Fatalf("reusable link after three payments = %v", got)
 		}
 		if evs := c.Get("/v1/events?type=payment_link.paid").Expect(t, 200).JSON(t)["items"].([]any); len(evs) != 0 {
 			t.Fatalf("a reusable link was announced paid: %v", evs)
@@ -766,6 +772,41 @@ func TestPaymentLinkPageRate(t *testing.T) {
 		ol := env.As(other, false).Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("100.00")})).Expect(t, 201).JSON(t)
 		if pg := linkPayment(t, payerAt("203.0.113.4"), ol["url"].(string), ""); pg.Status != http.StatusSeeOther {
 			t.Fatalf("another shop's link: %d\n%s", pg.Status, pg.Body)
+		}
+	})
+}
+
+// A paid link's page says what was paid: the shop and the payer's own sum
+// on an open link, in the reader's language.
+func TestPaymentLinkPaidPageSaysWhatWasPaid(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := linkEnv(t, b)
+		l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"min_amount": rub("100.00"), "max_amount": rub("5000.00")})).
+			Expect(t, 201).JSON(t)
+		url := l["url"].(string)
+		payer := env.Payer()
+		payer.AcceptLanguage = "en"
+		r := linkPayment(t, payer, url, "2,500.5")
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("pay: %d\n%s", r.Status, r.Body)
+		}
+		payThrough(t, c, payer, r.Location)
+		paydtest.Eventually(t, "the link to be paid", func() bool {
+			return c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["status"] == "paid"
+		})
+		for lang, want := range map[string][]string{
+			"en": {"Already paid", "Recipient: Book Corner", "Two books", "2,500.50\u00a0RUB"},
+			"ru": {"Уже оплачено", "Получатель: Book Corner", "2\u00a0500,50\u00a0₽"},
+		} {
+			reader := env.Payer()
+			reader.AcceptLanguage = lang
+			pg := reader.Get(url)
+			for _, w := range want {
+				if pg.Status != 200 || !strings.Contains(pg.Body, w) {
+					t.Fatalf("%s paid page lacks %q: %d\n%s", lang, w, pg.Status, pg.Body)
+				}
+			}
 		}
 	})
 }

@@ -7,6 +7,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"html"
 	"regexp"
 	"strings"
 	"testing"
@@ -129,7 +130,14 @@ func TestPayerLanguage(t *testing.T) {
 		t.Run("QR", func(t *testing.T) {
 			created := create(t, ru, localePayment("1500.00", "RUB", "kk", "qr"))
 			page := created["confirmation"].(map[string]any)["confirmation_data"].(string)
-			wantPage(t, "SBP page", env.Payer().Get(page), 200, "kk", "СБП · Sandbox Bank қосымшасы", "Төлемді растау", "1"+nbsp+"500,00"+nbsp+"₽")
+			// The app names the shop, as the payment carries it, and what
+			// is paid for.
+			shop, _ := created["merchant_display_name"].(string)
+			if shop == "" {
+				t.Fatalf("payment without merchant_display_name: %v", created)
+			}
+			wantPage(t, "SBP page", env.Payer().Get(page), 200, "kk", "СБП · Sandbox Bank қосымшасы", "Төлемді растау", "1"+nbsp+"500,00"+nbsp+"₽",
+				"Алушы: "+html.EscapeString(shop), "Заказ: две книги")
 		})
 
 		t.Run("PageWithoutPayment", func(t *testing.T) {

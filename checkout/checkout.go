@@ -121,6 +121,11 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
+	// The form is read, within its bound, before the token is looked up.
+	if fe, ok := errors.AsType[*webpage.FormError](webpage.ReadForm(w, r)); ok {
+		h.message(w, fe.Status, locale(r, nil), "Form not accepted", "Open the payment page again from the shop.")
+		return
+	}
 	if !webpage.ValidFormMAC(h.key, r.PostFormValue("csrf"), "checkout", token) {
 		h.message(w, http.StatusForbidden, h.localeOf(r, token), "Form expired", "Open the payment page again from the shop.")
 		return

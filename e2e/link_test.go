@@ -114,10 +114,12 @@ func TestLinkFixedAmountPaid(t *testing.T) {
 	if oid := s.api.Get("/v1/payments/"+pays[0]).Expect(t, 200).JSON(t)["order_id"]; oid != "inv-e2e-1" {
 		t.Fatalf("the payment's order_id = %v", oid)
 	}
-	// The payer who comes back sees it paid, with the way back to the
-	// shop, and no button to pay again.
+	// The payer who comes back sees it paid, to whom and how much, with
+	// the way back to the shop, and no button to pay again.
 	s.tab.do("open the paid link", chromedp.Navigate(url))
 	s.expectPage(t, "the paid link page", "en", "state", "Already paid")
+	s.expectPage(t, "the paid link page", "en", "merchant", "Recipient: Book Corner")
+	s.expectPage(t, "the paid link page", "en", "amount", "1,500.00"+nbsp+"RUB")
 	if n := get(s.tab, "count pay buttons", chromedp.Evaluate[int](`document.querySelectorAll("#pay").length`)); n != 0 {
 		t.Fatalf("the paid page has %d pay buttons", n)
 	}

@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +125,33 @@ func locale(r *http.Request, pg *payd.LinkPage) webpage.Locale {
 // same form again is the same payment (its idempotency key).
 const cookieName = "payd_link_form"
 
+// formCookie is the cookie's value for a form the payer sent: an HMAC of
+// the link, the form's token and the sum entered, then the token and the
+// sum. The token is one the page issued (pay checked its form's MAC);
+// the HMAC lets the page know it again in keptForm.
+func (h *Handler) formCookie(linkID, token, entered string) string {
+	return webpage.FormMAC(h.key, "payment-link-cookie", linkID, token, entered) + "." + token + "." + entered
+}
+
+// keptForm reads the form that r's cookie keeps for the link. A cookie
+// the page did not write for this link (made up, copied from another
+// link, or of a version without the HMAC) keeps none: the page signs only
+// tokens it issued, never one of the sender's choosing.
+func (h *Handler) keptForm(r *http.Request, linkID string) (token, entered string, ok bool) {
+	c, err := r.Cookie(cookieName)
+	if err != nil {
+		return "", "", false
+	}
+	// The HMAC is hex and the token base64url, neither with a dot; the
+	// sum ("1500.00") comes last.
+	sum, rest, _ := strings.Cut(c.Value, ".")
+	token, entered, _ = strings.Cut(rest, ".")
+	if token == "" || !webpage.ValidFormMAC(h.key, sum, "payment-link-cookie", linkID, token, entered) {
+		return "", "", false
+	}
+	return token, entered, true
+}
+
 func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("link_id")
 	pg, err := h.svc.OpenLink(r.Context(), id)
@@ -173,7 +199,17 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPa
 	v := view{L: locale(r, pg), State: st, Test: pg.Link.Test}
 	switch st {
 	case payd.LinkPagePaid:
-		v.ReturnURL = pg.Link.ReturnURL
+		// What was paid and to whom: the payer who comes back to the
+		// link, or arrives from its return_url, can tell it was theirs.
+		v.ReturnURL, v.Merchant, v.Description = pg.Link.ReturnURL, pg.Merchant, pg.Link.Description
+		if p := pg.Paid; p != nil {
+			v.Amount = v.L.Amount(p.Amount.Minor, string(p.Amount.Currency))
+			if p.MerchantDisplayName != "" {
+				v.Merchant = p.MerchantDisplayName
+			}
+		} else if a := pg.Link.Amount; a != nil {
+			v.Amount = v.L.Amount(a.Minor, string(a.Currency))
+		}
 		h.message(w, http.StatusOK, v, "Already paid", "This link has already been paid. No second payment is needed.")
 	case payd.LinkPageExpired:
 		h.message(w, http.StatusGone, v, "Link expired", "This payment link has expired. Ask the shop for a new one.")
@@ -182,11 +218,8 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPa
 	default:
 		// A payment in flight: the payer who started it, in this browser,
 		// may go back to it.
-		if c, err := r.Cookie(cookieName); err == nil {
-			token, entered, _ := strings.Cut(c.Value, ".")
-			if token != "" {
-				v.Continue, v.Token, v.CSRF, v.Entered = true, token, h.csrf(pg.Link.ID, token), entered
-			}
+		if token, entered, ok := h.keptForm(r, pg.Link.ID); ok {
+			v.Continue, v.Token, v.CSRF, v.Entered = true, token, h.csrf(pg.Link.ID, token), entered
 		}
 		h.message(w, http.StatusConflict, v, "Payment in progress",
 			"A payment through this link has been started and is not finished yet. Wait for it to finish; if it fails, the link can be paid again.")
@@ -195,6 +228,12 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, pg *payd.LinkPa
 
 func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("link_id")
+	// The form is read, within its bound, before anything else is
+	// looked at: the link need not exist for a post to cost memory.
+	if fe, ok := errors.AsType[*webpage.FormError](webpage.ReadForm(w, r)); ok {
+		h.message(w, fe.Status, view{L: webpage.Choose(r, "", "")}, "Form not accepted", "Open the payment link again.")
+		return
+	}
 	token := r.PostFormValue("token")
 	if !h.validCSRF(id, token, r.PostFormValue("csrf")) {
 		h.message(w, http.StatusForbidden, view{L: webpage.Choose(r, "", "")}, "Form expired", "Open the payment link again.")
@@ -214,10 +253,13 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 	entered := strings.TrimSpace(r.PostFormValue("amount"))
 	var sum int64
 	if pg.Link.Amount == nil {
-		var ok bool
-		if sum, ok = parseAmount(entered); !ok {
-			h.form(w, http.StatusUnprocessableEntity, r, pg, view{Token: token, CSRF: h.csrf(id, token), Entered: entered,
-				Error: l.T("Enter the amount in digits, for example 1500 or 1500.50.")})
+		var err error
+		if sum, err = l.ParseAmount(entered); err != nil {
+			msg := l.T("Enter the amount in digits, for example 1500 or 1500.50.")
+			if errors.Is(err, webpage.ErrAmountAmbiguous) {
+				msg = l.T("It is not clear whether %s means thousands or a fraction. Enter the amount as 1500 or 1500.50.", entered)
+			}
+			h.form(w, http.StatusUnprocessableEntity, r, pg, view{Token: token, CSRF: h.csrf(id, token), Entered: entered, Error: msg})
 			return
 		}
 	}
@@ -236,7 +278,7 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 		if pg.Link.Amount == nil {
 			kept = money.FormatValue(sum)
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token + "." + kept, Path: payd.LinkPath(id),
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.formCookie(id, token, kept), Path: payd.LinkPath(id),
 			MaxAge: int(payd.IdempotencyTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode,
 			Secure: strings.HasPrefix(h.svc.PublicURL(), "https://")})
 		http.Redirect(w, r, to, http.StatusSeeOther)
@@ -326,36 +368,4 @@ func (h *Handler) refused(w http.ResponseWriter, l webpage.Locale, pg *payd.Link
 		h.log.Error("payment link payment", "err", err.Error())
 		h.message(w, http.StatusInternalServerError, v, "Error", "Something went wrong; try again.")
 	}
-}
-
-// amountRE is a sum as payers type it, once spaces are gone: whole units
-// and up to two decimals after a dot or a comma.
-var amountRE = regexp.MustCompile(`^([0-9]{1,13})(?:[.,]([0-9]{1,2}))?$`)
-
-// parseAmount reads the payer's entry into minor units, in integers only.
-// Spaces of any width group digits ("1 500,50").
-func parseAmount(s string) (int64, bool) {
-	s = strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009' {
-			return -1
-		}
-		return r
-	}, s)
-	m := amountRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0, false
-	}
-	units, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	frac := int64(0)
-	switch len(m[2]) {
-	case 1:
-		frac = int64(m[2][0]-'0') * 10
-	case 2:
-		frac = int64(m[2][0]-'0')*10 + int64(m[2][1]-'0')
-	}
-	sum := units*100 + frac
-	return sum, sum > 0
 }

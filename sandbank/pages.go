@@ -143,6 +143,17 @@ func (p *Pages) formExpired(w http.ResponseWriter, r *http.Request) {
 	p.message(w, http.StatusForbidden, p.localeOf(r), "Form expired", "Open the payment page again.", "")
 }
 
+// readForm reads a post's form within its bound (webpage.ReadForm), or
+// answers the refusal and reports false. Every post of the bank's pages
+// goes through it before the attempt is read.
+func (p *Pages) readForm(w http.ResponseWriter, r *http.Request) bool {
+	fe, refused := errors.AsType[*webpage.FormError](webpage.ReadForm(w, r))
+	if refused {
+		p.message(w, fe.Status, locale(r, nil), "Form not accepted", "Open the payment page again.", "")
+	}
+	return !refused
+}
+
 // payPage serves the page where the payer decides on an open attempt of
 // method: the card form or a payment app's confirmation (sbp.html). title
 // is a key of the pages' catalogue, shown translated; a name missing
@@ -209,6 +220,9 @@ var declineButtons = map[string]string{
 
 func (p *Pages) cardSubmit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if !p.readForm(w, r) {
+		return
+	}
 	if !p.csrfOK(r, id) {
 		p.formExpired(w, r)
 		return
@@ -264,6 +278,9 @@ const ThreeDSCode = "123456"
 
 func (p *Pages) threeDSSubmit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if !p.readForm(w, r) {
+		return
+	}
 	if !p.csrfOK(r, id) {
 		p.formExpired(w, r)
 		return
@@ -310,6 +327,9 @@ func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
 func (p *Pages) qrSubmit(method string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
+		if !p.readForm(w, r) {
+			return
+		}
 		if !p.csrfOK(r, id) {
 			p.formExpired(w, r)
 			return

@@ -25,6 +25,9 @@ func TestPagesGolden(t *testing.T) {
 		CreatedAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
 	kzt := *a
 	kzt.Amount, kzt.Currency, kzt.Region = 1500000, "KZT", payd.RegionKZ
+	// The app pages name the shop and what is paid for, as the payment
+	// carries them.
+	kzt.MerchantDisplayName, kzt.Description = "Book Corner", "Заказ: две книги"
 	// The kz QR app page as its route renders it: a KZT kz_qr payment,
 	// the app's own name and address.
 	app, ok := appOf(payd.MethodKZQR)

@@ -81,6 +81,105 @@ func TestAmount(t *testing.T) {
 	}
 }
 
+// TestParseAmount reads sums as payers type them on a page of each
+// language: its own grouping and decimal marks, the plain 2500.00 form
+// everywhere, and a refusal, never a guess, where a mark could part
+// thousands or a fraction.
+func TestParseAmount(t *testing.T) {
+	t.Parallel()
+	const nb, nnb, thin = "\u00a0", "\u202f", "\u2009"
+	cases := []struct {
+		lang, in string
+		want     int64
+		err      error
+	}{
+		// English: comma groups, dot parts the fraction.
+		{"en", "2,500.00", 250000, nil},
+		{"en", "2,500", 250000, nil},
+		{"en", "1,500.5", 150050, nil},
+		{"en", "5,000.00", 500000, nil},
+		{"en", "1,234,567.89", 123456789, nil},
+		{"en", "9,999,999,999,999.99", 999999999999999, nil},
+		{"en", "1 500.50", 150050, nil},
+		{"en", " 1500 ", 150000, nil},
+		{"en", "1500,50", 150050, nil},
+		{"en", "1 250,50", 125050, nil},
+		{"en", "1,5", 150, nil},
+		{"en", "1.500", 0, ErrAmountAmbiguous},
+		{"en", "12.345", 0, ErrAmountAmbiguous},
+		{"en", "1,500,50", 0, ErrAmountFormat},
+		{"en", "2.500,00", 0, ErrAmountFormat},
+		{"en", "1,50,000", 0, ErrAmountFormat},
+		{"en", "1500,000", 0, ErrAmountFormat},
+		{"en", "1,5000", 0, ErrAmountFormat},
+		{"en", "1.500.000", 0, ErrAmountFormat},
+		// Russian and Kazakh: spaces group, comma parts the fraction.
+		{"ru", "2 500,00", 250000, nil},
+		{"ru", "2" + nb + "500,00", 250000, nil},
+		{"ru", "2" + nnb + "500,00", 250000, nil},
+		{"ru", "1" + thin + "500", 150000, nil},
+		{"ru", "5" + nb + "000,00", 500000, nil},
+		{"ru", "1 500,5", 150050, nil},
+		{"ru", "1500,50", 150050, nil},
+		{"ru", "1,50", 150, nil},
+		{"kk", "15 000,00", 1500000, nil},
+		{"kk", "1 000 000", 100000000, nil},
+		{"ru", "1,500", 0, ErrAmountAmbiguous},
+		{"kk", "1,500", 0, ErrAmountAmbiguous},
+		{"ru", "1.500", 0, ErrAmountAmbiguous},
+		{"ru", "1 000,500", 0, ErrAmountAmbiguous},
+		{"ru", "2,500.00", 0, ErrAmountFormat},
+		{"ru", "2,500,000", 0, ErrAmountFormat},
+		{"ru", "2.500,00", 0, ErrAmountFormat},
+		{"kk", "1000,500", 0, ErrAmountFormat},
+		// The plain form, in every language.
+		{"en", "2500.00", 250000, nil},
+		{"ru", "2500.00", 250000, nil},
+		{"kk", "2500.00", 250000, nil},
+		{"ru", "2 500.00", 250000, nil},
+		{"en", "1500", 150000, nil},
+		{"ru", "1500.5", 150050, nil},
+		{"kk", "0.01", 1, nil},
+		{"ru", "9999999999999.99", 999999999999999, nil},
+		// What no language reads.
+		{"ru", "0", 0, ErrAmountFormat},
+		{"en", "0.00", 0, ErrAmountFormat},
+		{"ru", "", 0, ErrAmountFormat},
+		{"ru", "   ", 0, ErrAmountFormat},
+		{"en", "abc", 0, ErrAmountFormat},
+		{"en", "-5", 0, ErrAmountFormat},
+		{"en", "+5", 0, ErrAmountFormat},
+		{"en", "1e3", 0, ErrAmountFormat},
+		{"en", "12.", 0, ErrAmountFormat},
+		{"en", ".5", 0, ErrAmountFormat},
+		{"ru", ",5", 0, ErrAmountFormat},
+		{"en", "1.234.5", 0, ErrAmountFormat},
+		{"en", "1500.505", 0, ErrAmountFormat},
+		{"ru", "1  500", 0, ErrAmountFormat},
+		{"ru", "15 00", 0, ErrAmountFormat},
+		{"ru", "1500 ₽", 0, ErrAmountFormat},
+		{"en", "RUB 1500", 0, ErrAmountFormat},
+		{"en", "10000000000000", 0, ErrAmountFormat},
+		{"en", "10,000,000,000,000", 0, ErrAmountFormat},
+		{"ru", "١٥٠٠", 0, ErrAmountFormat},
+	}
+	for _, tc := range cases {
+		got, err := For(tc.lang).ParseAmount(tc.in)
+		if err != tc.err || got != tc.want {
+			t.Errorf("%s ParseAmount(%q) = %d, %v; want %d, %v", tc.lang, tc.in, got, err, tc.want, tc.err)
+		}
+	}
+	// What Amount writes reads back in its own language.
+	for _, lang := range payd.Locales {
+		for _, minor := range []int64{1, 150050, 500000, 123456789, 999_999_999_999_999} {
+			written := strings.TrimSuffix(strings.TrimSuffix(For(lang).Amount(minor, "RUB"), "\u00a0RUB"), "\u00a0₽")
+			if got, err := For(lang).ParseAmount(written); err != nil || got != minor {
+				t.Errorf("%s ParseAmount(%q), as Amount writes %d, = %d, %v", lang, written, minor, got, err)
+			}
+		}
+	}
+}
+
 // TestCatalogue checks that every text has all three languages, keeps
 // the arguments of its key, and is found by the printers.
 func TestCatalogue(t *testing.T) {
