@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/framing"
 	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/serve"
 )
@@ -216,7 +218,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 				srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 				err = srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
 			} else {
-				err = srv.Serve(ln)
+				err = srv.Serve(framing.Guard(srv, ln, refuseAmbiguousFraming(log)))
 			}
 			if !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
@@ -250,6 +252,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		srv.Shutdown(shutdownCtx)
 	}
 	return errors.Join(serveErr, in.Close(shutdownCtx))
+}
+
+// refuseAmbiguousFraming answers a request that carried both
+// Content-Length and Transfer-Encoding (package framing) with the
+// contract's Error object; framing closes the connection after it.
+func refuseAmbiguousFraming(log *slog.Logger) http.Handler {
+	return api.Frame(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api.WriteError(w, r, payd.Invalid("", "a request may not carry both Content-Length and Transfer-Encoding (RFC 9112, section 6.3); the connection is closed"))
+	}))
 }
 
 func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
