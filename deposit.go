@@ -25,7 +25,7 @@ func (s *Service) ChangeDeposit(ctx context.Context, merchantID string, test boo
 		}
 		available := merchantAccount(merchantID, test, amt.Currency, ledger.Available, "")
 		deposit := merchantAccount(merchantID, test, amt.Currency, ledger.Deposit, "")
-		kind, move := "deposit_withheld", ledger.Move(available, deposit, amt.Minor)
+		kind, move := ledger.KindDepositWithheld, ledger.Move(available, deposit, amt.Minor)
 		if !hold {
 			held, err := tx.LedgerAccountBalance(ctx, deposit)
 			if err != nil {
@@ -34,7 +34,7 @@ func (s *Service) ChangeDeposit(ctx context.Context, merchantID string, test boo
 			if amt.Minor > held {
 				return Invalid("amount.value", "only %s is held", money.FormatValue(held))
 			}
-			kind, move = "deposit_released", ledger.Move(deposit, available, amt.Minor)
+			kind, move = ledger.KindDepositReleased, ledger.Move(deposit, available, amt.Minor)
 		}
 		if err := s.post(ctx, tx, kind, "merchant", merchantID, move); err != nil {
 			return err

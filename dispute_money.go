@@ -7,16 +7,6 @@ import (
 	"github.com/paydhq/payd/ledger"
 )
 
-// Ledger entry kinds of disputes. computeSettlement reads every entry whose
-// kind starts with "dispute_" by the buckets its postings touch.
-const (
-	entryDisputeHold       = "dispute_hold"
-	entryDisputeRelease    = "dispute_release"
-	entryDisputeChargeback = "dispute_chargeback"
-	entryDisputeFine       = "dispute_bank_fine"
-	entryDisputeFee        = "dispute_service_fee"
-)
-
 // cascade takes amount from a merchant for a dispute, as the contract's
 // balance rule has it for disputes and chargebacks (Refunds: "the full
 // cascade"): the payment's unreleased part first, then the positive
@@ -117,7 +107,7 @@ func (s *Service) holdDispute(ctx context.Context, tx Tx, pay *Payment, d *Dispu
 	}
 	d.Held = parts
 	pay.DisputedAmount += d.Amount.Minor
-	return s.post(ctx, tx, entryDisputeHold, "dispute", d.ID, postings)
+	return s.post(ctx, tx, ledger.KindDisputeHold, "dispute", d.ID, postings)
 }
 
 // releaseDispute gives a won dispute's hold back where it came from: the
@@ -138,7 +128,7 @@ func (s *Service) releaseDispute(ctx context.Context, tx Tx, pay *Payment, d *Di
 		postings = append(postings, ledger.Move(disputedAccount(d), merchantAccount(d.MerchantID, d.Test, c, b, sub), p.Amount)...)
 	}
 	pay.DisputedAmount -= d.Amount.Minor
-	return s.post(ctx, tx, entryDisputeRelease, "dispute", d.ID, postings)
+	return s.post(ctx, tx, ledger.KindDisputeRelease, "dispute", d.ID, postings)
 }
 
 // chargeBack closes a lost or expired dispute: the held sum goes to the
@@ -152,7 +142,7 @@ func (s *Service) chargeBack(ctx context.Context, tx Tx, shop *Shop, pay *Paymen
 		method = pay.PaymentMethod.Type
 	}
 	feeBack := shop.Settings.TariffFor(method, c).FeeReturn(pay.FeeAmount, pay.FeeRefundedAmount, pay.CapturedAmount, d.Amount.Minor)
-	if err := s.post(ctx, tx, entryDisputeChargeback, "dispute", d.ID,
+	if err := s.post(ctx, tx, ledger.KindDisputeChargeback, "dispute", d.ID,
 		ledger.Move(disputedAccount(d), serviceAccount(pay.Test, c, ledger.ProviderClearing), d.Amount.Minor),
 		ledger.Move(serviceAccount(pay.Test, c, ledger.Fees), merchantAccount(d.MerchantID, d.Test, c, ledger.Available, ""), feeBack)); err != nil {
 		return err
@@ -163,10 +153,10 @@ func (s *Service) chargeBack(ctx context.Context, tx Tx, shop *Shop, pay *Paymen
 	d.FeeReturned = feeBack
 	d.Charged = nil
 	for _, f := range []struct {
-		kind   string
+		kind   ledger.EntryKind
 		bucket ledger.Bucket
 		amount int64
-	}{{entryDisputeFine, ledger.BankFines, d.BankFine}, {entryDisputeFee, ledger.ChargebackFees, d.ServiceFee}} {
+	}{{ledger.KindDisputeBankFine, ledger.BankFines, d.BankFine}, {ledger.KindDisputeServiceFee, ledger.ChargebackFees, d.ServiceFee}} {
 		if f.amount <= 0 {
 			continue
 		}

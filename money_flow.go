@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -19,7 +20,7 @@ func serviceAccount(test bool, c money.Currency, b ledger.Bucket) ledger.Account
 	return ledger.Account{Owner: ledger.ServiceOwner, Test: test, Currency: c, Bucket: b}
 }
 
-func (s *Service) post(ctx context.Context, tx Tx, kind, refType, refID string, postings ...[]ledger.Posting) error {
+func (s *Service) post(ctx context.Context, tx Tx, kind ledger.EntryKind, refType, refID string, postings ...[]ledger.Posting) error {
 	e := &ledger.Entry{ID: s.ids.New("ent_", s.clock.Now()), At: s.clock.Now(), Kind: kind, RefType: refType, RefID: refID}
 	for _, p := range postings {
 		e.Postings = append(e.Postings, p...)
@@ -43,18 +44,18 @@ func (s *Service) postCapture(ctx context.Context, tx Tx, shop *Shop, pay *Payme
 	}
 	clearing := serviceAccount(pay.Test, c, ledger.ProviderClearing)
 	pending := merchantAccount(pay.MerchantID, pay.Test, c, ledger.Pending, pay.ID)
-	err := s.post(ctx, tx, "payment_captured", "payment", pay.ID,
+	err := s.post(ctx, tx, ledger.KindPaymentCaptured, "payment", pay.ID,
 		ledger.Move(clearing, pending, pay.CapturedAmount),
 		ledger.Move(pending, serviceAccount(pay.Test, c, ledger.Fees), pay.FeeAmount),
 		ledger.Move(pending, merchantAccount(pay.MerchantID, pay.Test, c, ledger.Reserve, pay.ID), reserve))
 	if err != nil {
 		return err
 	}
-	if err := s.jobs.Enqueue(ctx, tx, LedgerReleaseArgs{PaymentID: pay.ID, Bucket: string(ledger.Pending)}, now.Add(tariff.Hold())); err != nil {
+	if err := s.jobs.Enqueue(ctx, tx, LedgerReleaseArgs{PaymentID: pay.ID, Bucket: ledger.Pending}, now.Add(tariff.Hold())); err != nil {
 		return err
 	}
 	if reserve > 0 {
-		return s.jobs.Enqueue(ctx, tx, LedgerReleaseArgs{PaymentID: pay.ID, Bucket: string(ledger.Reserve)},
+		return s.jobs.Enqueue(ctx, tx, LedgerReleaseArgs{PaymentID: pay.ID, Bucket: ledger.Reserve},
 			now.Add(time.Duration(reserveRule.Days)*24*time.Hour))
 	}
 	return nil
@@ -63,6 +64,10 @@ func (s *Service) postCapture(ctx context.Context, tx Tx, shop *Shop, pay *Payme
 // ReleaseHeld moves what is left of a payment's part in pending or reserve
 // to available; a job runs it when the hold or the reserve's days are over.
 func (s *Service) ReleaseHeld(ctx context.Context, args LedgerReleaseArgs) error {
+	kind, ok := ledger.ReleasedKind(args.Bucket)
+	if !ok {
+		return fmt.Errorf("release %s of payment %s: only pending and the reserve are released", args.Bucket, args.PaymentID)
+	}
 	return s.store.Tx(ctx, func(tx Tx) error {
 		pay, err := tx.PaymentGetForUpdate(ctx, args.PaymentID)
 		if err != nil {
@@ -71,12 +76,12 @@ func (s *Service) ReleaseHeld(ctx context.Context, args LedgerReleaseArgs) error
 		if _, err := tx.MerchantGetForUpdate(ctx, pay.MerchantID); err != nil {
 			return err
 		}
-		from := merchantAccount(pay.MerchantID, pay.Test, pay.Amount.Currency, ledger.Bucket(args.Bucket), pay.ID)
+		from := merchantAccount(pay.MerchantID, pay.Test, pay.Amount.Currency, args.Bucket, pay.ID)
 		left, err := tx.LedgerAccountBalance(ctx, from)
 		if err != nil {
 			return err
 		}
-		if args.Bucket == string(ledger.Pending) {
+		if args.Bucket == ledger.Pending {
 			pay.PendingReleased = true
 			if err := tx.PaymentUpdate(ctx, pay); err != nil {
 				return err
@@ -85,7 +90,7 @@ func (s *Service) ReleaseHeld(ctx context.Context, args LedgerReleaseArgs) error
 		if left <= 0 {
 			return nil
 		}
-		if err := s.post(ctx, tx, args.Bucket+"_released", "payment", pay.ID,
+		if err := s.post(ctx, tx, kind, "payment", pay.ID,
 			ledger.Move(from, merchantAccount(pay.MerchantID, pay.Test, pay.Amount.Currency, ledger.Available, ""), left)); err != nil {
 			return err
 		}
@@ -220,7 +225,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 			return 0, nil, err
 		}
 		inFlight := merchantAccount(pay.MerchantID, pay.Test, c, ledger.PendingRefunds, r.ID)
-		if err := s.post(ctx, tx, "refund_created", "refund", r.ID,
+		if err := s.post(ctx, tx, ledger.KindRefundCreated, "refund", r.ID,
 			ledger.Move(pendingAcct, inFlight, fromPending),
 			ledger.Move(availableAcct, inFlight, rest)); err != nil {
 			return 0, nil, err
@@ -285,7 +290,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 			method = pay.PaymentMethod.Type
 		}
 		fee := shop.Settings.TariffFor(method, c).FeeReturn(pay.FeeAmount, pay.FeeRefundedAmount, pay.CapturedAmount, r.Amount.Minor)
-		if err := s.post(ctx, tx, "refund_succeeded", "refund", r.ID,
+		if err := s.post(ctx, tx, ledger.KindRefundSucceeded, "refund", r.ID,
 			ledger.Move(inFlight, serviceAccount(pay.Test, c, ledger.ProviderClearing), r.Amount.Minor),
 			ledger.Move(serviceAccount(pay.Test, c, ledger.Fees), available, fee)); err != nil {
 			return err
@@ -298,7 +303,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 		if pay.PendingReleased {
 			back = available
 		}
-		if err := s.post(ctx, tx, "refund_canceled", "refund", r.ID,
+		if err := s.post(ctx, tx, ledger.KindRefundCanceled, "refund", r.ID,
 			ledger.Move(inFlight, back, r.FromPending),
 			ledger.Move(inFlight, available, r.Amount.Minor-r.FromPending)); err != nil {
 			return err

@@ -22,13 +22,6 @@ type PayoutCreate struct {
 var errPayoutInsufficient = &Error{Code: CodeInsufficientMerchantBalance,
 	Message: "the payout and its fee are above the positive available balance"}
 
-// Entry kinds of payouts in the ledger; registers read them.
-const (
-	entryPayoutCreated   = "payout_created"
-	entryPayoutSucceeded = "payout_succeeded"
-	entryPayoutCanceled  = "payout_canceled"
-)
-
 // CreatePayout creates a pending payout of the principal's shop from the
 // merchant's available balance. The checks run in this order: the fields
 // (400), the payout range (422 amount_limit), a provider for the payout
@@ -121,7 +114,7 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		if err := tx.PayoutInsert(ctx, po); err != nil {
 			return 0, nil, err
 		}
-		if err := s.post(ctx, tx, entryPayoutCreated, "payout", po.ID,
+		if err := s.post(ctx, tx, ledger.KindPayoutCreated, "payout", po.ID,
 			ledger.Move(availableAcct, merchantAccount(merchantID, po.Test, c, ledger.PendingPayouts, po.ID), po.Held())); err != nil {
 			return 0, nil, err
 		}
@@ -209,14 +202,14 @@ func (s *Service) settlePayout(ctx context.Context, tx Tx, po *Payout, res Payou
 	held := merchantAccount(po.MerchantID, po.Test, c, ledger.PendingPayouts, po.ID)
 	evType := EventPayoutSucceeded
 	if res.Status == PayoutSucceeded {
-		if err := s.post(ctx, tx, entryPayoutSucceeded, "payout", po.ID,
+		if err := s.post(ctx, tx, ledger.KindPayoutSucceeded, "payout", po.ID,
 			ledger.Move(held, serviceAccount(po.Test, c, ledger.PayoutClearing), po.Amount.Minor),
 			ledger.Move(held, serviceAccount(po.Test, c, ledger.PayoutFees), po.Fee)); err != nil {
 			return err
 		}
 		po.Status, po.SucceededAt = PayoutSucceeded, &now
 	} else {
-		if err := s.post(ctx, tx, entryPayoutCanceled, "payout", po.ID,
+		if err := s.post(ctx, tx, ledger.KindPayoutCanceled, "payout", po.ID,
 			ledger.Move(held, merchantAccount(po.MerchantID, po.Test, c, ledger.Available, ""), po.Held())); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package payd
 import (
 	"time"
 
+	"github.com/paydhq/payd/ledger"
 	"github.com/paydhq/payd/money"
 )
 
@@ -87,8 +88,8 @@ type ReserveRule struct {
 // after the tariff's hold days, reserve after the reserve's days) to
 // available.
 type LedgerReleaseArgs struct {
-	PaymentID string `json:"payment_id"`
-	Bucket    string `json:"bucket"`
+	PaymentID string        `json:"payment_id"`
+	Bucket    ledger.Bucket `json:"bucket"`
 }
 
 // Kind names the job.

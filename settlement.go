@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -172,16 +171,16 @@ type PeriodEntry struct {
 // deposit released, because those sums were out of net already.
 func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 	for _, e := range entries {
-		dispute := strings.HasPrefix(e.Kind, "dispute_")
+		dispute := e.Kind.OfDispute()
 		for _, p := range e.Postings {
 			switch {
-			case e.Kind == entryPayoutCreated && p.Account.Bucket == ledger.PendingPayouts:
+			case e.Kind == ledger.KindPayoutCreated && p.Account.Bucket == ledger.PendingPayouts:
 				st.PayoutsHeld += p.Amount
-			case e.Kind == entryPayoutCanceled && p.Account.Bucket == ledger.PendingPayouts:
+			case e.Kind == ledger.KindPayoutCanceled && p.Account.Bucket == ledger.PendingPayouts:
 				st.PayoutsReleased += -p.Amount
-			case e.Kind == entryPayoutSucceeded && p.Account.Bucket == ledger.PayoutClearing:
+			case e.Kind == ledger.KindPayoutSucceeded && p.Account.Bucket == ledger.PayoutClearing:
 				st.Payouts += p.Amount
-			case e.Kind == entryPayoutSucceeded && p.Account.Bucket == ledger.PayoutFees:
+			case e.Kind == ledger.KindPayoutSucceeded && p.Account.Bucket == ledger.PayoutFees:
 				st.PayoutFees += p.Amount
 			case dispute && p.Account.Bucket == ledger.Disputed && p.Amount > 0:
 				st.DisputesHeld += p.Amount
@@ -191,23 +190,23 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 				st.ReserveReleased += -p.Amount
 			case dispute && p.Account.Bucket == ledger.Deposit:
 				st.DepositWithheld += p.Amount
-			case e.Kind == entryDisputeChargeback && p.Account.Bucket == ledger.ProviderClearing:
+			case e.Kind == ledger.KindDisputeChargeback && p.Account.Bucket == ledger.ProviderClearing:
 				st.Chargebacks += p.Amount
 			case p.Account.Bucket == ledger.BankFines:
 				st.BankFines += p.Amount
 			case p.Account.Bucket == ledger.ChargebackFees:
 				st.ChargebackFees += p.Amount
-			case e.Kind == "payment_captured" && p.Account.Bucket == ledger.ProviderClearing:
+			case e.Kind == ledger.KindPaymentCaptured && p.Account.Bucket == ledger.ProviderClearing:
 				st.Gross += -p.Amount
 			case p.Account.Bucket == ledger.Fees:
 				st.Fees += p.Amount
-			case e.Kind == "refund_succeeded" && p.Account.Bucket == ledger.ProviderClearing:
+			case e.Kind == ledger.KindRefundSucceeded && p.Account.Bucket == ledger.ProviderClearing:
 				st.Refunds += p.Amount
-			case e.Kind == "payment_captured" && p.Account.Bucket == ledger.Reserve:
+			case e.Kind == ledger.KindPaymentCaptured && p.Account.Bucket == ledger.Reserve:
 				st.ReserveHeld += p.Amount
-			case e.Kind == "reserve_released" && p.Account.Bucket == ledger.Reserve:
+			case e.Kind == ledger.KindReserveReleased && p.Account.Bucket == ledger.Reserve:
 				st.ReserveReleased += -p.Amount
-			case (e.Kind == "deposit_withheld" || e.Kind == "deposit_released") && p.Account.Bucket == ledger.Deposit:
+			case (e.Kind == ledger.KindDepositWithheld || e.Kind == ledger.KindDepositReleased) && p.Account.Bucket == ledger.Deposit:
 				st.DepositWithheld += p.Amount
 			}
 		}
@@ -289,7 +288,7 @@ func (s *Service) AdvanceSettlement(ctx context.Context, id string, to Settlemen
 			now := s.clock.Now()
 			st.PaidAt = &now
 			if st.Net > 0 {
-				if err := s.post(ctx, tx, "settlement_paid", "settlement", st.ID, ledger.Move(
+				if err := s.post(ctx, tx, ledger.KindSettlementPaid, "settlement", st.ID, ledger.Move(
 					merchantAccount(st.MerchantID, st.Test, st.Currency, ledger.Available, ""),
 					serviceAccount(st.Test, st.Currency, ledger.Payouts), st.Net)); err != nil {
 					return err

@@ -81,7 +81,7 @@ func (s *Server) settlementReport(w http.ResponseWriter, r *http.Request) {
 			if p.Account.Owner != st.MerchantID {
 				continue
 			}
-			cw.Write([]string{st.ID, e.ID, e.At.Format(time.RFC3339), e.Kind, e.RefType, e.RefID,
+			cw.Write([]string{st.ID, e.ID, e.At.Format(time.RFC3339), string(e.Kind), e.RefType, e.RefID,
 				string(p.Account.Bucket), money.FormatValue(p.Amount), string(st.Currency)})
 		}
 	}

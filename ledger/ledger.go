@@ -106,12 +106,68 @@ type Posting struct {
 	Amount  int64
 }
 
+// EntryKind names what caused an entry. Every kind the service posts is a
+// constant below, and the register and the ledger's readers match entries
+// by these constants only.
+type EntryKind string
+
+// Entry kinds, by the object that causes them.
+const (
+	KindPaymentCaptured EntryKind = "payment_captured"
+	// KindPendingReleased and KindReserveReleased move a payment's money
+	// out of pending (after the tariff's hold) and out of the rolling
+	// reserve into available: see ReleasedKind.
+	KindPendingReleased EntryKind = "pending_released"
+	KindReserveReleased EntryKind = "reserve_released"
+
+	KindRefundCreated   EntryKind = "refund_created"
+	KindRefundSucceeded EntryKind = "refund_succeeded"
+	KindRefundCanceled  EntryKind = "refund_canceled"
+
+	KindSettlementPaid EntryKind = "settlement_paid"
+
+	KindDepositWithheld EntryKind = "deposit_withheld"
+	KindDepositReleased EntryKind = "deposit_released"
+
+	KindDisputeHold       EntryKind = "dispute_hold"
+	KindDisputeRelease    EntryKind = "dispute_release"
+	KindDisputeChargeback EntryKind = "dispute_chargeback"
+	KindDisputeBankFine   EntryKind = "dispute_bank_fine"
+	KindDisputeServiceFee EntryKind = "dispute_service_fee"
+
+	KindPayoutCreated   EntryKind = "payout_created"
+	KindPayoutSucceeded EntryKind = "payout_succeeded"
+	KindPayoutCanceled  EntryKind = "payout_canceled"
+)
+
+// ReleasedKind is the kind of the entry that releases bucket b into
+// available; only pending and the reserve are released that way.
+func ReleasedKind(b Bucket) (EntryKind, bool) {
+	switch b {
+	case Pending:
+		return KindPendingReleased, true
+	case Reserve:
+		return KindReserveReleased, true
+	}
+	return "", false
+}
+
+// OfDispute reports the kinds a dispute causes: its hold and release, the
+// chargeback, and the bank fine and service fee re-billed with a loss.
+func (k EntryKind) OfDispute() bool {
+	switch k {
+	case KindDisputeHold, KindDisputeRelease, KindDisputeChargeback, KindDisputeBankFine, KindDisputeServiceFee:
+		return true
+	}
+	return false
+}
+
 // Entry is one movement: postings that sum to zero in each currency,
 // caused by one object (RefType, RefID).
 type Entry struct {
 	ID       string
 	At       time.Time
-	Kind     string
+	Kind     EntryKind
 	RefType  string
 	RefID    string
 	Postings []Posting

@@ -14,7 +14,7 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 		return err
 	}
 	if _, err := t.exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, $3, $4, $5)`,
-		e.ID, micros(e.At), e.Kind, e.RefType, e.RefID); err != nil {
+		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
 		return err
 	}
 	for i, p := range e.Postings {
