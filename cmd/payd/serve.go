@@ -186,30 +186,36 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	adminURL := scheme + "://" + o.adminAddr
+	// Every listener is bound before anything tells a developer where
+	// to call: with a port taken, the start fails here, before dev.json
+	// and the banner would point at a service that is not there.
+	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
+	if in.Admin != nil {
+		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
+	}
+	listeners, err := bindAll(servers)
+	if err != nil {
+		in.Close(context.Background())
+		return err
+	}
 	if o.dev {
 		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken)
 		if err != nil {
+			closeAll(listeners)
 			in.Close(context.Background())
 			return err
 		}
 		printBanner(stdout, info, o)
 	}
 	if err := in.Start(ctx); err != nil {
+		closeAll(listeners)
 		in.Close(context.Background())
 		return err
 	}
 
-	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
-	if in.Admin != nil {
-		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
-	}
 	errc := make(chan error, len(servers))
-	for _, srv := range servers {
-		ln, err := net.Listen("tcp", srv.Addr)
-		if err != nil {
-			in.Close(context.Background())
-			return err
-		}
+	for i, srv := range servers {
+		ln := listeners[i]
 		go func() {
 			var err error
 			if useTLS {
@@ -250,6 +256,30 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		srv.Shutdown(shutdownCtx)
 	}
 	return errors.Join(serveErr, in.Close(shutdownCtx))
+}
+
+// bindAll binds the address of every server, in order. When one cannot be
+// bound, the ones already bound are closed again and the error names the
+// flag that chose the address.
+func bindAll(servers []*http.Server) ([]net.Listener, error) {
+	flags := []string{"--addr", "--admin-addr"}
+	var out []net.Listener
+	for i, srv := range servers {
+		ln, err := net.Listen("tcp", srv.Addr)
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("listen on %s (%s): %w: another process holds it (a payd started earlier?); stop it or choose another %s",
+				srv.Addr, flags[i], err, flags[i])
+		}
+		out = append(out, ln)
+	}
+	return out, nil
+}
+
+func closeAll(listeners []net.Listener) {
+	for _, ln := range listeners {
+		ln.Close()
+	}
 }
 
 func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
