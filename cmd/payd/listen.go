@@ -52,8 +52,8 @@ type listener struct {
 }
 
 func runListen(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	f := newFlags("listen", getenv, stderr)
-	f.Usage = func() { fmt.Fprint(stderr, listenUsage) }
+	f := newFlags("listen", getenv, stdout)
+	f.usage = func(w io.Writer) { fmt.Fprint(w, listenUsage) }
 	api := f.String("api-url", "http://127.0.0.1:8080/v1", "merchant API base")
 	shopID := f.String("shop-id", "", "shop id")
 	key := f.String("secret-key", "", "test secret key")

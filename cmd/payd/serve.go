@@ -35,8 +35,9 @@ type serveOptions struct {
 	drainDelay                                                   time.Duration
 }
 
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
-	f := newFlags("serve", getenv, stderr)
+// parseServe reads serve's flags; the help asked for goes to stdout.
+func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*serveOptions, error) {
+	f := newFlags("serve", getenv, stdout)
 	o := &serveOptions{}
 	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
 	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
@@ -132,7 +133,7 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 }
 
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	o, err := parseServe(args, getenv, stderr)
+	o, err := parseServe(args, getenv, stdout)
 	if err != nil {
 		return err
 	}
