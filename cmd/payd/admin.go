@@ -139,7 +139,8 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	baseURL := f.String("admin-url", "http://127.0.0.1:8081", "operator API base URL")
 	token := f.String("admin-token", "", "operator API bearer token")
 	asJSON := f.Bool("json", false, "print the raw JSON answer")
-	if err := f.Parse(args); err != nil {
+	// The flag set's own Parse is used: admin prints its own help.
+	if err := f.FlagSet.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, adminUsage(""))
 			return nil
