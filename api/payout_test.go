@@ -248,10 +248,10 @@ func TestPayoutSucceeds(t *testing.T) {
 		checkLedger(t, env)
 
 		// The operator's view of the same money: the fee is the service's.
-		var trial map[string]map[string]int64
+		var trial map[string]map[string]struct{ Value, Currency string }
 		env.AdminDo("GET", "/admin/v1/merchants/"+shop.MerchantID+"/balance?test=true", nil).Expect(t, 200).Decode(t, &trial)
-		if got := trial["RUB"]["pending_payouts"]; got != 0 {
-			t.Fatalf("trial balance pending_payouts = %d", got)
+		if got := trial["RUB"]["pending_payouts"]; got.Value != "0.00" || got.Currency != "RUB" {
+			t.Fatalf("trial balance pending_payouts = %+v", got)
 		}
 	})
 }
