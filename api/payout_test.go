@@ -337,8 +337,13 @@ func TestPayoutBalanceRules(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		env, shop, c := startM5(t, b, nil)
 		fund(t, env, c, "1000.00", "993.00")
-		// 988.06 + fee 4.94 = 993.00 exactly; one kopek more is refused.
-		c.Post("/v1/payouts", "payout-over-1", cardPayout("988.07", nil)).ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		// 988.06 + fee 4.94 = 993.00 exactly; one kopek more is refused,
+		// naming what is needed and what there is.
+		over := c.Post("/v1/payouts", "payout-over-1", cardPayout("988.07", nil))
+		over.ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		if d := over.JSON(t)["description"].(string); !strings.Contains(d, "993.01 RUB") || !strings.Contains(d, "available balance is 993.00 RUB") {
+			t.Fatalf("refusal %q does not name the sum needed and the available balance", d)
+		}
 
 		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": true, "reason": "manual_review"}).Expect(t, 200)
 		r := c.Post("/v1/payouts", "payout-frozen-1", cardPayout("10.00", nil))
