@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paydhq/payd/api"
 	"github.com/paydhq/payd/webhook"
 )
 
@@ -103,6 +104,8 @@ func (l *listener) get(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	req.SetBasicAuth(l.shopID, l.key)
+	// The service logs this command's polls at debug by this name.
+	req.Header.Set("User-Agent", api.ListenUserAgent+"/"+version)
 	resp, err := l.client.Do(req)
 	if err != nil {
 		return nil, err
