@@ -157,8 +157,17 @@ type RefundCreate struct {
 	Receipt   bool
 }
 
-var errInsufficient = &Error{Code: CodeInsufficientMerchantBalance,
-	Message: "the refund is not covered by the payment's unreleased money and the positive available balance"}
+// refundInsufficient refuses a refund whose part beyond the payment's own
+// unreleased money (rest) the available balance does not cover; it names
+// both figures.
+func refundInsufficient(rest, fromPending, available int64, c money.Currency) *Error {
+	covered := ""
+	if fromPending > 0 {
+		covered = fmt.Sprintf(" (the payment's unreleased %s covers the rest)", money.New(fromPending, c))
+	}
+	return Errorf(CodeInsufficientMerchantBalance, "the refund needs %s from the available balance, which is %s%s",
+		money.New(rest, c), money.Signed{Minor: available, Currency: c}, covered)
+}
 
 // CreateRefund creates a pending refund, in the contract's order of checks:
 // the payment (another shop's is not found), its status, the refundable
@@ -211,7 +220,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 				return 0, nil, err
 			}
 			if rest > max(0, available) && !p.Shop.Settings.RefundBeyondAvailable {
-				return 0, nil, errInsufficient
+				return 0, nil, refundInsufficient(rest, fromPending, available, c)
 			}
 		}
 		if in.Receipt {

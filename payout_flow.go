@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -19,8 +20,17 @@ type PayoutCreate struct {
 	Metadata    map[string]string
 }
 
-var errPayoutInsufficient = &Error{Code: CodeInsufficientMerchantBalance,
-	Message: "the payout and its fee are above the positive available balance"}
+// payoutInsufficient refuses a payout that its sum and fee (need) do not
+// fit in: it names both figures, and the part of available that unpaid
+// registers hold, so that the merchant sees what is missing.
+func payoutInsufficient(need, available, registered int64, c money.Currency) *Error {
+	held := ""
+	if registered > 0 {
+		held = fmt.Sprintf(", of which %s is held for settlements not yet paid", money.New(registered, c))
+	}
+	return Errorf(CodeInsufficientMerchantBalance, "the payout and its fee need %s; the available balance is %s%s",
+		money.New(need, c), money.Signed{Minor: available, Currency: c}, held)
+}
 
 // CreatePayout creates a pending payout of the principal's shop from the
 // merchant's available balance. The checks run in this order: the fields
@@ -91,8 +101,8 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		if err != nil {
 			return 0, nil, err
 		}
-		if in.Amount.Minor+fee > max(0, available-registered) {
-			return 0, nil, errPayoutInsufficient
+		if need := in.Amount.Minor + fee; need > max(0, available-registered) {
+			return 0, nil, payoutInsufficient(need, available, registered, c)
 		}
 		now := s.clock.Now()
 		po := &Payout{ID: s.ids.New(PrefixPayout, now), ShopID: p.Shop.ID, MerchantID: merchantID, Test: p.Test(),

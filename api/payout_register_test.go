@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/csv"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/paydhq/payd"
@@ -110,7 +111,14 @@ func TestPayoutLeavesUnpaidRegistersTheirMoney(t *testing.T) {
 			if a != "" {
 				env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/"+a, nil).Expect(t, 200)
 			}
-			c.Post("/v1/payouts", key(), cardPayout("900.00", nil)).ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+			r := c.Post("/v1/payouts", key(), cardPayout("900.00", nil))
+			r.ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+			// 900.00 + fee 4.50 needed, 993.00 available, all of it the
+			// register's.
+			if d := r.JSON(t)["description"].(string); !strings.Contains(d, "904.50 RUB") ||
+				!strings.Contains(d, "available balance is 993.00 RUB, of which 993.00 RUB is held for settlements") {
+				t.Fatalf("refusal %q does not name the sum needed, the available balance and the register's part", d)
+			}
 		}
 		env.AdminDo("POST", "/admin/v1/settlements/"+st.ID+"/pay", nil).Expect(t, 200)
 		if got := payoutBalance(t, c)["available"]; got != "0.00" {

@@ -248,10 +248,10 @@ func TestPayoutSucceeds(t *testing.T) {
 		checkLedger(t, env)
 
 		// The operator's view of the same money: the fee is the service's.
-		var trial map[string]map[string]int64
+		var trial map[string]map[string]struct{ Value, Currency string }
 		env.AdminDo("GET", "/admin/v1/merchants/"+shop.MerchantID+"/balance?test=true", nil).Expect(t, 200).Decode(t, &trial)
-		if got := trial["RUB"]["pending_payouts"]; got != 0 {
-			t.Fatalf("trial balance pending_payouts = %d", got)
+		if got := trial["RUB"]["pending_payouts"]; got.Value != "0.00" || got.Currency != "RUB" {
+			t.Fatalf("trial balance pending_payouts = %+v", got)
 		}
 	})
 }
@@ -337,8 +337,13 @@ func TestPayoutBalanceRules(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		env, shop, c := startM5(t, b, nil)
 		fund(t, env, c, "1000.00", "993.00")
-		// 988.06 + fee 4.94 = 993.00 exactly; one kopek more is refused.
-		c.Post("/v1/payouts", "payout-over-1", cardPayout("988.07", nil)).ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		// 988.06 + fee 4.94 = 993.00 exactly; one kopek more is refused,
+		// naming what is needed and what there is.
+		over := c.Post("/v1/payouts", "payout-over-1", cardPayout("988.07", nil))
+		over.ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		if d := over.JSON(t)["description"].(string); !strings.Contains(d, "993.01 RUB") || !strings.Contains(d, "available balance is 993.00 RUB") {
+			t.Fatalf("refusal %q does not name the sum needed and the available balance", d)
+		}
 
 		env.AdminDo("POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", map[string]any{"test": true, "reason": "manual_review"}).Expect(t, 200)
 		r := c.Post("/v1/payouts", "payout-frozen-1", cardPayout("10.00", nil))

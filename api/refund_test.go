@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -186,7 +187,11 @@ func TestRefundErrors(t *testing.T) {
 		// unreleased part and the positive available is refused.
 		env.Clock.Advance(24*time.Hour + time.Minute)
 		waitLong(t, "pending released", func() bool { return balanceOf(t, c)["available"] == "993.00" })
-		refund(c, pay, "993.01", nil).ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		over := refund(c, pay, "993.01", nil)
+		over.ExpectError(t, 422, payd.CodeInsufficientMerchantBalance, "")
+		if d := over.JSON(t)["description"].(string); !strings.Contains(d, "needs 993.01 RUB") || !strings.Contains(d, "which is 993.00 RUB") {
+			t.Fatalf("refusal %q does not name the sum needed and the available balance", d)
+		}
 		r := refund(c, pay, "993.00", nil).Expect(t, 201).JSON(t)
 		waitRefund(t, c, r["id"].(string), "succeeded")
 		if got := balanceOf(t, c); got["available"] != "6.95" {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -18,6 +19,21 @@ type (
 func requestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
+}
+
+// ListenUserAgent is the product `payd listen` names in its User-Agent
+// ("payd-listen/<version>"). It polls GET /v1/events every second while it
+// runs; those polls are logged at debug, so that the request log at the
+// default level keeps the developer's own calls readable.
+const ListenUserAgent = "payd-listen"
+
+// requestLevel is the level of a request's log line: debug for a
+// successful poll of the event list by `payd listen`, info for the rest.
+func requestLevel(r *http.Request, route string, status int) slog.Level {
+	if route == "GET /v1/events" && status == http.StatusOK && strings.HasPrefix(r.UserAgent(), ListenUserAgent+"/") {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // maxHeaderBytes bounds the request's headers; larger requests are refused
@@ -75,8 +91,8 @@ func frame(base *slog.Logger, m *Metrics, next http.Handler) http.Handler {
 				route = "unmatched"
 			}
 			m.observe(route, rec.status, time.Since(start))
-			log.Info("request", "method", r.Method, "route", route, "status", rec.status,
-				"duration_ms", time.Since(start).Milliseconds())
+			log.Log(r.Context(), requestLevel(r, route, rec.status), "request", "method", r.Method, "route", route,
+				"status", rec.status, "duration_ms", time.Since(start).Milliseconds())
 		}()
 		if headerSize(r) > maxHeaderBytes {
 			writeError(rec, r, invalidf("", "request headers exceed %d bytes", maxHeaderBytes))

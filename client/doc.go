@@ -22,6 +22,9 @@
 //   - Lists are iterators over every page: for p, err := range
 //     c.ListPayments(ctx, params) follows next_cursor with the same
 //     filters.
+//   - WaitPayment reads a payment until it leaves pending: an outcome
+//     (SimulatePayment's, the payer's) arrives a moment after the call
+//     that caused it, and a refund or capture needs it.
 //   - ConstructEvent verifies a webhook delivery's signature and age and
 //     decodes its Event, whose Data.Object is a *Payment, *Refund,
 //     *Dispute, *Settlement, *SettlementStatus, *PaymentLink or *Payout by

@@ -81,11 +81,12 @@ func startSandbox(stage payd.Stage) *sandbox {
 	}
 }
 
-// A QR payment, paid in the sandbox.
+// A QR payment, paid in the sandbox, then part of it refunded.
 func Example() {
 	sb := startSandbox(0)
 	defer sb.stop()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 
 	c, err := client.New(sb.baseURL, sb.shopID, sb.secretKey)
 	if err != nil {
@@ -102,20 +103,59 @@ func Example() {
 	}
 	fmt.Println(p.Status, p.Confirmation.Type)
 
-	// In the sandbox, the payer's bank answers when asked to.
+	// In the sandbox, the payer's bank answers when asked to. The answer
+	// is 202: the outcome arrives a moment later, so wait for it before
+	// the next step.
 	if err := c.SimulatePayment(ctx, p.ID, client.SimulateRequest{Outcome: client.SimulateRequestOutcomeSucceed}); err != nil {
 		panic(err)
 	}
-	for p.Status == client.PaymentStatusPending {
-		time.Sleep(50 * time.Millisecond)
-		if p, err = c.GetPayment(ctx, p.ID); err != nil {
-			panic(err)
-		}
+	if p, err = c.WaitPayment(ctx, p.ID); err != nil {
+		panic(err)
 	}
 	fmt.Println(p.Status, p.CapturedAmount.Value)
+
+	r, err := c.CreateRefund(ctx, client.RefundCreate{PaymentID: p.ID, Amount: client.Amt("500.00", client.RUB)})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Status, r.Amount.Value)
 	// Output:
 	// pending qr
 	// succeeded 1500.00
+	// pending 500.00
+}
+
+// A two-stage payment: the wait ends when the sandbox bank has authorized
+// it, and the capture follows.
+func ExampleClient_WaitPayment() {
+	sb := startSandbox(0)
+	defer sb.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, _ := client.New(sb.baseURL, sb.shopID, sb.secretKey)
+	p, err := c.CreatePayment(ctx, client.PaymentCreate{
+		Amount: client.Amt("990.00", client.RUB), OrderID: "order-78", Confirmation: client.QR(),
+		Capture: client.Ptr(false),
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := c.SimulatePayment(ctx, p.ID, client.SimulateRequest{Outcome: client.SimulateRequestOutcomeAuthorize}); err != nil {
+		panic(err)
+	}
+	p, err = c.WaitPayment(ctx, p.ID)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Status)
+	p, err = c.CapturePayment(ctx, p.ID, client.PaymentCapture{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Status, p.CapturedAmount.Value)
+	// Output:
+	// waiting_for_capture
+	// succeeded 990.00
 }
 
 // Every payment of the shop, across pages of two.

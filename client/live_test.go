@@ -435,3 +435,67 @@ func TestLaterStageOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestSimulateThenWait is the README's walk: SimulatePayment answers at
+// once with the payment still pending, WaitPayment returns it decided,
+// and the refund that follows is accepted. A payment that stays pending
+// ends the wait with the context's error and the payment as last read.
+func TestSimulateThenWait(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_, _, c := start(t, b, nil, 0)
+
+		p, err := c.CreatePayment(ctx, newPayment("1500.00", client.QR()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SimulatePayment(ctx, p.ID, client.SimulateRequest{Outcome: client.SimulateRequestOutcomeSucceed}); err != nil {
+			t.Fatal(err)
+		}
+		paid, err := c.WaitPayment(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paid.Status != client.PaymentStatusSucceeded || !paid.Paid {
+			t.Fatalf("after the wait: %+v", paid)
+		}
+		ref, err := c.CreateRefund(ctx, client.RefundCreate{PaymentID: p.ID, Amount: client.Amt("500.00", client.RUB)})
+		if err != nil {
+			t.Fatalf("refund after the wait: %v", err)
+		}
+		if ref.PaymentID != p.ID || ref.Amount.Value != "500.00" {
+			t.Fatalf("refund = %+v", ref)
+		}
+
+		// Two stages: the wait ends at waiting_for_capture.
+		twoStage := newPayment("100.00", client.QR())
+		twoStage.Capture = client.Ptr(false)
+		auth, err := c.CreatePayment(ctx, twoStage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SimulatePayment(ctx, auth.ID, client.SimulateRequest{Outcome: client.SimulateRequestOutcomeAuthorize}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.WaitPayment(ctx, auth.ID); err != nil || got.Status != client.PaymentStatusWaitingForCapture {
+			t.Fatalf("authorized payment after the wait: %+v, %v", got, err)
+		}
+
+		// Amount digits 07: the sandbox leaves it pending until it expires.
+		stays, err := c.CreatePayment(ctx, newPayment("100.07", client.QR()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SimulatePayment(ctx, stays.ID, client.SimulateRequest{Outcome: client.SimulateRequestOutcomeSucceed}); err != nil {
+			t.Fatal(err)
+		}
+		short, stop := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer stop()
+		last, err := c.WaitPayment(short, stays.ID)
+		if !errors.Is(err, context.DeadlineExceeded) || last == nil || last.ID != stays.ID || last.Status != client.PaymentStatusPending {
+			t.Fatalf("wait for a payment that stays pending: %+v, %v", last, err)
+		}
+	})
+}

@@ -135,7 +135,7 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 		RescueStuckJobsAfter: opts.RescueAfter,
 		FetchPollInterval:    opts.PollInterval,
 		FetchCooldown:        opts.PollInterval / 4,
-		Logger:               log.With("component", "jobs"),
+		Logger:               riverLog(log.With("component", "jobs")),
 		PeriodicJobs:         periodicJobs(clock),
 		Test:                 river.TestConfig{Time: clockTime{clock}},
 		ErrorHandler:         failureReporter{log: log.With("component", "jobs"), onFailure: opts.OnFailure},

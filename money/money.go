@@ -130,6 +130,9 @@ type Signed struct {
 	Currency Currency
 }
 
+// String prints "-1.00 RUB".
+func (s Signed) String() string { return FormatValue(s.Minor) + " " + string(s.Currency) }
+
 // MarshalJSON writes {"value":"-1.00","currency":"RUB"}.
 func (s Signed) MarshalJSON() ([]byte, error) {
 	return json.Marshal(wire{Value: FormatValue(s.Minor), Currency: s.Currency})

@@ -394,10 +394,22 @@ func (s *server) ledgerCheck(r *http.Request) (int, any, error) {
 
 // merchantBalance is the trial balance of a merchant's contour: every
 // bucket per currency, straight from the postings (?test=true for the
-// sandbox).
+// sandbox). Each sum is written as the contract writes money,
+// {"value": "5968.24", "currency": "RUB"}, signed since a bucket may be
+// negative, so that it reads like the objects around it.
 func (s *server) merchantBalance(r *http.Request) (int, any, error) {
 	b, err := s.svc.TrialBalance(r.Context(), r.PathValue("id"), r.URL.Query().Get("test") == "true")
-	return http.StatusOK, b, err
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make(map[money.Currency]map[ledger.Bucket]money.Signed, len(b))
+	for c, buckets := range b {
+		out[c] = make(map[ledger.Bucket]money.Signed, len(buckets))
+		for bucket, minor := range buckets {
+			out[c][bucket] = money.Signed{Minor: minor, Currency: c}
+		}
+	}
+	return http.StatusOK, out, nil
 }
 
 // merchantEntries lists a merchant's ledger entries with their postings:

@@ -11,6 +11,7 @@ import (
 	"crypto/x509"
 	"database/sql"
 	"encoding/hex"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -136,6 +137,8 @@ type Options struct {
 	// (see RedisURL and NewRedisPrefix); empty keeps them in the process.
 	RedisURL    string
 	RedisPrefix string
+	// Logger receives the service's log (nil: none).
+	Logger *slog.Logger
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -159,7 +162,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
-		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix,
+		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

@@ -32,7 +32,7 @@ type DevShop struct {
 
 // DevAdminToken returns the operator token kept in dev.json, or a new one.
 func DevAdminToken(dataDir string) string {
-	if info, err := readDev(dataDir); err == nil && info.AdminToken != "" {
+	if info, err := ReadDev(dataDir); err == nil && info.AdminToken != "" {
 		return info.AdminToken
 	}
 	b := make([]byte, 24)
@@ -40,7 +40,8 @@ func DevAdminToken(dataDir string) string {
 	return "adm_" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-func readDev(dataDir string) (*DevInfo, error) {
+// ReadDev reads `<dataDir>/dev.json`, written by a start with --dev.
+func ReadDev(dataDir string) (*DevInfo, error) {
 	b, err := os.ReadFile(filepath.Join(dataDir, "dev.json"))
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func readDev(dataDir string) (*DevInfo, error) {
 // reuses dev.json (secrets are stored hashed, so the file is their only
 // copy).
 func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL, adminToken string) (*DevInfo, error) {
-	info, err := readDev(dataDir)
+	info, err := ReadDev(dataDir)
 	if err == nil && len(info.Shops) > 0 {
 		if _, err := svc.GetShop(ctx, info.Shops[0].ShopID); err == nil {
 			info.APIURL, info.AdminURL, info.AdminToken = apiURL, adminURL, adminToken

@@ -21,8 +21,13 @@ Usage:
   payd admin [global flags] RESOURCE COMMAND [ARGS] [flags]
 
 Global flags (before RESOURCE, or anywhere after COMMAND):
-  --admin-url URL      operator API base URL (default http://127.0.0.1:8081; $PAYD_ADMIN_URL)
-  --admin-token TOKEN  operator bearer token ($PAYD_ADMIN_TOKEN)
+  --admin-url URL      operator API base URL ($PAYD_ADMIN_URL; default: the
+                       admin_url of --data-dir's dev.json, else http://127.0.0.1:8081)
+  --admin-token TOKEN  operator bearer token ($PAYD_ADMIN_TOKEN; default: the
+                       admin_token of --data-dir's dev.json)
+  --data-dir DIR       data directory of a payd serve --dev (default ./payd-data;
+                       $PAYD_DATA_DIR): without --admin-url and --admin-token,
+                       its dev.json says where the operator API is and its token
   --json               print the server's JSON answer, indented, instead of text
 
 After COMMAND, flags and arguments may be mixed in any order; "--" ends the
@@ -119,14 +124,24 @@ var adminCommands = map[string]map[string]func(*adminCLI, []string) error{
 // database, so anything slower means the service is stuck or unreachable.
 const adminTimeout = 30 * time.Second
 
+// defaultAdminURL is the operator API of a `payd serve` with default flags.
+const defaultAdminURL = "http://127.0.0.1:8081"
+
 // adminCLI holds the global options of one `payd admin` invocation.
 type adminCLI struct {
-	ctx     context.Context
+	ctx context.Context
+	// baseURL and token are empty until given by a flag or the
+	// environment; target fills them in from dev.json or the defaults.
 	baseURL string
 	token   string
+	dataDir string
 	json    bool
 	stdout  io.Writer
 	client  *http.Client
+	// devURL and devToken say that the address and the token came from
+	// dev.json, for the hints of the errors.
+	devURL, devToken bool
+	resolved         bool
 }
 
 func isHelp(s string) bool { return s == "help" || s == "-h" || s == "-help" || s == "--help" }
@@ -136,10 +151,12 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	// prints them once) and help goes to stdout from adminUsage.
 	f := newFlags("admin", getenv, io.Discard)
 	f.Usage = func() {}
-	baseURL := f.String("admin-url", "http://127.0.0.1:8081", "operator API base URL")
+	baseURL := f.String("admin-url", "", "operator API base URL")
 	token := f.String("admin-token", "", "operator API bearer token")
+	dataDir := f.String("data-dir", "./payd-data", "data directory of a payd serve --dev")
 	asJSON := f.Bool("json", false, "print the raw JSON answer")
-	if err := f.Parse(args); err != nil {
+	// The flag set's own Parse is used: admin prints its own help.
+	if err := f.FlagSet.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, adminUsage(""))
 			return nil
@@ -147,7 +164,7 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("admin: %w (see payd admin --help)", err)
 	}
 	a := &adminCLI{
-		ctx: ctx, baseURL: *baseURL, token: *token, json: *asJSON, stdout: stdout,
+		ctx: ctx, baseURL: *baseURL, token: *token, dataDir: *dataDir, json: *asJSON, stdout: stdout,
 		client: &http.Client{Timeout: adminTimeout},
 	}
 	rest := f.Args()
@@ -213,6 +230,7 @@ func (a *adminCLI) flags(name string) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.StringVar(&a.baseURL, "admin-url", a.baseURL, "operator API base URL")
 	fs.StringVar(&a.token, "admin-token", a.token, "operator API bearer token")
+	fs.StringVar(&a.dataDir, "data-dir", a.dataDir, "data directory of a payd serve --dev")
 	fs.BoolVar(&a.json, "json", a.json, "print the raw JSON answer")
 	return fs
 }

@@ -8,9 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paydhq/payd/serve"
 )
 
 // adminAPIError is an error answer of the operator API (the contract's Error
@@ -52,9 +55,39 @@ func (e *adminAPIError) Error() string {
 // page of objects at most.
 const maxAdminAnswer = 16 << 20
 
+// target fills in what no flag or environment variable gave: the address
+// and token that `payd serve --dev` wrote to the dev.json of --data-dir,
+// else the default address. The token of dev.json is sent only to the
+// address dev.json names.
+func (a *adminCLI) target() {
+	if a.resolved {
+		return
+	}
+	a.resolved = true
+	var dev *serve.DevInfo
+	if a.baseURL == "" || a.token == "" {
+		// No dev.json (not a --dev data directory): nothing to fill in.
+		dev, _ = serve.ReadDev(a.dataDir)
+	}
+	if a.baseURL == "" {
+		a.baseURL = defaultAdminURL
+		if dev != nil && dev.AdminURL != "" {
+			a.baseURL, a.devURL = dev.AdminURL, true
+		}
+	}
+	if a.token == "" && dev != nil && dev.AdminToken != "" &&
+		strings.TrimRight(dev.AdminURL, "/") == strings.TrimRight(a.baseURL, "/") {
+		a.token, a.devToken = dev.AdminToken, true
+	}
+}
+
+// devJSON names the dev.json of --data-dir in messages.
+func (a *adminCLI) devJSON() string { return filepath.Join(a.dataDir, "dev.json") }
+
 // call sends one request and returns the answer's body, or an error for a
 // transport failure or a non-2xx answer.
 func (a *adminCLI) call(method, path string, body any) ([]byte, error) {
+	a.target()
 	base, err := url.Parse(strings.TrimRight(a.baseURL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("admin: --admin-url %q is not an http:// or https:// URL", a.baseURL)
@@ -92,6 +125,10 @@ func (a *adminCLI) call(method, path string, body any) ([]byte, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
+		if a.devURL {
+			return nil, fmt.Errorf("admin: could not reach the operator API at %s, the admin_url of %s (%s %s): %w; is the payd serve --dev of that data directory running? Set --admin-url or $PAYD_ADMIN_URL (and --admin-token or $PAYD_ADMIN_TOKEN) for another one",
+				base.Redacted(), a.devJSON(), method, path, err)
+		}
 		return nil, fmt.Errorf("admin: could not reach the operator API at %s (%s %s): %w; is payd serve running there? Set --admin-url or $PAYD_ADMIN_URL (and --admin-token or $PAYD_ADMIN_TOKEN)",
 			base.Redacted(), method, path, err)
 	}
@@ -122,7 +159,9 @@ func (a *adminCLI) answerError(status int, method, target, path string, data []b
 	e.Status = status
 	switch {
 	case status == http.StatusUnauthorized && a.token == "":
-		e.hint = "no operator token given: set --admin-token or $PAYD_ADMIN_TOKEN"
+		e.hint = "no operator token given: set --admin-token or $PAYD_ADMIN_TOKEN, or --data-dir to the data directory of a payd serve --dev (its dev.json has the token; none at " + a.devJSON() + ")"
+	case status == http.StatusUnauthorized && a.devToken:
+		e.hint = "the admin_token of " + a.devJSON() + " was refused: is the service at that address started with this data directory? Set --admin-token or $PAYD_ADMIN_TOKEN"
 	case status == http.StatusUnauthorized:
 		e.hint = "check --admin-token or $PAYD_ADMIN_TOKEN against the token payd serve runs with"
 	case status == http.StatusNotFound && strings.HasPrefix(path, "/admin/v1/clock"):

@@ -114,7 +114,8 @@ func init() {
 	adminSections = append(adminSections,
 		struct{ name, text string }{"ledger", `Ledger:
   ledger check                          money invariants: {"ok", "problems"}
-  ledger balance MERCHANT_ID [--test]   every bucket per currency (trial balance)
+  ledger balance MERCHANT_ID [--test]   every bucket per currency (trial balance), as
+                                        {"value": "5968.24", "currency": "RUB"}
 `},
 		struct{ name, text string }{"payments", `Payments:
   payments get PAYMENT_ID               any shop's payment, with its provider attempts

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/paydtest"
 )
 
@@ -25,5 +28,36 @@ func TestAdminLedgerCheck(t *testing.T) {
 		func(string) string { return "" }, &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "not_found") {
 		t.Fatalf("freeze of an unknown merchant: %v", err)
+	}
+}
+
+// TestAdminLedgerBalanceDecimal: `payd admin ledger balance` prints money
+// as the contract does, a decimal string with its currency, not minor
+// units.
+func TestAdminLedgerBalanceDecimal(t *testing.T) {
+	t.Parallel()
+	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
+	shop := env.NewShop(payd.RegionRU, "")
+	c := env.As(shop, false)
+	pay := c.Post("/v1/payments", "balance-pay-1", map[string]any{
+		"amount": map[string]any{"value": "1500.00", "currency": "RUB"}, "order_id": "balance-1",
+		"confirmation": map[string]any{"type": "qr"},
+	}).Expect(t, 201).JSON(t)["id"].(string)
+	c.Post("/v1/test/payments/"+pay+"/simulate", "balance-sim-1", map[string]any{"outcome": "succeed"}).Expect(t, 202)
+	c.WaitStatus(pay, "succeeded")
+
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"admin", "--admin-url", env.Admin.URL, "--admin-token", env.Token,
+		"ledger", "balance", shop.MerchantID, "--test"}, func(string) string { return "" }, &out, &out)
+	if err != nil {
+		t.Fatalf("ledger balance: %v\n%s", err, out.String())
+	}
+	var got map[string]map[string]map[string]string
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("ledger balance is not buckets of amounts: %v\n%s", err, out.String())
+	}
+	// 1500.00 less the QR fee of 0.7%, not yet released.
+	if want := map[string]string{"value": "1489.50", "currency": "RUB"}; !maps.Equal(got["RUB"]["pending"], want) {
+		t.Fatalf("pending = %v, want %v\n%s", got["RUB"]["pending"], want, out.String())
 	}
 }

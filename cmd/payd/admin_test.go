@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -438,5 +440,60 @@ func TestAdminUsageErrors(t *testing.T) {
 	}
 	if calls.Load() != 0 {
 		t.Errorf("usage errors sent %d requests", calls.Load())
+	}
+}
+
+// TestAdminFindsDevDataDir: without --admin-url and --admin-token, `payd
+// admin` calls the operator API of the `payd serve --dev` whose data
+// directory --data-dir (or $PAYD_DATA_DIR) names, with its token, as the
+// README's first steps do.
+func TestAdminFindsDevDataDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	addr, admin := freeAddr(t), freeAddr(t)
+	srv := startServe(t, "--dev", "--test-clock", "--data-dir", dir, "--addr", addr, "--admin-addr", admin)
+	waitHealthy(t, http.DefaultClient, "http://"+addr, srv)
+
+	out, _, err := adminRun(nil, "--data-dir", dir, "clock", "advance", "24h")
+	if err != nil {
+		t.Fatalf("clock advance with the dev data directory: %v", err)
+	}
+	wantContains(t, "clock advance", out, "now")
+	out, _, err = adminRun(map[string]string{"PAYD_DATA_DIR": dir}, "merchants", "list")
+	if err != nil {
+		t.Fatalf("merchants list with $PAYD_DATA_DIR: %v", err)
+	}
+	wantContains(t, "merchants list", out, "Demo Merchant")
+
+	// A data directory without dev.json gives no token; the refusal says
+	// where the token was looked for.
+	empty := t.TempDir()
+	_, _, err = adminRun(nil, "--data-dir", empty, "--admin-url", "http://"+admin, "merchants", "list")
+	if err == nil {
+		t.Fatal("a call without a token succeeded")
+	}
+	wantContains(t, "error", err.Error(), "invalid_credentials", "--admin-token", filepath.Join(empty, "dev.json"))
+}
+
+// TestAdminDevTokenStaysWithItsAddress: the token of dev.json goes only
+// to the operator API dev.json names, never to another --admin-url.
+func TestAdminDevTokenStaysWithItsAddress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dev := `{"api_url":"http://127.0.0.1:1/v1","admin_url":"http://127.0.0.1:1","admin_token":"adm_dev_secret","shops":[]}`
+	if err := os.WriteFile(filepath.Join(dir, "dev.json"), []byte(dev), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, calls := fakeOperator(t, operatorRoute{
+		method: "GET", path: "/admin/v1/clock", token: "", status: http.StatusUnauthorized,
+		answer: `{"type":"error","code":"invalid_credentials","description":"missing or wrong operator token","request_id":"req_9"}`,
+	})
+	_, _, err := adminRun(nil, "--data-dir", dir, "--admin-url", srv.URL, "clock", "now")
+	if err == nil || calls.Load() != 1 {
+		t.Fatalf("a 401 answer: %v (%d calls)", err, calls.Load())
+	}
+	wantContains(t, "error", err.Error(), "--admin-token")
+	if strings.Contains(err.Error(), "adm_dev_secret") {
+		t.Errorf("the token was printed: %v", err)
 	}
 }

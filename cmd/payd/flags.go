@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -13,12 +15,47 @@ import (
 type envFlags struct {
 	*flag.FlagSet
 	getenv func(string) string
+	// usage writes the command's help; nil writes every flag with its
+	// default.
+	usage func(w io.Writer)
+	// stdout receives the help asked for with -h or --help.
+	stdout io.Writer
 }
 
-func newFlags(name string, getenv func(string) string, out io.Writer) *envFlags {
+func newFlags(name string, getenv func(string) string, stdout io.Writer) *envFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
-	return &envFlags{FlagSet: fs, getenv: getenv}
+	f := &envFlags{FlagSet: fs, getenv: getenv, stdout: stdout}
+	// The flag package prints nothing itself: Parse says what went wrong,
+	// and where the help goes depends on whether it was asked for.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return f
+}
+
+// Parse parses args. Help asked for (-h, -help, --help) is printed to
+// stdout and answered with flag.ErrHelp, which run takes for success; a
+// mistake is returned pointing at that help, which main prints once.
+func (f *envFlags) Parse(args []string) error {
+	err := f.FlagSet.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		f.writeUsage(f.stdout)
+		return err
+	}
+	return fmt.Errorf("%s: %w (see payd %s --help)", f.Name(), err, f.Name())
+}
+
+func (f *envFlags) writeUsage(w io.Writer) {
+	if f.usage != nil {
+		f.usage(w)
+		return
+	}
+	fmt.Fprintf(w, "Usage: payd %s [flags]\n\nFlags (each with an environment twin):\n", f.Name())
+	f.SetOutput(w)
+	f.PrintDefaults()
+	f.SetOutput(io.Discard)
 }
 
 func envName(flagName string) string {

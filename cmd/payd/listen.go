@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paydhq/payd/api"
 	"github.com/paydhq/payd/webhook"
 )
 
@@ -52,8 +53,8 @@ type listener struct {
 }
 
 func runListen(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	f := newFlags("listen", getenv, stderr)
-	f.Usage = func() { fmt.Fprint(stderr, listenUsage) }
+	f := newFlags("listen", getenv, stdout)
+	f.usage = func(w io.Writer) { fmt.Fprint(w, listenUsage) }
 	api := f.String("api-url", "http://127.0.0.1:8080/v1", "merchant API base")
 	shopID := f.String("shop-id", "", "shop id")
 	key := f.String("secret-key", "", "test secret key")
@@ -103,6 +104,8 @@ func (l *listener) get(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	req.SetBasicAuth(l.shopID, l.key)
+	// The service logs this command's polls at debug by this name.
+	req.Header.Set("User-Agent", api.ListenUserAgent+"/"+version)
 	resp, err := l.client.Do(req)
 	if err != nil {
 		return nil, err

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +130,45 @@ func TestListenRefusesLiveKeys(t *testing.T) {
 		func(string) string { return "" }, io.Discard, io.Discard)
 	if err == nil {
 		t.Fatal("listen accepted a live key")
+	}
+}
+
+// TestListenPollsAtDebug: the service logs the polls of `payd listen`
+// (one a second by default) at debug, so that the request log at the
+// default level keeps the developer's own calls; the same request from
+// anyone else is an info line.
+func TestListenPollsAtDebug(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	shop := env.NewShop(payd.RegionRU, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"listen", "--api-url", env.API.URL + "/v1", "--shop-id", shop.ID, "--secret-key", shop.TestKey,
+			"--forward-to", "http://127.0.0.1:1/hook", "--poll-interval", "100ms"}, func(string) string { return "" }, io.Discard, io.Discard)
+	}()
+	polls := func(level string) int {
+		n := 0
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, "level="+level+" ") && strings.Contains(line, `route="GET /v1/events"`) {
+				n++
+			}
+		}
+		return n
+	}
+	paydtest.Eventually(t, "three polls of payd listen", func() bool { return polls("DEBUG")+polls("INFO") >= 3 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := polls("INFO"); n != 0 {
+		t.Fatalf("%d polls of payd listen logged at info:\n%s", n, logs.String())
+	}
+	env.As(shop, false).Get("/v1/events").Expect(t, 200)
+	if n := polls("INFO"); n != 1 {
+		t.Fatalf("the shop's own GET /v1/events logged at info %d times, want 1:\n%s", n, logs.String())
 	}
 }

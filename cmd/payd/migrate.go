@@ -11,7 +11,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	f := newFlags("migrate", getenv, stderr)
+	f := newFlags("migrate", getenv, stdout)
 	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database")
 	if err := f.Parse(args); err != nil {

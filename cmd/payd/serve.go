@@ -37,8 +37,9 @@ type serveOptions struct {
 	drainDelay                                                   time.Duration
 }
 
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (*serveOptions, error) {
-	f := newFlags("serve", getenv, stderr)
+// parseServe reads serve's flags; the help asked for goes to stdout.
+func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*serveOptions, error) {
+	f := newFlags("serve", getenv, stdout)
 	o := &serveOptions{}
 	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
 	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
@@ -134,7 +135,7 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 }
 
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	o, err := parseServe(args, getenv, stderr)
+	o, err := parseServe(args, getenv, stdout)
 	if err != nil {
 		return err
 	}
@@ -188,30 +189,36 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	adminURL := scheme + "://" + o.adminAddr
+	// Every listener is bound before anything tells a developer where
+	// to call: with a port taken, the start fails here, before dev.json
+	// and the banner would point at a service that is not there.
+	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
+	if in.Admin != nil {
+		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
+	}
+	listeners, err := bindAll(servers)
+	if err != nil {
+		in.Close(context.Background())
+		return err
+	}
 	if o.dev {
 		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken)
 		if err != nil {
+			closeAll(listeners)
 			in.Close(context.Background())
 			return err
 		}
 		printBanner(stdout, info, o)
 	}
 	if err := in.Start(ctx); err != nil {
+		closeAll(listeners)
 		in.Close(context.Background())
 		return err
 	}
 
-	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
-	if in.Admin != nil {
-		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
-	}
 	errc := make(chan error, len(servers))
-	for _, srv := range servers {
-		ln, err := net.Listen("tcp", srv.Addr)
-		if err != nil {
-			in.Close(context.Background())
-			return err
-		}
+	for i, srv := range servers {
+		ln := listeners[i]
 		go func() {
 			var err error
 			if useTLS {
@@ -261,6 +268,30 @@ func refuseAmbiguousFraming(log *slog.Logger) http.Handler {
 	return api.Frame(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, payd.Invalid("", "a request may not carry both Content-Length and Transfer-Encoding (RFC 9112, section 6.3); the connection is closed"))
 	}))
+}
+
+// bindAll binds the address of every server, in order. When one cannot be
+// bound, the ones already bound are closed again and the error names the
+// flag that chose the address.
+func bindAll(servers []*http.Server) ([]net.Listener, error) {
+	flags := []string{"--addr", "--admin-addr"}
+	var out []net.Listener
+	for i, srv := range servers {
+		ln, err := net.Listen("tcp", srv.Addr)
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("listen on %s (%s): %w: another process holds it (a payd started earlier?); stop it or choose another %s",
+				srv.Addr, flags[i], err, flags[i])
+		}
+		out = append(out, ln)
+	}
+	return out, nil
+}
+
+func closeAll(listeners []net.Listener) {
+	for _, ln := range listeners {
+		ln.Close()
+	}
 }
 
 func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {

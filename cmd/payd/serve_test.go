@@ -257,3 +257,39 @@ func TestServeTrustedProxyAndThrottleFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServePortTakenBeforeBanner: with the API's or the operator's port
+// taken, serve fails naming the flag, before it prints the banner or
+// writes a dev.json that would point at the other process.
+func TestServePortTakenBeforeBanner(t *testing.T) {
+	t.Parallel()
+	for _, flagName := range []string{"--addr", "--admin-addr"} {
+		t.Run(flagName, func(t *testing.T) {
+			t.Parallel()
+			taken, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer taken.Close()
+			dir := t.TempDir()
+			addrs := map[string]string{"--addr": freeAddr(t), "--admin-addr": freeAddr(t)}
+			addrs[flagName] = taken.Addr().String()
+			var stdout, stderr bytes.Buffer
+			err = run(context.Background(), []string{"serve", "--dev", "--test-clock", "--data-dir", dir,
+				"--addr", addrs["--addr"], "--admin-addr", addrs["--admin-addr"]},
+				func(string) string { return "" }, &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), "address already in use") {
+				t.Fatalf("serve on a taken %s: %v", flagName, err)
+			}
+			if stdout.Len() != 0 {
+				t.Fatalf("serve printed before failing:\n%s", stdout.String())
+			}
+			if _, err := os.Stat(filepath.Join(dir, "dev.json")); !os.IsNotExist(err) {
+				t.Fatalf("dev.json written for a service that never served: %v", err)
+			}
+			if !strings.Contains(err.Error(), flagName) {
+				t.Fatalf("the error does not name %s: %v", flagName, err)
+			}
+		})
+	}
+}

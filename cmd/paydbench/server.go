@@ -177,7 +177,7 @@ func (s *server) stop() {
 	}
 }
 
-// readDev reads dev.json, which payd writes before it starts listening.
+// readDev reads dev.json, which payd writes before it starts serving.
 func readDev(dataDir string) (*devInfo, error) {
 	b, err := os.ReadFile(filepath.Join(dataDir, "dev.json"))
 	if err != nil {
