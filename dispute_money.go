@@ -137,10 +137,7 @@ func (s *Service) releaseDispute(ctx context.Context, tx Tx, pay *Payment, d *Di
 // fee are taken by the cascade, each in its own entry.
 func (s *Service) chargeBack(ctx context.Context, tx Tx, shop *Shop, pay *Payment, d *Dispute) error {
 	c := pay.Amount.Currency
-	method := MethodBankCard
-	if pay.PaymentMethod != nil {
-		method = pay.PaymentMethod.Type
-	}
+	method := pay.Method()
 	feeBack := shop.Settings.TariffFor(method, c).FeeReturn(pay.FeeAmount, pay.FeeRefundedAmount, pay.CapturedAmount, d.Amount.Minor)
 	if err := s.post(ctx, tx, ledger.KindDisputeChargeback, "dispute", d.ID,
 		ledger.Move(disputedAccount(d), serviceAccount(pay.Test, c, ledger.ProviderClearing), d.Amount.Minor),

@@ -32,6 +32,28 @@ func TestDisputeTransitions(t *testing.T) {
 	}
 }
 
+// TestPaymentTransitions pins the contract's payment table (States:
+// Payment): succeeded and canceled go nowhere, and nothing returns to
+// pending.
+func TestPaymentTransitions(t *testing.T) {
+	all := []PaymentStatus{PaymentPending, PaymentWaitingForCapture, PaymentSucceeded, PaymentCanceled}
+	allowed := map[[2]PaymentStatus]bool{
+		{PaymentPending, PaymentWaitingForCapture}: true, {PaymentPending, PaymentSucceeded}: true, {PaymentPending, PaymentCanceled}: true,
+		{PaymentWaitingForCapture, PaymentSucceeded}: true, {PaymentWaitingForCapture, PaymentCanceled}: true,
+	}
+	for _, from := range all {
+		for _, to := range all {
+			if got := from.CanBecome(to); got != allowed[[2]PaymentStatus{from, to}] {
+				t.Errorf("%s → %s allowed %v, want %v", from, to, got, !got)
+			}
+			pay := &Payment{Status: from}
+			if err := moveAllowed(pay, to); (err == nil) != allowed[[2]PaymentStatus{from, to}] {
+				t.Errorf("moveAllowed %s → %s: %v", from, to, err)
+			}
+		}
+	}
+}
+
 // TestChargebackRule checks the defaults and the ratio's edge: the freeze
 // needs the minimum count and a ratio strictly above the threshold.
 func TestChargebackRule(t *testing.T) {

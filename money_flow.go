@@ -294,10 +294,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 	evType := EventRefundSucceeded
 	switch n.Kind {
 	case NotifyRefundSucceeded:
-		method := MethodBankCard
-		if pay.PaymentMethod != nil {
-			method = pay.PaymentMethod.Type
-		}
+		method := pay.Method()
 		fee := shop.Settings.TariffFor(method, c).FeeReturn(pay.FeeAmount, pay.FeeRefundedAmount, pay.CapturedAmount, r.Amount.Minor)
 		if err := s.post(ctx, tx, ledger.KindRefundSucceeded, "refund", r.ID,
 			ledger.Move(inFlight, serviceAccount(pay.Test, c, ledger.ProviderClearing), r.Amount.Minor),
@@ -317,10 +314,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 			ledger.Move(inFlight, available, r.Amount.Minor-r.FromPending)); err != nil {
 			return err
 		}
-		reason := n.Reason
-		if reason == "" {
-			reason = ReasonGeneralDecline
-		}
+		reason := declineReason(n.Reason)
 		r.Status, r.Cancellation = RefundCanceled, &CancellationDetails{Party: PartyPaymentNetwork, Reason: reason, ProviderCode: n.ProviderCode}
 		evType = EventRefundCanceled
 	default:

@@ -2,6 +2,7 @@ package payd
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -17,6 +18,21 @@ const (
 	PaymentSucceeded         PaymentStatus = "succeeded"
 	PaymentCanceled          PaymentStatus = "canceled"
 )
+
+// paymentNext is the contract's payment transition table (States:
+// Payment): a pending payment is authorized (two-stage), succeeds or is
+// canceled; an authorized one is captured or canceled; succeeded and
+// canceled are final. Every status change goes through succeed, authorize
+// or cancel, and each asks this table first.
+var paymentNext = map[PaymentStatus][]PaymentStatus{
+	PaymentPending:           {PaymentWaitingForCapture, PaymentSucceeded, PaymentCanceled},
+	PaymentWaitingForCapture: {PaymentSucceeded, PaymentCanceled},
+}
+
+// CanBecome reports whether the table allows s → to.
+func (s PaymentStatus) CanBecome(to PaymentStatus) bool {
+	return slices.Contains(paymentNext[s], to)
+}
 
 // Valid reports whether s is a known status.
 func (s PaymentStatus) Valid() bool {
@@ -292,4 +308,22 @@ func (p *Payment) View(confirmationURL string) *PaymentJSON {
 	}
 	v.Confirmation = c
 	return v
+}
+
+// Method is the payment's method type; a payment whose payer has not yet
+// chosen one is priced and held as a bank card, the default tariff.
+func (p *Payment) Method() string {
+	if p.PaymentMethod != nil && p.PaymentMethod.Type != "" {
+		return p.PaymentMethod.Type
+	}
+	return MethodBankCard
+}
+
+// declineReason is the cancellation reason a provider gave, or
+// general_decline when it gave none.
+func declineReason(reason string) string {
+	if reason == "" {
+		return ReasonGeneralDecline
+	}
+	return reason
 }

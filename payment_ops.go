@@ -161,18 +161,29 @@ func invalidState(pay *Payment, op string) *Error {
 	return Errorf(CodeInvalidState, "cannot %s a payment in status %s%s", op, pay.Status, hint)
 }
 
+// moveAllowed refuses a status change the transition table does not hold.
+// Each operation checks its own rule first (capture only from
+// waiting_for_capture, and so on) with its own message; this is the last
+// word, so that no path can revive a final payment.
+func moveAllowed(pay *Payment, to PaymentStatus) error {
+	if !pay.Status.CanBecome(to) {
+		return Errorf(CodeInvalidState, "a payment in status %s cannot become %s", pay.Status, to)
+	}
+	return nil
+}
+
 // succeed moves a payment to succeeded with sum captured, fixes its fee by
 // the tariff in force, and records the event.
 func (s *Service) succeed(ctx context.Context, tx Tx, pay *Payment, sum int64) error {
+	if err := moveAllowed(pay, PaymentSucceeded); err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	shop, err := tx.ShopGet(ctx, pay.ShopID)
 	if err != nil {
 		return err
 	}
-	method := MethodBankCard
-	if pay.PaymentMethod != nil {
-		method = pay.PaymentMethod.Type
-	}
+	method := pay.Method()
 	if pay.AuthorizedAt == nil {
 		pay.AuthorizedAt = &now
 	}
@@ -198,15 +209,15 @@ func (s *Service) succeed(ctx context.Context, tx Tx, pay *Payment, sum int64) e
 // authorize moves a pending payment to waiting_for_capture and schedules
 // the end of its hold.
 func (s *Service) authorize(ctx context.Context, tx Tx, pay *Payment) error {
+	if err := moveAllowed(pay, PaymentWaitingForCapture); err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	shop, err := tx.ShopGet(ctx, pay.ShopID)
 	if err != nil {
 		return err
 	}
-	method := MethodBankCard
-	if pay.PaymentMethod != nil {
-		method = pay.PaymentMethod.Type
-	}
+	method := pay.Method()
 	hold := now.Add(shop.Settings.HoldFor(method))
 	pay.Status, pay.AuthorizedAt, pay.HoldExpiresAt = PaymentWaitingForCapture, &now, &hold
 	if err := s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID}, hold); err != nil {
@@ -217,6 +228,9 @@ func (s *Service) authorize(ctx context.Context, tx Tx, pay *Payment) error {
 
 // cancel moves a payment to canceled with details.
 func (s *Service) cancel(ctx context.Context, tx Tx, pay *Payment, d CancellationDetails) error {
+	if err := moveAllowed(pay, PaymentCanceled); err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	shop, err := tx.ShopGet(ctx, pay.ShopID)
 	if err != nil {
@@ -318,10 +332,7 @@ func (s *Service) applyNotification(ctx context.Context, tx Tx, pay *Payment, pr
 	case n.Kind == NotifyAuthorized && pay.Status == PaymentPending:
 		return s.authorize(ctx, tx, pay)
 	case n.Kind == NotifyDeclined && pay.Status == PaymentPending:
-		reason := n.Reason
-		if reason == "" {
-			reason = ReasonGeneralDecline
-		}
+		reason := declineReason(n.Reason)
 		return s.cancel(ctx, tx, pay, CancellationDetails{Party: PartyPaymentNetwork, Reason: reason, ProviderCode: n.ProviderCode})
 	}
 	return tx.DiscrepancyInsert(ctx, &Discrepancy{

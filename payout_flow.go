@@ -223,10 +223,7 @@ func (s *Service) settlePayout(ctx context.Context, tx Tx, po *Payout, res Payou
 			ledger.Move(held, merchantAccount(po.MerchantID, po.Test, c, ledger.Available, ""), po.Held())); err != nil {
 			return err
 		}
-		reason := res.Reason
-		if reason == "" {
-			reason = ReasonGeneralDecline
-		}
+		reason := declineReason(res.Reason)
 		// Nothing was charged: the fee came back with the sum.
 		po.Status, po.CanceledAt, po.Fee = PayoutCanceled, &now, 0
 		po.Cancellation = &CancellationDetails{Party: PartyPaymentNetwork, Reason: reason, ProviderCode: res.ProviderCode}
