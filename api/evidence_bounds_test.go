@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"errors"
 	"strconv"
 	"testing"
 	"time"
@@ -50,11 +51,25 @@ func TestEvidenceWaitingIsBounded(t *testing.T) {
 		}
 		c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).ExpectError(t, 429, payd.CodeTooManyRequests, "")
 
-		// Once the links expire, the sweep removes every unattached file
-		// and its bytes; the attached one stays, and the bounds are free.
+		// Once the links expire, the periodic sweep (run when the test
+		// clock moves) removes every unattached file and its bytes; the
+		// attached one stays, and the bounds are free.
 		env.Clock.Advance(payd.EvidenceUploadTTL + time.Minute)
-		if n, err := env.Service.RemoveExpiredEvidence(t.Context()); err != nil || n < len(waiting) {
-			t.Fatalf("RemoveExpiredEvidence = %d, %v; want at least %d removed", n, err, len(waiting))
+		deadline := time.Now().Add(15 * time.Second)
+		for _, id := range waiting {
+			for {
+				err := env.Instance.Store.View(t.Context(), func(tx payd.Tx) error {
+					_, err := tx.EvidenceFileGet(t.Context(), id)
+					return err
+				})
+				if errors.Is(err, payd.ErrNoRows) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("file %s still stored after its link expired (%v)", id, err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 		}
 		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{waiting[0]}}).
 			ExpectError(t, 400, payd.CodeInvalidRequest, "file_ids.0")

@@ -37,4 +37,7 @@ func TestExpirySweepTriedOnce(t *testing.T) {
 	if got := (ExpireLinksArgs{}).InsertOpts().MaxAttempts; got != 1 {
 		t.Fatalf("payment link expiry sweep MaxAttempts = %d, want 1", got)
 	}
+	if got := (RemoveExpiredEvidenceArgs{}).InsertOpts().MaxAttempts; got != 1 {
+		t.Fatalf("evidence sweep MaxAttempts = %d, want 1", got)
+	}
 }
