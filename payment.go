@@ -269,6 +269,15 @@ type PaymentView struct {
 	JSON      json.RawMessage
 }
 
+// PaymentViewVersion is the version of what View renders. A payment's
+// rendering is stored beside its document and sent as it is by lists; a
+// rendering of another version is rendered afresh on read and by a
+// background pass (RefreshPaymentViews). Raise it with every change to
+// what View writes, together with a migration that moves the bound of the
+// payments_view_stale index to it (docs/architecture.md, "What is
+// stored").
+const PaymentViewVersion = 1
+
 // View returns the contract's object. confirmationURL is given only in the
 // create answer: the one-time token is never recoverable later.
 func (p *Payment) View(confirmationURL string) *PaymentJSON {

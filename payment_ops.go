@@ -399,3 +399,41 @@ func (s *Service) OperatorPayment(ctx context.Context, id string) (pay *Payment,
 	})
 	return pay, notFoundAs(err, "payment")
 }
+
+// RefreshPaymentViews renders again the stored rendering of every payment
+// whose rendering is of an older PaymentViewVersion, a batch at a time,
+// each payment in its own short transaction under its lock. Lists already
+// render such payments from their documents; this brings the stored form
+// up to date so that they are sent as stored again. A periodic job runs it
+// (and at start); with nothing stale it reads one empty index page.
+func (s *Service) RefreshPaymentViews(ctx context.Context) (int, error) {
+	const batch = 500
+	n, after := 0, ""
+	for {
+		var ids []string
+		err := s.store.View(ctx, func(tx Tx) (err error) {
+			ids, err = tx.PaymentViewsStale(ctx, after, batch)
+			return err
+		})
+		if err != nil {
+			return n, fmt.Errorf("list stale payment renderings: %w", err)
+		}
+		for _, id := range ids {
+			err := s.store.Tx(ctx, func(tx Tx) error {
+				pay, err := tx.PaymentGetForUpdate(ctx, id)
+				if err != nil {
+					return err
+				}
+				return tx.PaymentUpdate(ctx, pay)
+			})
+			if err != nil {
+				return n, fmt.Errorf("render payment %s again: %w", id, err)
+			}
+			n++
+		}
+		if len(ids) < batch {
+			return n, nil
+		}
+		after = ids[len(ids)-1]
+	}
+}

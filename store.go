@@ -110,6 +110,10 @@ type Tx interface {
 	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte) (*Payment, error)
 	PaymentGetByProviderID(ctx context.Context, provider, providerPaymentID string) (*Payment, error)
 	PaymentUpdate(ctx context.Context, p *Payment) error
+	// PaymentViewsStale lists, in id order after after, the ids of
+	// payments whose stored rendering is of an older PaymentViewVersion
+	// (or absent), at most limit.
+	PaymentViewsStale(ctx context.Context, after string, limit int) ([]string, error)
 	// PaymentViewList lists a shop's payments of one mode, newest first,
 	// each as the contract renders it (Payment.View without
 	// confirmation_url), kept by the store beside the document it renders.

@@ -79,9 +79,21 @@ func (RemoveExpiredEvidenceArgs) InsertOpts() river.InsertOpts {
 // a quarter of an hour after its link.
 const evidenceSweepInterval = 15 * time.Minute
 
+// RefreshPaymentViewsArgs renders again the payments whose stored
+// rendering is of an older version.
+type RefreshPaymentViewsArgs struct{}
+
+// Kind names the job.
+func (RefreshPaymentViewsArgs) Kind() string { return "payment_views_refresh" }
+
+// InsertOpts: tried once; the next run takes up what this one left.
+func (RefreshPaymentViewsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1}
+}
+
 // periodicArgs are the periodic jobs: the expiry sweeps and the hourly ones.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
+	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, RefreshPaymentViewsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
 // skipAhead is a periodic schedule that, when the clock has jumped past
@@ -114,6 +126,9 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(skipAhead{clock: clock, every: evidenceSweepInterval},
 			func() (river.JobArgs, *river.InsertOpts) { return RemoveExpiredEvidenceArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return RefreshPaymentViewsArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeEventsArgs{}, nil },
@@ -165,6 +180,10 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 	}})
 	river.AddWorker(w, &funcWorker[RemoveExpiredEvidenceArgs]{fn: func(ctx context.Context) error {
 		_, err := svc.RemoveExpiredEvidence(ctx)
+		return err
+	}})
+	river.AddWorker(w, &funcWorker[RefreshPaymentViewsArgs]{fn: func(ctx context.Context) error {
+		_, err := svc.RefreshPaymentViews(ctx)
 		return err
 	}})
 	river.AddWorker(w, &argsWorker[payd.DisputeSubmitArgs]{fn: func(ctx context.Context, a payd.DisputeSubmitArgs) error {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -58,8 +59,8 @@ func (t *tx) PaymentInsertAtCommit(ctx context.Context, p *payd.Payment) error {
 
 // paymentInsertSQL inserts a payment row of paymentRow.
 const paymentInsertSQL = `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view, view_version)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
 
 // paymentRow is the arguments of paymentInsertSQL.
 func paymentRow(p *payd.Payment) ([]any, error) {
@@ -68,7 +69,7 @@ func paymentRow(p *payd.Payment) ([]any, error) {
 		return nil, err
 	}
 	return []any{p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
-		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view}, nil
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view, payd.PaymentViewVersion}, nil
 }
 
 // paymentDocs encodes what a payment row keeps: the document, and the
@@ -115,16 +116,43 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6 WHERE id = $1`,
-		p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view)
+	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7
+		WHERE id = $1`, p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion)
+}
+
+// paymentViewCurrent is the condition of a stored rendering of the running
+// version. The version is a code constant written into the text, not a
+// parameter, so that the stale pass's condition is the literal predicate
+// of the payments_view_stale index and the planner can use it.
+var paymentViewCurrent = "view_version = " + strconv.Itoa(payd.PaymentViewVersion)
+
+// PaymentViewsStale walks payments_view_stale: the ids of payments whose
+// rendering is of an older version, in id order after after.
+func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT id FROM payments WHERE view_version < `+strconv.Itoa(payd.PaymentViewVersion)+
+		` AND id > $1 ORDER BY id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // PaymentViewList lists payments as the contract renders them: each item
-// is the payment's stored rendering, read and handed on without decoding. A
-// payment stored before renderings were kept is rendered from its
-// document.
+// is the payment's stored rendering, read and handed on without decoding,
+// when it is of the running version (payd.PaymentViewVersion); any other
+// payment is rendered from its document, so a list and a GET agree.
 func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.PaymentView], error) {
-	return listPage(ctx, t, `SELECT id, created_at, view, CASE WHEN view IS NULL THEN doc END FROM payments`,
+	return listPage(ctx, t, `SELECT id, created_at, CASE WHEN `+paymentViewCurrent+` THEN view END,
+		CASE WHEN `+paymentViewCurrent+` THEN NULL ELSE doc END FROM payments`,
 		paymentListWhere(p), p.ListParams,
 		func(r *sql.Rows) (*payd.PaymentView, error) {
 			var v payd.PaymentView
