@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -301,7 +302,7 @@ func (st ShopSettings) Validate() error {
 // validateMoneySettings checks tariffs, holds, ranges and limits.
 func (st ShopSettings) validateMoneySettings() error {
 	for i, t := range st.Tariffs {
-		p := "tariffs." + itoa(i)
+		p := "tariffs." + strconv.Itoa(i)
 		switch {
 		case !knownMethod(t.Method):
 			return Invalid(p+".method", "unknown method %q", t.Method)

@@ -2,17 +2,21 @@ package payd
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
-// RetrySchedule is the waiting time before each retry of a failed delivery
+// retrySchedule is the waiting time before each retry of a failed delivery
 // (Events: Delivery — Retries). A delivery is tried at once and then at
 // these delays after each failure; when the last retry fails, the delivery
 // is failed and the endpoint becomes failing.
-var RetrySchedule = []time.Duration{
+var retrySchedule = [...]time.Duration{
 	time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 4 * time.Hour,
 	12 * time.Hour, 24 * time.Hour, 48 * time.Hour, 72 * time.Hour,
 }
+
+// RetrySchedule returns the contract's retry delays, a copy of its own.
+func RetrySchedule() []time.Duration { return slices.Clone(retrySchedule[:]) }
 
 // Delivery timeouts (Limits: Webhook acknowledgement, pre-check answer).
 const (

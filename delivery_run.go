@@ -72,8 +72,8 @@ func (s *Service) next(o *deliveryOutcome) (d *WebhookDelivery, failedFinally bo
 	switch {
 	case o.ok:
 		d.State = DeliveryStateSucceeded
-	case d.Attempts <= len(RetrySchedule):
-		due := s.clock.Now().Add(RetrySchedule[d.Attempts-1])
+	case d.Attempts <= len(retrySchedule):
+		due := s.clock.Now().Add(retrySchedule[d.Attempts-1])
 		d.NextAttemptAt, d.DueAt = &due, due
 	default:
 		d.State, failedFinally = DeliveryStateFailed, true

@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -62,12 +63,7 @@ var disputeNext = map[DisputeStatus][]DisputeStatus{
 
 // CanBecome reports whether the table allows s → to.
 func (s DisputeStatus) CanBecome(to DisputeStatus) bool {
-	for _, n := range disputeNext[s] {
-		if n == to {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(disputeNext[s], to)
 }
 
 // AcceptsEvidence reports whether evidence may be uploaded and attached in

@@ -370,7 +370,7 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 		}
 		now := s.clock.Now()
 		for i, id := range fileIDs {
-			param := "file_ids." + itoa(i)
+			param := "file_ids." + strconv.Itoa(i)
 			// Locked: the sweep of unattached files removes a file only
 			// under this lock, so a file is either attached or gone.
 			f, err := tx.EvidenceFileGetForUpdate(ctx, id)

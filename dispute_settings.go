@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -88,7 +89,7 @@ func (st ShopSettings) DisputeFeeFor(c money.Currency) DisputeFee {
 func (st ShopSettings) validateDisputeFees() error {
 	seen := map[money.Currency]bool{}
 	for i, f := range st.DisputeFees {
-		p := "dispute_fees." + itoa(i)
+		p := "dispute_fees." + strconv.Itoa(i)
 		switch {
 		case !f.Currency.Valid() || seen[f.Currency]:
 			return Invalid(p+".currency", "a known currency, once")

@@ -2,6 +2,7 @@ package payd
 
 import (
 	"context"
+	"slices"
 
 	"github.com/paydhq/payd/ledger"
 )
@@ -71,7 +72,7 @@ func (s *Service) autoFreeze(ctx context.Context, tx Tx, merchantID string, test
 // ChangeFreeze is the operator's manual freeze or unfreeze of a merchant's
 // payouts in a contour.
 func (s *Service) ChangeFreeze(ctx context.Context, merchantID string, test, frozen bool, reason string) (*SettlementStatus, error) {
-	if frozen && !contains(FreezeReasons, reason) {
+	if frozen && !slices.Contains(FreezeReasons, reason) {
 		return nil, Invalid("reason", "reason must be one of %v", FreezeReasons)
 	}
 	var st SettlementStatus

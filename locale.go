@@ -1,5 +1,7 @@
 package payd
 
+import "slices"
+
 // Locales are the languages of the payer's pages, the values of
 // confirmation.locale without a region (docs/payments.md, Payer's
 // language).
@@ -16,7 +18,7 @@ func ParseLocale(s string) (string, bool) {
 		return "", false
 	}
 	lang := s[:2]
-	if !contains(Locales, lang) {
+	if !slices.Contains(Locales, lang) {
 		return "", false
 	}
 	if len(s) == 5 && (s[2] != '-' && s[2] != '_' || !upperASCII(s[3]) || !upperASCII(s[4])) {

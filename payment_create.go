@@ -430,12 +430,3 @@ func statementDescriptor(shop *Shop) string {
 	}
 	return out
 }
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -193,7 +194,7 @@ func (st ShopSettings) PayoutRange(c money.Currency) Range {
 func (st ShopSettings) validatePayoutSettings() error {
 	seen := map[money.Currency]bool{}
 	for i, f := range st.PayoutFees {
-		p := "payout_fees." + itoa(i)
+		p := "payout_fees." + strconv.Itoa(i)
 		switch {
 		case !f.Currency.Valid():
 			return Invalid(p+".currency", "unknown currency %q", f.Currency)

@@ -3,6 +3,8 @@ package payd
 import (
 	"math/big"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -58,7 +60,7 @@ func (d PayoutDestination) Check(region Region) (kind, masked string, err error)
 		return "", "", Invalid("destination.type", "sbp payouts are available to shops of region ru")
 	}
 	for _, f := range d.Given {
-		if !contains(fields, f) {
+		if !slices.Contains(fields, f) {
 			return "", "", Invalid("destination."+f, "%s is not a field of %s destinations", f, kind)
 		}
 	}
@@ -153,7 +155,7 @@ func ibanValid(iban string) bool {
 	var b strings.Builder
 	for _, c := range iban[4:] + iban[:4] {
 		if c >= 'A' && c <= 'Z' {
-			b.WriteString(itoa(int(c-'A') + 10))
+			b.WriteString(strconv.Itoa(int(c-'A') + 10))
 		} else {
 			b.WriteRune(c)
 		}

@@ -3,6 +3,8 @@ package payd
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,7 +65,7 @@ func checkPayoutRouteKey(region Region, method string, currency money.Currency) 
 	switch {
 	case !region.Valid():
 		return Invalid("region", "region must be ru or kz")
-	case !contains(PayoutRouteMethods, method):
+	case !slices.Contains(PayoutRouteMethods, method):
 		return Invalid("method", "payout routes are %s", strings.Join(PayoutRouteMethods, ", "))
 	case method == payoutRoutePrefix+DestinationSBP && region != RegionRU:
 		return Invalid("method", "sbp payouts are offered in ru only")
@@ -77,7 +79,7 @@ func checkPayoutRouteKey(region Region, method string, currency money.Currency) 
 func (s *Service) checkPayoutRouteProviders(names []string) error {
 	for i, name := range names {
 		if !s.livePayout[name] {
-			return Invalid("providers."+itoa(i), "no live payout provider %q in this build", name)
+			return Invalid("providers."+strconv.Itoa(i), "no live payout provider %q in this build", name)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -27,7 +28,7 @@ type AttemptRequest struct {
 
 // AttemptReference names the attempt of a payment at a cascade position.
 func AttemptReference(paymentID string, candidate int) string {
-	return paymentID + "/" + itoa(candidate)
+	return paymentID + "/" + strconv.Itoa(candidate)
 }
 
 // AttemptResult is the provider's answer to an attempt.

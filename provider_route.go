@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +79,7 @@ func (s *Service) SetProviderRoute(ctx context.Context, in ProviderRouteSet) (*P
 	}
 	seen := map[string]bool{}
 	for i, name := range in.Providers {
-		param := "providers." + itoa(i)
+		param := "providers." + strconv.Itoa(i)
 		switch {
 		case seen[name]:
 			return nil, Invalid(param, "provider %q is named twice", name)

@@ -94,12 +94,3 @@ type LedgerReleaseArgs struct {
 
 // Kind names the job.
 func (LedgerReleaseArgs) Kind() string { return "ledger_release" }
-
-// RefundProviderArgs sends a created refund to the payment's provider,
-// after the transaction that created it.
-type RefundProviderArgs struct {
-	RefundID string `json:"refund_id"`
-}
-
-// Kind names the job.
-func (RefundProviderArgs) Kind() string { return "refund_provider" }

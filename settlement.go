@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -151,13 +152,6 @@ func (r Region) Location() *time.Location {
 	return time.FixedZone("Europe/Moscow", 3*3600)
 }
 
-// periodEntry is one ledger entry of a register's period, with the
-// merchant-side effect of its postings.
-type PeriodEntry struct {
-	Entry    *ledger.Entry
-	Postings []ledger.Posting
-}
-
 // computeSettlement sums a period's entries: gross captured, fees (net of
 // fees returned), refunds sent, reserve held and released, deposit withheld
 // (net of deposit released), chargebacks, bank fines and chargeback fees,
@@ -280,7 +274,7 @@ func (s *Service) AdvanceSettlement(ctx context.Context, id string, to Settlemen
 		if _, err := tx.MerchantGetForUpdate(ctx, st.MerchantID); err != nil {
 			return err
 		}
-		if !containsState(settlementNext[st.Status], to) {
+		if !slices.Contains(settlementNext[st.Status], to) {
 			return Errorf(CodeInvalidState, "a %s register cannot become %s", st.Status, to)
 		}
 		st.Status = to
@@ -307,15 +301,6 @@ func (s *Service) AdvanceSettlement(ctx context.Context, id string, to Settlemen
 		return nil
 	})
 	return st, err
-}
-
-func containsState(list []SettlementState, s SettlementState) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ReportTTL is how long a report link works (Limits: report_url).

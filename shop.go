@@ -2,6 +2,7 @@ package payd
 
 import (
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -95,7 +96,7 @@ type ShopSettings struct {
 	// pre-check; AuthorizeRequestDefaultAllow decides when no answer comes.
 	AuthorizeRequestWebhook      bool `json:"authorize_request_webhook,omitempty"`
 	AuthorizeRequestDefaultAllow bool `json:"authorize_request_default_allow,omitempty"`
-	// Tariffs set the fee per method and currency; DefaultTariffs apply
+	// Tariffs set the fee per method and currency; defaultTariffs apply
 	// where none matches.
 	Tariffs []Tariff `json:"tariffs,omitempty"`
 	// Limits are the shop's portfolio limits.
@@ -165,9 +166,9 @@ func (t Tariff) FeeReturn(fee, feeReturned, captured, amount int64) int64 {
 	return max(0, min(back, fee-feeReturned))
 }
 
-// DefaultTariffs apply when a shop has no tariff for a method and currency.
+// defaultTariffs apply when a shop has no tariff for a method and currency.
 // QR payments of both regions cost what SBP costs.
-var DefaultTariffs = map[string]int64{MethodBankCard: 280, MethodSBP: 70, MethodKZQR: 70}
+var defaultTariffs = map[string]int64{MethodBankCard: 280, MethodSBP: 70, MethodKZQR: 70}
 
 // TariffFor returns the tariff in force for method and currency.
 func (s ShopSettings) TariffFor(method string, c money.Currency) Tariff {
@@ -176,7 +177,7 @@ func (s ShopSettings) TariffFor(method string, c money.Currency) Tariff {
 			return t
 		}
 	}
-	return Tariff{Method: method, Currency: c, PercentBps: DefaultTariffs[method]}
+	return Tariff{Method: method, Currency: c, PercentBps: defaultTariffs[method]}
 }
 
 // Fee computes the fee of a captured sum: amount × bps / 10000 rounded half
@@ -277,7 +278,7 @@ func ValidateAllowlist(list []string) error {
 		if _, err := netip.ParseAddr(entry); err == nil {
 			continue
 		}
-		return Invalid("ip_allowlist."+itoa(i), "%q is neither an IP address nor a CIDR prefix", entry)
+		return Invalid("ip_allowlist."+strconv.Itoa(i), "%q is neither an IP address nor a CIDR prefix", entry)
 	}
 	return nil
 }

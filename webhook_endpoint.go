@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/paydhq/payd/urlguard"
@@ -110,10 +111,10 @@ func checkEventTypes(types []EventType) error {
 	seen := map[EventType]bool{}
 	for i, t := range types {
 		if !t.Valid() {
-			return Invalid("events."+itoa(i), "unknown event type %q", t)
+			return Invalid("events."+strconv.Itoa(i), "unknown event type %q", t)
 		}
 		if seen[t] {
-			return Invalid("events."+itoa(i), "event type %q is listed twice", t)
+			return Invalid("events."+strconv.Itoa(i), "event type %q is listed twice", t)
 		}
 		seen[t] = true
 	}

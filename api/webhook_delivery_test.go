@@ -173,7 +173,7 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 				return len(log.Items) == n
 			})
 		}
-		for i, wait := range payd.RetrySchedule {
+		for i, wait := range payd.RetrySchedule() {
 			recorded(i + 1)
 			// Just before the retry is due nothing happens. The margin
 			// covers the real time between the attempt's record (which
@@ -188,7 +188,7 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 		}
 		// The tenth attempt was the last: once it is recorded, the
 		// endpoint is failing.
-		recorded(len(payd.RetrySchedule) + 1)
+		recorded(len(payd.RetrySchedule()) + 1)
 		got := c.Get("/v1/webhook-endpoints/"+epID).Expect(t, 200).JSON(t)
 		if got["status"] != "failing" {
 			t.Fatalf("endpoint after the last retry = %v", got)
@@ -200,7 +200,7 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 		}
 		for i := 1; i < len(log.Items); i++ {
 			gap := log.Items[i].At.Sub(log.Items[i-1].At)
-			if want := payd.RetrySchedule[i-1]; gap < want || gap > want+time.Minute {
+			if want := payd.RetrySchedule()[i-1]; gap < want || gap > want+time.Minute {
 				t.Fatalf("gap before attempt %d = %v, want %v", i+1, gap, want)
 			}
 			if log.Items[i].StatusCode != 500 || log.Items[i].Error == "" {
@@ -452,7 +452,7 @@ func TestWebhookQueuedForDisabledEndpointIsSkipped(t *testing.T) {
 			t.Fatalf("summary after the first attempt = %v", s)
 		}
 		c.Do("PATCH", "/v1/webhook-endpoints/"+ep["id"].(string), map[string]any{"status": "disabled"}, "Idempotency-Key", key()).Expect(t, 200)
-		env.Clock.Advance(payd.RetrySchedule[0] + time.Second)
+		env.Clock.Advance(payd.RetrySchedule()[0] + time.Second)
 		waitLong(t, "the retry's turn", func() bool { return summary()["status"] == "failed" })
 		if s := summary(); s["attempts"] != float64(1) {
 			t.Fatalf("summary after the skip = %v", s)
