@@ -220,22 +220,3 @@ func (s *Service) DeleteWebhookEndpoint(ctx context.Context, p *Principal, id st
 		return notFoundAs(tx.WebhookEndpointDelete(ctx, p.Shop.ID, p.Test(), id, s.clock.Now()), "webhook endpoint")
 	})
 }
-
-// GetEvent returns an event of the principal's shop and mode.
-func (s *Service) GetEvent(ctx context.Context, p *Principal, id string) (e *Event, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		e, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
-		return err
-	})
-	return e, notFoundAs(err, "event")
-}
-
-// ListEvents lists events of the principal's shop and mode, newest first.
-func (s *Service) ListEvents(ctx context.Context, p *Principal, params *EventListParams) (page Page[*Event], err error) {
-	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.EventList(ctx, params)
-		return err
-	})
-	return page, err
-}
