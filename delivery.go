@@ -164,11 +164,13 @@ func (s *Service) queueDeliveries(ctx context.Context, tx Tx, ev *Event, endpoin
 	if err := tx.WebhookDeliveryInsert(ctx, list...); err != nil {
 		return err
 	}
-	if s.dispatch != nil {
-		tx.AfterCommit(s.dispatch.kick)
-	}
+	tx.AfterCommit(s.deliveriesQueued)
 	return nil
 }
+
+// KickDeliveries wakes the webhook dispatcher to look for due deliveries
+// now (after a jump of the test clock, or a job that made some due).
+func (s *Service) KickDeliveries() { s.deliveriesQueued() }
 
 // signingSecrets are the secrets that sign a delivery now: the current one
 // and, for SecretOverlap after a rotation, the previous one.

@@ -6,27 +6,72 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/paydhq/payd/webhook"
 )
 
-// deliveryOutcome is what became of one claimed delivery: an attempt, or
+// DeliveryOutcome is what became of one claimed delivery: an attempt, or
 // none when the delivery was skipped.
-type deliveryOutcome struct {
+type DeliveryOutcome struct {
 	work    *DeliveryWork
 	attempt *DeliveryAttempt
 	ok      bool
 }
 
-// attemptDelivery posts the stored event bytes, signed, to the endpoint.
+// Work is the claimed delivery the outcome is of.
+func (o *DeliveryOutcome) Work() *DeliveryWork { return o.work }
+
+// Quick reports an attempt answered with 2xx in under a second: the
+// dispatcher gives such an endpoint more deliveries at once.
+func (o *DeliveryOutcome) Quick() bool {
+	return o.attempt != nil && o.ok && o.attempt.DurationMS < 1000
+}
+
+// Name is the outcome as metrics count it: succeeded, failed (an attempt
+// without a 2xx) or skipped (the endpoint was no longer active).
+func (o *DeliveryOutcome) Name() string {
+	switch {
+	case o.attempt == nil:
+		return DeliveryStateSkipped
+	case o.ok:
+		return DeliveryStateSucceeded
+	}
+	return DeliveryStateFailed
+}
+
+// DeliveryClaim asks for due deliveries (WebhookDeliveryClaimParams less
+// the times, which the service clock gives): Lease is how long they stay
+// out of other claims.
+type DeliveryClaim struct {
+	Lease                        time.Duration
+	Limit                        int
+	Exclude, Slow, Fast          []string
+	PerEndpoint, PerFastEndpoint int
+}
+
+// ClaimDeliveries leases due deliveries on the service clock.
+func (s *Service) ClaimDeliveries(ctx context.Context, c DeliveryClaim) (works []*DeliveryWork, err error) {
+	at := s.clock.Now()
+	err = s.store.Tx(ctx, func(tx Tx) (err error) {
+		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
+			Now: at, LeaseUntil: at.Add(c.Lease), Limit: c.Limit, Exclude: c.Exclude, Slow: c.Slow,
+			PerEndpoint: c.PerEndpoint, Fast: c.Fast, PerFastEndpoint: c.PerFastEndpoint,
+		})
+		return err
+	})
+	return works, err
+}
+
+// AttemptDelivery posts the stored event bytes, signed, to the endpoint.
 // It runs outside any transaction, so a slow receiver holds no lock.
-func (s *Service) attemptDelivery(ctx context.Context, w *DeliveryWork) *deliveryOutcome {
+func (s *Service) AttemptDelivery(ctx context.Context, w *DeliveryWork) *DeliveryOutcome {
 	ev, ep := w.Event, w.Endpoint
 	if ev == nil || ep == nil || ep.Status != WebhookActive {
 		// Events for a disabled, failing or deleted endpoint are kept, not
 		// sent; resend delivers them after the endpoint is active again.
-		return &deliveryOutcome{work: w}
+		return &DeliveryOutcome{work: w}
 	}
 	now := s.clock.Now()
 	headers := map[string]string{
@@ -38,7 +83,7 @@ func (s *Service) attemptDelivery(ctx context.Context, w *DeliveryWork) *deliver
 	res, sendErr := s.sender.Send(ctx, ep.URL, headers, ev.Body, DeliveryTimeout)
 	attempt := &DeliveryAttempt{ID: s.ids.New("att_", now), DeliveryID: w.Delivery.ID, EventID: ev.ID,
 		EndpointID: ep.ID, URL: ep.URL, At: now}
-	out := &deliveryOutcome{work: w, attempt: attempt}
+	out := &DeliveryOutcome{work: w, attempt: attempt}
 	if sendErr != nil {
 		attempt.Error = sendErr.Error()
 		return out
@@ -55,7 +100,7 @@ func (s *Service) attemptDelivery(ctx context.Context, w *DeliveryWork) *deliver
 // next is the delivery after the outcome: succeeded, skipped, due again
 // after the retry schedule's wait, or failed after the last retry
 // (Events: Delivery — Retries).
-func (s *Service) next(o *deliveryOutcome) (d *WebhookDelivery, failedFinally bool) {
+func (s *Service) next(o *DeliveryOutcome) (d *WebhookDelivery, failedFinally bool) {
 	cp := *o.work.Delivery
 	d = &cp
 	if o.attempt == nil {
@@ -81,12 +126,12 @@ func (s *Service) next(o *deliveryOutcome) (d *WebhookDelivery, failedFinally bo
 	return d, failedFinally
 }
 
-// recordOutcomes writes a batch of outcomes in one transaction: the
+// RecordDeliveries writes a batch of outcomes in one transaction: the
 // attempts, the deliveries' new states, the events' summaries and the
 // endpoints' failure counts. One transaction per batch rather than per
 // attempt is what lets deliveries keep up with thousands of events a
 // second on one database writer.
-func (s *Service) recordOutcomes(ctx context.Context, outs []*deliveryOutcome) error {
+func (s *Service) RecordDeliveries(ctx context.Context, outs []*DeliveryOutcome) error {
 	var attempts []*DeliveryAttempt
 	deliveries := make([]*WebhookDelivery, len(outs))
 	finally := make([]bool, len(outs))
@@ -158,7 +203,7 @@ func (s *Service) recordOutcomes(ctx context.Context, outs []*deliveryOutcome) e
 // retry turns the endpoint failing (States: Webhook endpoint). Successes on
 // an endpoint without failures never come here, so the common case neither
 // locks nor writes the row every delivery to the endpoint would queue on.
-func (s *Service) endpointOutcome(ctx context.Context, tx Tx, outs []*deliveryOutcome, finally []bool, idx []int) error {
+func (s *Service) endpointOutcome(ctx context.Context, tx Tx, outs []*DeliveryOutcome, finally []bool, idx []int) error {
 	d := outs[idx[0]].work.Delivery
 	ep, err := tx.WebhookEndpointGetForUpdate(ctx, d.ShopID, d.Test, d.EndpointID)
 	if errors.Is(err, ErrNoRows) {

@@ -56,8 +56,11 @@ type Config struct {
 	Sender Sender
 	// ReportKey signs settlement report links.
 	ReportKey []byte
-	// Delivery sizes the webhook sender (RunDeliveries).
-	Delivery DeliveryOptions
+	// DeliveriesQueued is called after a commit that queued webhook
+	// deliveries, and by KickDeliveries: the dispatcher's Kick, so that it
+	// sends them at once rather than at its next poll. Nil: nothing is
+	// woken (a service without a dispatcher, such as a migration).
+	DeliveriesQueued func()
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -72,7 +75,7 @@ type Service struct {
 	jobs              Jobs
 	log               *slog.Logger
 	ids               *IDGen
-	dispatch          *dispatcher
+	deliveriesQueued  func()
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
@@ -146,7 +149,10 @@ func NewService(cfg Config) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.dispatch = newDispatcher(s, cfg.Delivery)
+	s.deliveriesQueued = cfg.DeliveriesQueued
+	if s.deliveriesQueued == nil {
+		s.deliveriesQueued = func() {}
+	}
 	if s.stage == 0 {
 		s.stage = StageM1
 	}

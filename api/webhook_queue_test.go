@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/dispatch"
 	"github.com/paydhq/payd/paydtest"
 )
 
@@ -75,7 +76,7 @@ func (h *hook) answerAtOnce() {
 // startWithHooks runs the service with the given sender sizes, trusting the
 // hooks' certificate and their loopback host. Held requests are let go
 // before the service stops, so that stopping does not wait for them.
-func startWithHooks(t *testing.T, b paydtest.Backend, delivery payd.DeliveryOptions, hooks ...*hook) *paydtest.Env {
+func startWithHooks(t *testing.T, b paydtest.Backend, delivery dispatch.Options, hooks ...*hook) *paydtest.Env {
 	pool := x509.NewCertPool()
 	for _, h := range hooks {
 		pool.AddCert(h.srv.Certificate())
@@ -166,7 +167,7 @@ func TestWebhookSlowReceiverDoesNotHoldOthers(t *testing.T) {
 		slow, healthy := newHook(t, 2*time.Second), newHook(t, 0)
 		// Few senders in all: a slow endpoint allowed to take them all
 		// would leave the healthy one waiting behind it.
-		env := startWithHooks(t, b, payd.DeliveryOptions{MaxInFlight: 8, PerEndpoint: 4, PerSlowEndpoint: 2}, slow, healthy)
+		env := startWithHooks(t, b, dispatch.Options{MaxInFlight: 8, PerEndpoint: 4, PerSlowEndpoint: 2}, slow, healthy)
 		shop := env.NewShop(payd.RegionRU, "")
 		c := env.As(shop, false)
 		subscribe(t, c, slow)
@@ -206,7 +207,7 @@ func TestWebhookPerEndpointLimit(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		const n = 60
-		opts := payd.DeliveryOptions{MaxInFlight: 64, PerEndpoint: 4, PerSlowEndpoint: 2}
+		opts := dispatch.Options{MaxInFlight: 64, PerEndpoint: 4, PerSlowEndpoint: 2}
 		// The quick one answers after 50 ms, long enough for requests to
 		// overlap; the slow one after 1.2 s, over the one-second line.
 		quick, slow := newHook(t, 50*time.Millisecond), newHook(t, 1200*time.Millisecond)
@@ -242,7 +243,7 @@ func TestWebhookLeaseRunsOut(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		const lease = 5 * time.Minute
 		h := newHook(t, 0)
-		env := startWithHooks(t, b, payd.DeliveryOptions{Lease: lease}, h)
+		env := startWithHooks(t, b, dispatch.Options{Lease: lease}, h)
 		shop := env.NewShop(payd.RegionRU, "")
 		c := env.As(shop, false)
 		subscribe(t, c, h)
@@ -309,7 +310,7 @@ func TestWebhookSummaryAfterBurst(t *testing.T) {
 			// writer at different times.
 			hooks[i] = newHook(t, time.Duration(i%40)*5*time.Millisecond)
 		}
-		env := startWithHooks(t, b, payd.DeliveryOptions{}, hooks...)
+		env := startWithHooks(t, b, dispatch.Options{}, hooks...)
 		shop := env.NewShop(payd.RegionRU, "")
 		c := env.As(shop, false)
 		for _, h := range hooks {

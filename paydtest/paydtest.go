@@ -24,6 +24,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/dispatch"
 	"github.com/paydhq/payd/serve"
 )
 
@@ -121,7 +122,7 @@ type Options struct {
 	LiveProviders []payd.Provider
 	// Delivery sizes the webhook sender; tests of its limits make them
 	// small.
-	Delivery payd.DeliveryOptions
+	Delivery dispatch.Options
 	// TrustProxy believes X-Forwarded-For from the test client, as
 	// `--behind-tls-proxy` does, so a test can speak from many source
 	// addresses.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/dispatch"
 	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/operator"
 	"github.com/paydhq/payd/ratelimit"
@@ -64,8 +65,8 @@ type Config struct {
 	// zero: jobs.DefaultRescueAfter).
 	JobRescueAfter time.Duration
 	// Delivery sizes the webhook sender: deliveries in flight in all and
-	// per endpoint (zero: the defaults of payd.DeliveryOptions).
-	Delivery payd.DeliveryOptions
+	// per endpoint (zero: the defaults of dispatch.Options).
+	Delivery dispatch.Options
 	// HoldIdempotentFunc is passed to the service (tests only).
 	HoldIdempotentFunc func(key string)
 	// Stage is the delivery stage served (`payd serve --stage`); zero is
@@ -107,8 +108,10 @@ type Instance struct {
 	// Limiter holds the rate limits: a *ratelimit.Redis with RedisURL.
 	Limiter ratelimit.Limiter
 	log     *slog.Logger
-	// stopDeliveries ends the webhook sender; deliveriesDone closes when
-	// it has recorded its last attempts.
+	// dispatch sends webhook deliveries from Start on; stopDeliveries ends
+	// it, and deliveriesDone closes when it has recorded its last
+	// attempts.
+	dispatch       *dispatch.Dispatcher
 	stopDeliveries context.CancelFunc
 	deliveriesDone chan struct{}
 	// dirLock is held while serving SQLite (nil on PostgreSQL).
@@ -197,6 +200,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	in.Registry.MustRegister(attempts)
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
+	in.dispatch = dispatch.New(delivery, log)
 	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
 		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		OnFailure: func(kind string) { failures.WithLabelValues(kind).Inc() },
@@ -231,7 +235,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
 		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
-		ReportKey: reportKey, Delivery: delivery,
+		ReportKey: reportKey, DeliveriesQueued: in.dispatch.Kick,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
 	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
@@ -360,7 +364,7 @@ func (in *Instance) Start(ctx context.Context) error {
 	in.stopDeliveries, in.deliveriesDone = cancel, make(chan struct{})
 	go func() {
 		defer close(in.deliveriesDone)
-		in.Service.RunDeliveries(dctx)
+		in.dispatch.Run(dctx, in.Service)
 	}()
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/dispatch"
 	"github.com/paydhq/payd/serve"
 )
 
@@ -162,7 +163,7 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 		DatabaseURL: dbURL, DataDir: dir, PublicURL: "http://127.0.0.1",
 		Logger:            cfg.logger,
 		WebhookAllowHosts: []string{"127.0.0.1"}, WebhookRootCAs: rc.RootCAs(),
-		Delivery: payd.DeliveryOptions{PollInterval: cfg.poll},
+		Delivery: dispatch.Options{PollInterval: cfg.poll},
 	})
 	if err != nil {
 		return res, fmt.Errorf("start payd: %w", err)

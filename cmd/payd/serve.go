@@ -17,6 +17,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/dispatch"
 	"github.com/paydhq/payd/framing"
 	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/serve"
@@ -183,7 +184,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
-		Delivery: payd.DeliveryOptions{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		Delivery: dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 	})
 	if err != nil {
 		return err

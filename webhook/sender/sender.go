@@ -54,7 +54,7 @@ func New(opts Options) *HTTP {
 		TLSClientConfig:   &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: opts.RootCAs},
 		ForceAttemptHTTP2: true,
 		// Up to as many idle connections per host as deliveries the
-		// service sends at once (payd.DeliveryOptions): endpoints of many
+		// service sends at once (dispatch.Options): endpoints of many
 		// shops often share one host, and every connection closed for
 		// want of room is a new TLS handshake on the next delivery.
 		MaxIdleConns:        1024,

@@ -1,13 +1,34 @@
-package payd
+// Package dispatch sends the service's queued webhook deliveries: it claims
+// due ones in batches, posts them concurrently under a cap per endpoint
+// that grows for quick endpoints and stays small for slow or silent ones,
+// and records the outcomes in batches from one writer. What a delivery is,
+// how it is signed and sent and what its outcome changes are the
+// service's (Source); this package holds only the concurrency. serve
+// wires it: New, then Run until shutdown, with Kick given to the service
+// so that a commit that queues deliveries wakes it at once.
+package dispatch
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
-// DeliveryOptions size the webhook sender. Zero values take the defaults.
-type DeliveryOptions struct {
+// Source is what the dispatcher sends for: the service.
+type Source interface {
+	// ClaimDeliveries leases due deliveries as p describes.
+	ClaimDeliveries(ctx context.Context, p payd.DeliveryClaim) ([]*payd.DeliveryWork, error)
+	// AttemptDelivery makes one attempt, outside any transaction.
+	AttemptDelivery(ctx context.Context, w *payd.DeliveryWork) *payd.DeliveryOutcome
+	// RecordDeliveries writes a batch of outcomes in one transaction.
+	RecordDeliveries(ctx context.Context, outs []*payd.DeliveryOutcome) error
+}
+
+// Options size the webhook sender. Zero values take the defaults.
+type Options struct {
 	// MaxInFlight is how many deliveries are being sent, or waiting in
 	// memory for their endpoint, at once (default 256). A delivery waiting
 	// for a slow receiver costs a goroutine and a connection, not CPU.
@@ -36,7 +57,7 @@ type DeliveryOptions struct {
 	OnOutcome func(outcome string)
 }
 
-func (o DeliveryOptions) withDefaults() DeliveryOptions {
+func (o Options) withDefaults() Options {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
 	}
@@ -61,14 +82,15 @@ const (
 	recordBatch = 512
 )
 
-// dispatcher sends queued deliveries: it claims due ones in batches, posts
+// Dispatcher sends queued deliveries: it claims due ones in batches, posts
 // them concurrently under a cap per endpoint, and records the outcomes in
 // batches from one writer.
-type dispatcher struct {
-	s       *Service
-	opts    DeliveryOptions
+type Dispatcher struct {
+	src     Source
+	log     *slog.Logger
+	opts    Options
 	wake    chan struct{}
-	results chan *deliveryOutcome
+	results chan *payd.DeliveryOutcome
 
 	mu        sync.Mutex
 	lines     map[string]*endpointLine
@@ -98,30 +120,32 @@ const (
 // endpointLine is one endpoint's deliveries in this process.
 type endpointLine struct {
 	sending int
-	waiting []*DeliveryWork
+	waiting []*payd.DeliveryWork
 }
 
-func newDispatcher(s *Service, opts DeliveryOptions) *dispatcher {
-	return &dispatcher{s: s, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
-		results: make(chan *deliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]endpointLimit{}, held: map[string]bool{}}
+// New returns a dispatcher sized by opts; log gets its warnings (nil:
+// none).
+func New(opts Options, log *slog.Logger) *Dispatcher {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Dispatcher{log: log, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
+		results: make(chan *payd.DeliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]endpointLimit{}, held: map[string]bool{}}
 }
 
-// kick wakes the sender; a kick while it works makes it look again.
-func (d *dispatcher) kick() {
+// Kick wakes the sender; a kick while it works makes it look again. It
+// never blocks, and is safe before Run.
+func (d *Dispatcher) Kick() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
 	}
 }
 
-// KickDeliveries makes the sender look for due deliveries now (after a
-// jump of the test clock).
-func (s *Service) KickDeliveries() { s.dispatch.kick() }
-
-// RunDeliveries sends webhook deliveries until ctx ends, then lets the
-// attempts under way finish and records them.
-func (s *Service) RunDeliveries(ctx context.Context) {
-	d := s.dispatch
+// Run sends src's deliveries until ctx ends, then lets the attempts under
+// way finish and records them. It is called once.
+func (d *Dispatcher) Run(ctx context.Context, src Source) {
+	d.src = src
 	d.sendCtx = context.WithoutCancel(ctx)
 	d.recording.Add(1)
 	go d.record()
@@ -145,7 +169,7 @@ func (s *Service) RunDeliveries(ctx context.Context) {
 
 // claim takes one batch of due deliveries and starts them; it reports
 // whether a full batch came, so that there may be more.
-func (d *dispatcher) claim(ctx context.Context) bool {
+func (d *Dispatcher) claim(ctx context.Context) bool {
 	d.mu.Lock()
 	room := min(d.opts.MaxInFlight-d.busy, claimBatch)
 	var exclude, fast, slow []string
@@ -170,21 +194,16 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 	if room <= 0 {
 		return false // a finished send wakes the loop
 	}
-	at := d.s.clock.Now()
-	var works []*DeliveryWork
-	err := d.s.store.Tx(ctx, func(tx Tx) (err error) {
-		works, err = tx.WebhookDeliveryClaim(ctx, &WebhookDeliveryClaimParams{
-			Now: at, LeaseUntil: at.Add(d.opts.Lease), Limit: room, Exclude: exclude, Slow: slow,
-			// A quick endpoint gets up to twice PerEndpoint, beyond what it
-			// has here already: the rest waits here and keeps it busy until
-			// the next claim.
-			PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: 2 * d.opts.PerEndpoint,
-		})
-		return err
+	works, err := d.src.ClaimDeliveries(ctx, payd.DeliveryClaim{
+		Lease: d.opts.Lease, Limit: room, Exclude: exclude, Slow: slow,
+		// A quick endpoint gets up to twice PerEndpoint, beyond what it
+		// has here already: the rest waits here and keeps it busy until
+		// the next claim.
+		PerEndpoint: d.opts.PerSlowEndpoint, Fast: fast, PerFastEndpoint: 2 * d.opts.PerEndpoint,
 	})
 	if err != nil {
 		if ctx.Err() == nil {
-			d.s.log.Warn("claim webhook deliveries", "err", err.Error())
+			d.log.Warn("claim webhook deliveries", "err", err.Error())
 		}
 		return false
 	}
@@ -195,7 +214,7 @@ func (d *dispatcher) claim(ctx context.Context) bool {
 }
 
 // start hands a claimed delivery to its endpoint's line.
-func (d *dispatcher) start(w *DeliveryWork) {
+func (d *Dispatcher) start(w *payd.DeliveryWork) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	id := w.Delivery.ID
@@ -220,7 +239,7 @@ func (d *dispatcher) start(w *DeliveryWork) {
 
 // limit is how many deliveries an endpoint may have here at once. Called
 // with d.mu held.
-func (d *dispatcher) limit(endpoint string) int {
+func (d *Dispatcher) limit(endpoint string) int {
 	if lim, ok := d.limits[endpoint]; ok {
 		return lim.n
 	}
@@ -229,16 +248,16 @@ func (d *dispatcher) limit(endpoint string) int {
 
 // send makes one attempt, then the endpoint's next waiting delivery, if
 // any, on the same goroutine.
-func (d *dispatcher) send(w *DeliveryWork) {
+func (d *Dispatcher) send(w *payd.DeliveryWork) {
 	defer d.sends.Done()
 	endpoint := w.Delivery.EndpointID
 	for w != nil {
-		out := d.s.attemptDelivery(d.sendCtx, w)
+		out := d.src.AttemptDelivery(d.sendCtx, w)
 		d.results <- out
 		d.mu.Lock()
 		wasFull := d.busy >= d.opts.MaxInFlight
 		d.busy--
-		if !out.ok || out.attempt.DurationMS >= 1000 {
+		if !out.Quick() {
 			delete(d.limits, endpoint)
 		} else {
 			d.limits[endpoint] = endpointLimit{n: min(2*d.limit(endpoint), d.opts.PerEndpoint), seen: time.Now()}
@@ -255,19 +274,9 @@ func (d *dispatcher) send(w *DeliveryWork) {
 		hungry := wasFull || l.sending+len(l.waiting) < d.limit(endpoint)
 		d.mu.Unlock()
 		if hungry {
-			d.kick()
+			d.Kick()
 		}
 	}
-}
-
-func (o *deliveryOutcome) name() string {
-	switch {
-	case o.attempt == nil:
-		return DeliveryStateSkipped
-	case o.ok:
-		return DeliveryStateSucceeded
-	}
-	return DeliveryStateFailed
 }
 
 // record writes outcomes as they come, as many as are ready in one
@@ -275,11 +284,11 @@ func (o *deliveryOutcome) name() string {
 // that cannot be written is retried; if it still fails, its deliveries are
 // sent again when their lease runs out (receivers deduplicate on the event
 // id).
-func (d *dispatcher) record() {
+func (d *Dispatcher) record() {
 	defer d.recording.Done()
 	ctx := d.sendCtx
 	for first := range d.results {
-		batch := []*deliveryOutcome{first}
+		batch := []*payd.DeliveryOutcome{first}
 	more:
 		for len(batch) < recordBatch {
 			select {
@@ -294,22 +303,22 @@ func (d *dispatcher) record() {
 		}
 		var err error
 		for try := 0; try < 3; try++ {
-			if err = d.s.recordOutcomes(ctx, batch); err == nil {
+			if err = d.src.RecordDeliveries(ctx, batch); err == nil {
 				break
 			}
 			time.Sleep(time.Duration(try+1) * 50 * time.Millisecond)
 		}
 		if err != nil {
-			d.s.log.Error("record webhook attempts", "err", err.Error(), "deliveries", len(batch))
+			d.log.Error("record webhook attempts", "err", err.Error(), "deliveries", len(batch))
 		}
 		d.mu.Lock()
 		for _, o := range batch {
-			delete(d.held, o.work.Delivery.ID)
+			delete(d.held, o.Work().Delivery.ID)
 		}
 		d.mu.Unlock()
 		if err == nil && d.opts.OnOutcome != nil {
 			for _, o := range batch {
-				d.opts.OnOutcome(o.name())
+				d.opts.OnOutcome(o.Name())
 			}
 		}
 	}
