@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Key", testKey},
 		{"Idempotency", testIdempotency},
 		{"Payment", testPayment},
+		{"Refund", testRefund},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
