@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Idempotency", testIdempotency},
 		{"Payment", testPayment},
 		{"Refund", testRefund},
+		{"Settlement", testSettlement},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
