@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Payment", testPayment},
 		{"Refund", testRefund},
 		{"Settlement", testSettlement},
+		{"Ledger", testLedger},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
