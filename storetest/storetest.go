@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Refund", testRefund},
 		{"Settlement", testSettlement},
 		{"Ledger", testLedger},
+		{"Freeze", testFreeze},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
