@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Settlement", testSettlement},
 		{"Ledger", testLedger},
 		{"Freeze", testFreeze},
+		{"Holiday", testHoliday},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
