@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Ledger", testLedger},
 		{"Freeze", testFreeze},
 		{"Holiday", testHoliday},
+		{"ProviderReport", testProviderReport},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
