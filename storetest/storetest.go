@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Freeze", testFreeze},
 		{"Holiday", testHoliday},
 		{"ProviderReport", testProviderReport},
+		{"Secret", testSecret},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
