@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Holiday", testHoliday},
 		{"ProviderReport", testProviderReport},
 		{"Secret", testSecret},
+		{"SandboxAttempt", testSandboxAttempt},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
