@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"WebhookDelivery", testWebhookDelivery},
 		{"WebhookDeliveryClaimConcurrent", testDeliveryClaimConcurrent},
 		{"EventDeliveryCount", testEventDeliveryCount},
+		{"DeliveryAttempt", testDeliveryAttempt},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
