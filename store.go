@@ -37,6 +37,9 @@ type Tx interface {
 	MerchantList(ctx context.Context, p *MerchantListParams) (Page[*Merchant], error)
 	MerchantUpdate(ctx context.Context, m *Merchant) error
 
+	// HolidayPut makes day (YYYY-MM-DD) a holiday of region, again
+	// without error; HolidayDelete returns ErrNoRows when it was none.
+	// HolidayList returns a region's holidays in date order.
 	HolidayPut(ctx context.Context, region Region, day string) error
 	HolidayDelete(ctx context.Context, region Region, day string) error
 	HolidayList(ctx context.Context, region Region) ([]string, error)
@@ -153,6 +156,9 @@ type Tx interface {
 	FreezeGet(ctx context.Context, merchantID string, test bool) (*Freeze, error)
 	FreezePut(ctx context.Context, f *Freeze) error
 
+	// SettlementInsert inserts a register; one that holds the merchant,
+	// contour, currency and first day of a register already stored (or
+	// its id) is ErrConflict.
 	SettlementInsert(ctx context.Context, st *Settlement) error
 	SettlementGet(ctx context.Context, id string) (*Settlement, error)
 	SettlementGetForUpdate(ctx context.Context, id string) (*Settlement, error)
@@ -166,10 +172,25 @@ type Tx interface {
 	// merchant's money in a contour and currency in [from, to).
 	LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error)
 
+	// LedgerPost writes an entry and its postings; an entry that fails
+	// ledger.Entry.Validate is refused with its error, and a taken entry
+	// id is ErrConflict.
 	LedgerPost(ctx context.Context, e *ledger.Entry) error
+	// LedgerAccountBalance sums the postings of one account, exactly its
+	// key: a bucket's sub-accounts are accounts of their own. An account
+	// without postings reads 0.
 	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
+	// LedgerBuckets sums an owner's contour per currency and bucket, with
+	// the sub-accounts; every currency and bucket that ever had a posting
+	// is there, at 0 when its money all left. LedgerBucketByCurrency is
+	// the same for one bucket.
 	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)
 	LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error)
+	// LedgerUnbalanced, LedgerNegativeAccounts and RefundTotals are the
+	// ledger check's reads: the ids of entries whose postings do not sum
+	// to zero (and a note of entries without postings); the keys of the
+	// merchants' accounts other than available below zero; every
+	// refund's sum per payment and status.
 	LedgerUnbalanced(ctx context.Context) ([]string, error)
 	LedgerNegativeAccounts(ctx context.Context) ([]string, error)
 	RefundTotals(ctx context.Context) (map[string]map[string]int64, error)

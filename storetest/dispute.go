@@ -294,50 +294,6 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "merchant after MerchantUpdate", m, got)
 	})
 
-	t.Run("LedgerSubBalances", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		ctx := t.Context()
-		now := ts(time.Now())
-		acct := func(b ledger.Bucket, sub string, test bool, c money.Currency) ledger.Account {
-			return ledger.Account{Owner: "mer_1", Test: test, Currency: c, Bucket: b, Sub: sub}
-		}
-		clearing := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing}
-		post := func(id string, postings ...[]ledger.Posting) {
-			e := &ledger.Entry{ID: newID("ent_", now), At: now, Kind: "test", RefType: "test", RefID: id}
-			for _, p := range postings {
-				e.Postings = append(e.Postings, p...)
-			}
-			mustTx(t, s, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) })
-		}
-		post("a", ledger.Move(clearing, acct(ledger.Reserve, "pay_a", true, money.RUB), 500),
-			ledger.Move(clearing, acct(ledger.Reserve, "pay_b", true, money.RUB), 300),
-			ledger.Move(clearing, acct(ledger.Reserve, "pay_c", true, money.RUB), 100))
-		post("b", ledger.Move(acct(ledger.Reserve, "pay_c", true, money.RUB), acct(ledger.Available, "", true, money.RUB), 100),
-			ledger.Move(acct(ledger.Reserve, "pay_b", true, money.RUB), acct(ledger.Available, "", true, money.RUB), 50))
-		// Other contours, currencies and buckets stay out.
-		live := clearing
-		live.Test = false
-		post("c", ledger.Move(live, acct(ledger.Reserve, "pay_d", false, money.RUB), 70))
-		usd := clearing
-		usd.Currency = money.USD
-		post("d", ledger.Move(usd, acct(ledger.Reserve, "pay_e", true, money.USD), 70))
-		var got map[string]int64
-		mustView(t, s, func(tx payd.Tx) (err error) {
-			got, err = tx.LedgerSubBalances(ctx, "mer_1", true, money.RUB, ledger.Reserve)
-			return err
-		})
-		wantDiff(t, "LedgerSubBalances", map[string]int64{"pay_a": 500, "pay_b": 250}, got)
-		// Every contour that ever held money in the bucket, emptied or not.
-		var contours []payd.LedgerContour
-		mustView(t, s, func(tx payd.Tx) (err error) {
-			contours, err = tx.LedgerContours(ctx, ledger.Reserve)
-			return err
-		})
-		wantDiff(t, "LedgerContours", []payd.LedgerContour{{Owner: "mer_1", Test: false, Currency: money.RUB},
-			{Owner: "mer_1", Test: true, Currency: money.RUB}, {Owner: "mer_1", Test: true, Currency: money.USD}}, contours)
-	})
-
 	t.Run("EvidenceFiles", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

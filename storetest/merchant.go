@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -74,6 +75,23 @@ func testMerchant(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.MerchantGet(ctx, m.ID); return err })
 		wantDiff(t, "MerchantGet after the refused duplicate", m, got)
+
+		mustTx(t, s, func(tx payd.Tx) (err error) { got, err = tx.MerchantGetForUpdate(ctx, m.ID); return err })
+		wantDiff(t, "MerchantGetForUpdate", m, got)
+		err = s.Tx(ctx, func(tx payd.Tx) error {
+			_, err := tx.MerchantGetForUpdate(ctx, newID(payd.PrefixMerchant, now))
+			return err
+		})
+		wantErr(t, "MerchantGetForUpdate of a missing id", err, payd.ErrNoRows)
+	})
+
+	// Money checks across a merchant's payments (the available balance)
+	// serialise on this lock.
+	t.Run("GetForUpdateLocks", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		m := addMerchant(t, s, ts(time.Now()))
+		wantLocks(t, s, func(ctx context.Context, tx payd.Tx) error { _, err := tx.MerchantGetForUpdate(ctx, m.ID); return err })
 	})
 
 	t.Run("List", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -193,4 +194,165 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "PaymentViewList by order id", []string{pays[2].ID}, ids)
 		wantDiff(t, "PaymentViewList by order id, rendering", []string{render(pays[2])}, views)
 	})
+
+	t.Run("Lookups", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		p, other := newPayment(shop, "order-1", now, now.Add(time.Hour)), newPayment(shop, "order-2", now, now.Add(time.Hour))
+		p.Metadata, p.Description = map[string]string{"cart": "42"}, "Заказ №1"
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.PaymentInsert(ctx, p); err != nil {
+				return err
+			}
+			return tx.PaymentInsert(ctx, other)
+		})
+		get := func(what string, want *payd.Payment, fn func(tx payd.Tx) (*payd.Payment, error)) {
+			t.Helper()
+			var got *payd.Payment
+			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
+			wantPayment(t, what, want, got)
+		}
+		get("PaymentGetForUpdate", p, func(tx payd.Tx) (*payd.Payment, error) { return tx.PaymentGetForUpdate(ctx, p.ID) })
+		get("PaymentGetByCheckoutToken", p, func(tx payd.Tx) (*payd.Payment, error) {
+			return tx.PaymentGetByCheckoutToken(ctx, p.CheckoutTokenHash)
+		})
+		get("PaymentGetByCheckoutToken of the other payment", other, func(tx payd.Tx) (*payd.Payment, error) {
+			return tx.PaymentGetByCheckoutToken(ctx, other.CheckoutTokenHash)
+		})
+
+		// The attempt's provider id is set by an update, and moved by the
+		// next one when the cascade goes on to another provider.
+		p.Provider, p.ProviderPaymentID = "sandbox", "sbx_1"
+		mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentUpdate(ctx, p) })
+		get("PaymentGetByProviderID", p, func(tx payd.Tx) (*payd.Payment, error) {
+			return tx.PaymentGetByProviderID(ctx, "sandbox", "sbx_1")
+		})
+		p.Provider, p.ProviderPaymentID = "sandbox_backup", "sbx_2"
+		mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentUpdate(ctx, p) })
+		get("PaymentGetByProviderID after the cascade moved on", p, func(tx payd.Tx) (*payd.Payment, error) {
+			return tx.PaymentGetByProviderID(ctx, "sandbox_backup", "sbx_2")
+		})
+
+		for name, fn := range map[string]func(tx payd.Tx) error{
+			"PaymentGetForUpdate of a missing id": func(tx payd.Tx) error {
+				_, err := tx.PaymentGetForUpdate(ctx, newID(payd.PrefixPayment, now))
+				return err
+			},
+			"PaymentGetByCheckoutToken of an unknown token": func(tx payd.Tx) error {
+				_, err := tx.PaymentGetByCheckoutToken(ctx, make([]byte, 32))
+				return err
+			},
+			"PaymentGetByProviderID of the former attempt": func(tx payd.Tx) error {
+				_, err := tx.PaymentGetByProviderID(ctx, "sandbox", "sbx_1")
+				return err
+			},
+			"PaymentGetByProviderID of another provider": func(tx payd.Tx) error {
+				_, err := tx.PaymentGetByProviderID(ctx, "sandbox", "sbx_2")
+				return err
+			},
+		} {
+			wantErr(t, name, s.Tx(ctx, fn), payd.ErrNoRows)
+		}
+	})
+
+	t.Run("GetForUpdateLocks", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		now := ts(time.Now())
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		p := newPayment(shop, "order-1", now, now.Add(time.Hour))
+		mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(t.Context(), p) })
+		wantLocks(t, s, func(ctx context.Context, tx payd.Tx) error { _, err := tx.PaymentGetForUpdate(ctx, p.ID); return err })
+	})
+
+	// PaymentStats backs the shop's turnover, average-ticket and
+	// per-minute limits: the count and exact sum of one shop's payments of
+	// one contour and currency (any currency when empty) created at or
+	// after since, canceled ones left out.
+	t.Run("Stats", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		since := ts(time.Now())
+		shop, sibling := addShop(t, s, addMerchant(t, s, since).ID, since), addShop(t, s, addMerchant(t, s, since).ID, since)
+		n := 0
+		add := func(sh *payd.Shop, test bool, created time.Time, amount int64, c money.Currency, status payd.PaymentStatus) {
+			n++
+			p := newPayment(sh, fmt.Sprintf("stats-%d", n), created, created.Add(time.Hour))
+			p.Test, p.Amount = test, money.New(amount, c)
+			mustTx(t, s, func(tx payd.Tx) error {
+				if err := tx.PaymentInsert(ctx, p); err != nil {
+					return err
+				}
+				if status == payd.PaymentPending {
+					return nil
+				}
+				p.Status = status
+				return tx.PaymentUpdate(ctx, p)
+			})
+		}
+		add(shop, true, since, 10_000, money.RUB, payd.PaymentPending) // exactly at since
+		add(shop, true, since.Add(time.Minute), 2_550, money.RUB, payd.PaymentSucceeded)
+		add(shop, true, since.Add(time.Minute), 99, money.RUB, payd.PaymentWaitingForCapture)
+		add(shop, true, since.Add(2*time.Minute), money.MaxMinor, money.RUB, payd.PaymentSucceeded)
+		add(shop, true, since.Add(2*time.Minute), 700, money.USD, payd.PaymentSucceeded)
+		// Out: canceled, created a microsecond before since, of the live
+		// contour, of another shop.
+		add(shop, true, since.Add(time.Minute), 1_000_000, money.RUB, payd.PaymentCanceled)
+		add(shop, true, since.Add(-time.Microsecond), 3_000, money.RUB, payd.PaymentSucceeded)
+		add(shop, false, since.Add(time.Minute), 5_000, money.RUB, payd.PaymentSucceeded)
+		add(sibling, true, since.Add(time.Minute), 7_000, money.RUB, payd.PaymentSucceeded)
+
+		for _, c := range []struct {
+			test     bool
+			currency string
+			since    time.Time
+			n        int
+			sum      int64
+		}{
+			{true, "RUB", since, 4, 10_000 + 2_550 + 99 + money.MaxMinor},
+			{true, "USD", since, 1, 700},
+			{true, "KZT", since, 0, 0},
+			{true, "RUB", since.Add(time.Minute), 3, 2_550 + 99 + money.MaxMinor},
+			{true, "RUB", since.Add(-time.Microsecond), 5, 10_000 + 2_550 + 99 + money.MaxMinor + 3_000},
+			{false, "RUB", since, 1, 5_000},
+			{true, "RUB", since.Add(time.Hour), 0, 0},
+		} {
+			var gotN int
+			var gotSum int64
+			mustView(t, s, func(tx payd.Tx) (err error) {
+				gotN, gotSum, err = tx.PaymentStats(ctx, shop.ID, c.test, c.currency, c.since)
+				return err
+			})
+			if gotN != c.n || gotSum != c.sum {
+				t.Errorf("PaymentStats(test %v, %q, since %s) = %d, %d; want %d, %d",
+					c.test, c.currency, c.since.Sub(since), gotN, gotSum, c.n, c.sum)
+			}
+		}
+		// Any currency: the per-minute limit counts them all (their sum
+		// mixes currencies; nothing reads it).
+		var all int
+		mustView(t, s, func(tx payd.Tx) (err error) { all, _, err = tx.PaymentStats(ctx, shop.ID, true, "", since); return err })
+		if all != 5 {
+			t.Errorf("PaymentStats of any currency counted %d payments, want 5", all)
+		}
+	})
+}
+
+// wantPayment compares payments by their documents: Payment has unexported
+// fields, which cmp does not look into.
+func wantPayment(t *testing.T, what string, want, got *payd.Payment) {
+	t.Helper()
+	w, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDiff(t, what, string(w), string(g))
 }

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -22,42 +21,6 @@ func payoutCursor(po *payd.Payout) payd.Cursor {
 }
 
 func testPayout(t *testing.T, open func(t *testing.T) payd.Store) {
-	t.Run("SettlementListUnpaid", func(t *testing.T) {
-		t.Parallel()
-		s := open(t)
-		ctx := t.Context()
-		now := ts(time.Now())
-		m := addMerchant(t, s, now)
-		day := 0
-		add := func(merchantID string, test bool, c money.Currency, st payd.SettlementState, net int64) *payd.Settlement {
-			day++
-			r := &payd.Settlement{ID: newID(payd.PrefixSettlement, now), MerchantID: merchantID, Test: test, Currency: c,
-				PeriodFrom: fmt.Sprintf("2026-01-%02d", day), PeriodTo: fmt.Sprintf("2026-01-%02d", day), Status: st, Net: net, CreatedAt: now}
-			mustTx(t, s, func(tx payd.Tx) error { return tx.SettlementInsert(ctx, r) })
-			return r
-		}
-		want := map[string]int64{}
-		for _, st := range []payd.SettlementState{payd.SettlementDraft, payd.SettlementApproved, payd.SettlementSent} {
-			r := add(m.ID, true, money.RUB, st, 1000)
-			want[r.ID] = r.Net
-		}
-		// Paid and failed registers, other contours, currencies and
-		// merchants stay out.
-		add(m.ID, true, money.RUB, payd.SettlementPaid, 1)
-		add(m.ID, true, money.RUB, payd.SettlementFailed, 1)
-		add(m.ID, false, money.RUB, payd.SettlementDraft, 1)
-		add(m.ID, true, money.KZT, payd.SettlementDraft, 1)
-		add(addMerchant(t, s, now).ID, true, money.RUB, payd.SettlementDraft, 1)
-		got := map[string]int64{}
-		mustView(t, s, func(tx payd.Tx) error {
-			list, err := tx.SettlementListUnpaid(ctx, m.ID, true, money.RUB)
-			for _, r := range list {
-				got[r.ID] = r.Net
-			}
-			return err
-		})
-		wantDiff(t, "SettlementListUnpaid", want, got)
-	})
 	t.Run("InsertGetUpdate", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

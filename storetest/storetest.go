@@ -43,6 +43,14 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Idempotency", testIdempotency},
 		{"Payment", testPayment},
 		{"PaymentViewsStale", testPaymentViewsStale},
+		{"Refund", testRefund},
+		{"Settlement", testSettlement},
+		{"Ledger", testLedger},
+		{"Freeze", testFreeze},
+		{"Holiday", testHoliday},
+		{"ProviderReport", testProviderReport},
+		{"Secret", testSecret},
+		{"SandboxAttempt", testSandboxAttempt},
 		{"Dispute", testDispute},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
@@ -53,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"WebhookDelivery", testWebhookDelivery},
 		{"WebhookDeliveryClaimConcurrent", testDeliveryClaimConcurrent},
 		{"EventDeliveryCount", testEventDeliveryCount},
+		{"DeliveryAttempt", testDeliveryAttempt},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -103,36 +103,9 @@ func testTx(t *testing.T, open func(t *testing.T) payd.Store) {
 	t.Run("ShopGetForUpdateLocks", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
-		if d := dialect(s); d != "postgres" {
-			t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
-		}
-		ctx := t.Context()
 		now := ts(time.Now())
-		m := addMerchant(t, s, now)
-		sh := addShop(t, s, m.ID, now)
-
-		// While A holds the row, B's ShopGetForUpdate waits; B gives up
-		// after a short deadline, which is the proof it was blocked.
-		err := s.Tx(ctx, func(a payd.Tx) error {
-			if _, err := a.ShopGetForUpdate(ctx, sh.ID); err != nil {
-				return err
-			}
-			bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-			defer cancel()
-			berr := s.Tx(bctx, func(b payd.Tx) error {
-				_, err := b.ShopGetForUpdate(bctx, sh.ID)
-				return err
-			})
-			if berr == nil || bctx.Err() == nil {
-				t.Errorf("B's ShopGetForUpdate ended (error %v) before its deadline while A held the row; want it to wait", berr)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("transaction A: %v", err)
-		}
-		// Once A ended, B gets the row at once.
-		mustTx(t, s, func(b payd.Tx) error { _, err := b.ShopGetForUpdate(ctx, sh.ID); return err })
+		sh := addShop(t, s, addMerchant(t, s, now).ID, now)
+		wantLocks(t, s, func(ctx context.Context, tx payd.Tx) error { _, err := tx.ShopGetForUpdate(ctx, sh.ID); return err })
 	})
 
 	t.Run("AfterCommit", func(t *testing.T) {
@@ -192,4 +165,34 @@ func testTx(t *testing.T, open func(t *testing.T) payd.Store) {
 			})
 		}
 	})
+}
+
+// wantLocks checks that lock, a ...ForUpdate read, holds its row until the
+// transaction ends: while transaction A holds it, B's lock waits, and B
+// gives up at a short deadline, which is the proof it was blocked; once A
+// ended, B gets it at once. It needs row locks between transactions, so it
+// skips the test where the backend has none (SQLite's single writer
+// serialises whole transactions instead).
+func wantLocks(t *testing.T, s payd.Store, lock func(ctx context.Context, tx payd.Tx) error) {
+	t.Helper()
+	if d := dialect(s); d != "postgres" {
+		t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
+	}
+	ctx := t.Context()
+	err := s.Tx(ctx, func(a payd.Tx) error {
+		if err := lock(ctx, a); err != nil {
+			return err
+		}
+		bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		berr := s.Tx(bctx, func(b payd.Tx) error { return lock(bctx, b) })
+		if berr == nil || bctx.Err() == nil {
+			t.Errorf("B's lock ended (error %v) before its deadline while A held the row; want it to wait", berr)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("transaction A: %v", err)
+	}
+	mustTx(t, s, func(b payd.Tx) error { return lock(ctx, b) })
 }
