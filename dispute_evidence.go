@@ -3,7 +3,6 @@ package payd
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -164,16 +163,8 @@ func evidenceRoom(ctx context.Context, tx Tx, d *Dispute, size int64, now time.T
 }
 
 func (s *Service) uploadURL(f *EvidenceFile) string {
-	exp := strconv.FormatInt(f.UploadExpiresAt.Unix(), 10)
-	return s.publicURL + "/uploads/evidence/" + f.ID + "?expires=" + exp + "&sig=" + s.uploadSig(f.ID, exp)
-}
-
-// uploadSig signs an upload link with the report key, kept apart from
-// report links by its own prefix.
-func (s *Service) uploadSig(id, exp string) string {
-	m := hmac.New(sha256.New, s.reportKey)
-	m.Write([]byte("evidence-upload\x00" + id + "\x00" + exp))
-	return hex.EncodeToString(m.Sum(nil))
+	exp, sig := s.uploadLinks.SignExpiring(f.ID, f.UploadExpiresAt)
+	return s.publicURL + "/uploads/evidence/" + f.ID + "?expires=" + exp + "&sig=" + sig
 }
 
 // EvidenceUpload is one PUT of an upload_url.
@@ -197,10 +188,7 @@ var errUploadNotFound = NotFound("upload")
 // written in its own short transaction, so neither memory nor the
 // database's writer is held by a slow upload.
 func (s *Service) UploadEvidence(ctx context.Context, in EvidenceUpload) (*DisputeEvidence, error) {
-	want, _ := hex.DecodeString(s.uploadSig(in.FileID, in.Expires))
-	got, err := hex.DecodeString(in.Sig)
-	n, perr := strconv.ParseInt(in.Expires, 10, 64)
-	if err != nil || perr != nil || !hmac.Equal(got, want) || s.clock.Now().Unix() > n {
+	if !s.uploadLinks.VerifyExpiring(in.FileID, in.Expires, in.Sig, s.clock.Now()) {
 		return nil, errUploadNotFound
 	}
 	f, err := s.claimUpload(ctx, in)

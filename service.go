@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/money"
 	"log/slog"
 	"net/http"
@@ -54,7 +55,7 @@ type Config struct {
 	LivePayoutProviders []PayoutProvider
 	// Sender posts webhook deliveries.
 	Sender Sender
-	// ReportKey signs settlement report links.
+	// ReportKey signs settlement report links and evidence upload links.
 	ReportKey []byte
 	// DeliveriesQueued is called after a commit that queued webhook
 	// deliveries, and by KickDeliveries: the dispatcher's Kick, so that it
@@ -91,7 +92,12 @@ type Service struct {
 	testPayoutProvider string
 	payoutNames        []string
 	sender             Sender
-	reportKey          []byte
+	// reportLinks and uploadLinks sign the settlement report links and
+	// the evidence upload links, both under the report key. Report links
+	// sign without a label, as they did before labels: their messages
+	// have two fields (id, expiry) and upload links' three (label, id,
+	// expiry), so neither passes for the other.
+	reportLinks, uploadLinks mac.Signer
 
 	// auth caches shops and keys for Authenticate.
 	auth *authCache
@@ -109,8 +115,10 @@ func NewService(cfg Config) *Service {
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
-		sender: cfg.Sender, reportKey: cfg.ReportKey, auth: newAuthCache(AuthCacheTTL),
+		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 	}
+	s.reportLinks = mac.New(cfg.ReportKey, "")
+	s.uploadLinks = mac.New(cfg.ReportKey, "evidence-upload")
 	for i, list := range [][]Provider{cfg.Providers, cfg.LiveProviders} {
 		for _, pr := range list {
 			name := pr.Name()

@@ -2,12 +2,8 @@ package payd
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -308,28 +304,19 @@ const ReportTTL = 24 * time.Hour
 
 // ReportURL signs a link to a register's CSV report, valid ReportTTL.
 func (s *Service) ReportURL(st *Settlement) string {
-	exp := strconv.FormatInt(s.clock.Now().Add(ReportTTL).Unix(), 10)
-	return s.publicURL + "/reports/settlements/" + st.ID + ".csv?expires=" + exp + "&sig=" + s.reportSig(st.ID, exp)
-}
-
-func (s *Service) reportSig(id, exp string) string {
-	m := hmac.New(sha256.New, s.reportKey)
-	m.Write([]byte(id + "\x00" + exp))
-	return hex.EncodeToString(m.Sum(nil))
+	exp, sig := s.reportLinks.SignExpiring(st.ID, s.clock.Now().Add(ReportTTL))
+	return s.publicURL + "/reports/settlements/" + st.ID + ".csv?expires=" + exp + "&sig=" + sig
 }
 
 // ReportEntries checks a report link and returns the register and the
 // ledger entries of its period.
 func (s *Service) ReportEntries(ctx context.Context, id, exp, sig string) (*Settlement, []*ledger.Entry, error) {
-	want, _ := hex.DecodeString(s.reportSig(id, exp))
-	got, err := hex.DecodeString(sig)
-	n, perr := strconv.ParseInt(exp, 10, 64)
-	if err != nil || perr != nil || !hmac.Equal(got, want) || s.clock.Now().Unix() > n {
+	if !s.reportLinks.VerifyExpiring(id, exp, sig, s.clock.Now()) {
 		return nil, nil, NotFound("report")
 	}
 	var st *Settlement
 	var entries []*ledger.Entry
-	err = s.store.View(ctx, func(tx Tx) (err error) {
+	err := s.store.View(ctx, func(tx Tx) (err error) {
 		if st, err = tx.SettlementGet(ctx, id); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/webpage"
 )
 
@@ -25,13 +26,14 @@ var page = template.Must(template.ParseFS(templateFS, "templates/checkout.html")
 // Handler serves the hosted page.
 type Handler struct {
 	svc *payd.Service
-	key []byte
-	log *slog.Logger
+	// forms signs the page's form, bound to its payment's token.
+	forms mac.Signer
+	log   *slog.Logger
 }
 
 // New returns the page handler; key protects its form.
 func New(svc *payd.Service, key []byte, log *slog.Logger) *Handler {
-	return &Handler{svc: svc, key: key, log: log}
+	return &Handler{svc: svc, forms: mac.New(key, "checkout"), log: log}
 }
 
 // Register mounts the page on mux.
@@ -67,9 +69,11 @@ func (h *Handler) message(w http.ResponseWriter, status int, l webpage.Locale, t
 	h.render(w, status, view{L: l, Title: l.T(title), Message: l.T(msg)})
 }
 
-func (h *Handler) csrf(token string) string {
-	return webpage.FormMAC(h.key, "checkout", token)
-}
+// csrf binds the form to its payment's token: a form of one payment
+// cannot choose the method of another.
+func (h *Handler) csrf(token string) string { return h.forms.Sign(token) }
+
+func (h *Handler) validCSRF(token, sum string) bool { return h.forms.Verify(sum, token) }
 
 // locale is the language of the page of c's payment, or of a page that
 // knows no payment when c is nil.
@@ -126,7 +130,7 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 		h.message(w, fe.Status, locale(r, nil), "Form not accepted", "Open the payment page again from the shop.")
 		return
 	}
-	if !webpage.ValidFormMAC(h.key, r.PostFormValue("csrf"), "checkout", token) {
+	if !h.validCSRF(token, r.PostFormValue("csrf")) {
 		h.message(w, http.StatusForbidden, h.localeOf(r, token), "Form expired", "Open the payment page again from the shop.")
 		return
 	}

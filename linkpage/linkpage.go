@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/ratelimit"
 	"github.com/paydhq/payd/webpage"
@@ -35,8 +36,10 @@ var page = template.Must(template.ParseFS(templateFS, "templates/link.html"))
 // Handler serves the link pages.
 type Handler struct {
 	svc *payd.Service
-	key []byte
-	log *slog.Logger
+	// forms signs the page's forms, bound to the link and the form's
+	// token; cookies signs the cookie of the form sent last (formCookie).
+	forms, cookies mac.Signer
+	log            *slog.Logger
 	// limiter counts the payments made through a shop's link pages
 	// (LinkPage.PayRate), and apart those of each payer's address: the
 	// page is public, so without the first anyone could create a shop's
@@ -55,7 +58,8 @@ const perAddressPerMinute = 10
 // rates of payments through each shop's links, addr reads the payer's
 // address.
 func New(svc *payd.Service, key []byte, log *slog.Logger, limiter ratelimit.Limiter, addr func(*http.Request) netip.Addr) *Handler {
-	return &Handler{svc: svc, key: key, log: log, limiter: limiter, addr: addr}
+	return &Handler{svc: svc, forms: mac.New(key, "payment-link"), cookies: mac.New(key, "payment-link-cookie"),
+		log: log, limiter: limiter, addr: addr}
 }
 
 // Register mounts the page on mux.
@@ -99,11 +103,11 @@ func (h *Handler) message(w http.ResponseWriter, status int, v view, title, msg 
 // csrf binds a form to its link and its token: a form of one link cannot
 // pay another, and a token cannot be made up.
 func (h *Handler) csrf(linkID, token string) string {
-	return webpage.FormMAC(h.key, "payment-link", linkID, token)
+	return h.forms.Sign(linkID, token)
 }
 
 func (h *Handler) validCSRF(linkID, token, sum string) bool {
-	return token != "" && webpage.ValidFormMAC(h.key, sum, "payment-link", linkID, token)
+	return token != "" && h.forms.Verify(sum, linkID, token)
 }
 
 func newToken() string {
@@ -130,7 +134,7 @@ const cookieName = "payd_link_form"
 // sum. The token is one the page issued (pay checked its form's MAC);
 // the HMAC lets the page know it again in keptForm.
 func (h *Handler) formCookie(linkID, token, entered string) string {
-	return webpage.FormMAC(h.key, "payment-link-cookie", linkID, token, entered) + "." + token + "." + entered
+	return h.cookies.Sign(linkID, token, entered) + "." + token + "." + entered
 }
 
 // keptForm reads the form that r's cookie keeps for the link. A cookie
@@ -146,7 +150,7 @@ func (h *Handler) keptForm(r *http.Request, linkID string) (token, entered strin
 	// sum ("1500.00") comes last.
 	sum, rest, _ := strings.Cut(c.Value, ".")
 	token, entered, _ = strings.Cut(rest, ".")
-	if token == "" || !webpage.ValidFormMAC(h.key, sum, "payment-link-cookie", linkID, token, entered) {
+	if token == "" || !h.cookies.Verify(sum, linkID, token, entered) {
 		return "", "", false
 	}
 	return token, entered, true

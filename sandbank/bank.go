@@ -2,10 +2,7 @@ package sandbank
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/mac"
 )
 
 // Attempt states of the bank.
@@ -34,11 +32,13 @@ var ErrDecided = errors.New("this operation was already processed")
 // backup, so that the cascade has somewhere to go when the primary times
 // out (amount digits 04).
 type Bank struct {
-	name      string
-	key       []byte
-	jobs      payd.Jobs
-	clock     payd.Clock
-	publicURL string
+	name string
+	// notifications signs the bank's notifications, the payload alone
+	// with no label, as the bank always has: queued ones stay valid.
+	notifications mac.Signer
+	jobs          payd.Jobs
+	clock         payd.Clock
+	publicURL     string
 }
 
 var _ payd.Simulator = (*Bank)(nil)
@@ -46,7 +46,7 @@ var _ payd.Simulator = (*Bank)(nil)
 // New returns a sandbox bank named name that signs its notifications with
 // key and links its pages under publicURL.
 func New(name string, key []byte, jobs payd.Jobs, clock payd.Clock, publicURL string) *Bank {
-	return &Bank{name: name, key: key, jobs: jobs, clock: clock, publicURL: publicURL}
+	return &Bank{name: name, notifications: mac.New(key, ""), jobs: jobs, clock: clock, publicURL: publicURL}
 }
 
 // Name implements payd.Provider.
@@ -156,17 +156,12 @@ type envelope struct {
 }
 
 // sign is lowercase hex HMAC-SHA256 of the payload.
-func (b *Bank) sign(payload []byte) string {
-	m := hmac.New(sha256.New, b.key)
-	m.Write(payload)
-	return hex.EncodeToString(m.Sum(nil))
-}
+func (b *Bank) sign(payload []byte) string { return b.notifications.Sign(string(payload)) }
 
 // VerifyNotification checks the signature in constant time and reads the
 // notification.
 func (b *Bank) VerifyNotification(payload []byte, signature string) (*payd.Notification, error) {
-	want, err := hex.DecodeString(signature)
-	if err != nil || !hmac.Equal(want, mustHex(b.sign(payload))) {
+	if !b.notifications.Verify(signature, string(payload)) {
 		return nil, errors.New("bad signature")
 	}
 	var env envelope
@@ -174,11 +169,6 @@ func (b *Bank) VerifyNotification(payload []byte, signature string) (*payd.Notif
 		return nil, errors.New("malformed notification")
 	}
 	return &env.Event, nil
-}
-
-func mustHex(s string) []byte {
-	b, _ := hex.DecodeString(s)
-	return b
 }
 
 // notify signs a notification and schedules its delivery to the core at

@@ -3,15 +3,14 @@ package sandbank
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/webpage"
 )
 
@@ -26,13 +25,14 @@ var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
 type Pages struct {
 	store payd.Store
 	banks map[string]*Bank
-	key   []byte
+	// forms signs the pages' forms, each bound to its attempt.
+	forms mac.Signer
 	log   *slog.Logger
 }
 
 // NewPages returns the pages over the given banks; key protects the forms.
 func NewPages(store payd.Store, key []byte, log *slog.Logger, banks ...*Bank) *Pages {
-	p := &Pages{store: store, banks: map[string]*Bank{}, key: key, log: log}
+	p := &Pages{store: store, banks: map[string]*Bank{}, forms: mac.New(key, "sandbank"), log: log}
 	for _, b := range banks {
 		p.banks[b.name] = b
 	}
@@ -97,16 +97,12 @@ func (p *Pages) localeOf(r *http.Request) webpage.Locale {
 	return locale(r, a)
 }
 
-func (p *Pages) csrf(id string) string {
-	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte("sandbank\x00" + id))
-	return hex.EncodeToString(m.Sum(nil))
-}
+// csrf is the token of a form of attempt id: a form of one attempt cannot
+// decide another.
+func (p *Pages) csrf(id string) string { return p.forms.Sign(id) }
 
 func (p *Pages) csrfOK(r *http.Request, id string) bool {
-	got, err := hex.DecodeString(r.PostFormValue("csrf"))
-	want, _ := hex.DecodeString(p.csrf(id))
-	return err == nil && hmac.Equal(got, want)
+	return p.forms.Verify(r.PostFormValue("csrf"), id)
 }
 
 func (p *Pages) load(r *http.Request, method string) (*payd.SandboxAttempt, bool) {

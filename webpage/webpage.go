@@ -1,10 +1,10 @@
 // Package webpage holds what every HTML page the service shows payers has
 // in common: the security headers; the one reader of their posts
-// (ReadForm), bounded and url-encoded only; the binding of their forms
-// (FormMAC); and the payer's language — the choice of it (Choose), the
-// catalogue of every text in Russian, Kazakh and English (messages.go),
-// and amounts written for that language (Amount) and read as its payers
-// type them (ParseAmount).
+// (ReadForm), bounded and url-encoded only; and the payer's language —
+// the choice of it (Choose), the catalogue of every text in Russian,
+// Kazakh and English (messages.go), and amounts written for that language
+// (Amount) and read as its payers type them (ParseAmount). Each page binds
+// its forms with a Signer of internal/mac labelled with the page's name.
 // The pages (checkout, sandbox bank, payment links) carry one-time tokens
 // or shareable links in their addresses and take decisions with money.
 package webpage
