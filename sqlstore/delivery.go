@@ -354,6 +354,20 @@ func placeholders(from, n int) string {
 	return b.String()
 }
 
+// queryStrings runs a query of one text column and returns its values.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	var out []string
+	err := eachRow(ctx, q, query, args, func(r *sql.Rows) error {
+		var v string
+		if err := r.Scan(&v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
 // eachRow runs a query and calls fn for each row.
 func eachRow(ctx context.Context, q querier, query string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := q.QueryContext(ctx, query, args...)

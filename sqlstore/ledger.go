@@ -63,20 +63,8 @@ func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[mo
 // LedgerUnbalanced returns the ids of entries whose postings do not sum to
 // zero, for the invariant check.
 func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT entry_id FROM ledger_postings GROUP BY entry_id HAVING SUM(amount) <> 0`)
+	out, err := queryStrings(ctx, t.q, `SELECT entry_id FROM ledger_postings GROUP BY entry_id HAVING SUM(amount) <> 0`)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var orphans int
@@ -93,21 +81,8 @@ func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
 // LedgerNegativeAccounts lists the merchant accounts other than available
 // whose balance is below zero: no pending, reserve or in-flight part may be.
 func (t *tx) LedgerNegativeAccounts(ctx context.Context) ([]string, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT account_key FROM ledger_postings
+	return queryStrings(ctx, t.q, `SELECT account_key FROM ledger_postings
 		WHERE owner <> $1 AND bucket <> $2 GROUP BY account_key HAVING SUM(amount) < 0`, ledger.ServiceOwner, ledger.Available)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
 }
 
 // RefundTotals sums refunds per payment and status.

@@ -129,21 +129,8 @@ var paymentViewCurrent = "view_version = " + strconv.Itoa(payd.PaymentViewVersio
 // PaymentViewsStale walks payments_view_stale: the ids of payments whose
 // rendering is of an older version, in id order after after.
 func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT id FROM payments WHERE view_version < `+strconv.Itoa(payd.PaymentViewVersion)+
+	return queryStrings(ctx, t.q, `SELECT id FROM payments WHERE view_version < `+strconv.Itoa(payd.PaymentViewVersion)+
 		` AND id > $1 ORDER BY id LIMIT $2`, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // PaymentViewList lists payments as the contract renders them: each item
