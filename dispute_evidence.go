@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,7 +105,7 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 	if err := in.Check(); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, disputeID, true)
 		if err != nil {
 			return 0, nil, err
@@ -129,7 +128,7 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		if err := tx.EvidenceFileInsert(ctx, f); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
+		return OutcomeCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
 	})
 }
 
@@ -356,7 +355,7 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 	if err := checkText("comment", comment, 0, 4096); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, disputeID, true)
 		if err != nil {
 			return 0, nil, err
@@ -402,7 +401,7 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 		if err := tx.DisputeUpdate(ctx, d); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, d.View(), nil
+		return OutcomeOK, d.View(), nil
 	})
 }
 

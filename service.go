@@ -7,7 +7,6 @@ import (
 	"errors"
 	"github.com/paydhq/payd/money"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"sync"
 )
@@ -169,10 +168,10 @@ var (
 
 // idempotent runs fn once per idempotency key of the principal: the effect
 // of fn, the record of its answer and everything fn writes commit in one
-// transaction. A replay with the same request gets the first answer with
-// status 200; a different request under the key gets idempotency_conflict;
+// transaction. A replay with the same request gets the first answer's
+// body with OutcomeOK; a different request under the key gets idempotency_conflict;
 // a replay while the first runs gets idempotency_in_progress.
-func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency, fn func(tx Tx) (int, any, error)) (*Response, error) {
+func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
 	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
 		return nil, errInProgress
@@ -199,7 +198,7 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 		if s.holdIdempotent != nil {
 			s.holdIdempotent(idem.Key)
 		}
-		status, obj, err := fn(tx)
+		outcome, obj, err := fn(tx)
 		if err != nil {
 			return err
 		}
@@ -209,11 +208,11 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 				return err
 			}
 		}
-		resp = &Response{Status: status, Body: body}
+		resp = &Response{Outcome: outcome, Body: body}
 		recorded = true
 		err = tx.IdempotencyPut(ctx, &IdempotencyRecord{
 			ShopID: p.Shop.ID, Mode: p.Mode, Key: idem.Key, RequestHash: idem.Hash,
-			Status: status, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
+			Outcome: outcome, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
 		})
 		if errors.Is(err, ErrConflict) {
 			return errKeyTaken
@@ -257,7 +256,7 @@ func replay(rec *IdempotencyRecord, idem Idempotency) (*Response, error) {
 	if !bytes.Equal(rec.RequestHash, idem.Hash) {
 		return nil, errIdemConfl
 	}
-	return &Response{Status: http.StatusOK, Body: rec.Body, Replayed: true}, nil
+	return &Response{Outcome: OutcomeOK, Body: rec.Body, Replayed: true}, nil
 }
 
 // committedAnswer is the replay of the key's live committed record, or nil

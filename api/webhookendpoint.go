@@ -41,7 +41,7 @@ func writeResponse(w http.ResponseWriter, resp *payd.Response) {
 	if resp.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	httpapi.WriteRaw(w, resp.Status, resp.Body)
+	httpapi.WriteRaw(w, httpapi.OutcomeStatus(resp.Outcome), resp.Body)
 }
 
 func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
