@@ -164,7 +164,7 @@ func evidenceRoom(ctx context.Context, tx Tx, d *Dispute, size int64, now time.T
 
 func (s *Service) uploadURL(f *EvidenceFile) string {
 	exp := strconv.FormatInt(f.UploadExpiresAt.Unix(), 10)
-	return s.publicURL + "/uploads/evidence/" + f.ID + "?expires=" + exp + "&sig=" + s.uploadSig(f.ID, exp)
+	return s.publicURL + s.paths.EvidenceUpload + f.ID + "?expires=" + exp + "&sig=" + s.uploadSig(f.ID, exp)
 }
 
 // uploadSig signs an upload link with the report key, kept apart from

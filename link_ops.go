@@ -169,7 +169,7 @@ func (s *Service) CreatePaymentLink(ctx context.Context, p *Principal, idem Idem
 		if err := tx.PaymentLinkInsert(ctx, l); err != nil {
 			return 0, nil, err
 		}
-		return OutcomeCreated, l.View(s.publicURL), nil
+		return OutcomeCreated, l.View(s.LinkURL(l.ID)), nil
 	})
 }
 
@@ -201,6 +201,9 @@ func (s *Service) ListPaymentLinks(ctx context.Context, p *Principal, params *Pa
 // PublicURL is the base of the addresses the service hands out.
 func (s *Service) PublicURL() string { return s.publicURL }
 
+// LinkURL is the address of the page of the payment link id.
+func (s *Service) LinkURL(id string) string { return s.publicURL + s.paths.Link + id }
+
 // due reports whether an active link's expires_at has passed at now: the
 // sweep has yet to mark it, and it takes nothing meanwhile.
 func (l *PaymentLink) due(now time.Time) bool {
@@ -229,7 +232,7 @@ func (s *Service) DeactivatePaymentLink(ctx context.Context, p *Principal, idem 
 		default:
 			return 0, nil, Errorf(CodeInvalidState, "cannot deactivate a payment link in status %s", l.Status)
 		}
-		return OutcomeOK, l.View(s.publicURL), nil
+		return OutcomeOK, l.View(s.LinkURL(l.ID)), nil
 	})
 }
 

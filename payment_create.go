@@ -159,7 +159,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 				return 0, nil, err
 			}
 		default:
-			confirmationURL = s.publicURL + "/checkout/" + token
+			confirmationURL = s.publicURL + s.paths.Checkout + token
 		}
 		return OutcomeCreated, pay.View(confirmationURL), nil
 	})

@@ -35,8 +35,10 @@ type Config struct {
 	// WebhookAllowHosts are exact hosts an operator allows for webhook
 	// endpoints despite the public-address rule (local development).
 	WebhookAllowHosts []string
-	// PublicURL is the base of links handed out (checkout pages).
+	// PublicURL is the base of links handed out (checkout pages), and
+	// Paths say where under it the adapters serve them.
 	PublicURL string
+	Paths     Paths
 	// Providers are the providers of test payments (the sandbox banks), and
 	// TestRoute orders them per payment without reading storage.
 	Providers []Provider
@@ -76,6 +78,7 @@ type Service struct {
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
 	publicURL         string
+	paths             Paths
 	providers         map[string]Provider
 	providerNames     []string
 	live              map[string]bool
@@ -98,12 +101,30 @@ type Service struct {
 	inflight sync.Map
 }
 
+// Paths are where, under Config.PublicURL, the adapters serve the pages
+// and files the service hands out links to: each is the prefix the
+// object's token or id follows. The wiring (package serve) takes them from
+// the packages that register those routes, so that an address is written
+// in one place.
+type Paths struct {
+	// Checkout is a payment's hosted page: Checkout + token.
+	Checkout string
+	// EvidenceUpload takes an evidence file's bytes: EvidenceUpload +
+	// file id, with the link's expiry and signature.
+	EvidenceUpload string
+	// SettlementReport is a settlement's CSV register: SettlementReport +
+	// settlement id + ".csv", with the link's expiry and signature.
+	SettlementReport string
+	// Link is a payment link's page: Link + link id.
+	Link string
+}
+
 // NewService returns a Service over cfg.
 func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
+		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, reportKey: cfg.ReportKey, auth: newAuthCache(AuthCacheTTL),
 	}

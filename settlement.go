@@ -324,7 +324,7 @@ const ReportTTL = 24 * time.Hour
 // ReportURL signs a link to a register's CSV report, valid ReportTTL.
 func (s *Service) ReportURL(st *Settlement) string {
 	exp := strconv.FormatInt(s.clock.Now().Add(ReportTTL).Unix(), 10)
-	return s.publicURL + "/reports/settlements/" + st.ID + ".csv?expires=" + exp + "&sig=" + s.reportSig(st.ID, exp)
+	return s.publicURL + s.paths.SettlementReport + st.ID + ".csv?expires=" + exp + "&sig=" + s.reportSig(st.ID, exp)
 }
 
 func (s *Service) reportSig(id, exp string) string {

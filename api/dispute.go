@@ -22,8 +22,13 @@ func (s *Server) disputeRoutes() {
 		"POST /v1/test/disputes/{dispute_id}/simulate":    simulated("dispute_id", s.svc.SimulateDispute),
 	})
 	// The upload link is signed: the signature is the credential.
-	s.mux.HandleFunc("PUT /uploads/evidence/{file_id}", s.uploadEvidence)
+	s.mux.HandleFunc("PUT "+EvidenceUploadPath+"{file_id}", s.uploadEvidence)
 }
+
+// EvidenceUploadPath is where an evidence file's bytes are uploaded:
+// EvidenceUploadPath + the file's id, the upload_url the service signs
+// (payd.Paths).
+const EvidenceUploadPath = "/uploads/evidence/"
 
 func (s *Server) listDisputes(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()

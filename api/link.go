@@ -92,7 +92,7 @@ func (s *Server) getLink(w http.ResponseWriter, r *http.Request, p *payd.Princip
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, l.View(s.svc.PublicURL()))
+	httpapi.WriteJSON(w, http.StatusOK, l.View(s.svc.LinkURL(l.ID)))
 	return nil
 }
 
@@ -107,7 +107,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, p *payd.Princ
 	}
 	items := make([]*payd.PaymentLinkJSON, 0, len(page.Items))
 	for _, l := range page.Items {
-		items = append(items, l.View(s.svc.PublicURL()))
+		items = append(items, l.View(s.svc.LinkURL(l.ID)))
 	}
 	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil

@@ -116,7 +116,7 @@ func (s *Server) routes() {
 	m.Handle("GET /v1/balance", s.auth(s.getBalance))
 	m.Handle("GET /v1/settlements", s.auth(s.listSettlements))
 	m.Handle("GET /v1/settlements/{settlement_id}", s.auth(s.getSettlement))
-	m.HandleFunc("GET /reports/settlements/{file}", s.settlementReport)
+	m.HandleFunc("GET "+SettlementReportPath+"{file}", s.settlementReport)
 
 	m.Handle("GET /v1/events", s.auth(s.listEvents))
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))

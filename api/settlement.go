@@ -62,6 +62,11 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request, p *payd.P
 	return nil
 }
 
+// SettlementReportPath is where a settlement's CSV register is served:
+// SettlementReportPath + the settlement's id + ".csv", the report_url the
+// service signs (payd.Paths).
+const SettlementReportPath = "/reports/settlements/"
+
 // settlementReport serves the CSV register of a settlement's period behind
 // its signed, expiring link; no credentials are needed, the signature is
 // the credential.
