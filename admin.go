@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -131,31 +130,14 @@ func (s *Service) ListShops(ctx context.Context, p *ShopListParams) (page Page[*
 	return page, err
 }
 
-// UpdateShopSettings merges patch, a JSON object of ShopSettings fields,
-// into the shop's settings. Unknown fields are refused so that a typo in an
-// operator's request is not silently ignored.
-func (s *Service) UpdateShopSettings(ctx context.Context, id string, patch json.RawMessage) (*Shop, error) {
+// UpdateShopSettings replaces the shop's settings with what change makes
+// of the current ones, read in the update's transaction, once they pass
+// ShopSettings.Validate. An error of change refuses the update as it is.
+// The operator API's change merges its request's patch (operator).
+func (s *Service) UpdateShopSettings(ctx context.Context, id string, change func(current ShopSettings) (ShopSettings, error)) (*Shop, error) {
 	return s.changeShop(ctx, id, func(shop *Shop) error {
-		current, err := json.Marshal(shop.Settings)
+		next, err := change(shop.Settings)
 		if err != nil {
-			return err
-		}
-		merged := map[string]json.RawMessage{}
-		_ = json.Unmarshal(current, &merged)
-		var changes map[string]json.RawMessage
-		if err := json.Unmarshal(patch, &changes); err != nil {
-			return Invalid("", "the body must be a JSON object of settings")
-		}
-		for k, v := range changes {
-			if string(v) == "null" {
-				delete(merged, k)
-			} else {
-				merged[k] = v
-			}
-		}
-		raw, _ := json.Marshal(merged)
-		var next ShopSettings
-		if err := DecodeJSON(raw, &next, DecodeOptions{RejectUnknown: true}); err != nil {
 			return err
 		}
 		if err := next.Validate(); err != nil {

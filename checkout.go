@@ -171,7 +171,7 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 	if !ok {
 		return nil, Invalid("outcome", "unknown outcome %q", outcome)
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err
@@ -198,8 +198,8 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 			return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the payer has not chosen a method")
 		}
 		if outcome == "expire" {
-			return 202, nil, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
+			return OutcomeAccepted, nil, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
 		}
-		return 202, nil, sim.Simulate(ctx, tx, pay, outcome, delay)
+		return OutcomeAccepted, nil, sim.Simulate(ctx, tx, pay, outcome, delay)
 	})
 }

@@ -118,6 +118,9 @@ func (WebhookDeliverArgs) Kind() string { return "webhook_deliver" }
 // SendResult is what a receiver answered.
 type SendResult struct {
 	StatusCode int
+	// StatusText is the standard text of StatusCode ("Bad Gateway"),
+	// empty for a code without one; the attempt's error quotes it.
+	StatusText string
 	Body       []byte
 	Duration   time.Duration
 }

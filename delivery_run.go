@@ -3,7 +3,6 @@ package payd
 import (
 	"context"
 	"errors"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -92,7 +91,7 @@ func (s *Service) AttemptDelivery(ctx context.Context, w *DeliveryWork) *Deliver
 	attempt.ResponseBody = truncateUTF8(res.Body, MaxLoggedResponse)
 	out.ok = res.StatusCode >= 200 && res.StatusCode < 300
 	if !out.ok {
-		attempt.Error = "answer " + strconv.Itoa(res.StatusCode) + " " + http.StatusText(res.StatusCode) + " is not 2xx"
+		attempt.Error = "answer " + strconv.Itoa(res.StatusCode) + " " + res.StatusText + " is not 2xx"
 	}
 	return out
 }
@@ -241,7 +240,7 @@ func truncateUTF8(b []byte, n int) string {
 // its shop and mode subscribed to its type. The event itself never
 // changes; the answer is the event with its delivery summary.
 func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		ev, err := tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "event")
@@ -268,7 +267,7 @@ func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotenc
 		if ev, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), id); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusAccepted, ev.WithDelivery(), nil
+		return OutcomeAccepted, ev.WithDelivery(), nil
 	})
 }
 

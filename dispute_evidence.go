@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,7 +104,7 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 	if err := in.Check(); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, disputeID, true)
 		if err != nil {
 			return 0, nil, err
@@ -128,7 +127,7 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		if err := tx.EvidenceFileInsert(ctx, f); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
+		return OutcomeCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
 	})
 }
 
@@ -164,7 +163,7 @@ func evidenceRoom(ctx context.Context, tx Tx, d *Dispute, size int64, now time.T
 
 func (s *Service) uploadURL(f *EvidenceFile) string {
 	exp, sig := s.uploadLinks.SignExpiring(f.ID, f.UploadExpiresAt)
-	return s.publicURL + "/uploads/evidence/" + f.ID + "?expires=" + exp + "&sig=" + sig
+	return s.publicURL + s.paths.EvidenceUpload + f.ID + "?expires=" + exp + "&sig=" + sig
 }
 
 // EvidenceUpload is one PUT of an upload_url.
@@ -344,7 +343,7 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 	if err := checkText("comment", comment, 0, 4096); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, disputeID, true)
 		if err != nil {
 			return 0, nil, err
@@ -390,7 +389,7 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 		if err := tx.DisputeUpdate(ctx, d); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, d.View(), nil
+		return OutcomeOK, d.View(), nil
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -81,7 +80,7 @@ func (s *Service) CreateTestDispute(ctx context.Context, p *Principal, idem Idem
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, paymentID, true)
 		if err != nil {
 			return 0, nil, err
@@ -97,7 +96,7 @@ func (s *Service) CreateTestDispute(ctx context.Context, p *Principal, idem Idem
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, d.View(), nil
+		return OutcomeCreated, d.View(), nil
 	})
 }
 
@@ -127,7 +126,7 @@ func (s *Service) SimulateDispute(ctx context.Context, p *Principal, idem Idempo
 	if !ok {
 		return nil, Invalid("outcome", "outcome must be evidence_required, won, lost or expire")
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err
@@ -141,13 +140,13 @@ func (s *Service) SimulateDispute(ctx context.Context, p *Principal, idem Idempo
 		}
 		at := s.clock.Now().Add(delay)
 		if outcome == "expire" {
-			return http.StatusAccepted, nil, s.jobs.Enqueue(ctx, tx, DisputeExpireArgs{DisputeID: d.ID, Force: true}, at)
+			return OutcomeAccepted, nil, s.jobs.Enqueue(ctx, tx, DisputeExpireArgs{DisputeID: d.ID, Force: true}, at)
 		}
 		sim, ok := s.providers[d.Provider].(DisputeSimulator)
 		if !ok {
 			return 0, nil, Errorf(CodeInvalidState, "the dispute's bank cannot be simulated")
 		}
-		return http.StatusAccepted, nil, sim.SimulateDispute(ctx, tx, d, disputeSimulateKind[outcome], delay)
+		return OutcomeAccepted, nil, sim.SimulateDispute(ctx, tx, d, disputeSimulateKind[outcome], delay)
 	})
 }
 

@@ -19,7 +19,7 @@ type IdempotencyRecord struct {
 	Mode        Mode
 	Key         string
 	RequestHash []byte
-	Status      int
+	Outcome     Outcome
 	Body        []byte
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
@@ -60,9 +60,30 @@ func canonicalJSON(body []byte) []byte {
 	return out
 }
 
-// Response is the outcome of an idempotent operation as the API writes it.
+// Outcome is what an idempotent operation did. The adapter that answers
+// the request chooses the status it is written with (package httpapi:
+// 200, 201, 202, 204); a store keeps it with the record.
+type Outcome int
+
+// Outcomes of idempotent operations; zero is none (an operation that
+// failed).
+const (
+	// OutcomeOK: the operation changed an object and returns it, or the
+	// answer is the replay of a recorded one.
+	OutcomeOK Outcome = iota + 1
+	// OutcomeCreated: the operation created the object it returns.
+	OutcomeCreated
+	// OutcomeAccepted: the operation was taken and completes later.
+	OutcomeAccepted
+	// OutcomeNoContent: the operation returns nothing.
+	OutcomeNoContent
+)
+
+// Response is the result of an idempotent operation as the API writes it:
+// the first answer with its operation's outcome, a replay with
+// OutcomeOK and Replayed set.
 type Response struct {
-	Status   int
+	Outcome  Outcome
 	Body     []byte
 	Replayed bool
 }

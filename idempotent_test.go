@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
 	"testing"
 	"time"
 )
@@ -58,15 +57,15 @@ func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
 	p := &Principal{Shop: &Shop{ID: "shp_1"}, Mode: ModeTest}
 	idem := Idempotency{Key: "key-1", Hash: []byte{1}}
 	first := &IdempotencyRecord{ShopID: "shp_1", Mode: ModeTest, Key: "key-1", RequestHash: []byte{1},
-		Status: http.StatusCreated, Body: []byte(`{"id":"pay_1"}`), ExpiresAt: clock.Now().Add(time.Hour)}
+		Outcome: OutcomeCreated, Body: []byte(`{"id":"pay_1"}`), ExpiresAt: clock.Now().Add(time.Hour)}
 	other := *first
 	other.RequestHash = []byte{2}
 	expired := *first
 	expired.ExpiresAt = clock.Now().Add(-time.Second)
 	dup := duplicateOrder("pay_1")
-	created := func(Tx) (int, any, error) { return http.StatusCreated, map[string]string{"id": "pay_2"}, nil }
-	failing := func(err error) func(Tx) (int, any, error) {
-		return func(Tx) (int, any, error) { return 0, nil, err }
+	created := func(Tx) (Outcome, any, error) { return OutcomeCreated, map[string]string{"id": "pay_2"}, nil }
+	failing := func(err error) func(Tx) (Outcome, any, error) {
+		return func(Tx) (Outcome, any, error) { return 0, nil, err }
 	}
 
 	cases := []struct {
@@ -74,7 +73,7 @@ func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
 		committed *IdempotencyRecord
 		putErr    error
 		commitErr error
-		fn        func(Tx) (int, any, error)
+		fn        func(Tx) (Outcome, any, error)
 		wantCode  ErrorCode // "" when a replay of first is wanted
 		wantErr   error
 	}{
@@ -106,7 +105,7 @@ func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
 					t.Fatalf("err = %v, want %s", err, tc.wantCode)
 				}
 			default:
-				if err != nil || !resp.Replayed || resp.Status != http.StatusOK || !bytes.Equal(resp.Body, first.Body) {
+				if err != nil || !resp.Replayed || resp.Outcome != OutcomeOK || !bytes.Equal(resp.Body, first.Body) {
 					t.Fatalf("got %+v, %v; want the replay of the committed record", resp, err)
 				}
 			}

@@ -88,18 +88,15 @@ type PaymentLinkJSON struct {
 	ExpiresAt   *time.Time        `json:"expires_at,omitempty"`
 }
 
-// LinkPath is the address of a link's hosted page under the public URL.
-func LinkPath(id string) string { return "/links/" + id }
-
-// View returns the contract's object; publicURL is the base of the page's
-// address.
-func (l *PaymentLink) View(publicURL string) *PaymentLinkJSON {
+// View returns the contract's object; pageURL is the address of the link's
+// page (Service.LinkURL).
+func (l *PaymentLink) View(pageURL string) *PaymentLinkJSON {
 	payments := l.Payments
 	if payments == nil {
 		payments = []string{}
 	}
 	return &PaymentLinkJSON{
-		ID: l.ID, URL: publicURL + LinkPath(l.ID), Status: l.Status, CreatedAt: l.CreatedAt, Test: l.Test,
+		ID: l.ID, URL: pageURL, Status: l.Status, CreatedAt: l.CreatedAt, Test: l.Test,
 		Amount: l.Amount, MinAmount: l.MinAmount, MaxAmount: l.MaxAmount, Description: l.Description,
 		OrderID: l.OrderID, Capture: l.Capture, Reusable: l.Reusable, ReturnURL: l.ReturnURL,
 		Payments: payments, Metadata: l.Metadata, ExpiresAt: l.ExpiresAt,

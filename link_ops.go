@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -166,11 +165,11 @@ func (s *Service) CreatePaymentLink(ctx context.Context, p *Principal, idem Idem
 	if err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		if err := tx.PaymentLinkInsert(ctx, l); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, l.View(s.publicURL), nil
+		return OutcomeCreated, l.View(s.LinkURL(l.ID)), nil
 	})
 }
 
@@ -202,6 +201,9 @@ func (s *Service) ListPaymentLinks(ctx context.Context, p *Principal, params *Pa
 // PublicURL is the base of the addresses the service hands out.
 func (s *Service) PublicURL() string { return s.publicURL }
 
+// LinkURL is the address of the page of the payment link id.
+func (s *Service) LinkURL(id string) string { return s.publicURL + s.paths.Link + id }
+
 // due reports whether an active link's expires_at has passed at now: the
 // sweep has yet to mark it, and it takes nothing meanwhile.
 func (l *PaymentLink) due(now time.Time) bool {
@@ -212,7 +214,7 @@ func (l *PaymentLink) due(now time.Time) bool {
 // answered as it is, so a merchant's retry without its Idempotency-Key
 // still succeeds; a paid or expired link is invalid_state.
 func (s *Service) DeactivatePaymentLink(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		l, err := scopedLink(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err
@@ -230,7 +232,7 @@ func (s *Service) DeactivatePaymentLink(ctx context.Context, p *Principal, idem 
 		default:
 			return 0, nil, Errorf(CodeInvalidState, "cannot deactivate a payment link in status %s", l.Status)
 		}
-		return http.StatusOK, l.View(s.publicURL), nil
+		return OutcomeOK, l.View(s.LinkURL(l.ID)), nil
 	})
 }
 

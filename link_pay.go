@@ -182,7 +182,7 @@ func (s *Service) PayLink(ctx context.Context, id string, in LinkPayment) (strin
 	}
 	amount := money.New(sum, l.Currency)
 	body, _ := json.Marshal(map[string]any{"amount": amount})
-	idem := Idempotency{Key: "link:" + in.FormToken, Hash: RequestHash("POST", LinkPath(l.ID), body)}
+	idem := Idempotency{Key: "link:" + in.FormToken, Hash: RequestHash("POST", s.paths.Link+l.ID, body)}
 	capture := l.Capture
 	resp, err := s.createPayment(ctx, &Principal{Shop: shop, Mode: mode}, idem, PaymentCreate{
 		Amount: amount, Description: l.Description, Capture: &capture, ConfirmationType: ConfirmationRedirect,
@@ -293,7 +293,7 @@ func (s *Service) linkPaymentSucceeded(ctx context.Context, tx Tx, shop *Shop, p
 		return err
 	}
 	_, err = s.RecordEvent(ctx, tx, NewEventParams{
-		Shop: shop, Test: l.Test, Type: EventPaymentLinkPaid, ObjectType: "payment_link", ObjectID: l.ID, Object: l.View(s.publicURL),
+		Shop: shop, Test: l.Test, Type: EventPaymentLinkPaid, ObjectType: "payment_link", ObjectID: l.ID, Object: l.View(s.LinkURL(l.ID)),
 	})
 	return err
 }

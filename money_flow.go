@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -181,7 +180,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 	if err := CheckMetadata(in.Metadata); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, in.PaymentID, true)
 		if err != nil {
 			return 0, nil, err
@@ -253,7 +252,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 				return 0, nil, s.providerError(err)
 			}
 		}
-		return http.StatusCreated, r.View(), nil
+		return OutcomeCreated, r.View(), nil
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -90,7 +89,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	resp, err := s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		if origin != nil {
 			// The link first: a closed or busy link answers so before any
 			// other rule.
@@ -160,9 +159,9 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 				return 0, nil, err
 			}
 		default:
-			confirmationURL = s.publicURL + "/checkout/" + token
+			confirmationURL = s.publicURL + s.paths.Checkout + token
 		}
-		return http.StatusCreated, pay.View(confirmationURL), nil
+		return OutcomeCreated, pay.View(confirmationURL), nil
 	})
 	return resp, s.orderIDTaken(ctx, p, in.OrderID, err)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -88,7 +87,7 @@ func (s *Service) ListPayments(ctx context.Context, p *Principal, params *Paymen
 // partially; a partial capture releases the rest of the authorization
 // (Payments, rules 1 and 2).
 func (s *Service) CapturePayment(ctx context.Context, p *Principal, idem Idempotency, id string, amount *money.Amount) (*Response, error) {
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err
@@ -114,14 +113,14 @@ func (s *Service) CapturePayment(ctx context.Context, p *Principal, idem Idempot
 		if err := s.succeed(ctx, tx, pay, sum); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, pay.View(""), nil
+		return OutcomeOK, pay.View(""), nil
 	})
 }
 
 // CancelPayment closes the checkout of a pending payment or voids the
 // authorization of one waiting for capture.
 func (s *Service) CancelPayment(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err
@@ -139,7 +138,7 @@ func (s *Service) CancelPayment(ctx context.Context, p *Principal, idem Idempote
 		if err := s.cancel(ctx, tx, pay, CancellationDetails{Party: PartyMerchant, Reason: ReasonCanceledByMerchant}); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, pay.View(""), nil
+		return OutcomeOK, pay.View(""), nil
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -73,7 +72,7 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		return nil, Errorf(CodeAmountLimit, "a payout in %s must be %s..%s", c, money.FormatValue(r.Min), money.FormatValue(r.Max))
 	}
 	fee := p.Shop.Settings.PayoutFeeFor(c).Of(in.Amount.Minor)
-	return s.idempotent(ctx, p, idem, func(tx Tx) (int, any, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
 		pr, err := s.payoutProviderFor(ctx, tx, p.Test(), p.Shop.Region, kind, c)
 		if err != nil {
 			return 0, nil, err
@@ -131,7 +130,7 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		if err := s.jobs.Enqueue(ctx, tx, PayoutCheckArgs{PayoutID: po.ID}, now); err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, po.View(), nil
+		return OutcomeCreated, po.View(), nil
 	})
 }
 

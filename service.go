@@ -8,7 +8,6 @@ import (
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/money"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"sync"
 )
@@ -37,8 +36,10 @@ type Config struct {
 	// WebhookAllowHosts are exact hosts an operator allows for webhook
 	// endpoints despite the public-address rule (local development).
 	WebhookAllowHosts []string
-	// PublicURL is the base of links handed out (checkout pages).
+	// PublicURL is the base of links handed out (checkout pages), and
+	// Paths say where under it the adapters serve them.
 	PublicURL string
+	Paths     Paths
 	// Providers are the providers of test payments (the sandbox banks), and
 	// TestRoute orders them per payment without reading storage.
 	Providers []Provider
@@ -81,6 +82,7 @@ type Service struct {
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
 	publicURL         string
+	paths             Paths
 	providers         map[string]Provider
 	providerNames     []string
 	live              map[string]bool
@@ -108,12 +110,30 @@ type Service struct {
 	inflight sync.Map
 }
 
+// Paths are where, under Config.PublicURL, the adapters serve the pages
+// and files the service hands out links to: each is the prefix the
+// object's token or id follows. The wiring (package serve) takes them from
+// the packages that register those routes, so that an address is written
+// in one place.
+type Paths struct {
+	// Checkout is a payment's hosted page: Checkout + token.
+	Checkout string
+	// EvidenceUpload takes an evidence file's bytes: EvidenceUpload +
+	// file id, with the link's expiry and signature.
+	EvidenceUpload string
+	// SettlementReport is a settlement's CSV register: SettlementReport +
+	// settlement id + ".csv", with the link's expiry and signature.
+	SettlementReport string
+	// Link is a payment link's page: Link + link id.
+	Link string
+}
+
 // NewService returns a Service over cfg.
 func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL,
+		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 	}
@@ -183,10 +203,10 @@ var (
 
 // idempotent runs fn once per idempotency key of the principal: the effect
 // of fn, the record of its answer and everything fn writes commit in one
-// transaction. A replay with the same request gets the first answer with
-// status 200; a different request under the key gets idempotency_conflict;
+// transaction. A replay with the same request gets the first answer's
+// body with OutcomeOK; a different request under the key gets idempotency_conflict;
 // a replay while the first runs gets idempotency_in_progress.
-func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency, fn func(tx Tx) (int, any, error)) (*Response, error) {
+func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
 	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
 		return nil, errInProgress
@@ -213,7 +233,7 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 		if s.holdIdempotent != nil {
 			s.holdIdempotent(idem.Key)
 		}
-		status, obj, err := fn(tx)
+		outcome, obj, err := fn(tx)
 		if err != nil {
 			return err
 		}
@@ -223,11 +243,11 @@ func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency
 				return err
 			}
 		}
-		resp = &Response{Status: status, Body: body}
+		resp = &Response{Outcome: outcome, Body: body}
 		recorded = true
 		err = tx.IdempotencyPut(ctx, &IdempotencyRecord{
 			ShopID: p.Shop.ID, Mode: p.Mode, Key: idem.Key, RequestHash: idem.Hash,
-			Status: status, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
+			Outcome: outcome, Body: body, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL),
 		})
 		if errors.Is(err, ErrConflict) {
 			return errKeyTaken
@@ -271,7 +291,7 @@ func replay(rec *IdempotencyRecord, idem Idempotency) (*Response, error) {
 	if !bytes.Equal(rec.RequestHash, idem.Hash) {
 		return nil, errIdemConfl
 	}
-	return &Response{Status: http.StatusOK, Body: rec.Body, Replayed: true}, nil
+	return &Response{Outcome: OutcomeOK, Body: rec.Body, Replayed: true}, nil
 }
 
 // committedAnswer is the replay of the key's live committed record, or nil

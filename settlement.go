@@ -305,7 +305,7 @@ const ReportTTL = 24 * time.Hour
 // ReportURL signs a link to a register's CSV report, valid ReportTTL.
 func (s *Service) ReportURL(st *Settlement) string {
 	exp, sig := s.reportLinks.SignExpiring(st.ID, s.clock.Now().Add(ReportTTL))
-	return s.publicURL + "/reports/settlements/" + st.ID + ".csv?expires=" + exp + "&sig=" + sig
+	return s.publicURL + s.paths.SettlementReport + st.ID + ".csv?expires=" + exp + "&sig=" + sig
 }
 
 // ReportEntries checks a report link and returns the register and the

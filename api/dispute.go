@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
@@ -21,32 +22,37 @@ func (s *Server) disputeRoutes() {
 		"POST /v1/test/disputes/{dispute_id}/simulate":    simulated("dispute_id", s.svc.SimulateDispute),
 	})
 	// The upload link is signed: the signature is the credential.
-	s.mux.HandleFunc("PUT /uploads/evidence/{file_id}", s.uploadEvidence)
+	s.mux.HandleFunc("PUT "+EvidenceUploadPath+"{file_id}", s.uploadEvidence)
 }
+
+// EvidenceUploadPath is where an evidence file's bytes are uploaded:
+// EvidenceUploadPath + the file's id, the upload_url the service signs
+// (payd.Paths).
+const EvidenceUploadPath = "/uploads/evidence/"
 
 func (s *Server) listDisputes(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
-	lp, print, err := parseList(q, "payment_id", "status", "kind", "created_at_gte", "created_at_lt")
+	lp, print, err := httpapi.ParseList(q, "payment_id", "status", "kind", "created_at_gte", "created_at_lt")
 	if err != nil {
 		return err
 	}
 	params := &payd.DisputeListParams{ListParams: lp, PaymentID: q.Get("payment_id")}
 	if params.PaymentID != "" && !payd.ValidID(payd.PrefixPayment, params.PaymentID) {
-		return invalidf("payment_id", "payment_id must be a pay_ id")
+		return payd.Invalid("payment_id", "payment_id must be a pay_ id")
 	}
 	if st := q.Get("status"); st != "" {
 		if !payd.DisputeStatus(st).Valid() {
-			return invalidf("status", "status must be opened, evidence_required, submitted, won, lost or expired")
+			return payd.Invalid("status", "status must be opened, evidence_required, submitted, won, lost or expired")
 		}
 		params.Status = payd.DisputeStatus(st)
 	}
 	if k := q.Get("kind"); k != "" {
 		if !payd.DisputeKind(k).Valid() {
-			return invalidf("kind", "kind must be chargeback, retrieval or complaint")
+			return payd.Invalid("kind", "kind must be chargeback, retrieval or complaint")
 		}
 		params.Kind = payd.DisputeKind(k)
 	}
-	if params.Created, err = parseTimeRange(q); err != nil {
+	if params.Created, err = httpapi.ParseTimeRange(q); err != nil {
 		return err
 	}
 	page, err := s.svc.ListDisputes(r.Context(), p, params)
@@ -57,7 +63,7 @@ func (s *Server) listDisputes(w http.ResponseWriter, r *http.Request, p *payd.Pr
 	for _, d := range page.Items {
 		items = append(items, d.View())
 	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil
 }
 
@@ -66,7 +72,7 @@ func (s *Server) getDispute(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, d.View())
+	httpapi.WriteJSON(w, http.StatusOK, d.View())
 	return nil
 }
 
@@ -76,17 +82,17 @@ func (s *Server) createEvidenceUpload(w http.ResponseWriter, r *http.Request, p 
 		ContentType *string `json:"content_type"`
 		SizeBytes   *int64  `json:"size_bytes"`
 	}
-	idem, err := readIdempotent(w, r, &in)
+	idem, err := httpapi.ReadIdempotent(w, r, &in)
 	if err != nil {
 		return err
 	}
 	switch {
 	case in.FileName == nil:
-		return invalidf("file_name", "file_name is required")
+		return payd.Invalid("file_name", "file_name is required")
 	case in.ContentType == nil:
-		return invalidf("content_type", "content_type is required")
+		return payd.Invalid("content_type", "content_type is required")
 	case in.SizeBytes == nil:
-		return invalidf("size_bytes", "size_bytes is required")
+		return payd.Invalid("size_bytes", "size_bytes is required")
 	}
 	resp, err := s.svc.CreateEvidenceUpload(r.Context(), p, idem, r.PathValue("dispute_id"), payd.EvidenceUploadCreate{
 		FileName: *in.FileName, ContentType: *in.ContentType, SizeBytes: *in.SizeBytes})
@@ -102,19 +108,19 @@ func (s *Server) attachEvidence(w http.ResponseWriter, r *http.Request, p *payd.
 		FileIDs []string `json:"file_ids"`
 		Comment string   `json:"comment"`
 	}
-	idem, err := readIdempotent(w, r, &in)
+	idem, err := httpapi.ReadIdempotent(w, r, &in)
 	if err != nil {
 		return err
 	}
 	if len(in.FileIDs) == 0 {
-		return invalidf("file_ids", "file_ids needs 1..%d evd_ ids", payd.MaxEvidenceFiles)
+		return payd.Invalid("file_ids", "file_ids needs 1..%d evd_ ids", payd.MaxEvidenceFiles)
 	}
 	if len(in.FileIDs) > payd.MaxEvidenceFiles {
-		return invalidf("file_ids", "at most %d files per dispute", payd.MaxEvidenceFiles)
+		return payd.Invalid("file_ids", "at most %d files per dispute", payd.MaxEvidenceFiles)
 	}
 	for i, id := range in.FileIDs {
 		if !payd.ValidID(payd.PrefixEvidence, id) {
-			return invalidf("file_ids."+strconv.Itoa(i), "unknown file_id: an evd_ id from an upload of this dispute is needed")
+			return payd.Invalid("file_ids."+strconv.Itoa(i), "unknown file_id: an evd_ id from an upload of this dispute is needed")
 		}
 	}
 	resp, err := s.svc.AttachEvidence(r.Context(), p, idem, r.PathValue("dispute_id"), in.FileIDs, in.Comment)
@@ -138,19 +144,19 @@ func (s *Server) uploadEvidence(w http.ResponseWriter, r *http.Request) {
 		FileID: r.PathValue("file_id"), Expires: q.Get("expires"), Sig: q.Get("sig"),
 		ContentType: r.Header.Get("Content-Type"), Length: r.ContentLength, Body: r.Body})
 	if err != nil {
-		writeError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ev)
+	httpapi.WriteJSON(w, http.StatusOK, ev)
 }
 
 type testDisputeIn struct {
-	Kind                    *string   `json:"kind"`
-	Amount                  *amountIn `json:"amount"`
-	ReasonCode              string    `json:"reason_code"`
-	EvidenceDeadlineSeconds *int64    `json:"evidence_deadline_seconds"`
-	BankFineAmount          *amountIn `json:"bank_fine_amount"`
-	ServiceFeeAmount        *amountIn `json:"service_fee_amount"`
+	Kind                    *string           `json:"kind"`
+	Amount                  *httpapi.AmountIn `json:"amount"`
+	ReasonCode              string            `json:"reason_code"`
+	EvidenceDeadlineSeconds *int64            `json:"evidence_deadline_seconds"`
+	BankFineAmount          *httpapi.AmountIn `json:"bank_fine_amount"`
+	ServiceFeeAmount        *httpapi.AmountIn `json:"service_fee_amount"`
 }
 
 func (s *Server) createTestDispute(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
@@ -158,27 +164,27 @@ func (s *Server) createTestDispute(w http.ResponseWriter, r *http.Request, p *pa
 		return &payd.Error{Code: payd.CodeForbidden, Message: "sandbox disputes work with test keys only"}
 	}
 	var in testDisputeIn
-	idem, err := readIdempotent(w, r, &in)
+	idem, err := httpapi.ReadIdempotent(w, r, &in)
 	if err != nil {
 		return err
 	}
 	open := payd.TestDisputeCreate{DisputeOpen: payd.DisputeOpen{ReasonCode: in.ReasonCode, Currencies: map[string]money.Currency{}}}
 	if in.Kind != nil {
 		if !payd.DisputeKind(*in.Kind).Valid() {
-			return invalidf("kind", "kind must be chargeback, retrieval or complaint")
+			return payd.Invalid("kind", "kind must be chargeback, retrieval or complaint")
 		}
 		open.Kind = payd.DisputeKind(*in.Kind)
 	}
 	for _, f := range []struct {
 		name string
-		in   *amountIn
+		in   *httpapi.AmountIn
 		dst  **int64
 	}{{"amount", in.Amount, &open.Amount}, {"bank_fine_amount", in.BankFineAmount, &open.BankFine},
 		{"service_fee_amount", in.ServiceFeeAmount, &open.ServiceFee}} {
 		if f.in == nil {
 			continue
 		}
-		a, err := f.in.parse(f.name)
+		a, err := f.in.Parse(f.name)
 		if err != nil {
 			return err
 		}
@@ -188,7 +194,7 @@ func (s *Server) createTestDispute(w http.ResponseWriter, r *http.Request, p *pa
 	}
 	if in.EvidenceDeadlineSeconds != nil {
 		if *in.EvidenceDeadlineSeconds < 1 || *in.EvidenceDeadlineSeconds > 90*86400 {
-			return invalidf("evidence_deadline_seconds", "evidence_deadline_seconds must be 1..7776000 (90 days)")
+			return payd.Invalid("evidence_deadline_seconds", "evidence_deadline_seconds must be 1..7776000 (90 days)")
 		}
 		open.DeadlineSeconds = *in.EvidenceDeadlineSeconds
 	}

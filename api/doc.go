@@ -1,6 +1,6 @@
-// Package api is the merchant JSON API (`/v1`): routing, authentication,
-// rate limits, request decoding, idempotency keys, list cursors and the
-// mapping of domain errors to the contract's Error object. Each handler
-// decodes, calls one Service method and writes the result; the rules live
-// in the domain.
+// Package api is the merchant JSON API (`/v1`): routing, authentication
+// with the shop's keys, rate limits, and the handlers. Each handler decodes
+// (package httpapi: bodies, Idempotency-Key, list cursors), calls one
+// Service method and writes the result or the Error object through
+// httpapi; the rules live in the domain.
 package api

@@ -5,28 +5,29 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 )
 
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
-	lp, print, err := parseList(q, "type", "object_id", "created_at_gte", "created_at_lt")
+	lp, print, err := httpapi.ParseList(q, "type", "object_id", "created_at_gte", "created_at_lt")
 	if err != nil {
 		return err
 	}
 	params := &payd.EventListParams{ListParams: lp}
 	if t := q.Get("type"); t != "" {
 		if !payd.EventType(t).Valid() {
-			return invalidf("type", "unknown event type %q", t)
+			return payd.Invalid("type", "unknown event type %q", t)
 		}
 		params.Type = payd.EventType(t)
 	}
 	if id := q.Get("object_id"); id != "" {
 		if len(id) > 40 {
-			return invalidf("object_id", "object_id must be at most 40 characters")
+			return payd.Invalid("object_id", "object_id must be at most 40 characters")
 		}
 		params.ObjectID = id
 	}
-	if params.Created, err = parseTimeRange(q); err != nil {
+	if params.Created, err = httpapi.ParseTimeRange(q); err != nil {
 		return err
 	}
 	page, err := s.svc.ListEvents(r.Context(), p, params)
@@ -37,7 +38,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	for _, e := range page.Items {
 		items = append(items, e.WithDelivery())
 	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil
 }
 
@@ -46,12 +47,12 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, p *payd.Princi
 	if err != nil {
 		return err
 	}
-	writeRaw(w, http.StatusOK, e.Body)
+	httpapi.WriteRaw(w, http.StatusOK, e.Body)
 	return nil
 }
 
 func (s *Server) resendEvent(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	idem, err := readIdempotent(w, r, nil)
+	idem, err := httpapi.ReadIdempotent(w, r, nil)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
@@ -22,9 +23,9 @@ func (s *Server) linkRoutes() {
 
 type linkCreateIn struct {
 	Description *string           `json:"description"`
-	Amount      *amountIn         `json:"amount"`
-	MinAmount   *amountIn         `json:"min_amount"`
-	MaxAmount   *amountIn         `json:"max_amount"`
+	Amount      *httpapi.AmountIn `json:"amount"`
+	MinAmount   *httpapi.AmountIn `json:"min_amount"`
+	MaxAmount   *httpapi.AmountIn `json:"max_amount"`
 	OrderID     *string           `json:"order_id"`
 	Capture     *bool             `json:"capture"`
 	Reusable    *bool             `json:"reusable"`
@@ -37,24 +38,24 @@ type linkCreateIn struct {
 
 func (s *Server) createLink(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in linkCreateIn
-	idem, err := readIdempotent(w, r, &in, "id", "url", "status", "created_at", "test", "payments")
+	idem, err := httpapi.ReadIdempotent(w, r, &in, "id", "url", "status", "created_at", "test", "payments")
 	if err != nil {
 		return err
 	}
 	if in.Description == nil {
-		return invalidf("description", "description is required")
+		return payd.Invalid("description", "description is required")
 	}
 	create := payd.PaymentLinkCreate{Description: *in.Description, Capture: in.Capture, ExpiresAt: in.ExpiresAt,
 		Customer: in.Customer, Metadata: in.Metadata}
 	for _, f := range []struct {
 		name string
-		in   *amountIn
+		in   *httpapi.AmountIn
 		dst  **money.Amount
 	}{{"amount", in.Amount, &create.Amount}, {"min_amount", in.MinAmount, &create.MinAmount}, {"max_amount", in.MaxAmount, &create.MaxAmount}} {
 		if f.in == nil {
 			continue
 		}
-		a, err := f.in.parse(f.name)
+		a, err := f.in.Parse(f.name)
 		if err != nil {
 			return err
 		}
@@ -62,7 +63,7 @@ func (s *Server) createLink(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	}
 	if in.OrderID != nil {
 		if *in.OrderID == "" {
-			return invalidf("order_id", "order_id must be 1..128 characters when given")
+			return payd.Invalid("order_id", "order_id must be 1..128 characters when given")
 		}
 		create.OrderID = *in.OrderID
 	}
@@ -71,7 +72,7 @@ func (s *Server) createLink(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	}
 	if in.ReturnURL != nil {
 		if *in.ReturnURL == "" {
-			return invalidf("return_url", "return_url must be an https:// address when given")
+			return payd.Invalid("return_url", "return_url must be an https:// address when given")
 		}
 		create.ReturnURL = *in.ReturnURL
 	}
@@ -91,12 +92,12 @@ func (s *Server) getLink(w http.ResponseWriter, r *http.Request, p *payd.Princip
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, l.View(s.svc.PublicURL()))
+	httpapi.WriteJSON(w, http.StatusOK, l.View(s.svc.LinkURL(l.ID)))
 	return nil
 }
 
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	lp, print, err := parseList(r.URL.Query())
+	lp, print, err := httpapi.ParseList(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -106,14 +107,14 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, p *payd.Princ
 	}
 	items := make([]*payd.PaymentLinkJSON, 0, len(page.Items))
 	for _, l := range page.Items {
-		items = append(items, l.View(s.svc.PublicURL()))
+		items = append(items, l.View(s.svc.LinkURL(l.ID)))
 	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil
 }
 
 func (s *Server) deactivateLink(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	idem, err := readIdempotent(w, r, nil)
+	idem, err := httpapi.ReadIdempotent(w, r, nil)
 	if err != nil {
 		return err
 	}

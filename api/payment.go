@@ -8,38 +8,15 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
-// amountIn is an Amount as a request carries it, checked field by field so
-// that errors name amount.value or amount.currency.
-type amountIn struct {
-	Value    *string `json:"value"`
-	Currency *string `json:"currency"`
-}
-
-func (a *amountIn) parse(param string) (money.Amount, error) {
-	if a == nil {
-		return money.Amount{}, invalidf(param, "%s is required", param)
-	}
-	if a.Value == nil {
-		return money.Amount{}, invalidf(param+".value", "%s.value is required", param)
-	}
-	v, err := money.ParseValue(*a.Value)
-	if err != nil {
-		return money.Amount{}, invalidf(param+".value", "%s.value %v", param, err)
-	}
-	if a.Currency == nil || !money.Currency(*a.Currency).Valid() {
-		return money.Amount{}, invalidf(param+".currency", "%s.currency must be one of RUB, KZT, USD, EUR", param)
-	}
-	return money.New(v, money.Currency(*a.Currency)), nil
-}
-
 type paymentCreateIn struct {
-	Amount        *amountIn `json:"amount"`
-	OrderID       *string   `json:"order_id"`
-	Description   string    `json:"description"`
-	Capture       *bool     `json:"capture"`
+	Amount        *httpapi.AmountIn `json:"amount"`
+	OrderID       *string           `json:"order_id"`
+	Description   string            `json:"description"`
+	Capture       *bool             `json:"capture"`
 	PaymentMethod *struct {
 		Type string `json:"type"`
 	} `json:"payment_method"`
@@ -67,19 +44,19 @@ var errReceipt = &payd.Error{Code: payd.CodeReceiptInvalid, Param: "receipt",
 
 func (s *Server) createPayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in paymentCreateIn
-	idem, err := readIdempotent(w, r, &in, "statement_descriptor", "merchant_display_name")
+	idem, err := httpapi.ReadIdempotent(w, r, &in, "statement_descriptor", "merchant_display_name")
 	if err != nil {
 		return err
 	}
-	amt, err := in.Amount.parse("amount")
+	amt, err := in.Amount.Parse("amount")
 	if err != nil {
 		return err
 	}
 	if in.OrderID == nil {
-		return invalidf("order_id", "order_id is required")
+		return payd.Invalid("order_id", "order_id is required")
 	}
 	if in.Confirmation == nil {
-		return invalidf("confirmation", "confirmation is required")
+		return payd.Invalid("confirmation", "confirmation is required")
 	}
 	if in.Confirmation.Type == "" {
 		in.Confirmation.Type = payd.ConfirmationRedirect
@@ -97,7 +74,7 @@ func (s *Server) createPayment(w http.ResponseWriter, r *http.Request, p *payd.P
 	}
 	if in.PaymentMethod != nil {
 		if in.PaymentMethod.Type == "" {
-			return invalidf("payment_method.type", "payment_method.type is required")
+			return payd.Invalid("payment_method.type", "payment_method.type is required")
 		}
 		create.MethodType = in.PaymentMethod.Type
 	}
@@ -114,43 +91,43 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, pay.View(""))
+	httpapi.WriteJSON(w, http.StatusOK, pay.View(""))
 	return nil
 }
 
 func (s *Server) listPayments(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
-	lp, print, err := parseList(q, "order_id", "status", "created_at_gte", "created_at_lt")
+	lp, print, err := httpapi.ParseList(q, "order_id", "status", "created_at_gte", "created_at_lt")
 	if err != nil {
 		return err
 	}
 	params := &payd.PaymentListParams{ListParams: lp, OrderID: q.Get("order_id")}
 	if len(params.OrderID) > 128 {
-		return invalidf("order_id", "order_id must be at most 128 characters")
+		return payd.Invalid("order_id", "order_id must be at most 128 characters")
 	}
 	if st := q.Get("status"); st != "" {
 		if !payd.PaymentStatus(st).Valid() {
-			return invalidf("status", "status must be pending, waiting_for_capture, succeeded or canceled")
+			return payd.Invalid("status", "status must be pending, waiting_for_capture, succeeded or canceled")
 		}
 		params.Status = payd.PaymentStatus(st)
 	}
-	if params.Created, err = parseTimeRange(q); err != nil {
+	if params.Created, err = httpapi.ParseTimeRange(q); err != nil {
 		return err
 	}
 	page, err := s.svc.ListPayments(r.Context(), p, params)
 	if err != nil {
 		return err
 	}
-	writeRawList(w, page.Items, func(v *payd.PaymentView) []byte { return v.JSON }, encodeCursor(page.Next, print))
+	writeRawList(w, page.Items, func(v *payd.PaymentView) []byte { return v.JSON }, httpapi.EncodeCursor(page.Next, print))
 	return nil
 }
 
 func (s *Server) capturePayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in struct {
-		Amount  *amountIn       `json:"amount"`
-		Receipt json.RawMessage `json:"receipt"`
+		Amount  *httpapi.AmountIn `json:"amount"`
+		Receipt json.RawMessage   `json:"receipt"`
 	}
-	idem, err := readIdempotent(w, r, &in)
+	idem, err := httpapi.ReadIdempotent(w, r, &in)
 	if err != nil {
 		return err
 	}
@@ -159,7 +136,7 @@ func (s *Server) capturePayment(w http.ResponseWriter, r *http.Request, p *payd.
 	}
 	var amt *money.Amount
 	if in.Amount != nil {
-		a, err := in.Amount.parse("amount")
+		a, err := in.Amount.Parse("amount")
 		if err != nil {
 			return err
 		}
@@ -174,7 +151,7 @@ func (s *Server) capturePayment(w http.ResponseWriter, r *http.Request, p *payd.
 }
 
 func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	idem, err := readIdempotent(w, r, nil)
+	idem, err := httpapi.ReadIdempotent(w, r, nil)
 	if err != nil {
 		return err
 	}
@@ -201,17 +178,17 @@ func simulated(pathParam string, run simulateFunc) handler {
 			Outcome      *string `json:"outcome"`
 			DelaySeconds *int    `json:"delay_seconds"`
 		}
-		idem, err := readIdempotent(w, r, &in)
+		idem, err := httpapi.ReadIdempotent(w, r, &in)
 		if err != nil {
 			return err
 		}
 		if in.Outcome == nil || *in.Outcome == "" {
-			return invalidf("outcome", "outcome is required")
+			return payd.Invalid("outcome", "outcome is required")
 		}
 		delay := 0
 		if in.DelaySeconds != nil {
 			if *in.DelaySeconds < 0 || *in.DelaySeconds > 300 {
-				return invalidf("delay_seconds", "delay_seconds must be 0..300")
+				return payd.Invalid("delay_seconds", "delay_seconds must be 0..300")
 			}
 			delay = *in.DelaySeconds
 		}

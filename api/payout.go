@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 )
 
 // payoutRoutes registers the stage M5 payout operations; laterStages
@@ -29,13 +30,13 @@ type destinationIn struct {
 
 func (d *destinationIn) read() (payd.PayoutDestination, error) {
 	if d == nil {
-		return payd.PayoutDestination{}, invalidf("destination", "destination is required")
+		return payd.PayoutDestination{}, payd.Invalid("destination", "destination is required")
 	}
 	var out payd.PayoutDestination
 	if d.Type != nil {
 		out.Type = *d.Type
 		if out.Type == "" {
-			return out, invalidf("destination.type", "destination.type must be card, sbp or bank_account")
+			return out, payd.Invalid("destination.type", "destination.type must be card, sbp or bank_account")
 		}
 	}
 	for _, f := range []struct {
@@ -53,7 +54,7 @@ func (d *destinationIn) read() (payd.PayoutDestination, error) {
 }
 
 type payoutCreateIn struct {
-	Amount      *amountIn         `json:"amount"`
+	Amount      *httpapi.AmountIn `json:"amount"`
 	Destination *destinationIn    `json:"destination"`
 	Description string            `json:"description"`
 	OrderID     *string           `json:"order_id"`
@@ -62,11 +63,11 @@ type payoutCreateIn struct {
 
 func (s *Server) createPayout(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in payoutCreateIn
-	idem, err := readIdempotent(w, r, &in)
+	idem, err := httpapi.ReadIdempotent(w, r, &in)
 	if err != nil {
 		return err
 	}
-	amt, err := in.Amount.parse("amount")
+	amt, err := in.Amount.Parse("amount")
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func (s *Server) createPayout(w http.ResponseWriter, r *http.Request, p *payd.Pr
 	orderID := ""
 	if in.OrderID != nil {
 		if *in.OrderID == "" {
-			return invalidf("order_id", "order_id must be 1..128 characters")
+			return payd.Invalid("order_id", "order_id must be 1..128 characters")
 		}
 		orderID = *in.OrderID
 	}
@@ -95,27 +96,27 @@ func (s *Server) getPayout(w http.ResponseWriter, r *http.Request, p *payd.Princ
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, po.View())
+	httpapi.WriteJSON(w, http.StatusOK, po.View())
 	return nil
 }
 
 func (s *Server) listPayouts(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
-	lp, print, err := parseList(q, "status", "order_id", "created_at_gte", "created_at_lt")
+	lp, print, err := httpapi.ParseList(q, "status", "order_id", "created_at_gte", "created_at_lt")
 	if err != nil {
 		return err
 	}
 	params := &payd.PayoutListParams{ListParams: lp, OrderID: q.Get("order_id")}
 	if len(params.OrderID) > 128 {
-		return invalidf("order_id", "order_id is at most 128 characters")
+		return payd.Invalid("order_id", "order_id is at most 128 characters")
 	}
 	if st := q.Get("status"); st != "" {
 		if !payd.PayoutStatus(st).Valid() {
-			return invalidf("status", "status must be pending, processing, succeeded or canceled")
+			return payd.Invalid("status", "status must be pending, processing, succeeded or canceled")
 		}
 		params.Status = payd.PayoutStatus(st)
 	}
-	if params.Created, err = parseTimeRange(q); err != nil {
+	if params.Created, err = httpapi.ParseTimeRange(q); err != nil {
 		return err
 	}
 	page, err := s.svc.ListPayouts(r.Context(), p, params)
@@ -126,6 +127,6 @@ func (s *Server) listPayouts(w http.ResponseWriter, r *http.Request, p *payd.Pri
 	for _, po := range page.Items {
 		items = append(items, po.View())
 	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil
 }

@@ -5,11 +5,12 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 )
 
 type refundCreateIn struct {
 	PaymentID *string           `json:"payment_id"`
-	Amount    *amountIn         `json:"amount"`
+	Amount    *httpapi.AmountIn `json:"amount"`
 	Reason    string            `json:"reason"`
 	Receipt   json.RawMessage   `json:"receipt"`
 	Metadata  map[string]string `json:"metadata"`
@@ -18,17 +19,17 @@ type refundCreateIn struct {
 func (s *Server) createRefund(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in refundCreateIn
 	// order_id of a refund is copied from its payment: a request cannot set it.
-	idem, err := readIdempotent(w, r, &in, "order_id")
+	idem, err := httpapi.ReadIdempotent(w, r, &in, "order_id")
 	if err != nil {
 		return err
 	}
 	if in.PaymentID == nil || *in.PaymentID == "" {
-		return invalidf("payment_id", "payment_id is required")
+		return payd.Invalid("payment_id", "payment_id is required")
 	}
 	if !payd.ValidID(payd.PrefixPayment, *in.PaymentID) {
-		return invalidf("payment_id", "payment_id must be a pay_ id")
+		return payd.Invalid("payment_id", "payment_id must be a pay_ id")
 	}
-	amt, err := in.Amount.parse("amount")
+	amt, err := in.Amount.Parse("amount")
 	if err != nil {
 		return err
 	}
@@ -47,20 +48,20 @@ func (s *Server) getRefund(w http.ResponseWriter, r *http.Request, p *payd.Princ
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ref.View())
+	httpapi.WriteJSON(w, http.StatusOK, ref.View())
 	return nil
 }
 
 func (s *Server) listRefunds(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
-	lp, print, err := parseList(q, "payment_id", "status")
+	lp, print, err := httpapi.ParseList(q, "payment_id", "status")
 	if err != nil {
 		return err
 	}
 	params := &payd.RefundListParams{ListParams: lp, PaymentID: q.Get("payment_id")}
 	if st := q.Get("status"); st != "" {
 		if !payd.RefundStatus(st).Valid() {
-			return invalidf("status", "status must be pending, succeeded or canceled")
+			return payd.Invalid("status", "status must be pending, succeeded or canceled")
 		}
 		params.Status = payd.RefundStatus(st)
 	}
@@ -72,7 +73,7 @@ func (s *Server) listRefunds(w http.ResponseWriter, r *http.Request, p *payd.Pri
 	for _, ref := range page.Items {
 		items = append(items, ref.View())
 	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil
 }
 
@@ -81,6 +82,6 @@ func (s *Server) getBalance(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items})
 	return nil
 }

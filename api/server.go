@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/openapi"
 	"github.com/paydhq/payd/ratelimit"
 )
@@ -19,15 +20,16 @@ type Config struct {
 	Service *payd.Service
 	Limiter ratelimit.Limiter
 	Logger  *slog.Logger
-	Metrics *Metrics
+	Metrics *httpapi.Metrics
 	// TrustProxy takes the client address from X-Forwarded-For, for a
 	// deployment behind a TLS-terminating proxy; TrustedProxies, when
-	// set, limits that to connections from those addresses (see Source).
+	// set, limits that to connections from those addresses (see
+	// httpapi.Source).
 	TrustProxy     bool
 	TrustedProxies []netip.Prefix
 	// AuthFailuresPerMinute is the failed authentications a source
 	// address may make per minute before it is throttled (zero:
-	// DefaultAuthFailuresPerMinute). The counters live in Limiter.
+	// httpapi.DefaultAuthFailuresPerMinute). The counters live in Limiter.
 	AuthFailuresPerMinute int
 	// Extra routes (hosted pages) mounted on the same listener.
 	Extra func(mux *http.ServeMux)
@@ -42,8 +44,8 @@ type Server struct {
 	svc      *payd.Service
 	draining func() bool
 	limiter  ratelimit.Limiter
-	source   Source
-	throttle *AuthThrottle
+	source   httpapi.Source
+	throttle *httpapi.AuthThrottle
 	mux      *http.ServeMux
 	// openapiDoc is the contract document as this stage serves it.
 	openapiDoc []byte
@@ -59,35 +61,43 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
 	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, draining: cfg.Draining, mux: http.NewServeMux(),
-		source:     Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies},
+		source:     httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies},
 		openapiDoc: openapi.ForStage(int(cfg.Service.Stage())), built: map[string]bool{}}
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewLocal()
 	}
-	s.throttle = NewAuthThrottle(ThrottleConfig{
+	s.throttle = httpapi.NewAuthThrottle(httpapi.ThrottleConfig{
 		Scope: "merchant", Limiter: s.limiter, Source: s.source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
 	})
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	s.routes()
 	if cfg.Extra != nil {
 		cfg.Extra(s.mux)
 	}
 	s.mux.HandleFunc("/", s.unmatched)
-	return frame(log, cfg.Metrics, s.mux)
+	return httpapi.Frame(httpapi.FrameConfig{Logger: cfg.Logger, Metrics: cfg.Metrics, Quiet: listenPoll}, s.mux)
+}
+
+// ListenUserAgent is the product `payd listen` names in its User-Agent
+// ("payd-listen/<version>"). It polls GET /v1/events every second while it
+// runs; those polls are logged at debug, so that the request log at the
+// default level keeps the developer's own calls readable.
+const ListenUserAgent = "payd-listen"
+
+// listenPoll picks out a successful poll of the event list by `payd
+// listen`, whose log line is written at debug level.
+func listenPoll(r *http.Request, route string, status int) bool {
+	return route == "GET /v1/events" && status == http.StatusOK && strings.HasPrefix(r.UserAgent(), ListenUserAgent+"/")
 }
 
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	m.HandleFunc("GET /readyz", s.ready)
 	m.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
-		writeRaw(w, http.StatusOK, s.openapiDoc)
+		httpapi.WriteRaw(w, http.StatusOK, s.openapiDoc)
 	})
 
 	m.Handle("GET /v1/shop", s.auth(s.getShop))
@@ -106,7 +116,7 @@ func (s *Server) routes() {
 	m.Handle("GET /v1/balance", s.auth(s.getBalance))
 	m.Handle("GET /v1/settlements", s.auth(s.listSettlements))
 	m.Handle("GET /v1/settlements/{settlement_id}", s.auth(s.getSettlement))
-	m.HandleFunc("GET /reports/settlements/{file}", s.settlementReport)
+	m.HandleFunc("GET "+SettlementReportPath+"{file}", s.settlementReport)
 
 	m.Handle("GET /v1/events", s.auth(s.listEvents))
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
@@ -132,17 +142,17 @@ func (s *Server) routes() {
 // instance is not draining.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.draining != nil && s.draining() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.svc.Store().Ready(ctx); err != nil {
-		logger(r.Context()).Warn("not ready", "err", err.Error())
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		httpapi.Logger(r.Context()).Warn("not ready", "err", err.Error())
+		httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
 // unmatched answers unknown routes with 404 and known routes called with a
@@ -161,13 +171,13 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(allowed) > 0 {
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody{
-			Type: "error", Code: payd.CodeInvalidRequest, RequestID: requestID(r.Context()),
+		httpapi.WriteJSON(w, http.StatusMethodNotAllowed, httpapi.ErrorBody{
+			Type: "error", Code: payd.CodeInvalidRequest, RequestID: httpapi.RequestID(r.Context()),
 			Description: "method " + r.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", "),
 		})
 		return
 	}
-	writeError(w, r, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path})
+	httpapi.WriteError(w, r, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path})
 }
 
 // moneyOps are the operations that move money or may: when the shared rate
@@ -220,13 +230,13 @@ var errNoCredentials = &payd.Error{Code: payd.CodeInvalidCredentials, Message: "
 func (s *Server) auth(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.throttle.Refuse(r); err != nil {
-			writeError(w, r, err)
+			httpapi.WriteError(w, r, err)
 			return
 		}
 		shopID, secret, ok := basicAuth(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
-			writeError(w, r, errNoCredentials)
+			httpapi.WriteError(w, r, errNoCredentials)
 			return
 		}
 		p, err := s.svc.Authenticate(r.Context(), shopID, secret, s.source.Addr(r))
@@ -235,16 +245,16 @@ func (s *Server) auth(h handler) http.Handler {
 				s.throttle.Failed(r)
 				w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
 			}
-			writeError(w, r, err)
+			httpapi.WriteError(w, r, err)
 			return
 		}
 		if err := s.allow(r, "req:"+p.KeyID, p.Shop.Settings.RequestLimit(),
 			"request rate of this key exceeded; retry after the Retry-After seconds"); err != nil {
-			writeError(w, r, err)
+			httpapi.WriteError(w, r, err)
 			return
 		}
 		if err := h(w, r, p); err != nil {
-			writeError(w, r, err)
+			httpapi.WriteError(w, r, err)
 		}
 	})
 }

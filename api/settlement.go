@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
 func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	q := r.URL.Query()
-	lp, print, err := parseList(q, "period_from", "period_to", "currency", "status")
+	lp, print, err := httpapi.ParseList(q, "period_from", "period_to", "currency", "status")
 	if err != nil {
 		return err
 	}
@@ -23,20 +24,20 @@ func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request, p *payd
 	}{{"period_from", &params.PeriodFrom}, {"period_to", &params.PeriodTo}} {
 		if v := q.Get(f.name); v != "" {
 			if _, err := time.Parse(time.DateOnly, v); err != nil {
-				return invalidf(f.name, "%s must be a date YYYY-MM-DD", f.name)
+				return payd.Invalid(f.name, "%s must be a date YYYY-MM-DD", f.name)
 			}
 			*f.dst = v
 		}
 	}
 	if c := q.Get("currency"); c != "" {
 		if !money.Currency(c).Valid() {
-			return invalidf("currency", "currency must be one of RUB, KZT, USD, EUR")
+			return payd.Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
 		}
 		params.Currency = money.Currency(c)
 	}
 	if st := q.Get("status"); st != "" {
 		if !payd.SettlementState(st).Valid() {
-			return invalidf("status", "status must be draft, approved, sent, paid or failed")
+			return payd.Invalid("status", "status must be draft, approved, sent, paid or failed")
 		}
 		params.Status = payd.SettlementState(st)
 	}
@@ -48,7 +49,7 @@ func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request, p *payd
 	for _, st := range page.Items {
 		items = append(items, st.View(s.svc.ReportURL(st)))
 	}
-	writeJSON(w, http.StatusOK, listBody{Items: items, NextCursor: encodeCursor(page.Next, print)})
+	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
 	return nil
 }
 
@@ -57,9 +58,14 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request, p *payd.P
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st.View(s.svc.ReportURL(st)))
+	httpapi.WriteJSON(w, http.StatusOK, st.View(s.svc.ReportURL(st)))
 	return nil
 }
+
+// SettlementReportPath is where a settlement's CSV register is served:
+// SettlementReportPath + the settlement's id + ".csv", the report_url the
+// service signs (payd.Paths).
+const SettlementReportPath = "/reports/settlements/"
 
 // settlementReport serves the CSV register of a settlement's period behind
 // its signed, expiring link; no credentials are needed, the signature is
@@ -68,7 +74,7 @@ func (s *Server) settlementReport(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSuffix(r.PathValue("file"), ".csv")
 	st, entries, err := s.svc.ReportEntries(r.Context(), id, r.URL.Query().Get("expires"), r.URL.Query().Get("sig"))
 	if err != nil {
-		writeError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")

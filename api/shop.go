@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
@@ -12,19 +13,19 @@ func (s *Server) getShop(w http.ResponseWriter, r *http.Request, p *payd.Princip
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, v)
+	httpapi.WriteJSON(w, http.StatusOK, v)
 	return nil
 }
 
 func (s *Server) listPaymentMethods(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	c := money.Currency(r.URL.Query().Get("currency"))
 	if c != "" && !c.Valid() {
-		return invalidf("currency", "currency must be one of RUB, KZT, USD, EUR")
+		return payd.Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
 	}
 	items, err := s.svc.PaymentMethods(r.Context(), p, c)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/httpapi"
 )
 
 type webhookEndpointCreate struct {
@@ -14,15 +15,15 @@ type webhookEndpointCreate struct {
 
 func (s *Server) createWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in webhookEndpointCreate
-	idem, err := readIdempotent(w, r, &in, "id", "secret", "status", "created_at")
+	idem, err := httpapi.ReadIdempotent(w, r, &in, "id", "secret", "status", "created_at")
 	if err != nil {
 		return err
 	}
 	if in.URL == nil {
-		return invalidf("url", "url is required")
+		return payd.Invalid("url", "url is required")
 	}
 	if in.Events == nil {
-		return invalidf("events", "events is required")
+		return payd.Invalid("events", "events is required")
 	}
 	resp, err := s.svc.CreateWebhookEndpoint(r.Context(), p, idem, payd.WebhookEndpointCreate{
 		URL: *in.URL, Events: in.Events, Description: in.Description,
@@ -40,7 +41,7 @@ func writeResponse(w http.ResponseWriter, resp *payd.Response) {
 	if resp.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeRaw(w, resp.Status, resp.Body)
+	httpapi.WriteRaw(w, httpapi.OutcomeStatus(resp.Outcome), resp.Body)
 }
 
 func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
@@ -52,7 +53,7 @@ func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request, p 
 	for _, e := range list {
 		items = append(items, e.View(false))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items})
 	return nil
 }
 
@@ -61,7 +62,7 @@ func (s *Server) getWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *p
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, e.View(false))
+	httpapi.WriteJSON(w, http.StatusOK, e.View(false))
 	return nil
 }
 
@@ -75,7 +76,7 @@ type webhookEndpointPatch struct {
 
 func (s *Server) updateWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	var in webhookEndpointPatch
-	idem, err := readIdempotent(w, r, &in, "id", "secret", "created_at")
+	idem, err := httpapi.ReadIdempotent(w, r, &in, "id", "secret", "created_at")
 	if err != nil {
 		return err
 	}

@@ -36,10 +36,14 @@ func New(svc *payd.Service, key []byte, log *slog.Logger) *Handler {
 	return &Handler{svc: svc, forms: mac.New(key, "checkout"), log: log}
 }
 
+// Path is where the page is served: Path + the payment's checkout token,
+// the confirmation_url the service hands out (payd.Paths).
+const Path = "/checkout/"
+
 // Register mounts the page on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /checkout/{token}", h.show)
-	mux.HandleFunc("POST /checkout/{token}", h.choose)
+	mux.HandleFunc("GET "+Path+"{token}", h.show)
+	mux.HandleFunc("POST "+Path+"{token}", h.choose)
 }
 
 type method struct{ Type, Label string }

@@ -62,10 +62,14 @@ func New(svc *payd.Service, key []byte, log *slog.Logger, limiter ratelimit.Limi
 		log: log, limiter: limiter, addr: addr}
 }
 
+// Path is where the page is served: Path + the link's id, the url the
+// service hands out (payd.Paths).
+const Path = "/links/"
+
 // Register mounts the page on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /links/{link_id}", h.show)
-	mux.HandleFunc("POST /links/{link_id}", h.pay)
+	mux.HandleFunc("GET "+Path+"{link_id}", h.show)
+	mux.HandleFunc("POST "+Path+"{link_id}", h.pay)
 }
 
 type view struct {
@@ -282,7 +286,7 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 		if pg.Link.Amount == nil {
 			kept = money.FormatValue(sum)
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.formCookie(id, token, kept), Path: payd.LinkPath(id),
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.formCookie(id, token, kept), Path: Path + id,
 			MaxAge: int(payd.IdempotencyTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode,
 			Secure: strings.HasPrefix(h.svc.PublicURL(), "https://")})
 		http.Redirect(w, r, to, http.StatusSeeOther)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
@@ -40,13 +40,13 @@ func (s *server) disputeRoutes(mux *recordingMux, h func(string, func(*http.Requ
 // field may be left out (a chargeback of the whole refundable amount, 7
 // days for evidence, the shop's dispute fees).
 type disputeOpenIn struct {
-	Kind               payd.DisputeKind `json:"kind"`
-	Amount             *api.AmountIn    `json:"amount"`
-	ReasonCode         string           `json:"reason_code"`
-	EvidenceDeadlineAt *time.Time       `json:"evidence_deadline_at"`
-	BankFineAmount     *api.AmountIn    `json:"bank_fine_amount"`
-	ServiceFeeAmount   *api.AmountIn    `json:"service_fee_amount"`
-	ProviderDisputeID  string           `json:"provider_dispute_id"`
+	Kind               payd.DisputeKind  `json:"kind"`
+	Amount             *httpapi.AmountIn `json:"amount"`
+	ReasonCode         string            `json:"reason_code"`
+	EvidenceDeadlineAt *time.Time        `json:"evidence_deadline_at"`
+	BankFineAmount     *httpapi.AmountIn `json:"bank_fine_amount"`
+	ServiceFeeAmount   *httpapi.AmountIn `json:"service_fee_amount"`
+	ProviderDisputeID  string            `json:"provider_dispute_id"`
 }
 
 func (s *server) openDispute(r *http.Request) (int, any, error) {
@@ -58,7 +58,7 @@ func (s *server) openDispute(r *http.Request) (int, any, error) {
 		Currencies: map[string]money.Currency{}}
 	for _, f := range []struct {
 		name string
-		in   *api.AmountIn
+		in   *httpapi.AmountIn
 		dst  **int64
 	}{{"amount", in.Amount, &open.Amount}, {"bank_fine_amount", in.BankFineAmount, &open.BankFine},
 		{"service_fee_amount", in.ServiceFeeAmount, &open.ServiceFee}} {
@@ -106,7 +106,7 @@ func (s *server) downloadEvidence(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := s.svc.EvidenceFileOf(r.Context(), r.PathValue("id"), r.PathValue("file_id"))
 	if err != nil {
-		api.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", f.ContentType)

@@ -9,8 +9,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"github.com/paydhq/payd/ledger"
-	"github.com/paydhq/payd/money"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,7 +19,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/httpapi"
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/ratelimit"
 )
 
@@ -34,15 +34,16 @@ type Config struct {
 	// exists only then.
 	TestClock *payd.TestClock
 	Logger    *slog.Logger
-	Metrics   *api.Metrics
+	Metrics   *httpapi.Metrics
 	// Gatherer serves /metrics (no token: the listener is the operator's own).
 	Gatherer prometheus.Gatherer
 	// Limiter holds the failed-authentication counters (the merchant
 	// API's Limiter, so that a shared one covers both); nil is a fresh
-	// in-process one. Source and AuthFailuresPerMinute are as in
-	// api.Config: the operator token is throttled like merchant keys.
+	// in-process one. Source and AuthFailuresPerMinute are as in the
+	// merchant API's configuration: the operator token is throttled like
+	// merchant keys.
 	Limiter               ratelimit.Limiter
-	Source                api.Source
+	Source                httpapi.Source
 	AuthFailuresPerMinute int
 }
 
@@ -50,7 +51,7 @@ type server struct {
 	svc       *payd.Service
 	tokenHash [32]byte
 	clock     *payd.TestClock
-	throttle  *api.AuthThrottle
+	throttle  *httpapi.AuthThrottle
 	// patterns are the routes registered, in order.
 	patterns []string
 }
@@ -65,7 +66,7 @@ func New(cfg Config) http.Handler {
 // patterns it registered so that tests can sweep every route.
 func newServer(cfg Config) (*server, http.Handler) {
 	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
-	s.throttle = api.NewAuthThrottle(api.ThrottleConfig{
+	s.throttle = httpapi.NewAuthThrottle(httpapi.ThrottleConfig{
 		Scope: "operator", Limiter: cfg.Limiter, Source: cfg.Source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
 	})
@@ -116,7 +117,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	if cfg.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
 	}
-	return s, api.Frame(cfg.Logger, cfg.Metrics, mux)
+	return s, httpapi.Frame(httpapi.FrameConfig{Logger: cfg.Logger, Metrics: cfg.Metrics}, mux)
 }
 
 // recordingMux is a ServeMux that remembers its patterns (ServeMux does not
@@ -148,10 +149,10 @@ func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 		}
 		status, v, err := fn(r)
 		if err != nil {
-			api.WriteError(w, r, err)
+			httpapi.WriteError(w, r, err)
 			return
 		}
-		api.WriteJSON(w, status, v)
+		httpapi.WriteJSON(w, status, v)
 	})
 }
 
@@ -159,7 +160,7 @@ func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 // wrong.
 func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 	if err := s.throttle.Refuse(r); err != nil {
-		api.WriteError(w, r, err)
+		httpapi.WriteError(w, r, err)
 		return false
 	}
 	header := r.Header.Get("Authorization")
@@ -170,7 +171,7 @@ func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 			s.throttle.Failed(r)
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
-		api.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+		httpapi.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
 		return false
 	}
 	return true
@@ -181,7 +182,7 @@ func decode(r *http.Request, dst any) error {
 	if err != nil {
 		return payd.Invalid("", "could not read the request body")
 	}
-	return api.DecodeJSON(body, dst)
+	return httpapi.Decode(body, dst)
 }
 
 type page[T any] struct {
@@ -190,7 +191,7 @@ type page[T any] struct {
 }
 
 func pageOf[T any](p payd.Page[T], print string) page[T] {
-	out := page[T]{Items: p.Items, NextCursor: api.EncodeCursor(p.Next, print)}
+	out := page[T]{Items: p.Items, NextCursor: httpapi.EncodeCursor(p.Next, print)}
 	if out.Items == nil {
 		out.Items = []T{}
 	}
@@ -207,7 +208,7 @@ func (s *server) createMerchant(r *http.Request) (int, any, error) {
 }
 
 func (s *server) listMerchants(r *http.Request) (int, any, error) {
-	lp, print, err := api.ParseList(r.URL.Query())
+	lp, print, err := httpapi.ParseList(r.URL.Query())
 	if err != nil {
 		return 0, nil, err
 	}
@@ -230,7 +231,7 @@ func (s *server) createShop(r *http.Request) (int, any, error) {
 }
 
 func (s *server) listShops(r *http.Request) (int, any, error) {
-	lp, print, err := api.ParseList(r.URL.Query(), "merchant_id")
+	lp, print, err := httpapi.ParseList(r.URL.Query(), "merchant_id")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -248,8 +249,40 @@ func (s *server) updateShop(r *http.Request) (int, any, error) {
 	if err := decode(r, &patch); err != nil {
 		return 0, nil, err
 	}
-	shop, err := s.svc.UpdateShopSettings(r.Context(), r.PathValue("id"), patch)
+	shop, err := s.svc.UpdateShopSettings(r.Context(), r.PathValue("id"), func(current payd.ShopSettings) (payd.ShopSettings, error) {
+		return mergeSettings(current, patch)
+	})
 	return http.StatusOK, shop, err
+}
+
+// mergeSettings applies patch, a JSON object of ShopSettings fields, to
+// current: a field given null returns to its default, the others take the
+// value given. Unknown fields are refused so that a typo in an operator's
+// request is not silently ignored.
+func mergeSettings(current payd.ShopSettings, patch json.RawMessage) (payd.ShopSettings, error) {
+	raw, err := json.Marshal(current)
+	if err != nil {
+		return payd.ShopSettings{}, err
+	}
+	merged := map[string]json.RawMessage{}
+	_ = json.Unmarshal(raw, &merged)
+	var changes map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &changes); err != nil {
+		return payd.ShopSettings{}, payd.Invalid("", "the body must be a JSON object of settings")
+	}
+	for k, v := range changes {
+		if string(v) == "null" {
+			delete(merged, k)
+		} else {
+			merged[k] = v
+		}
+	}
+	raw, _ = json.Marshal(merged)
+	var next payd.ShopSettings
+	if err := httpapi.DecodeJSON(raw, &next, httpapi.DecodeOptions{RejectUnknown: true}); err != nil {
+		return payd.ShopSettings{}, err
+	}
+	return next, nil
 }
 
 func (s *server) shopAction(r *http.Request) (int, any, error) {
@@ -318,7 +351,7 @@ func (s *server) getPayment(r *http.Request) (int, any, error) {
 }
 
 func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
-	lp, print, err := api.ParseList(r.URL.Query())
+	lp, print, err := httpapi.ParseList(r.URL.Query())
 	if err != nil {
 		return 0, nil, err
 	}
@@ -453,8 +486,8 @@ func (s *server) putHoliday(r *http.Request) (int, any, error) {
 // {"test": bool, "amount": {"value": "1000.00", "currency": "RUB"}}.
 func (s *server) deposit(r *http.Request) (int, any, error) {
 	var in struct {
-		Test   bool          `json:"test"`
-		Amount *api.AmountIn `json:"amount"`
+		Test   bool              `json:"test"`
+		Amount *httpapi.AmountIn `json:"amount"`
 	}
 	if err := decode(r, &in); err != nil {
 		return 0, nil, err

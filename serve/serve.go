@@ -10,17 +10,18 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
 	"github.com/paydhq/payd/checkout"
 	"github.com/paydhq/payd/linkpage"
 	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/sandbank"
 	"github.com/paydhq/payd/sandpayout"
 	"github.com/paydhq/payd/webhook/sender"
-	"log/slog"
-	"net/http"
-	"net/netip"
-	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -28,6 +29,7 @@ import (
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/api"
 	"github.com/paydhq/payd/dispatch"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/operator"
 	"github.com/paydhq/payd/ratelimit"
@@ -46,12 +48,12 @@ type Config struct {
 	// TrustProxy believes X-Forwarded-For (`--behind-tls-proxy`);
 	// TrustedProxies limits that to connections from those addresses
 	// (`--trusted-proxy`). Both listeners use the result for the IP
-	// allowlist and the authentication throttle (api.Source).
+	// allowlist and the authentication throttle (httpapi.Source).
 	TrustProxy     bool
 	TrustedProxies []netip.Prefix
 	// AuthFailuresPerMinute is the failed authentications a source
 	// address may make per minute, per listener, before it is answered
-	// 429 (zero: api.DefaultAuthFailuresPerMinute).
+	// 429 (zero: httpapi.DefaultAuthFailuresPerMinute).
 	AuthFailuresPerMinute int
 	Logger                *slog.Logger
 	// WebhookAllowHosts loosens the public-address rule for exact hosts.
@@ -233,6 +235,8 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	in.Service = payd.NewService(payd.Config{
 		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
+		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
+			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
 		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
 		ReportKey: reportKey, DeliveriesQueued: in.dispatch.Kick,
@@ -251,11 +255,11 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 		return nil, err
 	}
 	in.Limiter = limiter
-	source := api.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
+	source := httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
 	linkPages := linkpage.New(in.Service, formsKey, log, limiter, source.Addr)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: log,
-		Metrics: api.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
+		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
 		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Draining: in.draining.Load,
 		Extra: func(mux *http.ServeMux) {
@@ -271,7 +275,7 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
 			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
-			Metrics: api.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
+			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		})
 	}

@@ -21,6 +21,22 @@ func idemScope(shopID string, mode payd.Mode, key string) string {
 	return shopID + "\x00" + string(mode) + "\x00" + key
 }
 
+// The status column keeps the HTTP status the record's first answer was
+// written with, as every version has stored it; the domain names it as an
+// outcome. Records written before outcomes had names read the same.
+var (
+	outcomeStatus = map[payd.Outcome]int64{
+		payd.OutcomeOK: 200, payd.OutcomeCreated: 201, payd.OutcomeAccepted: 202, payd.OutcomeNoContent: 204,
+	}
+	statusOutcome = func() map[int64]payd.Outcome {
+		m := make(map[int64]payd.Outcome, len(outcomeStatus))
+		for o, st := range outcomeStatus {
+			m[st] = o
+		}
+		return m
+	}()
+)
+
 // IdempotencyLockGet takes the lock and reads the record in one statement:
 // one round trip fewer on the path of every POST. On PostgreSQL the read
 // sees the statement's snapshot, taken just before the lock; the service
@@ -39,20 +55,20 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 		}
 		return nil, locked, err
 	}
-	return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key, RequestHash: hash, Status: int(status.Int64),
+	return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key, RequestHash: hash, Outcome: statusOutcome[status.Int64],
 		Body: body, CreatedAt: fromMicros(created.Int64), ExpiresAt: fromMicros(expires.Int64)}, true, nil
 }
 
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
 	r := payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key}
-	var created, expires int64
+	var status, created, expires int64
 	err := t.q.QueryRowContext(ctx, `SELECT request_hash, status, body, created_at, expires_at FROM idempotency_keys
 		WHERE shop_id = $1 AND mode = $2 AND idem_key = $3`, shopID, mode, key).
-		Scan(&r.RequestHash, &r.Status, &r.Body, &created, &expires)
+		Scan(&r.RequestHash, &status, &r.Body, &created, &expires)
 	if err != nil {
 		return nil, noRows(err)
 	}
-	r.CreatedAt, r.ExpiresAt = fromMicros(created), fromMicros(expires)
+	r.Outcome, r.CreatedAt, r.ExpiresAt = statusOutcome[status], fromMicros(created), fromMicros(expires)
 	return &r, nil
 }
 
@@ -68,14 +84,14 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
 	if t.pipelined && t.absentKey == idemScope(r.ShopID, r.Mode, r.Key) {
 		_, err := t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), idempotencyInsertSQL,
-			r.ShopID, r.Mode, r.Key, r.RequestHash, r.Status, r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
+			r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
 		return err
 	}
 	return t.insertOne(ctx, idempotencyInsertSQL+`
 		ON CONFLICT (shop_id, mode, idem_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency_keys.expires_at <= excluded.created_at`,
-		r.ShopID, r.Mode, r.Key, r.RequestHash, r.Status, r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
+		r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
 }
 
 const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)

@@ -48,7 +48,7 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 	}
 	record := func(key string) *payd.IdempotencyRecord {
 		return &payd.IdempotencyRecord{ShopID: "shop_rt", Mode: payd.ModeTest, Key: key, RequestHash: []byte{1},
-			Status: 201, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
+			Outcome: payd.OutcomeCreated, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
 	}
 	errRollback := errors.New("roll back")
 	n := 0

@@ -29,7 +29,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 	}
 	record := func(shopID string, mode payd.Mode, key string, created time.Time) *payd.IdempotencyRecord {
 		return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key,
-			RequestHash: payd.RequestHash("POST", "/payments", []byte(`{"amount":1}`)), Status: 201,
+			RequestHash: payd.RequestHash("POST", "/payments", []byte(`{"amount":1}`)), Outcome: payd.OutcomeCreated,
 			Body: []byte(`{"id":"pay_1"}`), CreatedAt: created, ExpiresAt: created.Add(payd.IdempotencyTTL)}
 	}
 
@@ -65,7 +65,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 			if _, err := get(t, s, o); !errors.Is(err, payd.ErrNoRows) {
 				t.Errorf("IdempotencyGet(%s, %s): error %v before any put, want ErrNoRows", o.ShopID, o.Mode, err)
 			}
-			o.Status, o.Body = 204, nil
+			o.Outcome, o.Body = payd.OutcomeNoContent, nil
 			if err := put(t, s, o); err != nil {
 				t.Fatalf("IdempotencyPut of the same key in another scope: %v", err)
 			}
@@ -98,7 +98,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		// One microsecond before its expiry the old record is live.
 		live := record(shopID, payd.ModeTest, "k", old.ExpiresAt.Add(-time.Microsecond))
-		live.Status = 200
+		live.Outcome = payd.OutcomeOK
 		wantErr(t, "IdempotencyPut over a live record", put(t, s, live), payd.ErrConflict)
 		// The refusal leaves the transaction usable (on PostgreSQL a failed
 		// statement would abort it), so the caller can still roll back on
@@ -121,7 +121,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		// From its ExpiresAt on it is expired and is replaced.
 		repl := record(shopID, payd.ModeTest, "k", old.ExpiresAt)
-		repl.Status, repl.Body = 200, []byte(`{"replaced":true}`)
+		repl.Outcome, repl.Body = payd.OutcomeOK, []byte(`{"replaced":true}`)
 		repl.RequestHash = payd.RequestHash("POST", "/refunds", nil)
 		if err := put(t, s, repl); err != nil {
 			t.Fatalf("IdempotencyPut over an expired record: %v", err)

@@ -75,7 +75,7 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "PaymentGet of a payment inserted at commit", string(want), string(gotDoc))
 
 		record := &payd.IdempotencyRecord{ShopID: shop.ID, Mode: payd.ModeTest, Key: "k", RequestHash: []byte{1},
-			Status: 201, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
+			Outcome: payd.OutcomeCreated, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
 		err = s.Tx(ctx, func(tx payd.Tx) error {
 			if _, _, err := tx.IdempotencyLockGet(ctx, shop.ID, payd.ModeTest, "k"); err != nil {
 				return err

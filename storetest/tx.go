@@ -22,7 +22,7 @@ func testTx(t *testing.T, open func(t *testing.T) payd.Store) {
 			DefaultCurrency: "RUB", CreatedAt: now}
 		ev := newEvent(sh.ID, m.ID, true, payd.EventPaymentSucceeded, "pay_1", now)
 		idem := &payd.IdempotencyRecord{ShopID: sh.ID, Mode: payd.ModeTest, Key: "k", RequestHash: []byte{1},
-			Status: 201, Body: []byte("{}"), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
+			Outcome: payd.OutcomeCreated, Body: []byte("{}"), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
 
 		// Every write succeeds and is visible inside the transaction, then
 		// fn fails: none of it may stay.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"net/url"
 	"os"
 	"runtime/pprof"
@@ -204,8 +203,8 @@ func runOnce(ctx context.Context, cfg runConfig, rc *receiver, bk backend, sc sc
 		if err != nil {
 			return res, fmt.Errorf("create endpoint %s: %w", u, err)
 		}
-		if resp.Status != http.StatusCreated {
-			return res, fmt.Errorf("create endpoint %s: status %d", u, resp.Status)
+		if resp.Outcome != payd.OutcomeCreated {
+			return res, fmt.Errorf("create endpoint %s: outcome %d", u, resp.Outcome)
 		}
 	}
 

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/api"
 	"github.com/paydhq/payd/dispatch"
 	"github.com/paydhq/payd/framing"
+	"github.com/paydhq/payd/httpapi"
 	"github.com/paydhq/payd/jobs"
 	"github.com/paydhq/payd/serve"
 )
@@ -266,8 +266,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 // Content-Length and Transfer-Encoding (package framing) with the
 // contract's Error object; framing closes the connection after it.
 func refuseAmbiguousFraming(log *slog.Logger) http.Handler {
-	return api.Frame(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		api.WriteError(w, r, payd.Invalid("", "a request may not carry both Content-Length and Transfer-Encoding (RFC 9112, section 6.3); the connection is closed"))
+	return httpapi.Frame(httpapi.FrameConfig{Logger: log}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteError(w, r, payd.Invalid("", "a request may not carry both Content-Length and Transfer-Encoding (RFC 9112, section 6.3); the connection is closed"))
 	}))
 }
 

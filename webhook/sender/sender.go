@@ -91,5 +91,6 @@ func (h *HTTP) Send(ctx context.Context, url string, headers map[string]string, 
 	defer resp.Body.Close()
 	// Only the beginning of the answer is kept for the attempt log.
 	kept, _ := io.ReadAll(io.LimitReader(resp.Body, payd.MaxLoggedResponse))
-	return &payd.SendResult{StatusCode: resp.StatusCode, Body: kept, Duration: time.Since(start)}, nil
+	return &payd.SendResult{StatusCode: resp.StatusCode, StatusText: http.StatusText(resp.StatusCode), Body: kept,
+		Duration: time.Since(start)}, nil
 }

@@ -117,3 +117,18 @@ func TestSendKeepsFourKilobytes(t *testing.T) {
 		t.Fatalf("answer kept: %v %d bytes", err, len(res.Body))
 	}
 }
+
+// TestSendNamesTheStatus: the result carries the standard text of the
+// status, which the delivery attempt's error quotes ("answer 500 Internal
+// Server Error is not 2xx"), and none for a code without one.
+func TestSendNamesTheStatus(t *testing.T) {
+	t.Parallel()
+	for code, want := range map[int]string{500: "Internal Server Error", 404: "Not Found", 599: ""} {
+		srv, pool := tlsReceiver(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) })
+		s := New(Options{RootCAs: pool, AllowHosts: []string{"127.0.0.1"}})
+		res, err := s.Send(context.Background(), srv.URL, nil, []byte("{}"), 5*time.Second)
+		if err != nil || res.StatusCode != code || res.StatusText != want {
+			t.Errorf("answer %d: %+v, %v; want status text %q", code, res, err, want)
+		}
+	}
+}

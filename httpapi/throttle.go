@@ -1,4 +1,4 @@
-package api
+package httpapi
 
 import (
 	"net/http"
@@ -128,7 +128,7 @@ func (t *AuthThrottle) Refuse(r *http.Request) error {
 	// Once per address and minute, so a guessing client cannot flood
 	// the log either.
 	if first, _, _ := t.cfg.Limiter.Allow(r.Context(), t.key("authlog", group), 1, now); first {
-		logger(r.Context()).Warn("authentication throttled", "source", group, "listener", t.cfg.Scope,
+		Logger(r.Context()).Warn("authentication throttled", "source", group, "listener", t.cfg.Scope,
 			"failures_per_minute", t.cfg.FailuresPerMinute, "retry_after_s", ratelimit.RetryAfterSeconds(wait))
 	}
 	return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,

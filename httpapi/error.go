@@ -1,4 +1,4 @@
-package api
+package httpapi
 
 import (
 	"context"
@@ -37,8 +37,8 @@ var statusOf = map[payd.ErrorCode]int{
 	payd.CodeProviderUnavailable:         http.StatusServiceUnavailable,
 }
 
-// errorBody is the contract's Error object.
-type errorBody struct {
+// ErrorBody is the contract's Error object.
+type ErrorBody struct {
 	Type        string         `json:"type"`
 	Code        payd.ErrorCode `json:"code"`
 	Description string         `json:"description"`
@@ -46,16 +46,16 @@ type errorBody struct {
 	RequestID   string         `json:"request_id"`
 }
 
-// writeError writes err as the Error object. Errors that are not *payd.Error
+// WriteError writes err as the Error object. Errors that are not *payd.Error
 // are logged with their detail and shown as internal_error without it.
-func writeError(w http.ResponseWriter, r *http.Request, err error) {
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *payd.Error
 	if !errors.As(err, &e) {
 		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 			// The client went away; nobody reads this answer.
 			e = &payd.Error{Code: payd.CodeInternal, Message: "request canceled"}
 		} else {
-			logger(r.Context()).Error("internal error", "err", err.Error())
+			Logger(r.Context()).Error("internal error", "err", err.Error())
 			e = &payd.Error{Code: payd.CodeInternal, Message: "internal error; retry with the same Idempotency-Key, or contact support with the request_id"}
 		}
 	}
@@ -66,22 +66,22 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(e.RetryAfter)))
 	}
-	writeJSON(w, status, errorBody{
-		Type: "error", Code: e.Code, Description: e.Message, Parameter: e.Param, RequestID: requestID(r.Context()),
+	WriteJSON(w, status, ErrorBody{
+		Type: "error", Code: e.Code, Description: e.Message, Parameter: e.Param, RequestID: RequestID(r.Context()),
 	})
 }
 
-// writeJSON writes v with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON writes v with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"type":"error","code":"internal_error","description":"response encoding failed"}`)
 	}
-	writeRaw(w, status, b)
+	WriteRaw(w, status, b)
 }
 
-// writeRaw writes a JSON body that is already encoded.
-func writeRaw(w http.ResponseWriter, status int, b []byte) {
+// WriteRaw writes a JSON body that is already encoded.
+func WriteRaw(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
@@ -94,7 +94,9 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Write(b)
 }
 
-func logger(ctx context.Context) *slog.Logger {
+// Logger returns the request's logger, which carries its request id (the
+// default logger outside a framed request).
+func Logger(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
 		return l
 	}

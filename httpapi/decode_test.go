@@ -1,9 +1,11 @@
-package payd
+package httpapi
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/paydhq/payd"
 )
 
 type decodeTarget struct {
@@ -61,8 +63,8 @@ func TestDecodeJSONOneReading(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var v decodeTarget
 			err := DecodeJSON([]byte(tc.body), &v, DecodeOptions{RejectUnknown: strings.HasPrefix(tc.name, "unknown")})
-			var pe *Error
-			if !errors.As(err, &pe) || pe.Code != CodeInvalidRequest {
+			var pe *payd.Error
+			if !errors.As(err, &pe) || pe.Code != payd.CodeInvalidRequest {
 				t.Fatalf("decode %s: %v, want invalid_request", tc.body, err)
 			}
 			if pe.Param != tc.param || pe.Message != tc.desc {
@@ -81,7 +83,7 @@ func TestDecodeJSONOneReading(t *testing.T) {
 		L []string `json:"l"`
 	}
 	err := DecodeJSON([]byte(`{"l":["a","\ud800"]}`), &v, DecodeOptions{})
-	var pe *Error
+	var pe *payd.Error
 	if !errors.As(err, &pe) || pe.Param != "l.1" {
 		t.Errorf("lone surrogate in an array element: %v, want parameter l.1", err)
 	}

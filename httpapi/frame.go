@@ -1,14 +1,16 @@
-package api
+package httpapi
 
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/paydhq/payd"
 )
 
 type (
@@ -16,25 +18,14 @@ type (
 	loggerKey    struct{}
 )
 
-func requestID(ctx context.Context) string {
+// RequestID returns the id Frame gave the request ("" outside a framed
+// request).
+func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
 }
 
-// ListenUserAgent is the product `payd listen` names in its User-Agent
-// ("payd-listen/<version>"). It polls GET /v1/events every second while it
-// runs; those polls are logged at debug, so that the request log at the
-// default level keeps the developer's own calls readable.
-const ListenUserAgent = "payd-listen"
-
-// requestLevel is the level of a request's log line: debug for a
-// successful poll of the event list by `payd listen`, info for the rest.
-func requestLevel(r *http.Request, route string, status int) slog.Level {
-	if route == "GET /v1/events" && status == http.StatusOK && strings.HasPrefix(r.UserAgent(), ListenUserAgent+"/") {
-		return slog.LevelDebug
-	}
-	return slog.LevelInfo
-}
+var errPanic = errors.New("handler panic")
 
 // maxHeaderBytes bounds the request's headers; larger requests are refused
 // with the contract's error rather than the server's bare 431.
@@ -63,11 +54,27 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// frame gives every request an id (the X-Request-Id header and the
+// FrameConfig assembles Frame.
+type FrameConfig struct {
+	// Logger writes the access log; nil discards it.
+	Logger *slog.Logger
+	// Metrics counts requests by route and status; nil counts nothing.
+	Metrics *Metrics
+	// Quiet, when set, picks out the requests whose log line is written
+	// at debug rather than info level; route is the matched pattern
+	// ("unmatched" when none).
+	Quiet func(r *http.Request, route string, status int) bool
+}
+
+// Frame gives every request an id (the X-Request-Id header and the
 // request_id of errors), a logger carrying it, panic recovery, metrics and
 // one access log line. Nothing here logs headers or bodies: they carry
 // secrets and one-time tokens.
-func frame(base *slog.Logger, m *Metrics, next http.Handler) http.Handler {
+func Frame(cfg FrameConfig, next http.Handler) http.Handler {
+	base, m := cfg.Logger, cfg.Metrics
+	if base == nil {
+		base = slog.New(slog.DiscardHandler)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := "req_" + ulid.MustNew(ulid.Timestamp(start), rand.Reader).String()
@@ -83,7 +90,7 @@ func frame(base *slog.Logger, m *Metrics, next http.Handler) http.Handler {
 				}
 				log.Error("panic", "panic", v)
 				if rec.status == 0 {
-					writeError(rec, r, errPanic)
+					WriteError(rec, r, errPanic)
 				}
 			}
 			route := r.Pattern
@@ -91,11 +98,15 @@ func frame(base *slog.Logger, m *Metrics, next http.Handler) http.Handler {
 				route = "unmatched"
 			}
 			m.observe(route, rec.status, time.Since(start))
-			log.Log(r.Context(), requestLevel(r, route, rec.status), "request", "method", r.Method, "route", route,
+			level := slog.LevelInfo
+			if cfg.Quiet != nil && cfg.Quiet(r, route, rec.status) {
+				level = slog.LevelDebug
+			}
+			log.Log(r.Context(), level, "request", "method", r.Method, "route", route,
 				"status", rec.status, "duration_ms", time.Since(start).Milliseconds())
 		}()
 		if headerSize(r) > maxHeaderBytes {
-			writeError(rec, r, invalidf("", "request headers exceed %d bytes", maxHeaderBytes))
+			WriteError(rec, r, payd.Invalid("", "request headers exceed %d bytes", maxHeaderBytes))
 			return
 		}
 		next.ServeHTTP(rec, r)

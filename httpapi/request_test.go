@@ -1,4 +1,4 @@
-package api
+package httpapi
 
 import (
 	"bytes"
@@ -35,21 +35,21 @@ func TestDecodeJSONErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var v fuzzTarget
-		err := decodeJSON([]byte(tt.body), &v, "secret")
+		err := Decode([]byte(tt.body), &v, "secret")
 		var pe *payd.Error
 		if !errors.As(err, &pe) || pe.Code != payd.CodeInvalidRequest || pe.Param != tt.param {
 			t.Errorf("decode %s: %v; want parameter %q", tt.body, err, tt.param)
 		}
 	}
 	var v fuzzTarget
-	if err := decodeJSON([]byte(`  `), &v); err != nil {
+	if err := Decode([]byte(`  `), &v); err != nil {
 		t.Errorf("an empty body must decode as {}: %v", err)
 	}
 	var pe *payd.Error
-	if err := decodeJSON([]byte(`{"unknown": {"deep": [1, {"x": null}]}, "url": "u"}`), &v); !errors.As(err, &pe) || pe.Param != "unknown" {
+	if err := Decode([]byte(`{"unknown": {"deep": [1, {"x": null}]}, "url": "u"}`), &v); !errors.As(err, &pe) || pe.Param != "unknown" {
 		t.Errorf("an unknown member must be refused naming it: %v", err)
 	}
-	if err := decodeJSON([]byte(strings.Repeat("[", 33)+strings.Repeat("]", 33)), &v); err == nil {
+	if err := Decode([]byte(strings.Repeat("[", 33)+strings.Repeat("]", 33)), &v); err == nil {
 		t.Error("deep nesting accepted")
 	}
 }
@@ -66,7 +66,7 @@ func FuzzDecodeJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var v fuzzTarget
-		err := decodeJSON(body, &v, "secret")
+		err := Decode(body, &v, "secret")
 		if err == nil {
 			return
 		}
@@ -90,7 +90,7 @@ func FuzzDecodeRefusesDuplicateNames(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var v fuzzTarget
-		if decodeJSON(body, &v) != nil {
+		if Decode(body, &v) != nil {
 			return
 		}
 		if dup, where := hasDuplicateName(body); dup {
@@ -148,32 +148,4 @@ func hasDuplicateName(body []byte) (bool, string) {
 			top.wantKey = true
 		}
 	}
-}
-
-// BenchmarkDecodePaymentCreate measures the request decoder on a typical
-// payment creation body, beside the standard library's decoder that read
-// bodies before (case-insensitive, last duplicate wins).
-func BenchmarkDecodePaymentCreate(b *testing.B) {
-	body := []byte(`{"amount":{"value":"1500.00","currency":"RUB"},"order_id":"order-10482",` +
-		`"description":"Two books and a bookmark","capture":true,"confirmation":{"type":"redirect",` +
-		`"return_url":"https://shop.example.com/orders/10482","locale":"ru"},"customer":{"email":"reader@example.com"},` +
-		`"expires_at":"2030-01-31T12:00:00Z","metadata":{"cart":"c-77","channel":"web"}}`)
-	b.Run("strict", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var in paymentCreateIn
-			if err := decodeJSON(body, &in, "statement_descriptor", "merchant_display_name"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("stdlib-v1", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var in paymentCreateIn
-			if err := json.Unmarshal(body, &in); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

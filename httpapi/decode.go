@@ -1,4 +1,4 @@
-package payd
+package httpapi
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/paydhq/payd"
 )
 
 // Request bodies have exactly one reading. Proxies, firewalls, loggers and
@@ -57,7 +59,7 @@ func DecodeJSON(body []byte, dst any, o DecodeOptions) error {
 		body = []byte("{}")
 	}
 	if body[0] != '{' {
-		return Invalid("", "the request body must be a JSON object")
+		return payd.Invalid("", "the request body must be a JSON object")
 	}
 	if err := checkDepth(body); err != nil {
 		return err
@@ -101,7 +103,7 @@ var stringMaps = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, m *map[strin
 				_, err := dec.ReadToken()
 				return err
 			}
-			return Invalid(param, "%s must be a string: %s holds string values only", param, cmp.Or(parent, "the object"))
+			return payd.Invalid(param, "%s must be a string: %s holds string values only", param, cmp.Or(parent, "the object"))
 		}
 		v, err := dec.ReadToken()
 		if err != nil {
@@ -132,7 +134,7 @@ func checkReadOnly(body []byte, readOnly []string) error {
 		name := tok.String()
 		for _, f := range readOnly {
 			if strings.EqualFold(name, f) {
-				return Invalid(f, "%s is set by the service and cannot be supplied in a request", f)
+				return payd.Invalid(f, "%s is set by the service and cannot be supplied in a request", f)
 			}
 		}
 		if err := dec.SkipValue(); err != nil {
@@ -145,7 +147,7 @@ func checkReadOnly(body []byte, readOnly []string) error {
 // decodeError turns a decoder error on body into invalid_request naming
 // the member.
 func decodeError(body []byte, err error) error {
-	var pe *Error
+	var pe *payd.Error
 	var sem *json.SemanticError
 	var syn *jsontext.SyntacticError
 	switch {
@@ -155,39 +157,39 @@ func decodeError(body []byte, err error) error {
 		param := dottedPath(syn.JSONPointer)
 		switch {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
-			return Invalid(param, "%s is given more than once; each member name may appear only once", param)
+			return payd.Invalid(param, "%s is given more than once; each member name may appear only once", param)
 		case isUnicodeFault(syn.Err):
 			if name, ok := memberNameAt(body, syn.ByteOffset); ok {
 				return badName(param, name)
 			}
 			if param == "" {
-				return Invalid("", "the request body is not valid UTF-8")
+				return payd.Invalid("", "the request body is not valid UTF-8")
 			}
-			return Invalid(param, "%s must be valid Unicode text: %s", param, unicodeRule)
+			return payd.Invalid(param, "%s must be valid Unicode text: %s", param, unicodeRule)
 		case errors.Is(syn.Err, jsontext.ErrNonStringName):
-			return Invalid(param, "invalid JSON: member names must be strings")
+			return payd.Invalid(param, "invalid JSON: member names must be strings")
 		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
-			return Invalid("", "invalid JSON: unexpected end of input")
+			return payd.Invalid("", "invalid JSON: unexpected end of input")
 		case endsObject(body, syn.ByteOffset):
-			return Invalid("", "unexpected data after the JSON object")
+			return payd.Invalid("", "unexpected data after the JSON object")
 		}
 		// A broken body has no field to blame: the position is the help.
-		return Invalid("", "invalid JSON at byte %d", syn.ByteOffset)
+		return payd.Invalid("", "invalid JSON at byte %d", syn.ByteOffset)
 	case errors.As(err, &sem):
 		param := dottedPath(sem.JSONPointer)
 		if param == "" {
-			return Invalid("", "the request body must be a JSON object")
+			return payd.Invalid("", "the request body must be a JSON object")
 		}
-		var inner *Error
+		var inner *payd.Error
 		if errors.As(sem.Err, &inner) {
 			return inner
 		}
 		if errors.Is(sem.Err, json.ErrUnknownName) {
 			return unknownMember(param, sem.GoType)
 		}
-		return Invalid(param, "%s must be %s", param, describeType(sem.GoType))
+		return payd.Invalid(param, "%s must be %s", param, describeType(sem.GoType))
 	}
-	return Invalid("", "invalid JSON")
+	return payd.Invalid("", "invalid JSON")
 }
 
 // unicodeRule ends every description of a text that is not valid Unicode.
@@ -208,7 +210,7 @@ func badName(parent, readable string) error {
 	if readable != "" {
 		what = fmt.Sprintf("the member name beginning %q", readable)
 	}
-	return Invalid(param, "%s%s must be valid Unicode text: %s", what, where, unicodeRule)
+	return payd.Invalid(param, "%s%s must be valid Unicode text: %s", what, where, unicodeRule)
 }
 
 // memberNameAt reports whether byte off of body lies inside a member name,
@@ -341,7 +343,7 @@ func checkDepth(b []byte) error {
 		case c == '{' || c == '[':
 			depth++
 			if depth > MaxJSONDepth {
-				return Invalid("", "JSON nested deeper than %d levels", MaxJSONDepth)
+				return payd.Invalid("", "JSON nested deeper than %d levels", MaxJSONDepth)
 			}
 		case c == '}' || c == ']':
 			depth--

@@ -1,9 +1,11 @@
-package payd
+package httpapi
 
 import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/paydhq/payd"
 )
 
 // unknownMember refuses the member at param, which the object of Go type
@@ -16,9 +18,9 @@ func unknownMember(param string, owner reflect.Type) error {
 		parent, name = param[:i+1], param[i+1:]
 	}
 	if best := closestMember(name, memberNames(owner)); best != "" {
-		return Invalid(param, "unknown field %s; did you mean %s%s?", param, parent, best)
+		return payd.Invalid(param, "unknown field %s; did you mean %s%s?", param, parent, best)
 	}
-	return Invalid(param, "unknown field %s", param)
+	return payd.Invalid(param, "unknown field %s", param)
 }
 
 // memberNames lists the JSON member names a struct type defines (its json
