@@ -1,7 +1,9 @@
 package payd
 
 import (
+	"context"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/paydhq/payd/ledger"
@@ -261,4 +263,39 @@ type EvidenceListExpiredParams struct {
 	Now   time.Time
 	After EvidenceDue
 	Limit int
+}
+
+// scopedDispute loads a dispute of the principal's shop and mode, locked
+// for update when lock is set.
+func scopedDispute(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*Dispute, error) {
+	return inScope(ctx, p, PrefixDispute, "dispute", id, lockedIf(lock, tx.DisputeGet, tx.DisputeGetForUpdate))
+}
+
+// GetDispute returns a dispute of the principal's shop and mode.
+func (s *Service) GetDispute(ctx context.Context, p *Principal, id string) (d *Dispute, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		d, err = scopedDispute(ctx, tx, p, id, false)
+		return err
+	})
+	return d, err
+}
+
+// ListDisputes lists the disputes of the principal's shop and mode, newest
+// first (Disputes, rule 1).
+func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *DisputeListParams) (page Page[*Dispute], err error) {
+	params.ShopID, params.Test = p.Shop.ID, p.Test()
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.DisputeList(ctx, params)
+		return err
+	})
+	return page, err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,9 +1,48 @@
 // Package payd is the domain of the merchant payments service: shops and
-// their keys, payments, refunds, events and the rules that move them between
-// states. It holds the Service that every adapter calls and the Store and Tx
-// interfaces the storage adapters implement; it imports no adapter.
+// their keys, payments, refunds, disputes, payment links, payouts, events
+// and the ledger, and the rules that move them between states. It holds the
+// Service that every adapter calls and the Store and Tx interfaces the
+// storage adapters implement; it imports no adapter and speaks no wire (no
+// net/http, no JSON decoding of requests, no routes: httpapi, api and
+// operator do that).
 //
 // The contract these types serve is the Merchant Payments API v1; field and
 // error names follow it exactly so that the JSON the adapters write is the
 // contract's JSON.
+//
+// # Where each part of the contract lives
+//
+// Conventions, errors and limits:
+//   - Errors (the Error object, the closed code list): error.go
+//   - Idempotency (keys, replays, in-progress): idempotency.go, service.go (Service.idempotent)
+//   - Lists (cursors, filters): list.go; Scope (another shop's object is not found): scope.go
+//   - Text limits of request fields: text.go; identifiers: id.go; time: clock.go
+//
+// Resources, states and endpoints:
+//   - Payment (fields, View): payment.go; its transition table and every status change: payment_status.go
+//   - POST /payments (checks, return_url, the provider attempt): payment_create.go; QR: payment_qr.go
+//   - GET /payments: payment_read.go; capture and cancel: payment_capture.go; expiry: expiry.go, payment_status.go
+//   - Provider attempts and routes (the cascade): provider.go, provider_route.go; notifications, status
+//     queries and discrepancies: provider_notification.go
+//   - Pre-check payment.authorize_request: precheck.go
+//   - Refunds and their balance rule (coverage): refund.go
+//   - Balance: balance.go; the ledger's postings: ledger_post.go; its invariants: ledger_check.go
+//   - Settlements (registers, settlement.paid): settlement.go, settlement_schedule.go; holidays: holiday.go
+//   - Settlement status (freezes): freeze.go; deposits: deposit.go
+//   - Disputes (stage M2): dispute.go (types, table, reads), dispute_open.go, dispute_status.go,
+//     dispute_evidence.go (both evidence steps), dispute_submit.go, dispute_money.go (holds and
+//     chargebacks), dispute_expiry.go, dispute_notification.go, dispute_sandbox.go,
+//     dispute_operator.go, dispute_settings.go
+//   - Payment links (stage M5): link.go, link_create.go, link_state.go, link_pay.go (the hosted page's payment)
+//   - Payouts (stage M5): payout.go, payout_create.go, payout_status.go, payout_destination.go, payout_provider.go
+//   - Payment methods: method.go; Shop: shop.go, shopview.go; merchants: merchant.go; stages: stage.go
+//   - Hosted checkout: checkout.go; sandbox (simulate, the bank's attempts): sandbox.go
+//
+// Authentication, events and webhooks:
+//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go
+//   - Events (types, bodies, GET /events): event.go; resend and the attempt log: event_resend.go
+//   - Webhook endpoints: webhook_endpoint.go; deliveries (queue, one attempt, outcomes):
+//     delivery.go, delivery_attempt.go (the sending loop is package dispatch)
+//
+// Operator configuration (shops, tariffs, limits): admin.go. Storage: store.go.
 package payd

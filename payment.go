@@ -2,7 +2,6 @@ package payd
 
 import (
 	"encoding/json"
-	"slices"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -18,21 +17,6 @@ const (
 	PaymentSucceeded         PaymentStatus = "succeeded"
 	PaymentCanceled          PaymentStatus = "canceled"
 )
-
-// paymentNext is the contract's payment transition table (States:
-// Payment): a pending payment is authorized (two-stage), succeeds or is
-// canceled; an authorized one is captured or canceled; succeeded and
-// canceled are final. Every status change goes through succeed, authorize
-// or cancel, and each asks this table first.
-var paymentNext = map[PaymentStatus][]PaymentStatus{
-	PaymentPending:           {PaymentWaitingForCapture, PaymentSucceeded, PaymentCanceled},
-	PaymentWaitingForCapture: {PaymentSucceeded, PaymentCanceled},
-}
-
-// CanBecome reports whether the table allows s → to.
-func (s PaymentStatus) CanBecome(to PaymentStatus) bool {
-	return slices.Contains(paymentNext[s], to)
-}
 
 // Valid reports whether s is a known status.
 func (s PaymentStatus) Valid() bool {

@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -224,3 +225,23 @@ type PayoutCheckArgs struct {
 
 // Kind names the job.
 func (PayoutCheckArgs) Kind() string { return "payout_check" }
+
+// GetPayout returns a payout of the principal's shop and mode; another
+// shop's, or the other contour's, is not found.
+func (s *Service) GetPayout(ctx context.Context, p *Principal, id string) (po *Payout, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		po, err = inScope(ctx, p, PrefixPayout, "payout", id, tx.PayoutGet)
+		return err
+	})
+	return po, err
+}
+
+// ListPayouts lists the principal's payouts, newest first.
+func (s *Service) ListPayouts(ctx context.Context, p *Principal, params *PayoutListParams) (page Page[*Payout], err error) {
+	params.ShopID, params.Test = p.Shop.ID, p.Test()
+	err = s.store.View(ctx, func(tx Tx) error {
+		page, err = tx.PayoutList(ctx, params)
+		return err
+	})
+	return page, err
+}

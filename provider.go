@@ -179,3 +179,58 @@ type ProviderStatusArgs struct {
 
 // Kind names the job.
 func (ProviderStatusArgs) Kind() string { return "provider_status" }
+
+// Provider returns a registered provider by name.
+func (s *Service) Provider(name string) (Provider, bool) {
+	p, ok := s.providers[name]
+	return p, ok
+}
+
+// startAttempt runs the cascade, the route read for the payment and
+// method in tx: each candidate in order until one takes the attempt. A
+// timeout moves on to the next candidate and schedules a status query of
+// the one that timed out, so an attempt that was created after all is
+// found and settled. It is the only way to a provider attempt, and it
+// refuses a payment of a shop with the pre-check on that its shop has not
+// allowed; the cascade's later candidates go by that one decision.
+func (s *Service) startAttempt(ctx context.Context, tx Tx, shop *Shop, pay *Payment, method string, candidates []string) error {
+	if err := precheckGate(shop, pay); err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	for i, name := range candidates {
+		pr, ok := s.providers[name]
+		if !ok {
+			continue
+		}
+		ref := AttemptReference(pay.ID, i)
+		res, err := pr.CreateAttempt(ctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i, Reference: ref})
+		if errors.Is(err, ErrProviderTimeout) {
+			pay.Attempts = append(pay.Attempts, Attempt{Provider: name, Method: method, Result: "timeout", At: now})
+			if err := s.jobs.Enqueue(ctx, tx, ProviderStatusArgs{PaymentID: pay.ID, Provider: name, Reference: ref}, now.Add(30*time.Second)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		pay.Provider, pay.ProviderPaymentID = name, res.ProviderPaymentID
+		pay.Attempts = append(pay.Attempts, Attempt{Provider: name, ProviderPaymentID: res.ProviderPaymentID, Method: method, Result: "created", At: now})
+		pay.PaymentMethod = &PaymentMethodData{Type: method}
+		if res.QRData != "" {
+			pay.ConfirmationData = res.QRData
+		}
+		pay.redirect = res.RedirectURL
+		return nil
+	}
+	return &Error{Code: CodeProviderUnavailable, RetryAfter: 30 * time.Second,
+		Message: "no payment provider could take the attempt; retry later"}
+}
+
+func (s *Service) providerError(err error) error {
+	if errors.Is(err, ErrProviderTimeout) {
+		return &Error{Code: CodeProviderUnavailable, RetryAfter: 30 * time.Second, Message: "the provider did not answer; retry with the same Idempotency-Key"}
+	}
+	return err
+}

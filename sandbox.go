@@ -1,6 +1,9 @@
 package payd
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // SandboxAttempt is the sandbox bank's record of one attempt: the bank's
 // own state, kept in the service's database because the sandbox bank is
@@ -39,4 +42,60 @@ type SandboxAttempt struct {
 	// bank's pages; empty leaves it to the payer's browser and the region.
 	Locale    string    `json:"locale,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// Sandbox outcomes accepted by simulate (Sandbox: simulate).
+var simulateFrom = map[string][]PaymentStatus{
+	"succeed":           {PaymentPending, PaymentWaitingForCapture},
+	"authorize":         {PaymentPending},
+	"decline":           {PaymentPending},
+	"expire":            {PaymentPending, PaymentWaitingForCapture},
+	"three_ds_fail":     {PaymentPending},
+	"provider_timeout":  {PaymentPending},
+	"late_webhook":      {PaymentCanceled},
+	"duplicate_webhook": {PaymentSucceeded},
+}
+
+// SimulateOutcome is `POST /test/payments/{id}/simulate`: it checks the
+// outcome fits the payment's status and has the sandbox bank deliver it,
+// after delay, through the provider notification path.
+func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempotency, id, outcome string, delay time.Duration) (*Response, error) {
+	if !p.Test() {
+		return nil, Errorf(CodeForbidden, "simulate works with test keys only")
+	}
+	from, ok := simulateFrom[outcome]
+	if !ok {
+		return nil, Invalid("outcome", "unknown outcome %q", outcome)
+	}
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
+		pay, err := scoped(ctx, tx, p, id, true)
+		if err != nil {
+			return 0, nil, err
+		}
+		allowed := false
+		for _, st := range from {
+			allowed = allowed || st == pay.Status
+		}
+		if outcome == "late_webhook" && (pay.Cancellation == nil ||
+			(pay.Cancellation.Reason != ReasonExpiredOnConfirmation && pay.Cancellation.Reason != ReasonExpiredOnCapture)) {
+			allowed = false
+		}
+		if !allowed {
+			return 0, nil, Errorf(CodeInvalidState, "outcome %s does not apply to a payment in status %s", outcome, pay.Status)
+		}
+		// Before the payer chose a method, or before the shop's pre-check
+		// allowed a QR payment, there is no attempt at the bank, so
+		// nothing can happen to it yet (Sandbox).
+		sim, ok := s.providers[pay.Provider].(Simulator)
+		if !ok || pay.ProviderPaymentID == "" {
+			if pay.ConfirmationType == ConfirmationQR {
+				return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the shop's pre-check has not allowed the payment")
+			}
+			return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the payer has not chosen a method")
+		}
+		if outcome == "expire" {
+			return OutcomeAccepted, nil, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
+		}
+		return OutcomeAccepted, nil, sim.Simulate(ctx, tx, pay, outcome, delay)
+	})
 }

@@ -96,6 +96,22 @@ func periodicArgs() []river.JobArgs {
 	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, RefreshPaymentViewsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
 }
 
+// PeriodicKinds names the kinds of the periodic jobs, and for each whether
+// it is tried once (a sweep: a failed run is discarded, and the next run
+// takes up what it left). The fault test reads it, so that a periodic job
+// waiting for its turn is not taken for a lost one.
+func PeriodicKinds() map[string]bool {
+	out := map[string]bool{}
+	for _, a := range periodicArgs() {
+		once := false
+		if o, ok := a.(river.JobArgsWithInsertOpts); ok {
+			once = o.InsertOpts().MaxAttempts == 1
+		}
+		out[a.Kind()] = once
+	}
+	return out
+}
+
 // skipAhead is a periodic schedule that, when the clock has jumped past
 // several runs (the test clock), runs once and resumes from the new time
 // rather than enqueueing every missed run: one sweep covers them all, and

@@ -41,3 +41,21 @@ func TestExpirySweepTriedOnce(t *testing.T) {
 		t.Fatalf("evidence sweep MaxAttempts = %d, want 1", got)
 	}
 }
+
+// TestPeriodicKinds: every periodic job is named, sweeps as tried once, so
+// that the fault test tells a job waiting for its turn from a lost one.
+func TestPeriodicKinds(t *testing.T) {
+	got := PeriodicKinds()
+	for kind, once := range map[string]bool{
+		"expire_payments": true, "expire_disputes": true, "expire_payment_links": true,
+		"remove_expired_evidence": true, "payment_views_refresh": true,
+		"purge_events": false, "purge_idempotency": false, "settlement_run": false,
+	} {
+		if g, ok := got[kind]; !ok || g != once {
+			t.Errorf("PeriodicKinds()[%q] = %v, %v; want %v, true", kind, g, ok, once)
+		}
+	}
+	if len(got) != 8 {
+		t.Errorf("PeriodicKinds() has %d kinds, want 8: %v", len(got), got)
+	}
+}

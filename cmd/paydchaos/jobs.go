@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/paydhq/payd/jobs"
 )
 
 // sweeps run every payd.ExpirySweepInterval (5 s); hourly kinds once an
@@ -107,10 +109,10 @@ func (cl *cluster) checkJobs(book *ledgerBook, faults faultLog, from, to time.Ti
 		if err := rows.Scan(&kind, &state, &n); err != nil {
 			return "", err
 		}
-		periodic := strings.HasPrefix(kind, "expire_") || strings.HasPrefix(kind, "purge_") || kind == "settlement_run"
+		once, periodic := jobs.PeriodicKinds()[kind]
 		// A periodic job may be waiting for its turn or running right
 		// now; a sweep is tried once by design.
-		if periodic && (state != "discarded" || strings.HasPrefix(kind, "expire_")) {
+		if periodic && (state != "discarded" || once) {
 			if state == "discarded" {
 				fmt.Fprintf(&b, "  %s sweeps given up (tried once by design; the next one takes over): %d\n", kind, n)
 			}
@@ -131,8 +133,12 @@ func (cl *cluster) unfinishedJobs() (int, error) {
 		return 0, err
 	}
 	defer db.Close()
+	var periodic []string // kinds are the code's constants, not input
+	for kind := range jobs.PeriodicKinds() {
+		periodic = append(periodic, "'"+kind+"'")
+	}
 	var n int
 	err = db.QueryRow(`SELECT count(*) FROM river_job WHERE state::text IN ('available', 'running', 'retryable')
-		AND kind NOT IN ('expire_payments', 'expire_disputes', 'purge_events', 'purge_idempotency', 'settlement_run')`).Scan(&n)
+		AND kind NOT IN (` + strings.Join(periodic, ", ") + `)`).Scan(&n)
 	return n, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -150,75 +149,6 @@ func (s *Service) openDispute(ctx context.Context, tx Tx, pay *Payment, in Dispu
 	return d, s.disputeEvent(ctx, tx, shop, d, EventDisputeOpened)
 }
 
-func (s *Service) disputeEvent(ctx context.Context, tx Tx, shop *Shop, d *Dispute, t EventType) error {
-	_, err := s.RecordEvent(ctx, tx, NewEventParams{Shop: shop, Test: d.Test, Type: t, ObjectType: "dispute", ObjectID: d.ID, Object: d.View()})
-	return err
-}
-
-// moveDispute applies one transition to a locked dispute, with its money
-// and its event: evidence_required and submitted move no money; won
-// releases the hold; lost and expired charge it back with the fine and the
-// fee. Final states never change (invalid_state).
-func (s *Service) moveDispute(ctx context.Context, tx Tx, d *Dispute, to DisputeStatus, resolution string) error {
-	if !d.Status.CanBecome(to) {
-		return Errorf(CodeInvalidState, "a dispute in status %s cannot become %s", d.Status, to)
-	}
-	if to == DisputeSubmitted && len(d.Evidence) == 0 {
-		return Errorf(CodeInvalidState, "the dispute has no evidence attached to send to the bank")
-	}
-	if err := checkText("resolution", resolution, 0, 512); err != nil {
-		return err
-	}
-	shop, err := tx.ShopGet(ctx, d.ShopID)
-	if err != nil {
-		return err
-	}
-	now := s.clock.Now()
-	d.Status = to
-	if resolution != "" {
-		d.Resolution = resolution
-	}
-	event := EventDisputeClosed
-	switch to {
-	case DisputeEvidenceRequired:
-		event = EventDisputeEvidenceRequired
-	case DisputeSubmitted:
-		d.SubmittedAt, event = &now, EventDisputeSubmitted
-		if _, ok := s.responderOf(d); ok {
-			if err := s.jobs.Enqueue(ctx, tx, DisputeSubmitArgs{DisputeID: d.ID}, now); err != nil {
-				return err
-			}
-		}
-	default:
-		d.ClosedAt = &now
-		pay, err := tx.PaymentGetForUpdate(ctx, d.PaymentID)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.MerchantGetForUpdate(ctx, d.MerchantID); err != nil {
-			return err
-		}
-		if to == DisputeWon {
-			err = s.releaseDispute(ctx, tx, pay, d)
-		} else {
-			err = s.chargeBack(ctx, tx, shop, pay, d)
-		}
-		if err != nil {
-			return err
-		}
-		if err := tx.PaymentUpdate(ctx, pay); err != nil {
-			return err
-		}
-		if err := s.autoFreeze(ctx, tx, d.MerchantID, d.Test); err != nil {
-			return err
-		}
-	}
-	if err := tx.DisputeUpdate(ctx, d); err != nil {
-		return err
-	}
-	return s.disputeEvent(ctx, tx, shop, d, event)
-}
-
 // checkChargebackRatio freezes a merchant's payouts in a contour with
 // reason chargeback_ratio when its chargebacks over the rule's window break
 // the rule. Only an operator lifts that freeze; an earlier freeze of
@@ -242,38 +172,3 @@ func (s *Service) checkChargebackRatio(ctx context.Context, tx Tx, merchantID st
 // ReasonChargebackRatio is the freeze of a chargeback ratio above the
 // merchant's rule.
 const ReasonChargebackRatio = "chargeback_ratio"
-
-// scopedDispute loads a dispute of the principal's shop and mode, locked
-// for update when lock is set.
-func scopedDispute(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*Dispute, error) {
-	return inScope(ctx, p, PrefixDispute, "dispute", id, lockedIf(lock, tx.DisputeGet, tx.DisputeGetForUpdate))
-}
-
-// GetDispute returns a dispute of the principal's shop and mode.
-func (s *Service) GetDispute(ctx context.Context, p *Principal, id string) (d *Dispute, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		d, err = scopedDispute(ctx, tx, p, id, false)
-		return err
-	})
-	return d, err
-}
-
-// ListDisputes lists the disputes of the principal's shop and mode, newest
-// first (Disputes, rule 1).
-func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *DisputeListParams) (page Page[*Dispute], err error) {
-	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.DisputeList(ctx, params)
-		return err
-	})
-	return page, err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

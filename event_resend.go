@@ -1,0 +1,77 @@
+package payd
+
+import "context"
+
+// ResendEvent delivers an event again, now, to every active endpoint of
+// its shop and mode subscribed to its type. The event itself never
+// changes; the answer is the event with its delivery summary.
+func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
+	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
+		ev, err := tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
+		if err != nil {
+			return 0, nil, notFoundAs(err, "event")
+		}
+		endpoints, err := s.subscribers(ctx, tx, ev)
+		if err != nil {
+			return 0, nil, err
+		}
+		if len(endpoints) > 0 {
+			// Before the new deliveries are queued, so that only the
+			// earlier ones are looked at.
+			replaced, err := s.replaceFailedDeliveries(ctx, tx, ev.ID, endpoints)
+			if err != nil {
+				return 0, nil, err
+			}
+			if err := s.queueDeliveries(ctx, tx, ev, endpoints); err != nil {
+				return 0, nil, err
+			}
+			change := EventDeliveryChange{EventID: ev.ID, Added: len(endpoints), Replaced: replaced}
+			if err := tx.EventDeliveryCount(ctx, []EventDeliveryChange{change}); err != nil {
+				return 0, nil, err
+			}
+		}
+		if ev, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), id); err != nil {
+			return 0, nil, err
+		}
+		return OutcomeAccepted, ev.WithDelivery(), nil
+	})
+}
+
+// replaceFailedDeliveries marks the event's failed or skipped deliveries to
+// the endpoints a resend goes to as resent, and returns how many it marked:
+// the new deliveries take their place in the event's summary, so an event
+// resent successfully reads succeeded. A delivery still pending keeps its
+// retries and counts as it ends.
+func (s *Service) replaceFailedDeliveries(ctx context.Context, tx Tx, eventID string, endpoints []*WebhookEndpoint) (int, error) {
+	list, err := tx.WebhookDeliveryListByEvent(ctx, eventID)
+	if err != nil {
+		return 0, err
+	}
+	resent := map[string]bool{}
+	for _, e := range endpoints {
+		resent[e.ID] = true
+	}
+	var replaced []*WebhookDelivery
+	for _, d := range list {
+		if resent[d.EndpointID] && (d.State == DeliveryStateFailed || d.State == DeliveryStateSkipped) {
+			d.State = DeliveryStateResent
+			replaced = append(replaced, d)
+		}
+	}
+	if len(replaced) == 0 {
+		return 0, nil
+	}
+	// Two resends at once replace each failure once: the store changes
+	// only deliveries still failed or skipped and says which it changed.
+	ids, err := tx.WebhookDeliveryReplace(ctx, replaced)
+	return len(ids), err
+}
+
+// EventAttempts returns the attempt log of an event, for operators.
+func (s *Service) EventAttempts(ctx context.Context, eventID string) (list []*DeliveryAttempt, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		list, err = tx.DeliveryAttemptListByEvent(ctx, eventID)
+		return err
+	})
+	return list, err
+}

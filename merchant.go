@@ -1,0 +1,41 @@
+package payd
+
+import "context"
+
+// MerchantUpdate is the operator's change of a merchant's settlement
+// settings.
+type MerchantUpdate struct {
+	SettlementDelayDays *int  `json:"settlement_delay_days"`
+	AutoSettle          *bool `json:"auto_settle"`
+	// Chargeback replaces the chargeback-ratio rule (zero fields: the
+	// defaults).
+	Chargeback *ChargebackRule `json:"chargeback"`
+}
+
+// UpdateMerchant changes a merchant's settlement delay and automatic path.
+func (s *Service) UpdateMerchant(ctx context.Context, id string, in MerchantUpdate) (m *Merchant, err error) {
+	if in.SettlementDelayDays != nil && (*in.SettlementDelayDays < 0 || *in.SettlementDelayDays > 30) {
+		return nil, Invalid("settlement_delay_days", "must be 0..30")
+	}
+	if in.Chargeback != nil {
+		if err := in.Chargeback.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if m, err = tx.MerchantGetForUpdate(ctx, id); err != nil {
+			return notFoundAs(err, "merchant")
+		}
+		if in.SettlementDelayDays != nil {
+			m.SettlementDelayDays = *in.SettlementDelayDays
+		}
+		if in.AutoSettle != nil {
+			m.AutoSettle = *in.AutoSettle
+		}
+		if in.Chargeback != nil {
+			m.Chargeback = *in.Chargeback
+		}
+		return tx.MerchantUpdate(ctx, m)
+	})
+	return m, err
+}
