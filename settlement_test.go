@@ -33,7 +33,8 @@ const linkTestKey = "report key"
 // linkTestService is a Service whose report key is linkTestKey and whose
 // clock stands at now.
 func linkTestService(now time.Time) *Service {
-	return NewService(Config{Store: linkStore{}, Clock: linkClock{now}, ReportKey: []byte(linkTestKey), PublicURL: "https://payd.test"})
+	return NewService(Config{Store: linkStore{}, Clock: linkClock{now}, ReportKey: []byte(linkTestKey), PublicURL: "https://payd.test",
+		Paths: Paths{EvidenceUpload: "/uploads/evidence/", SettlementReport: "/reports/settlements/"}})
 }
 
 // oldReportSig is a report link's signature as payd computed it before its
