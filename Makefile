@@ -30,9 +30,9 @@ test:
 # when the time runs out (golang/go#75804, fixed in Go 1.27).
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseValue -fuzztime=500000x ./money/
-	$(GO) test -run='^$$' -fuzz=FuzzDecodeJSON -fuzztime=20000x ./httpapi/
-	$(GO) test -run='^$$' -fuzz=FuzzDecodeRefusesDuplicateNames -fuzztime=20000x ./httpapi/
-	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=200000x ./urlguard/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeJSON -fuzztime=20000x ./internal/httpapi/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeRefusesDuplicateNames -fuzztime=20000x ./internal/httpapi/
+	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=200000x ./internal/urlguard/
 
 ## bench: payd's merchant API against the database floor, then webhook fan-out, on SQLite and PostgreSQL
 ## (about 18 minutes on 2 cores; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines)

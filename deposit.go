@@ -3,7 +3,7 @@ package payd
 import (
 	"context"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
 

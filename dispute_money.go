@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 )
 
 // cascade takes amount from a merchant for a dispute, as the contract's

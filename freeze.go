@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 )
 
 // Freeze reasons (SettlementStatus.frozen_reason).

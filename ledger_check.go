@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
 

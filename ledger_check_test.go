@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
+	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/money"
-	"github.com/paydhq/payd/sqlstore"
 )
 
 // TestCheckLedgerPayoutHolds breaks a payout's hold in each way the check

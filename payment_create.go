@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/paydhq/payd/internal/urlguard"
 	"github.com/paydhq/payd/money"
-	"github.com/paydhq/payd/urlguard"
 )
 
 // PaymentCreate is `POST /payments` after its shape was checked by the API.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 )
 
 // payoutRecheck is the service's wait before asking a silent provider

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/paydhq/payd/urlguard"
+	"github.com/paydhq/payd/internal/urlguard"
 )
 
 // Webhook endpoint states (States: Webhook endpoint). `failing` is set only

@@ -16,7 +16,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/client"
-	"github.com/paydhq/payd/serve"
+	"github.com/paydhq/payd/internal/serve"
 	"github.com/paydhq/payd/webhook"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/client"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 	"github.com/paydhq/payd/webhook"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // shopSite stands in for the merchant's site: return_url must be https,

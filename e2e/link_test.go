@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // linkScenario is scenario at stage M5, with the service at hand for its

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/dispatch"
-	"github.com/paydhq/payd/serve"
+	"github.com/paydhq/payd/internal/dispatch"
+	"github.com/paydhq/payd/internal/serve"
 )
 
 // scenario is a set of endpoints of one shop and the events sent to them.

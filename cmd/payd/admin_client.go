@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paydhq/payd/serve"
+	"github.com/paydhq/payd/internal/serve"
 )
 
 // adminAPIError is an error answer of the operator API (the contract's Error

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // TestAdminDisputes walks a dispute through `payd admin disputes` against a

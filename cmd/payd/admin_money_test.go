@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // TestAdminLedgerCheck runs `payd admin ledger check` against a real

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paydhq/payd/serve"
+	"github.com/paydhq/payd/internal/serve"
 )
 
 // TestAdminAgainstOperatorAPI drives the client against the real operator

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // TestAdminProviderRoutes drives the routing commands against the real

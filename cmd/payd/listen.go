@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paydhq/payd/api"
+	"github.com/paydhq/payd/internal/api"
 	"github.com/paydhq/payd/webhook"
 )
 

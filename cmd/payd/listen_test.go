@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/paydtest"
+	"github.com/paydhq/payd/internal/paydtest"
 	"github.com/paydhq/payd/webhook"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/serve"
-	"github.com/paydhq/payd/sqlstore"
+	"github.com/paydhq/payd/internal/serve"
+	"github.com/paydhq/payd/internal/sqlstore"
 )
 
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

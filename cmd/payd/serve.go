@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/dispatch"
-	"github.com/paydhq/payd/framing"
-	"github.com/paydhq/payd/httpapi"
-	"github.com/paydhq/payd/jobs"
-	"github.com/paydhq/payd/serve"
+	"github.com/paydhq/payd/internal/dispatch"
+	"github.com/paydhq/payd/internal/framing"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/jobs"
+	"github.com/paydhq/payd/internal/serve"
 )
 
 type serveOptions struct {

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/serve"
+	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/money"
-	"github.com/paydhq/payd/serve"
-	"github.com/paydhq/payd/sqlstore"
 )
 
 // floor is the database floor: the least a payment creation must write —

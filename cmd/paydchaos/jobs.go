@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paydhq/payd/jobs"
+	"github.com/paydhq/payd/internal/jobs"
 )
 
 // sweeps run every payd.ExpirySweepInterval (5 s); hourly kinds once an

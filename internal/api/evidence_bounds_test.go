@@ -1,0 +1,100 @@
+package api_test
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+)
+
+// TestEvidenceWaitingIsBounded: files waiting to be attached are bounded
+// per dispute (MaxEvidenceWaitingFiles) and per shop contour
+// (MaxEvidenceWaitingBytes); past a bound step 1 answers 429 with
+// Retry-After and stores nothing. Files never attached are removed with
+// their bytes once their upload link has expired, which frees the bounds;
+// attached files stay.
+func TestEvidenceWaitingIsBounded(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := startM2(t, b)
+		pay := paidPayment(t, c, "1000.00")
+		id := openDispute(t, c, pay, map[string]any{"amount": rub("100.00")})["id"].(string)
+		up := "/v1/disputes/" + id + "/evidence/uploads"
+		small := map[string]any{"file_name": "a.pdf", "content_type": "application/pdf", "size_bytes": 16}
+
+		// One file uploaded and attached, then the dispute's waiting files
+		// up to the bound.
+		kept, link := reserve(t, c, id, "kept.pdf", "application/pdf", 16)
+		put(t, link, fileOf(pdfHead, 16), "application/pdf", false).Expect(t, 200)
+		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{kept}}).Expect(t, 200)
+		var waiting []string
+		for range payd.MaxEvidenceWaitingFiles {
+			f, _ := reserve(t, c, id, "a.pdf", "application/pdf", 16)
+			waiting = append(waiting, f)
+		}
+		r := c.Post(up, key(), small)
+		r.ExpectError(t, 429, payd.CodeTooManyRequests, "")
+		if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s < 1 || s > 3600 {
+			t.Fatalf("Retry-After %q, want the seconds until the first waiting link expires", r.Header.Get("Retry-After"))
+		}
+
+		// The shop's waiting bytes are bounded across its disputes.
+		pay2 := paidPayment(t, c, "1000.00")
+		id2 := openDispute(t, c, pay2, map[string]any{"amount": rub("100.00")})["id"].(string)
+		full := map[string]any{"file_name": "big.pdf", "content_type": "application/pdf", "size_bytes": payd.MaxEvidenceBytes}
+		room := payd.MaxEvidenceWaitingBytes - payd.MaxEvidenceWaitingFiles*16
+		for ; room >= payd.MaxEvidenceBytes; room -= payd.MaxEvidenceBytes {
+			c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).Expect(t, 201)
+		}
+		c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).ExpectError(t, 429, payd.CodeTooManyRequests, "")
+
+		// Once the links expire, the periodic sweep (run when the test
+		// clock moves) removes every unattached file and its bytes; the
+		// attached one stays, and the bounds are free.
+		env.Clock.Advance(payd.EvidenceUploadTTL + time.Minute)
+		deadline := time.Now().Add(15 * time.Second)
+		for _, id := range waiting {
+			for {
+				err := env.Instance.Store.View(t.Context(), func(tx payd.Tx) error {
+					_, err := tx.EvidenceFileGet(t.Context(), id)
+					return err
+				})
+				if errors.Is(err, payd.ErrNoRows) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("file %s still stored after its link expired (%v)", id, err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{waiting[0]}}).
+			ExpectError(t, 400, payd.CodeInvalidRequest, "file_ids.0")
+		if status, data, _ := download(t, env, id, kept); status != 200 || len(data) != 16 {
+			t.Fatalf("attached file after the sweep: %d, %d bytes", status, len(data))
+		}
+		c.Post(up, key(), small).Expect(t, 201)
+		c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).Expect(t, 201)
+	})
+}
+
+// TestEvidenceFileNameBidi: a file name with bidirectional controls is
+// refused, so that an operator sees the name the bytes were sent under.
+func TestEvidenceFileNameBidi(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		_, _, c := startM2(t, b)
+		pay := paidPayment(t, c, "1000.00")
+		id := openDispute(t, c, pay, map[string]any{"amount": rub("100.00")})["id"].(string)
+		for _, name := range []string{"invoice\u202Efdp.exe", "a\u2066b.pdf", "a\u200fb.pdf", "\u061cx.pdf", "a\u202Ab\u202C.pdf"} {
+			c.Post("/v1/disputes/"+id+"/evidence/uploads", key(), map[string]any{
+				"file_name": name, "content_type": "application/pdf", "size_bytes": 10}).ExpectError(t, 400, payd.CodeInvalidRequest, "file_name")
+		}
+		// Right-to-left text itself is a name like any other.
+		reserve(t, c, id, "חשבונית.pdf", "application/pdf", 10)
+		reserve(t, c, id, "فاتورة.pdf", "application/pdf", 10)
+	})
+}

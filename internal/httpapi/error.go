@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ratelimit"
+)
+
+// statusOf maps each code of the contract to its HTTP status (Errors table).
+var statusOf = map[payd.ErrorCode]int{
+	payd.CodeInvalidRequest:              http.StatusBadRequest,
+	payd.CodeInvalidCredentials:          http.StatusUnauthorized,
+	payd.CodeForbidden:                   http.StatusForbidden,
+	payd.CodeNotFound:                    http.StatusNotFound,
+	payd.CodeDuplicateOrderID:            http.StatusConflict,
+	payd.CodeIdempotencyConflict:         http.StatusConflict,
+	payd.CodeIdempotencyInProgress:       http.StatusConflict,
+	payd.CodeEvidenceDeadlinePassed:      http.StatusConflict,
+	payd.CodeInvalidState:                http.StatusUnprocessableEntity,
+	payd.CodeAmountLimit:                 http.StatusUnprocessableEntity,
+	payd.CodeLimitsExceeded:              http.StatusUnprocessableEntity,
+	payd.CodeMethodUnavailable:           http.StatusUnprocessableEntity,
+	payd.CodeRefundExceedsCaptured:       http.StatusUnprocessableEntity,
+	payd.CodeReceiptInvalid:              http.StatusUnprocessableEntity,
+	payd.CodeShopNotLive:                 http.StatusUnprocessableEntity,
+	payd.CodeInsufficientMerchantBalance: http.StatusUnprocessableEntity,
+	payd.CodePaymentsSuspended:           http.StatusUnprocessableEntity,
+	payd.CodeTooManyRequests:             http.StatusTooManyRequests,
+	payd.CodeInternal:                    http.StatusInternalServerError,
+	payd.CodeNotImplemented:              http.StatusNotImplemented,
+	payd.CodeProviderUnavailable:         http.StatusServiceUnavailable,
+}
+
+// ErrorBody is the contract's Error object.
+type ErrorBody struct {
+	Type        string         `json:"type"`
+	Code        payd.ErrorCode `json:"code"`
+	Description string         `json:"description"`
+	Parameter   string         `json:"parameter,omitempty"`
+	RequestID   string         `json:"request_id"`
+}
+
+// WriteError writes err as the Error object. Errors that are not *payd.Error
+// are logged with their detail and shown as internal_error without it.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *payd.Error
+	if !errors.As(err, &e) {
+		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+			// The client went away; nobody reads this answer.
+			e = &payd.Error{Code: payd.CodeInternal, Message: "request canceled"}
+		} else {
+			Logger(r.Context()).Error("internal error", "err", err.Error())
+			e = &payd.Error{Code: payd.CodeInternal, Message: "internal error; retry with the same Idempotency-Key, or contact support with the request_id"}
+		}
+	}
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(e.RetryAfter)))
+	}
+	WriteJSON(w, status, ErrorBody{
+		Type: "error", Code: e.Code, Description: e.Message, Parameter: e.Param, RequestID: RequestID(r.Context()),
+	})
+}
+
+// WriteJSON writes v with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"type":"error","code":"internal_error","description":"response encoding failed"}`)
+	}
+	WriteRaw(w, status, b)
+}
+
+// WriteRaw writes a JSON body that is already encoded.
+func WriteRaw(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	if len(b) == 0 {
+		w.WriteHeader(status)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// Logger returns the request's logger, which carries its request id (the
+// default logger outside a framed request).
+func Logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

@@ -1,0 +1,114 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd/internal/ratelimit"
+)
+
+func TestSourceAddr(t *testing.T) {
+	t.Parallel()
+	proxy := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	for _, c := range []struct {
+		name string
+		src  Source
+		peer string
+		xff  []string
+		want string // "" is the invalid address
+	}{
+		{"no proxy: header ignored", Source{}, "203.0.113.1:5000", []string{"198.51.100.7"}, "203.0.113.1"},
+		{"proxy: last hop", Source{TrustProxy: true}, "10.0.0.2:5000", []string{"1.2.3.4, 198.51.100.7"}, "198.51.100.7"},
+		{"proxy: last line's last hop", Source{TrustProxy: true}, "10.0.0.2:5000", []string{"1.2.3.4", "5.6.7.8,198.51.100.7"}, "198.51.100.7"},
+		{"proxy: no header", Source{TrustProxy: true}, "10.0.0.2:5000", nil, "10.0.0.2"},
+		{"proxy: garbage", Source{TrustProxy: true}, "10.0.0.2:5000", []string{"198.51.100.7, unknown"}, ""},
+		{"proxy: mapped hop", Source{TrustProxy: true}, "10.0.0.2:5000", []string{"::ffff:198.51.100.7"}, "198.51.100.7"},
+		{"proxy: IPv6 hop", Source{TrustProxy: true}, "10.0.0.2:5000", []string{" 2001:db8::7 "}, "2001:db8::7"},
+		{"trusted peer", Source{TrustProxy: true, TrustedProxies: proxy}, "10.9.9.9:5000", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"trusted list alone", Source{TrustedProxies: proxy}, "10.9.9.9:5000", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"mapped trusted peer", Source{TrustedProxies: proxy}, "[::ffff:10.9.9.9]:5000", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"untrusted peer", Source{TrustProxy: true, TrustedProxies: proxy}, "203.0.113.1:5000", []string{"198.51.100.7"}, "203.0.113.1"},
+		{"IPv6 peer", Source{}, "[2001:db8::1]:5000", nil, "2001:db8::1"},
+	} {
+		r := httptest.NewRequest("GET", "/v1/shop", nil)
+		r.RemoteAddr = c.peer
+		for _, v := range c.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		got := c.src.Addr(r)
+		if (c.want == "" && got.IsValid()) || (c.want != "" && got.String() != c.want) {
+			t.Errorf("%s: Addr = %v; want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAuthThrottleLogsOncePerWindow: a throttled address is logged once a
+// minute however often it knocks, and each address on its own.
+func TestAuthThrottleLogsOncePerWindow(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", Limiter: ratelimit.NewLocal(), FailuresPerMinute: 2,
+		Now: func() time.Time { return now }})
+	req := func(peer string) *http.Request {
+		r := httptest.NewRequest("GET", "/v1/shop", nil)
+		r.RemoteAddr = peer + ":1"
+		return r.WithContext(context.WithValue(r.Context(), loggerKey{}, log))
+	}
+	knock := func(peer string, n int) (refused int) {
+		for i := 0; i < n; i++ {
+			if th.Refuse(req(peer)) != nil {
+				refused++
+			} else {
+				th.Failed(req(peer))
+			}
+		}
+		return refused
+	}
+	if got := knock("198.51.100.7", 12); got != 10 {
+		t.Fatalf("refused %d of 12 with an allowance of 2", got)
+	}
+	if got := knock("198.51.100.8", 3); got != 1 {
+		t.Fatalf("a second address: refused %d of 3", got)
+	}
+	if n := strings.Count(buf.String(), "authentication throttled"); n != 2 {
+		t.Fatalf("%d log lines for two throttled addresses:\n%s", n, buf.String())
+	}
+	if !strings.Contains(buf.String(), "source=198.51.100.7") || !strings.Contains(buf.String(), "listener=merchant") {
+		t.Fatalf("log line lacks the address or listener:\n%s", buf.String())
+	}
+	now = now.Add(time.Minute)
+	knock("198.51.100.7", 5)
+	if n := strings.Count(buf.String(), "authentication throttled"); n != 3 {
+		t.Fatalf("%d log lines after a new minute; want 3", n)
+	}
+}
+
+// TestAuthThrottleGroups: IPv4 addresses count alone, IPv6 per /64, and an
+// unknown source in one shared bucket.
+func TestAuthThrottleGroups(t *testing.T) {
+	t.Parallel()
+	th := NewAuthThrottle(ThrottleConfig{Source: Source{TrustProxy: true}})
+	for xff, want := range map[string]string{
+		"198.51.100.7":         "198.51.100.7",
+		"::ffff:198.51.100.7":  "198.51.100.7",
+		"2001:db8:1:2:3:4:5:6": "2001:db8:1:2::/64",
+		"2001:db8:1:2::ffff":   "2001:db8:1:2::/64",
+		"fe80::1%eth0":         "fe80::/64",
+		"not an address":       "unknown",
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("X-Forwarded-For", xff)
+		if got := th.group(r); got != want {
+			t.Errorf("group(%q) = %q; want %q", xff, got, want)
+		}
+	}
+}

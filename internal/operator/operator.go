@@ -1,0 +1,505 @@
+// Package operator is the operator API (`/admin/v1`): merchants, shops,
+// keys and the test clock, as JSON over HTTP on its own listener behind a
+// bearer token. Errors use the contract's Error object like the merchant
+// API.
+package operator
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/ledger"
+	"github.com/paydhq/payd/internal/ratelimit"
+	"github.com/paydhq/payd/money"
+)
+
+// Config assembles the operator API.
+type Config struct {
+	Service *payd.Service
+	// Token is the bearer token operators present.
+	Token string
+	// TestClock is non-nil only with `serve --test-clock`; the clock route
+	// exists only then.
+	TestClock *payd.TestClock
+	Logger    *slog.Logger
+	Metrics   *httpapi.Metrics
+	// Gatherer serves /metrics (no token: the listener is the operator's own).
+	Gatherer prometheus.Gatherer
+	// Limiter holds the failed-authentication counters (the merchant
+	// API's Limiter, so that a shared one covers both); nil is a fresh
+	// in-process one. Source and AuthFailuresPerMinute are as in the
+	// merchant API's configuration: the operator token is throttled like
+	// merchant keys.
+	Limiter               ratelimit.Limiter
+	Source                httpapi.Source
+	AuthFailuresPerMinute int
+}
+
+type server struct {
+	svc       *payd.Service
+	tokenHash [32]byte
+	clock     *payd.TestClock
+	throttle  *httpapi.AuthThrottle
+	// patterns are the routes registered, in order.
+	patterns []string
+}
+
+// New returns the operator API handler.
+func New(cfg Config) http.Handler {
+	_, h := newServer(cfg)
+	return h
+}
+
+// newServer builds the server and its handler; the server keeps the
+// patterns it registered so that tests can sweep every route.
+func newServer(cfg Config) (*server, http.Handler) {
+	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
+	s.throttle = httpapi.NewAuthThrottle(httpapi.ThrottleConfig{
+		Scope: "operator", Limiter: cfg.Limiter, Source: cfg.Source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
+		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
+	})
+	mux := &recordingMux{ServeMux: http.NewServeMux(), patterns: &s.patterns}
+	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
+		mux.Handle(pattern, s.authed(fn))
+	}
+	h("POST /admin/v1/merchants", s.createMerchant)
+	h("GET /admin/v1/merchants", s.listMerchants)
+	h("GET /admin/v1/merchants/{id}", s.getMerchant)
+	h("PATCH /admin/v1/merchants/{id}", s.updateMerchant)
+	h("GET /admin/v1/calendar/{region}/holidays", s.listHolidays)
+	h("PUT /admin/v1/calendar/{region}/holidays/{day}", s.putHoliday)
+	h("DELETE /admin/v1/calendar/{region}/holidays/{day}", s.putHoliday)
+	h("POST /admin/v1/shops", s.createShop)
+	h("GET /admin/v1/shops", s.listShops)
+	h("GET /admin/v1/shops/{id}", s.getShop)
+	h("PATCH /admin/v1/shops/{id}", s.updateShop)
+	h("POST /admin/v1/shops/{id}/{action}", s.shopAction)
+	h("POST /admin/v1/shops/{id}/keys", s.issueKey)
+	h("GET /admin/v1/shops/{id}/keys", s.listKeys)
+	h("POST /admin/v1/keys/{id}/revoke", s.revokeKey)
+	h("GET /admin/v1/payments/{id}", s.getPayment)
+	h("GET /admin/v1/providers", s.listProviders)
+	h("GET /admin/v1/provider-routes", s.listProviderRoutes)
+	h("PUT /admin/v1/provider-routes", s.putProviderRoute)
+	h("DELETE /admin/v1/provider-routes/{region}/{method}/{currency}", s.deleteProviderRoute)
+	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
+	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
+	h("POST /admin/v1/merchants/{id}/settlements", s.formSettlement)
+	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
+	h("GET /admin/v1/ledger/check", s.ledgerCheck)
+	h("GET /admin/v1/merchants/{id}/balance", s.merchantBalance)
+	h("GET /admin/v1/merchants/{id}/entries", s.merchantEntries)
+	h("POST /admin/v1/merchants/{id}/deposit/{action}", s.deposit)
+	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
+	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
+	s.disputeRoutes(mux, h)
+	if s.clock != nil {
+		h("POST /admin/v1/clock/advance", s.advanceClock)
+		h("GET /admin/v1/clock", s.getClock)
+	}
+	// Unknown routes answer with the Error object too, after the token, so
+	// the route table is not visible to strangers.
+	h("/", func(r *http.Request) (int, any, error) {
+		return 0, nil, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path}
+	})
+	if cfg.Gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+	}
+	return s, httpapi.Frame(httpapi.FrameConfig{Logger: cfg.Logger, Metrics: cfg.Metrics}, mux)
+}
+
+// recordingMux is a ServeMux that remembers its patterns (ServeMux does not
+// list them).
+type recordingMux struct {
+	*http.ServeMux
+	patterns *[]string
+}
+
+// Handle registers handler for pattern and remembers the pattern.
+func (m *recordingMux) Handle(pattern string, handler http.Handler) {
+	*m.patterns = append(*m.patterns, pattern)
+	m.ServeMux.Handle(pattern, handler)
+}
+
+// HandleFunc registers fn for pattern and remembers the pattern.
+func (m *recordingMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(fn))
+}
+
+// authed checks the bearer token in constant time (over hashes, so the
+// comparison does not leak the token's length either) and writes fn's answer.
+// Like the merchant API, an address that presented wrong tokens too often
+// is answered 429 before its token is compared.
+func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.tokenOK(w, r) {
+			return
+		}
+		status, v, err := fn(r)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		httpapi.WriteJSON(w, status, v)
+	})
+}
+
+// tokenOK checks the token and answers invalid_credentials when it is
+// wrong.
+func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
+	if err := s.throttle.Refuse(r); err != nil {
+		httpapi.WriteError(w, r, err)
+		return false
+	}
+	header := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(header, "Bearer ")
+	got := sha256.Sum256([]byte(tok))
+	if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
+		if header != "" {
+			s.throttle.Failed(r)
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
+		httpapi.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
+		return false
+	}
+	return true
+}
+
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return payd.Invalid("", "could not read the request body")
+	}
+	return httpapi.Decode(body, dst)
+}
+
+type page[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func pageOf[T any](p payd.Page[T], print string) page[T] {
+	out := page[T]{Items: p.Items, NextCursor: httpapi.EncodeCursor(p.Next, print)}
+	if out.Items == nil {
+		out.Items = []T{}
+	}
+	return out
+}
+
+func (s *server) createMerchant(r *http.Request) (int, any, error) {
+	var in payd.MerchantCreate
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	m, err := s.svc.CreateMerchant(r.Context(), in)
+	return http.StatusCreated, m, err
+}
+
+func (s *server) listMerchants(r *http.Request) (int, any, error) {
+	lp, print, err := httpapi.ParseList(r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := s.svc.ListMerchants(r.Context(), &payd.MerchantListParams{ListParams: lp})
+	return http.StatusOK, pageOf(p, print), err
+}
+
+func (s *server) getMerchant(r *http.Request) (int, any, error) {
+	m, err := s.svc.GetMerchant(r.Context(), r.PathValue("id"))
+	return http.StatusOK, m, err
+}
+
+func (s *server) createShop(r *http.Request) (int, any, error) {
+	var in payd.ShopCreate
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	shop, err := s.svc.CreateShop(r.Context(), in)
+	return http.StatusCreated, shop, err
+}
+
+func (s *server) listShops(r *http.Request) (int, any, error) {
+	lp, print, err := httpapi.ParseList(r.URL.Query(), "merchant_id")
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := s.svc.ListShops(r.Context(), &payd.ShopListParams{ListParams: lp, MerchantID: r.URL.Query().Get("merchant_id")})
+	return http.StatusOK, pageOf(p, print), err
+}
+
+func (s *server) getShop(r *http.Request) (int, any, error) {
+	shop, err := s.svc.GetShop(r.Context(), r.PathValue("id"))
+	return http.StatusOK, shop, err
+}
+
+func (s *server) updateShop(r *http.Request) (int, any, error) {
+	var patch json.RawMessage
+	if err := decode(r, &patch); err != nil {
+		return 0, nil, err
+	}
+	shop, err := s.svc.UpdateShopSettings(r.Context(), r.PathValue("id"), func(current payd.ShopSettings) (payd.ShopSettings, error) {
+		return mergeSettings(current, patch)
+	})
+	return http.StatusOK, shop, err
+}
+
+// mergeSettings applies patch, a JSON object of ShopSettings fields, to
+// current: a field given null returns to its default, the others take the
+// value given. Unknown fields are refused so that a typo in an operator's
+// request is not silently ignored.
+func mergeSettings(current payd.ShopSettings, patch json.RawMessage) (payd.ShopSettings, error) {
+	raw, err := json.Marshal(current)
+	if err != nil {
+		return payd.ShopSettings{}, err
+	}
+	merged := map[string]json.RawMessage{}
+	_ = json.Unmarshal(raw, &merged)
+	var changes map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &changes); err != nil {
+		return payd.ShopSettings{}, payd.Invalid("", "the body must be a JSON object of settings")
+	}
+	for k, v := range changes {
+		if string(v) == "null" {
+			delete(merged, k)
+		} else {
+			merged[k] = v
+		}
+	}
+	raw, _ = json.Marshal(merged)
+	var next payd.ShopSettings
+	if err := httpapi.DecodeJSON(raw, &next, httpapi.DecodeOptions{RejectUnknown: true}); err != nil {
+		return payd.ShopSettings{}, err
+	}
+	return next, nil
+}
+
+func (s *server) shopAction(r *http.Request) (int, any, error) {
+	shop, err := s.svc.ChangeShopState(r.Context(), r.PathValue("id"), payd.ShopAction(r.PathValue("action")))
+	if errors.Is(err, payd.ErrNoRows) {
+		err = payd.NotFound("shop")
+	}
+	return http.StatusOK, shop, err
+}
+
+type keyIssued struct {
+	*payd.APIKey
+	Secret string `json:"secret"`
+}
+
+func (s *server) issueKey(r *http.Request) (int, any, error) {
+	var in struct {
+		Mode payd.Mode `json:"mode"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	key, secret, err := s.svc.IssueKey(r.Context(), r.PathValue("id"), in.Mode)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, keyIssued{APIKey: key, Secret: secret}, nil
+}
+
+func (s *server) listKeys(r *http.Request) (int, any, error) {
+	keys, err := s.svc.ListKeys(r.Context(), r.PathValue("id"))
+	if keys == nil {
+		keys = []*payd.APIKey{}
+	}
+	return http.StatusOK, map[string]any{"items": keys}, err
+}
+
+func (s *server) revokeKey(r *http.Request) (int, any, error) {
+	key, err := s.svc.RevokeKey(r.Context(), r.PathValue("id"))
+	return http.StatusOK, key, err
+}
+
+func (s *server) advanceClock(r *http.Request) (int, any, error) {
+	var in struct {
+		Seconds *int64 `json:"seconds"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	if in.Seconds == nil || *in.Seconds < 0 || *in.Seconds > 10*365*86400 {
+		return 0, nil, payd.Invalid("seconds", "seconds must be an integer 0..315360000")
+	}
+	now := s.clock.Advance(time.Duration(*in.Seconds) * time.Second)
+	return http.StatusOK, map[string]any{"now": now}, nil
+}
+
+func (s *server) getClock(r *http.Request) (int, any, error) {
+	return http.StatusOK, map[string]any{"now": s.clock.Now()}, nil
+}
+
+// getPayment looks a payment up across shops, with what the merchant does
+// not see: shop, provider attempts.
+func (s *server) getPayment(r *http.Request) (int, any, error) {
+	p, err := s.svc.OperatorPayment(r.Context(), r.PathValue("id"))
+	return http.StatusOK, p, err
+}
+
+func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
+	lp, print, err := httpapi.ParseList(r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
+	p, err := s.svc.ListDiscrepancies(r.Context(), &lp)
+	return http.StatusOK, pageOf(p, print), err
+}
+
+// eventAttempts is the full attempt log of an event: time, endpoint, status
+// code, duration, the kept start of the answer, error.
+func (s *server) eventAttempts(r *http.Request) (int, any, error) {
+	list, err := s.svc.EventAttempts(r.Context(), r.PathValue("id"))
+	if list == nil {
+		list = []*payd.DeliveryAttempt{}
+	}
+	return http.StatusOK, map[string]any{"items": list}, err
+}
+
+// freeze freezes or unfreezes a merchant's payouts in one contour:
+// {"test": true|false, "reason": "manual_review"}.
+func (s *server) freeze(r *http.Request) (int, any, error) {
+	var in struct {
+		Test   bool   `json:"test"`
+		Reason string `json:"reason"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	frozen := strings.HasSuffix(r.URL.Path, "/freeze")
+	st, err := s.svc.ChangeFreeze(r.Context(), r.PathValue("id"), in.Test, frozen, in.Reason)
+	return http.StatusOK, st, err
+}
+
+// formSettlement forms a register on an operator's request:
+// {"test": bool, "currency": "RUB", "date": "2026-01-31"}.
+func (s *server) formSettlement(r *http.Request) (int, any, error) {
+	var in struct {
+		Test     bool           `json:"test"`
+		Currency money.Currency `json:"currency"`
+		Date     string         `json:"date"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	if !in.Currency.Valid() {
+		return 0, nil, payd.Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
+	}
+	st, err := s.svc.FormSettlement(r.Context(), r.PathValue("id"), in.Test, in.Currency, in.Date)
+	return http.StatusCreated, st, err
+}
+
+var settlementActions = map[string]payd.SettlementState{
+	"approve": payd.SettlementApproved, "send": payd.SettlementSent, "pay": payd.SettlementPaid, "fail": payd.SettlementFailed,
+}
+
+// advanceSettlement is approve, send, pay or fail.
+func (s *server) advanceSettlement(r *http.Request) (int, any, error) {
+	to, ok := settlementActions[r.PathValue("action")]
+	if !ok {
+		return 0, nil, payd.Invalid("action", "action must be approve, send, pay or fail")
+	}
+	st, err := s.svc.AdvanceSettlement(r.Context(), r.PathValue("id"), to)
+	return http.StatusOK, st, err
+}
+
+// ledgerCheck runs the money invariants: {"ok": bool, "problems": [...]}.
+func (s *server) ledgerCheck(r *http.Request) (int, any, error) {
+	problems, err := s.svc.CheckLedger(r.Context())
+	if problems == nil {
+		problems = []string{}
+	}
+	return http.StatusOK, map[string]any{"ok": len(problems) == 0, "problems": problems}, err
+}
+
+// merchantBalance is the trial balance of a merchant's contour: every
+// bucket per currency, straight from the postings (?test=true for the
+// sandbox). Each sum is written as the contract writes money,
+// {"value": "5968.24", "currency": "RUB"}, signed since a bucket may be
+// negative, so that it reads like the objects around it.
+func (s *server) merchantBalance(r *http.Request) (int, any, error) {
+	b, err := s.svc.TrialBalance(r.Context(), r.PathValue("id"), r.URL.Query().Get("test") == "true")
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make(map[money.Currency]map[ledger.Bucket]money.Signed, len(b))
+	for c, buckets := range b {
+		out[c] = make(map[ledger.Bucket]money.Signed, len(buckets))
+		for bucket, minor := range buckets {
+			out[c][bucket] = money.Signed{Minor: minor, Currency: c}
+		}
+	}
+	return http.StatusOK, out, nil
+}
+
+// merchantEntries lists a merchant's ledger entries with their postings:
+// ?currency=RUB&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z[&test=true].
+func (s *server) merchantEntries(r *http.Request) (int, any, error) {
+	q := r.URL.Query()
+	from, err1 := time.Parse(time.RFC3339, q.Get("from"))
+	to, err2 := time.Parse(time.RFC3339, q.Get("to"))
+	if err1 != nil || err2 != nil {
+		return 0, nil, payd.Invalid("from", "from and to must be RFC 3339 times")
+	}
+	list, err := s.svc.LedgerEntries(r.Context(), r.PathValue("id"), q.Get("test") == "true", money.Currency(q.Get("currency")), from, to)
+	if list == nil {
+		list = []*ledger.Entry{}
+	}
+	return http.StatusOK, map[string]any{"items": list}, err
+}
+
+func (s *server) updateMerchant(r *http.Request) (int, any, error) {
+	var in payd.MerchantUpdate
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	m, err := s.svc.UpdateMerchant(r.Context(), r.PathValue("id"), in)
+	return http.StatusOK, m, err
+}
+
+func (s *server) listHolidays(r *http.Request) (int, any, error) {
+	days, err := s.svc.Holidays(r.Context(), payd.Region(r.PathValue("region")))
+	return http.StatusOK, map[string]any{"items": days}, err
+}
+
+// putHoliday adds (PUT) or removes (DELETE) a holiday of a region.
+func (s *server) putHoliday(r *http.Request) (int, any, error) {
+	region, day := payd.Region(r.PathValue("region")), r.PathValue("day")
+	err := s.svc.SetHoliday(r.Context(), region, day, r.Method == http.MethodPut)
+	return http.StatusOK, map[string]any{"region": region, "day": day, "holiday": r.Method == http.MethodPut}, err
+}
+
+// deposit holds or releases a security deposit:
+// {"test": bool, "amount": {"value": "1000.00", "currency": "RUB"}}.
+func (s *server) deposit(r *http.Request) (int, any, error) {
+	var in struct {
+		Test   bool              `json:"test"`
+		Amount *httpapi.AmountIn `json:"amount"`
+	}
+	if err := decode(r, &in); err != nil {
+		return 0, nil, err
+	}
+	action := r.PathValue("action")
+	if action != "hold" && action != "release" {
+		return 0, nil, payd.Invalid("action", "action must be hold or release")
+	}
+	amt, err := in.Amount.Parse("amount")
+	if err != nil {
+		return 0, nil, err
+	}
+	b, err := s.svc.ChangeDeposit(r.Context(), r.PathValue("id"), in.Test, amt, action == "hold")
+	return http.StatusOK, b, err
+}

@@ -1,0 +1,209 @@
+// Package paydtest starts a real payd for tests: the same assembly as
+// `payd serve` (package serve) on a fresh database per test — a SQLite file
+// in a temporary directory, and a PostgreSQL schema of its own when
+// PAYD_TEST_DATABASE_URL is set — behind httptest servers, with the test
+// clock on.
+package paydtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"database/sql"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/dispatch"
+	"github.com/paydhq/payd/internal/serve"
+)
+
+// Backend is a database to run a test against.
+type Backend struct {
+	Name string
+	// URL is empty for SQLite.
+	URL string
+}
+
+// Backends returns SQLite, and PostgreSQL when PAYD_TEST_DATABASE_URL is
+// set. When it is set the server must answer: a CI run that silently
+// skipped PostgreSQL would prove nothing about it.
+func Backends(t testing.TB) []Backend {
+	out := []Backend{{Name: "sqlite"}}
+	if base := os.Getenv("PAYD_TEST_DATABASE_URL"); base != "" {
+		out = append(out, Backend{Name: "postgres", URL: base})
+	}
+	return out
+}
+
+// ForEachBackend runs fn as a parallel subtest per backend.
+func ForEachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
+	for _, b := range Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b)
+		})
+	}
+}
+
+// DatabaseURL returns a database of the backend's own for t: for PostgreSQL
+// a fresh schema, dropped at the end of the test.
+func (b Backend) DatabaseURL(t testing.TB) string {
+	if b.URL == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := sql.Open("pgx", b.URL)
+	if err != nil {
+		t.Fatalf("PAYD_TEST_DATABASE_URL: %v", err)
+	}
+	defer db.Close()
+	raw := make([]byte, 6)
+	rand.Read(raw)
+	schema := "t_" + hex.EncodeToString(raw)
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("PostgreSQL at PAYD_TEST_DATABASE_URL is required but unusable: %v", err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", b.URL)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		db.Exec("DROP SCHEMA " + schema + " CASCADE")
+	})
+	u, err := url.Parse(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Env is a running service.
+type Env struct {
+	T         testing.TB
+	Backend   Backend
+	Instance  *serve.Instance
+	API       *httptest.Server
+	Admin     *httptest.Server
+	Token     string
+	Clock     *payd.TestClock
+	Service   *payd.Service
+	validator ResponseValidator
+}
+
+// ResponseValidator checks a response against the OpenAPI document.
+type ResponseValidator interface {
+	Validate(t testing.TB, resp *Response)
+}
+
+// Options tune Start.
+type Options struct {
+	WebhookAllowHosts []string
+	// HoldIdempotentFunc runs while a request holds its idempotency key.
+	HoldIdempotentFunc func(key string)
+	// WebhookRootCAs are the roots webhook deliveries trust.
+	WebhookRootCAs *x509.CertPool
+	// LiveProviders are live provider adapters (NewLiveProvider).
+	LiveProviders []payd.Provider
+	// Delivery sizes the webhook sender; tests of its limits make them
+	// small.
+	Delivery dispatch.Options
+	// TrustProxy believes X-Forwarded-For from the test client, as
+	// `--behind-tls-proxy` does, so a test can speak from many source
+	// addresses.
+	TrustProxy bool
+	// AuthFailuresPerMinute is the authentication throttle's allowance
+	// per source address (zero: the default of 60).
+	AuthFailuresPerMinute int
+	// Stage is the delivery stage served (zero: v1).
+	Stage payd.Stage
+	// LivePayoutProviders are live payout adapters (NewLivePayoutProvider).
+	LivePayoutProviders []payd.PayoutProvider
+	// RedisURL puts the rate limits in that Redis under RedisPrefix
+	// (see RedisURL and NewRedisPrefix); empty keeps them in the process.
+	RedisURL    string
+	RedisPrefix string
+	// Logger receives the service's log (nil: none).
+	Logger *slog.Logger
+}
+
+// Start runs a service on backend b for the test's lifetime.
+func Start(t testing.TB, b Backend, opts *Options) *Env {
+	if opts == nil {
+		opts = &Options{}
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	token := "adm_test_" + strings.Repeat("x", 16)
+	// The listener comes first so that the service knows its public
+	// address (checkout and bank page links).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := serve.New(ctx, serve.Config{
+		DatabaseURL: b.DatabaseURL(t), DataDir: dir, AdminToken: token, TestClock: true,
+		PublicURL:         "http://" + ln.Addr().String(),
+		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
+		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
+		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
+		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
+		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger,
+	})
+	if err != nil {
+		t.Fatalf("start payd on %s: %v", b.Name, err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatalf("start jobs: %v", err)
+	}
+	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, Service: in.Service,
+		API: &httptest.Server{Listener: ln, Config: &http.Server{Handler: in.API}}, Admin: httptest.NewServer(in.Admin),
+		validator: defaultValidator}
+	env.API.Start()
+	t.Cleanup(func() {
+		env.API.Close()
+		env.Admin.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		in.Close(ctx)
+	})
+	return env
+}
+
+// defaultValidator is set by the OpenAPI validation hook (validate.go).
+var defaultValidator ResponseValidator
+
+// RedisURL returns the Redis of the rate limit tests, PAYD_TEST_REDIS_URL.
+// Without it the test is skipped, saying so; CI sets it, which makes the
+// tests mandatory there: a Redis that does not answer fails them.
+func RedisURL(t testing.TB) string {
+	u := os.Getenv("PAYD_TEST_REDIS_URL")
+	if u == "" {
+		t.Skip("PAYD_TEST_REDIS_URL is not set: skipping the Redis rate limit test (e.g. PAYD_TEST_REDIS_URL=redis://127.0.0.1:6379/0)")
+	}
+	return u
+}
+
+// NewRedisPrefix returns a Redis key prefix no other test uses, so tests
+// share one Redis without counting each other's requests and without
+// flushing it.
+func NewRedisPrefix() string {
+	raw := make([]byte, 6)
+	rand.Read(raw)
+	return "paydtest:" + hex.EncodeToString(raw) + ":"
+}

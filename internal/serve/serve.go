@@ -1,0 +1,398 @@
+// Package serve assembles a running payd from its parts — store, job queue,
+// service, merchant and operator APIs — in order, by hand. cmd/payd and the
+// end-to-end tests both build the service through New, so the tests run
+// exactly what ships.
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/paydhq/payd/internal/checkout"
+	"github.com/paydhq/payd/internal/linkpage"
+	"github.com/paydhq/payd/internal/sandbank"
+	"github.com/paydhq/payd/internal/sandpayout"
+	"github.com/paydhq/payd/internal/sender"
+	"github.com/paydhq/payd/money"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/api"
+	"github.com/paydhq/payd/internal/dispatch"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/jobs"
+	"github.com/paydhq/payd/internal/operator"
+	"github.com/paydhq/payd/internal/ratelimit"
+	"github.com/paydhq/payd/internal/sqlstore"
+)
+
+// Config is what `payd serve` is told.
+type Config struct {
+	DatabaseURL string
+	DataDir     string
+	// PublicURL is the base of links the service hands out.
+	PublicURL  string
+	AdminToken string
+	// TestClock makes the clock advanceable through the operator API.
+	TestClock bool
+	// TrustProxy believes X-Forwarded-For (`--behind-tls-proxy`);
+	// TrustedProxies limits that to connections from those addresses
+	// (`--trusted-proxy`). Both listeners use the result for the IP
+	// allowlist and the authentication throttle (httpapi.Source).
+	TrustProxy     bool
+	TrustedProxies []netip.Prefix
+	// AuthFailuresPerMinute is the failed authentications a source
+	// address may make per minute, per listener, before it is answered
+	// 429 (zero: httpapi.DefaultAuthFailuresPerMinute).
+	AuthFailuresPerMinute int
+	Logger                *slog.Logger
+	// WebhookAllowHosts loosens the public-address rule for exact hosts.
+	WebhookAllowHosts []string
+	// WebhookRootCAs are the roots deliveries trust (nil: the system's).
+	WebhookRootCAs *x509.CertPool
+	// JobPollInterval overrides the job queue's polling (tests use less).
+	JobPollInterval time.Duration
+	// JobRescueAfter is how long a job may stay running before another
+	// instance takes it up as the job of a dead one (`--job-rescue-after`;
+	// zero: jobs.DefaultRescueAfter).
+	JobRescueAfter time.Duration
+	// Delivery sizes the webhook sender: deliveries in flight in all and
+	// per endpoint (zero: the defaults of dispatch.Options).
+	Delivery dispatch.Options
+	// HoldIdempotentFunc is passed to the service (tests only).
+	HoldIdempotentFunc func(key string)
+	// Stage is the delivery stage served (`payd serve --stage`); zero is
+	// v1. The operations of later stages answer 501 and are left out of
+	// the served OpenAPI document.
+	Stage payd.Stage
+	// LiveProviders are the live provider adapters an embedder compiles in:
+	// a live adapter plugs in here, and operators route live payments to it
+	// by name (`PUT /admin/v1/provider-routes`). `payd serve` passes none, so
+	// live payments answer provider_unavailable. The names "sandbox" and
+	// "sandbox_backup" belong to the sandbox banks.
+	LiveProviders []payd.Provider
+	// LivePayoutProviders are the live payout adapters an embedder
+	// compiles in, routed by the operator's payout routes (methods
+	// payout_card, payout_sbp, payout_bank_account). `payd serve` passes
+	// none, so live payouts answer provider_unavailable. The name
+	// "sandbox_payouts" belongs to the sandbox payout provider.
+	LivePayoutProviders []payd.PayoutProvider
+	// RedisURL, when set, moves the rate limits and the failed
+	// authentication counters to that Redis, shared by every instance
+	// that uses it (`--redis-url`); empty keeps them in the process.
+	RedisURL string
+	// RedisPrefix is put before every Redis key (empty: "payd:"), so
+	// deployments or tests can share one Redis.
+	RedisPrefix string
+}
+
+// Instance is an assembled service.
+type Instance struct {
+	Store     *sqlstore.Store
+	Queue     *jobs.Queue
+	Service   *payd.Service
+	TestClock *payd.TestClock
+	// API is the merchant listener's handler; Admin the operator's (nil
+	// when no token is configured).
+	API      http.Handler
+	Admin    http.Handler
+	Registry *prometheus.Registry
+	// Limiter holds the rate limits: a *ratelimit.Redis with RedisURL.
+	Limiter ratelimit.Limiter
+	log     *slog.Logger
+	// dispatch sends webhook deliveries from Start on; stopDeliveries ends
+	// it, and deliveriesDone closes when it has recorded its last
+	// attempts.
+	dispatch       *dispatch.Dispatcher
+	stopDeliveries context.CancelFunc
+	deliveriesDone chan struct{}
+	// dirLock is held while serving SQLite (nil on PostgreSQL).
+	dirLock *dataDirLock
+	// draining is set by Drain.
+	draining atomic.Bool
+}
+
+// Drain makes /readyz answer 503 from now on while every request is still
+// served, so that a load balancer stops sending new ones before the
+// instance stops.
+func (in *Instance) Drain() { in.draining.Store(true) }
+
+// New opens storage, applies migrations, and wires the service. Jobs start
+// with Start.
+func New(ctx context.Context, cfg Config) (*Instance, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// One SQLite database, one process (see lockDataDir). PostgreSQL
+	// is built for several instances and needs no such lock.
+	var dirLock *dataDirLock
+	if cfg.DatabaseURL == "" {
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		dirLock = l
+	}
+	built := false
+	defer func() {
+		if !built {
+			dirLock.release()
+		}
+	}()
+	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLivePayoutProviders(cfg.LivePayoutProviders); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := checkLiveProviders(cfg.LiveProviders); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if cfg.Stage > payd.BuiltStage {
+		store.Close()
+		return nil, fmt.Errorf("stage %s is not built yet: this build goes up to %s", cfg.Stage, payd.BuiltStage)
+	}
+	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry(), dirLock: dirLock}
+	var clock payd.Clock = payd.SystemClock{}
+	if cfg.TestClock {
+		in.TestClock = &payd.TestClock{}
+		clock = in.TestClock
+	}
+	if in.TestClock != nil {
+		// After a jump of the test clock, due jobs run at once and the
+		// periodic work (the expiry sweep, retention, registers) catches
+		// up.
+		in.TestClock.OnAdvance = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			in.Service.KickDeliveries()
+			if err := in.Queue.PromoteDue(ctx); err != nil {
+				log.Warn("promote due jobs after clock advance", "err", err.Error())
+			}
+			if err := in.Queue.RunPeriodicNow(ctx); err != nil {
+				log.Warn("periodic jobs after clock advance", "err", err.Error())
+			}
+		}
+	}
+	if err := Migrate(ctx, store, clock); err != nil {
+		store.Close()
+		return nil, err
+	}
+	failures := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "payd_job_failures_total", Help: "Failed job attempts by kind.",
+	}, []string{"kind"})
+	in.Registry.MustRegister(failures)
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "payd_webhook_attempts_total", Help: "Recorded webhook delivery outcomes: succeeded, failed (no 2xx), skipped (endpoint no longer active).",
+	}, []string{"outcome"})
+	in.Registry.MustRegister(attempts)
+	delivery := cfg.Delivery
+	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
+	in.dispatch = dispatch.New(delivery, log)
+	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
+		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
+		OnFailure: func(kind string) { failures.WithLabelValues(kind).Inc() },
+	})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	notifyKey, err := secret(ctx, store, "sandbox_notify")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	formsKey, err := secret(ctx, store, "forms")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	reportKey, err := secret(ctx, store, "reports")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	// Two sandbox banks: the cascade's primary and its backup, so that a
+	// timeout of the first (amount digits 04) has somewhere to go.
+	banks := []*sandbank.Bank{
+		sandbank.New(sandboxBanks[0], notifyKey, in.Queue, clock, cfg.PublicURL),
+		sandbank.New(sandboxBanks[1], notifyKey, in.Queue, clock, cfg.PublicURL),
+	}
+	in.Service = payd.NewService(payd.Config{
+		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
+		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
+			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
+		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
+		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
+		ReportKey: reportKey, DeliveriesQueued: in.dispatch.Kick,
+		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
+	})
+	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
+	checkoutPages := checkout.New(in.Service, formsKey, log)
+	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	in.Registry.MustRegister(newQueueCollector(in.Queue))
+	// One Limiter holds the request rates and both listeners'
+	// failed-authentication counters, so Redis, when configured, covers
+	// all of them.
+	limiter, err := newLimiter(cfg, log, in.Registry)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	in.Limiter = limiter
+	source := httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
+	linkPages := linkpage.New(in.Service, formsKey, log, limiter, source.Addr)
+	in.API = api.New(api.Config{
+		Service: in.Service, Limiter: limiter, Logger: log,
+		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
+		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+		Draining: in.draining.Load,
+		Extra: func(mux *http.ServeMux) {
+			checkoutPages.Register(mux)
+			bankPages.Register(mux)
+			// Links exist from stage M5 on; below it the address is
+			// unknown, like any other.
+			if cfg.Stage >= payd.StageM5 {
+				linkPages.Register(mux)
+			}
+		},
+	})
+	if cfg.AdminToken != "" {
+		in.Admin = operator.New(operator.Config{
+			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
+			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
+			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+		})
+	}
+	built = true
+	return in, nil
+}
+
+// sandboxBanks are the names of the sandbox banks: the cascade's primary and
+// its backup.
+var sandboxBanks = [2]string{"sandbox", "sandbox_backup"}
+
+// testRoute orders the providers of a test payment: always the sandbox
+// banks, without reading storage. Live payments follow the operator's
+// routing table instead.
+func testRoute(payd.Region, string, money.Currency) []string {
+	return []string{sandboxBanks[0], sandboxBanks[1]}
+}
+
+// checkLivePayoutProviders refuses live payout adapters without a name
+// of their own, as checkLiveProviders does for payments.
+func checkLivePayoutProviders(list []payd.PayoutProvider) error {
+	seen := map[string]bool{sandpayout.Name: true}
+	for _, pr := range list {
+		name := pr.Name()
+		if name == "" || seen[name] {
+			return fmt.Errorf("live payout provider name %q is empty or taken", name)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// checkLiveProviders refuses live adapters without a name of their own: a
+// name taken twice, or by a sandbox bank, would make a route ambiguous.
+func checkLiveProviders(list []payd.Provider) error {
+	seen := map[string]bool{sandboxBanks[0]: true, sandboxBanks[1]: true}
+	for _, pr := range list {
+		if pr == nil {
+			return errors.New("live providers: a nil provider")
+		}
+		name := pr.Name()
+		if name == "" || seen[name] {
+			return fmt.Errorf("live providers: the name %q is empty or already taken", name)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// secret returns a service-wide secret, creating it on first use.
+func secret(ctx context.Context, store *sqlstore.Store, name string) ([]byte, error) {
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, err
+	}
+	var v []byte
+	err := store.Tx(ctx, func(tx payd.Tx) (err error) {
+		v, err = tx.SecretGetOrCreate(ctx, name, fresh)
+		return err
+	})
+	return v, err
+}
+
+// Migrate applies the service's and the job queue's schema migrations. It
+// fails when the database then still is not this build's schema: one a
+// newer payd migrated is never served by an older one.
+func Migrate(ctx context.Context, store *sqlstore.Store, clock payd.Clock) error {
+	if _, err := store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := store.Ready(ctx); err != nil {
+		return err
+	}
+	q, err := jobs.New(store.DB(), store.Dialect(), clock, nil, jobs.Options{})
+	if err != nil {
+		return err
+	}
+	if err := q.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	return nil
+}
+
+// Start starts background jobs and the webhook sender.
+func (in *Instance) Start(ctx context.Context) error {
+	if err := in.Queue.Start(ctx, in.Service); err != nil {
+		return err
+	}
+	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	in.stopDeliveries, in.deliveriesDone = cancel, make(chan struct{})
+	go func() {
+		defer close(in.deliveriesDone)
+		in.dispatch.Run(dctx, in.Service)
+	}()
+	return nil
+}
+
+// Close stops jobs (waiting for running ones until ctx ends) and closes
+// storage.
+func (in *Instance) Close(ctx context.Context) error {
+	var errs []error
+	if in.stopDeliveries != nil {
+		in.stopDeliveries()
+		select {
+		case <-in.deliveriesDone:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("webhook sender: %w", ctx.Err()))
+		}
+	}
+	if err := in.Queue.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		errs = append(errs, err)
+	}
+	errs = append(errs, in.Store.Close())
+	if r, ok := in.Limiter.(*ratelimit.Redis); ok {
+		errs = append(errs, r.Close())
+	}
+	// Last: the directory is free only once the database is closed.
+	errs = append(errs, in.dirLock.release())
+	return errors.Join(errs...)
+}

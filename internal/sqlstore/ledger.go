@@ -1,0 +1,139 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/paydhq/payd/internal/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, $3, $4, $5)`,
+		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
+		return err
+	}
+	for i, p := range e.Postings {
+		a := p.Account
+		if _, err := t.exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, micros(e.At)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
+	var sum *int64
+	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_postings WHERE account_key = $1`, a.Key()).Scan(&sum)
+	if sum == nil {
+		return 0, err
+	}
+	return *sum, err
+}
+
+func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_postings
+		WHERE owner = $1 AND test = $2 GROUP BY currency, bucket`, owner, test)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[money.Currency]map[ledger.Bucket]int64{}
+	for rows.Next() {
+		var c money.Currency
+		var b ledger.Bucket
+		var sum int64
+		if err := rows.Scan(&c, &b, &sum); err != nil {
+			return nil, err
+		}
+		if out[c] == nil {
+			out[c] = map[ledger.Bucket]int64{}
+		}
+		out[c][b] = sum
+	}
+	return out, rows.Err()
+}
+
+// LedgerUnbalanced returns the ids of entries whose postings do not sum to
+// zero, for the invariant check.
+func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
+	out, err := queryStrings(ctx, t.q, `SELECT entry_id FROM ledger_postings GROUP BY entry_id HAVING SUM(amount) <> 0`)
+	if err != nil {
+		return nil, err
+	}
+	var orphans int
+	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM ledger_entries e WHERE NOT EXISTS
+		(SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id)`).Scan(&orphans); err != nil {
+		return nil, err
+	}
+	if orphans > 0 {
+		out = append(out, fmt.Sprintf("%d entries without postings", orphans))
+	}
+	return out, nil
+}
+
+// LedgerNegativeAccounts lists the merchant accounts other than available
+// whose balance is below zero: no pending, reserve or in-flight part may be.
+func (t *tx) LedgerNegativeAccounts(ctx context.Context) ([]string, error) {
+	return queryStrings(ctx, t.q, `SELECT account_key FROM ledger_postings
+		WHERE owner <> $1 AND bucket <> $2 GROUP BY account_key HAVING SUM(amount) < 0`, ledger.ServiceOwner, ledger.Available)
+}
+
+// RefundTotals sums refunds per payment and status.
+func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT payment_id, status, doc FROM refunds`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]map[string]int64{}
+	for rows.Next() {
+		var pid, status, doc string
+		if err := rows.Scan(&pid, &status, &doc); err != nil {
+			return nil, err
+		}
+		var r struct {
+			Amount struct{ Value string } `json:"amount"`
+		}
+		if err := json.Unmarshal([]byte(doc), &r); err != nil {
+			return nil, err
+		}
+		v, err := money.ParseValue(r.Amount.Value)
+		if err != nil {
+			return nil, err
+		}
+		if out[pid] == nil {
+			out[pid] = map[string]int64{}
+		}
+		out[pid][status] += v
+	}
+	return out, rows.Err()
+}
+
+// LedgerBucketByCurrency sums one bucket of a merchant's contour per
+// currency; the index on (owner, test, currency, bucket) keeps it to that
+// bucket's postings.
+func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_postings
+		WHERE owner = $1 AND test = $2 AND bucket = $3 GROUP BY currency`, owner, test, b)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[money.Currency]int64{}
+	for rows.Next() {
+		var c money.Currency
+		var sum int64
+		if err := rows.Scan(&c, &sum); err != nil {
+			return nil, err
+		}
+		out[c] = sum
+	}
+	return out, rows.Err()
+}

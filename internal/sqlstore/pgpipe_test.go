@@ -1,0 +1,152 @@
+package sqlstore_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/internal/sqlstore"
+	"github.com/paydhq/payd/money"
+)
+
+// TestPostgresTransactionRoundTrips counts what a transaction of the store
+// costs in round trips on PostgreSQL: the BEGIN goes with a first
+// statement that may carry it, and the idempotency record of a key found
+// absent goes with the COMMIT (pgpipe.go). A creation's shape — the key's
+// lock and read, a write, the record — is three round trips, not five.
+func TestPostgresTransactionRoundTrips(t *testing.T) {
+	var url string
+	for _, b := range paydtest.Backends(t) {
+		if b.Name == "postgres" {
+			url = b.DatabaseURL(t)
+		}
+	}
+	if url == "" {
+		t.Skip("round trips are PostgreSQL's; PAYD_TEST_DATABASE_URL is not set")
+	}
+	ctx := t.Context()
+	s, rt, err := sqlstore.OpenCounting(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	err = s.Tx(ctx, func(tx payd.Tx) error {
+		if err := tx.MerchantInsert(ctx, &payd.Merchant{ID: "mer_rt", Name: "M", SettlementDelayDays: 1, CreatedAt: now}); err != nil {
+			return err
+		}
+		return tx.ShopInsert(ctx, &payd.Shop{ID: "shop_rt", MerchantID: "mer_rt", Region: payd.RegionRU, Name: "S",
+			DefaultCurrency: money.RUB, CreatedAt: now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(key string) *payd.IdempotencyRecord {
+		return &payd.IdempotencyRecord{ShopID: "shop_rt", Mode: payd.ModeTest, Key: key, RequestHash: []byte{1},
+			Outcome: payd.OutcomeCreated, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
+	}
+	errRollback := errors.New("roll back")
+	n := 0
+	cases := []struct {
+		name string
+		fn   func(tx payd.Tx) error
+		err  error
+		want int64
+	}{
+		{"nothing", func(payd.Tx) error { return nil }, nil, 0},
+		{"nothing, rolled back", func(payd.Tx) error { return errRollback }, errRollback, 0},
+		{"creation: lock and read, a write, the record", func(tx payd.Tx) error {
+			n++
+			key := "create-" + string(rune('a'+n))
+			if rec, locked, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, key); err != nil || !locked || rec != nil {
+				return errors.Join(err, errors.New("lock and read of a new key"))
+			}
+			if err := tx.IdempotencyPut(ctx, record(key+"-other")); err != nil {
+				return err
+			}
+			return tx.IdempotencyPut(ctx, record(key))
+		}, nil, 3},
+		{"creation with the payment at commit: lock and read, then the payment and the record", func(tx payd.Tx) error {
+			n++
+			key := "create-at-commit-" + string(rune('a'+n))
+			if _, _, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, key); err != nil {
+				return err
+			}
+			pay := &payd.Payment{ID: "pay_rt_" + key, ShopID: "shop_rt", Test: true, Status: payd.PaymentPending,
+				Amount: money.New(100, money.RUB), OrderID: key, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+				CheckoutTokenHash: []byte(key)}
+			if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
+				return err
+			}
+			return tx.IdempotencyPut(ctx, record(key))
+		}, nil, 2},
+		{"replay: lock and read of a live record", func(tx payd.Tx) error {
+			rec, locked, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, "create-b")
+			if err == nil && (!locked || rec == nil) {
+				err = errors.New("lock and read of a recorded key found nothing")
+			}
+			return err
+		}, nil, 2},
+		{"a write first", func(tx payd.Tx) error {
+			n++
+			return tx.IdempotencyPut(ctx, record("write-first-"+string(rune('a'+n))))
+		}, nil, 2},
+		{"a write first, rolled back", func(tx payd.Tx) error {
+			if err := tx.IdempotencyPut(ctx, record("rolled-back")); err != nil {
+				return err
+			}
+			return errRollback
+		}, errRollback, 2},
+		{"a read first that cannot carry the BEGIN", func(tx payd.Tx) error {
+			_, err := tx.IdempotencyGet(ctx, "shop_rt", payd.ModeTest, "create-b")
+			return err
+		}, nil, 3},
+	}
+	// Every statement is prepared on its first use, which pgx does in
+	// round trips of its own: each case runs once to warm the
+	// connection, and is counted the second time.
+	for _, c := range cases {
+		for i := range 2 {
+			before := rt.Count()
+			err := s.Tx(ctx, c.fn)
+			if !errors.Is(err, c.err) {
+				t.Fatalf("%s: Tx: %v, want %v", c.name, err, c.err)
+			}
+			if got := rt.Count() - before; i == 1 && got != c.want {
+				t.Errorf("%s: %d round trips, want %d", c.name, got, c.want)
+			}
+		}
+	}
+	// A list page outside a transaction is one batch: BEGIN READ ONLY,
+	// the planner settings, the page, COMMIT.
+	for i := range 2 {
+		before := rt.Count()
+		var page payd.Page[*payd.PaymentView]
+		err := s.View(ctx, func(tx payd.Tx) (err error) {
+			page, err = tx.PaymentViewList(ctx, &payd.PaymentListParams{ShopID: "shop_rt", Test: true,
+				ListParams: payd.ListParams{Limit: 1}})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("PaymentViewList: %v", err)
+		}
+		if len(page.Items) != 1 || page.Next == nil {
+			t.Fatalf("PaymentViewList of the payments made above: %d items, next %v; want 1 and a next page", len(page.Items), page.Next)
+		}
+		if got := rt.Count() - before; i == 1 && got != 1 {
+			t.Errorf("a list page: %d round trips, want 1", got)
+		}
+	}
+	err = s.View(ctx, func(tx payd.Tx) error {
+		_, err := tx.IdempotencyGet(ctx, "shop_rt", payd.ModeTest, "rolled-back")
+		return err
+	})
+	if !errors.Is(err, payd.ErrNoRows) {
+		t.Errorf("a rolled-back write first was kept: IdempotencyGet = %v, want ErrNoRows", err)
+	}
+}

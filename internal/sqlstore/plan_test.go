@@ -1,0 +1,157 @@
+package sqlstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/internal/sqlstore"
+	"github.com/paydhq/payd/money"
+)
+
+// TestListPlansWalkAnIndex asks each database for its plan of every list
+// page — every list, each filter, first and later pages — on tables that
+// were just created, so that the planner's statistics say they are empty:
+// the statistics a fresh deployment has long after it filled up, under
+// which PostgreSQL used to read and sort every row older than the cursor.
+// Every plan must walk an index in the cursor's order: no sort, no bitmap
+// or full scan.
+func TestListPlansWalkAnIndex(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		s := openUnmigrated(t, b)
+		if _, err := s.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		after := &payd.Cursor{CreatedAt: time.Now(), ID: "pay_01M8ACYVQ3DNEV7HQKFPGB8KFS"}
+		since := time.Now().Add(-time.Hour)
+		created := payd.TimeRange{GTE: &since}
+		lists := map[string]func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error{
+			"payments": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true})
+				return err
+			},
+			"payments by status": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Status: payd.PaymentSucceeded})
+				return err
+			},
+			"payments by order id": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, OrderID: "o-1", Status: payd.PaymentPending})
+				return err
+			},
+			"payments by creation": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Created: created})
+				return err
+			},
+			"refunds": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.RefundList(ctx, &payd.RefundListParams{ListParams: lp, ShopID: "sh_1", Test: true})
+				return err
+			},
+			"refunds by payment": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.RefundList(ctx, &payd.RefundListParams{ListParams: lp, ShopID: "sh_1", Test: true, PaymentID: "pay_1"})
+				return err
+			},
+			"refunds by status": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.RefundList(ctx, &payd.RefundListParams{ListParams: lp, ShopID: "sh_1", Test: true, Status: payd.RefundPending})
+				return err
+			},
+			"events": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.EventList(ctx, &payd.EventListParams{ListParams: lp, ShopID: "sh_1", Test: true, Created: created})
+				return err
+			},
+			"events by type": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.EventList(ctx, &payd.EventListParams{ListParams: lp, ShopID: "sh_1", Test: true, Type: payd.EventPaymentSucceeded})
+				return err
+			},
+			"events by object": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.EventList(ctx, &payd.EventListParams{ListParams: lp, ShopID: "sh_1", Test: true, ObjectID: "pay_1"})
+				return err
+			},
+			"settlements": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.SettlementList(ctx, &payd.SettlementListParams{ListParams: lp, MerchantID: "mer_1", Test: true,
+					PeriodFrom: "2026-01-01", Currency: money.RUB, Status: payd.SettlementPaid})
+				return err
+			},
+			"disputes": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.DisputeList(ctx, &payd.DisputeListParams{ListParams: lp, ShopID: "sh_1", Test: true,
+					Status: payd.DisputeOpened, Kind: payd.DisputeChargeback, Created: created})
+				return err
+			},
+			"disputes by payment": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.DisputeList(ctx, &payd.DisputeListParams{ListParams: lp, ShopID: "sh_1", Test: true, PaymentID: "pay_1"})
+				return err
+			},
+			"payouts": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PayoutList(ctx, &payd.PayoutListParams{ListParams: lp, ShopID: "sh_1", Test: true,
+					Status: payd.PayoutSucceeded, OrderID: "o-1", Created: created})
+				return err
+			},
+			"payment links": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentLinkList(ctx, &payd.PaymentLinkListParams{ListParams: lp, ShopID: "sh_1", Test: true})
+				return err
+			},
+			"merchants": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.MerchantList(ctx, &payd.MerchantListParams{ListParams: lp})
+				return err
+			},
+			"shops": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.ShopList(ctx, &payd.ShopListParams{ListParams: lp})
+				return err
+			},
+			"shops of a merchant": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.ShopList(ctx, &payd.ShopListParams{ListParams: lp, MerchantID: "mer_1"})
+				return err
+			},
+			"discrepancies": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.DiscrepancyList(ctx, &lp)
+				return err
+			},
+		}
+		for name, list := range lists {
+			for _, lp := range []payd.ListParams{{Limit: 100}, {Limit: 100, After: after}} {
+				var plans []string
+				ctx := sqlstore.WithPlans(t.Context(), func(query, plan string) { plans = append(plans, plan) })
+				if err := s.View(ctx, func(tx payd.Tx) error { return list(ctx, tx, lp) }); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(plans) != 1 {
+					t.Fatalf("%s: %d plans recorded, want 1", name, len(plans))
+				}
+				if bad := planProblem(b.Name, plans[0]); bad != "" {
+					t.Errorf("%s (cursor %v): %s in the plan:\n%s", name, lp.After != nil, bad, plans[0])
+				}
+			}
+		}
+	})
+}
+
+// planProblem names what keeps a plan from being an index walk in order,
+// or returns "".
+func planProblem(db, plan string) string {
+	if db == "sqlite" {
+		for _, line := range strings.Split(plan, "\n") {
+			switch {
+			case strings.Contains(line, "TEMP B-TREE"):
+				return "a sort"
+			case strings.HasPrefix(line, "SCAN ") && !strings.Contains(line, " USING "):
+				return "a full scan"
+			}
+		}
+		if !strings.Contains(plan, "USING INDEX") && !strings.Contains(plan, "USING COVERING INDEX") {
+			return "no index"
+		}
+		return ""
+	}
+	for _, bad := range []string{"Sort", "Bitmap", "Seq Scan"} {
+		if strings.Contains(plan, bad) {
+			return bad
+		}
+	}
+	if !strings.Contains(plan, "Index Scan") && !strings.Contains(plan, "Index Only Scan") {
+		return "no index scan"
+	}
+	return ""
+}
