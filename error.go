@@ -89,3 +89,15 @@ var ErrConflict = errors.New("unique violation")
 // Store.Tx that commits it, when the shop has a payment with the order id
 // in the same mode.
 var ErrOrderIDTaken = errors.New("order_id taken")
+
+// withOp names the operation an internal error came from as it leaves the
+// domain ("capture payment: ..."), so that an internal_error in the log says
+// which operation failed. A contract error (*Error) is the answer itself
+// and goes out as it is.
+func withOp(op string, err error) error {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -6,7 +6,7 @@ import "context"
 // its shop and mode subscribed to its type. The event itself never
 // changes; the answer is the event with its delivery summary.
 func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, "resend event", p, idem, func(tx Tx) (Outcome, any, error) {
 		ev, err := tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "event")

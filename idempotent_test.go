@@ -94,7 +94,7 @@ func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
 			t.Parallel()
 			st := &raceStore{committed: tc.committed, putErr: tc.putErr, commitErr: tc.commitErr}
 			s := NewService(Config{Store: st, Clock: clock})
-			resp, err := s.idempotent(t.Context(), p, idem, tc.fn)
+			resp, err := s.idempotent(t.Context(), "test", p, idem, tc.fn)
 			switch {
 			case tc.wantErr != nil:
 				if !errors.Is(err, tc.wantErr) {

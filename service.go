@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/paydhq/payd/internal/mac"
-	"github.com/paydhq/payd/money"
 	"log/slog"
 	"strconv"
 	"sync"
+
+	"github.com/paydhq/payd/internal/mac"
+	"github.com/paydhq/payd/money"
 )
 
 // Stage is the delivery stage of the build. Operations of a later stage are
@@ -206,16 +207,16 @@ var (
 // transaction. A replay with the same request gets the first answer's
 // body with OutcomeOK; a different request under the key gets idempotency_conflict;
 // a replay while the first runs gets idempotency_in_progress.
-func (s *Service) idempotent(ctx context.Context, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
+	defer func() { err = withOp(op, err) }()
 	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
 	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
 		return nil, errInProgress
 	}
 	defer s.inflight.Delete(flight)
 
-	var resp *Response
 	recorded := false
-	err := s.store.Tx(ctx, func(tx Tx) error {
+	err = s.store.Tx(ctx, func(tx Tx) error {
 		// The lock keeps another instance from running the same key
 		// (PostgreSQL); the record is read in the same statement.
 		rec, locked, err := tx.IdempotencyLockGet(ctx, p.Shop.ID, p.Mode, idem.Key)

@@ -133,7 +133,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 	if err := checkText("description", in.Description, 0, 128); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, "create webhook endpoint", p, idem, func(tx Tx) (Outcome, any, error) {
 		now := s.clock.Now()
 		e := &WebhookEndpoint{
 			ID: s.ids.New(PrefixWebhookEndpoint, now), ShopID: p.Shop.ID, Test: p.Test(), URL: url,
@@ -184,7 +184,7 @@ func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 	if in.Status != nil && *in.Status != WebhookActive && *in.Status != WebhookDisabled {
 		return nil, Invalid("status", "must be active or disabled; failing is set only by the service")
 	}
-	return s.idempotent(ctx, p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, "update webhook endpoint", p, idem, func(tx Tx) (Outcome, any, error) {
 		e, err := tx.WebhookEndpointGetForUpdate(ctx, p.Shop.ID, p.Test(), id)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "webhook endpoint")
