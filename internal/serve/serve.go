@@ -118,6 +118,8 @@ type Instance struct {
 	deliveriesDone chan struct{}
 	// dirLock is held while serving SQLite (nil on PostgreSQL).
 	dirLock *dataDirLock
+	// banks are the two sandbox banks.
+	banks []*sandbank.Bank
 	// draining is set by Drain.
 	draining atomic.Bool
 }
@@ -134,131 +136,178 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// One SQLite database, one process (see lockDataDir). PostgreSQL
-	// is built for several instances and needs no such lock.
-	var dirLock *dataDirLock
-	if cfg.DatabaseURL == "" {
-		l, err := lockDataDir(cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		dirLock = l
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
 	}
+	in := &Instance{log: log, Registry: prometheus.NewRegistry()}
 	built := false
 	defer func() {
 		if !built {
-			dirLock.release()
+			in.closeStorage()
 		}
 	}()
-	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err := in.openStorage(ctx, cfg); err != nil {
+		return nil, err
+	}
+	clock := in.clock(cfg)
+	if err := Migrate(ctx, in.Store, clock); err != nil {
+		return nil, err
+	}
+	keys, err := loadKeys(ctx, in.Store)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLivePayoutProviders(cfg.LivePayoutProviders); err != nil {
-		store.Close()
+	if err := in.wireService(cfg, clock, keys); err != nil {
 		return nil, err
+	}
+	if err := in.wireHandlers(cfg, keys); err != nil {
+		return nil, err
+	}
+	built = true
+	return in, nil
+}
+
+// checkConfig refuses what no instance could serve: live providers this
+// build does not have, a stage not built yet.
+func checkConfig(cfg Config) error {
+	if err := checkLivePayoutProviders(cfg.LivePayoutProviders); err != nil {
+		return err
 	}
 	if err := checkLiveProviders(cfg.LiveProviders); err != nil {
-		store.Close()
-		return nil, err
+		return err
 	}
 	if cfg.Stage > payd.BuiltStage {
-		store.Close()
-		return nil, fmt.Errorf("stage %s is not built yet: this build goes up to %s", cfg.Stage, payd.BuiltStage)
+		return fmt.Errorf("stage %s is not built yet: this build goes up to %s", cfg.Stage, payd.BuiltStage)
 	}
-	in := &Instance{Store: store, log: log, Registry: prometheus.NewRegistry(), dirLock: dirLock}
-	var clock payd.Clock = payd.SystemClock{}
-	if cfg.TestClock {
-		in.TestClock = &payd.TestClock{}
-		clock = in.TestClock
+	return nil
+}
+
+// openStorage opens the store. One SQLite database, one process (see
+// lockDataDir); PostgreSQL is built for several instances and needs no
+// such lock.
+func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
+	if cfg.DatabaseURL == "" {
+		l, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		in.dirLock = l
 	}
-	if in.TestClock != nil {
-		// After a jump of the test clock, due jobs run at once and the
-		// periodic work (the expiry sweep, retention, registers) catches
-		// up.
-		in.TestClock.OnAdvance = func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			in.Service.KickDeliveries()
-			if err := in.Queue.PromoteDue(ctx); err != nil {
-				log.Warn("promote due jobs after clock advance", "err", err.Error())
-			}
-			if err := in.Queue.RunPeriodicNow(ctx); err != nil {
-				log.Warn("periodic jobs after clock advance", "err", err.Error())
-			}
+	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	in.Store = store
+	return nil
+}
+
+// closeStorage undoes openStorage after a failed New.
+func (in *Instance) closeStorage() {
+	if in.Store != nil {
+		in.Store.Close()
+	}
+	in.dirLock.release()
+}
+
+// clock is the service clock: the system's, or with cfg.TestClock one that
+// moves when told to. After a jump of the test clock, due jobs run at once
+// and the periodic work (the expiry sweep, retention, registers) catches
+// up.
+func (in *Instance) clock(cfg Config) payd.Clock {
+	if !cfg.TestClock {
+		return payd.SystemClock{}
+	}
+	in.TestClock = &payd.TestClock{}
+	in.TestClock.OnAdvance = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		in.Service.KickDeliveries()
+		if err := in.Queue.PromoteDue(ctx); err != nil {
+			in.log.Warn("promote due jobs after clock advance", "err", err.Error())
+		}
+		if err := in.Queue.RunPeriodicNow(ctx); err != nil {
+			in.log.Warn("periodic jobs after clock advance", "err", err.Error())
 		}
 	}
-	if err := Migrate(ctx, store, clock); err != nil {
-		store.Close()
-		return nil, err
+	return in.TestClock
+}
+
+// keys are the instance's secrets, kept in the database so that every
+// instance signs alike.
+type keys struct{ notify, forms, reports []byte }
+
+func loadKeys(ctx context.Context, store *sqlstore.Store) (k keys, err error) {
+	for _, f := range []struct {
+		name string
+		dst  *[]byte
+	}{{"sandbox_notify", &k.notify}, {"forms", &k.forms}, {"reports", &k.reports}} {
+		if *f.dst, err = secret(ctx, store, f.name); err != nil {
+			return k, err
+		}
 	}
+	return k, nil
+}
+
+// wireService builds the job queue, the webhook dispatcher, the sandbox
+// banks and the service, with their metrics.
+func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	failures := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "payd_job_failures_total", Help: "Failed job attempts by kind.",
 	}, []string{"kind"})
-	in.Registry.MustRegister(failures)
 	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "payd_webhook_attempts_total", Help: "Recorded webhook delivery outcomes: succeeded, failed (no 2xx), skipped (endpoint no longer active).",
 	}, []string{"outcome"})
-	in.Registry.MustRegister(attempts)
+	in.Registry.MustRegister(failures, attempts)
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
-	in.dispatch = dispatch.New(delivery, log)
-	in.Queue, err = jobs.New(store.DB(), store.Dialect(), clock, log, jobs.Options{
+	in.dispatch = dispatch.New(delivery, in.log)
+	var err error
+	in.Queue, err = jobs.New(in.Store.DB(), in.Store.Dialect(), clock, in.log, jobs.Options{
 		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		OnFailure: func(kind string) { failures.WithLabelValues(kind).Inc() },
 	})
 	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	notifyKey, err := secret(ctx, store, "sandbox_notify")
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	formsKey, err := secret(ctx, store, "forms")
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	reportKey, err := secret(ctx, store, "reports")
-	if err != nil {
-		store.Close()
-		return nil, err
+		return err
 	}
 	// Two sandbox banks: the cascade's primary and its backup, so that a
 	// timeout of the first (amount digits 04) has somewhere to go.
-	banks := []*sandbank.Bank{
-		sandbank.New(sandboxBanks[0], notifyKey, in.Queue, clock, cfg.PublicURL),
-		sandbank.New(sandboxBanks[1], notifyKey, in.Queue, clock, cfg.PublicURL),
+	in.banks = []*sandbank.Bank{
+		sandbank.New(sandboxBanks[0], k.notify, in.Queue, clock, cfg.PublicURL),
+		sandbank.New(sandboxBanks[1], k.notify, in.Queue, clock, cfg.PublicURL),
 	}
 	in.Service = payd.NewService(payd.Config{
-		Store: store, Clock: clock, Jobs: in.Queue, Logger: log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
+		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
-		Providers: []payd.Provider{banks[0], banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
+		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
-		ReportKey: reportKey, DeliveriesQueued: in.dispatch.Kick,
+		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick,
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
 	})
-	bankPages := sandbank.NewPages(store, formsKey, log, banks...)
-	checkoutPages := checkout.New(in.Service, formsKey, log)
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
+	return nil
+}
+
+// wireHandlers builds the rate limits and the two listeners' handlers: the
+// merchant API with the payer's pages, and the operator API when a token
+// is configured.
+func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	// One Limiter holds the request rates and both listeners'
 	// failed-authentication counters, so Redis, when configured, covers
 	// all of them.
-	limiter, err := newLimiter(cfg, log, in.Registry)
+	limiter, err := newLimiter(cfg, in.log, in.Registry)
 	if err != nil {
-		store.Close()
-		return nil, err
+		return err
 	}
 	in.Limiter = limiter
 	source := httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
-	linkPages := linkpage.New(in.Service, formsKey, log, limiter, source.Addr)
+	bankPages := sandbank.NewPages(in.Store, k.forms, in.log, in.banks...)
+	checkoutPages := checkout.New(in.Service, k.forms, in.log)
+	linkPages := linkpage.New(in.Service, k.forms, in.log, limiter, source.Addr)
 	in.API = api.New(api.Config{
-		Service: in.Service, Limiter: limiter, Logger: log,
+		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
 		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Draining: in.draining.Load,
@@ -274,13 +323,12 @@ func New(ctx context.Context, cfg Config) (*Instance, error) {
 	})
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
-			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: log,
+			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: in.log,
 			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		})
 	}
-	built = true
-	return in, nil
+	return nil
 }
 
 // sandboxBanks are the names of the sandbox banks: the cascade's primary and
