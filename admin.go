@@ -56,12 +56,8 @@ func (s *Service) GetMerchant(ctx context.Context, id string) (m *Merchant, err 
 }
 
 // ListMerchants lists merchants, newest first.
-func (s *Service) ListMerchants(ctx context.Context, p *MerchantListParams) (page Page[*Merchant], err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.MerchantList(ctx, p)
-		return err
-	})
-	return page, err
+func (s *Service) ListMerchants(ctx context.Context, p *MerchantListParams) (Page[*Merchant], error) {
+	return read(ctx, s, func(tx Tx) (Page[*Merchant], error) { return tx.MerchantList(ctx, p) })
 }
 
 // ShopCreate is the operator's request to open a shop for a merchant.
@@ -122,12 +118,8 @@ func (s *Service) GetShop(ctx context.Context, id string) (shop *Shop, err error
 }
 
 // ListShops lists shops, newest first, optionally of one merchant.
-func (s *Service) ListShops(ctx context.Context, p *ShopListParams) (page Page[*Shop], err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.ShopList(ctx, p)
-		return err
-	})
-	return page, err
+func (s *Service) ListShops(ctx context.Context, p *ShopListParams) (Page[*Shop], error) {
+	return read(ctx, s, func(tx Tx) (Page[*Shop], error) { return tx.ShopList(ctx, p) })
 }
 
 // UpdateShopSettings replaces the shop's settings with what change makes

@@ -73,16 +73,12 @@ func (s *Service) TrialBalance(ctx context.Context, merchantID string, test bool
 
 // LedgerEntries returns the entries that moved a merchant's money in a
 // contour and currency in [from, to), for operators (read-only).
-func (s *Service) LedgerEntries(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) (out []*ledger.Entry, err error) {
+func (s *Service) LedgerEntries(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error) {
 	if !c.Valid() {
 		return nil, Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
 	}
 	if !from.Before(to) || to.Sub(from) > 93*24*time.Hour {
 		return nil, Invalid("to", "the range must be positive and at most 93 days")
 	}
-	err = s.store.View(ctx, func(tx Tx) error {
-		out, err = tx.LedgerEntriesOf(ctx, merchantID, test, c, from, to)
-		return err
-	})
-	return out, err
+	return read(ctx, s, func(tx Tx) ([]*ledger.Entry, error) { return tx.LedgerEntriesOf(ctx, merchantID, test, c, from, to) })
 }

@@ -272,23 +272,15 @@ func scopedDispute(ctx context.Context, tx Tx, p *Principal, id string, lock boo
 }
 
 // GetDispute returns a dispute of the principal's shop and mode.
-func (s *Service) GetDispute(ctx context.Context, p *Principal, id string) (d *Dispute, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		d, err = scopedDispute(ctx, tx, p, id, false)
-		return err
-	})
-	return d, err
+func (s *Service) GetDispute(ctx context.Context, p *Principal, id string) (*Dispute, error) {
+	return read(ctx, s, func(tx Tx) (*Dispute, error) { return scopedDispute(ctx, tx, p, id, false) })
 }
 
 // ListDisputes lists the disputes of the principal's shop and mode, newest
 // first (Disputes, rule 1).
-func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *DisputeListParams) (page Page[*Dispute], err error) {
+func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *DisputeListParams) (Page[*Dispute], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.DisputeList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*Dispute], error) { return tx.DisputeList(ctx, params) })
 }
 
 func sortedKeys[V any](m map[string]V) []string {

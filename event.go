@@ -190,11 +190,7 @@ func (s *Service) GetEvent(ctx context.Context, p *Principal, id string) (e *Eve
 }
 
 // ListEvents lists events of the principal's shop and mode, newest first.
-func (s *Service) ListEvents(ctx context.Context, p *Principal, params *EventListParams) (page Page[*Event], err error) {
+func (s *Service) ListEvents(ctx context.Context, p *Principal, params *EventListParams) (Page[*Event], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.EventList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*Event], error) { return tx.EventList(ctx, params) })
 }

@@ -68,10 +68,6 @@ func (s *Service) replaceFailedDeliveries(ctx context.Context, tx Tx, eventID st
 }
 
 // EventAttempts returns the attempt log of an event, for operators.
-func (s *Service) EventAttempts(ctx context.Context, eventID string) (list []*DeliveryAttempt, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		list, err = tx.DeliveryAttemptListByEvent(ctx, eventID)
-		return err
-	})
-	return list, err
+func (s *Service) EventAttempts(ctx context.Context, eventID string) ([]*DeliveryAttempt, error) {
+	return read(ctx, s, func(tx Tx) ([]*DeliveryAttempt, error) { return tx.DeliveryAttemptListByEvent(ctx, eventID) })
 }

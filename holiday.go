@@ -22,10 +22,6 @@ func (s *Service) SetHoliday(ctx context.Context, region Region, day string, on 
 }
 
 // Holidays lists a region's holidays.
-func (s *Service) Holidays(ctx context.Context, region Region) (days []string, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		days, err = tx.HolidayList(ctx, region)
-		return err
-	})
-	return days, err
+func (s *Service) Holidays(ctx context.Context, region Region) ([]string, error) {
+	return read(ctx, s, func(tx Tx) ([]string, error) { return tx.HolidayList(ctx, region) })
 }

@@ -12,22 +12,14 @@ func scopedLink(ctx context.Context, tx Tx, p *Principal, id string, lock bool) 
 }
 
 // GetPaymentLink returns a link of the principal's shop and mode.
-func (s *Service) GetPaymentLink(ctx context.Context, p *Principal, id string) (l *PaymentLink, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		l, err = scopedLink(ctx, tx, p, id, false)
-		return err
-	})
-	return l, err
+func (s *Service) GetPaymentLink(ctx context.Context, p *Principal, id string) (*PaymentLink, error) {
+	return read(ctx, s, func(tx Tx) (*PaymentLink, error) { return scopedLink(ctx, tx, p, id, false) })
 }
 
 // ListPaymentLinks lists the principal's links, newest first.
-func (s *Service) ListPaymentLinks(ctx context.Context, p *Principal, params *PaymentLinkListParams) (page Page[*PaymentLink], err error) {
+func (s *Service) ListPaymentLinks(ctx context.Context, p *Principal, params *PaymentLinkListParams) (Page[*PaymentLink], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.PaymentLinkList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*PaymentLink], error) { return tx.PaymentLinkList(ctx, params) })
 }
 
 // PublicURL is the base of the addresses the service hands out.

@@ -12,23 +12,15 @@ func scoped(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*Pa
 }
 
 // GetPayment returns a payment of the principal's shop and mode.
-func (s *Service) GetPayment(ctx context.Context, p *Principal, id string) (pay *Payment, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		pay, err = scoped(ctx, tx, p, id, false)
-		return err
-	})
-	return pay, err
+func (s *Service) GetPayment(ctx context.Context, p *Principal, id string) (*Payment, error) {
+	return read(ctx, s, func(tx Tx) (*Payment, error) { return scoped(ctx, tx, p, id, false) })
 }
 
 // ListPayments lists the principal's payments, newest first, each as the
 // contract renders it.
-func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (page Page[*PaymentView], err error) {
+func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (Page[*PaymentView], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.PaymentViewList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*PaymentView], error) { return tx.PaymentViewList(ctx, params) })
 }
 
 // OperatorPayment returns any payment by id, for operators.

@@ -228,20 +228,12 @@ func (PayoutCheckArgs) Kind() string { return "payout_check" }
 
 // GetPayout returns a payout of the principal's shop and mode; another
 // shop's, or the other contour's, is not found.
-func (s *Service) GetPayout(ctx context.Context, p *Principal, id string) (po *Payout, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		po, err = inScope(ctx, p, PrefixPayout, "payout", id, tx.PayoutGet)
-		return err
-	})
-	return po, err
+func (s *Service) GetPayout(ctx context.Context, p *Principal, id string) (*Payout, error) {
+	return read(ctx, s, func(tx Tx) (*Payout, error) { return inScope(ctx, p, PrefixPayout, "payout", id, tx.PayoutGet) })
 }
 
 // ListPayouts lists the principal's payouts, newest first.
-func (s *Service) ListPayouts(ctx context.Context, p *Principal, params *PayoutListParams) (page Page[*Payout], err error) {
+func (s *Service) ListPayouts(ctx context.Context, p *Principal, params *PayoutListParams) (Page[*Payout], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.PayoutList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*Payout], error) { return tx.PayoutList(ctx, params) })
 }

@@ -114,10 +114,6 @@ func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusAr
 }
 
 // ListDiscrepancies lists recorded discrepancies for operators.
-func (s *Service) ListDiscrepancies(ctx context.Context, lp *ListParams) (page Page[*Discrepancy], err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.DiscrepancyList(ctx, lp)
-		return err
-	})
-	return page, err
+func (s *Service) ListDiscrepancies(ctx context.Context, lp *ListParams) (Page[*Discrepancy], error) {
+	return read(ctx, s, func(tx Tx) (Page[*Discrepancy], error) { return tx.DiscrepancyList(ctx, lp) })
 }

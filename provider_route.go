@@ -58,12 +58,8 @@ func (s *Service) Providers() []ProviderInfo {
 
 // ProviderRoutes lists the live routing table by region, method and
 // currency.
-func (s *Service) ProviderRoutes(ctx context.Context) (routes []*ProviderRoute, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		routes, err = tx.ProviderRouteList(ctx)
-		return err
-	})
-	return routes, err
+func (s *Service) ProviderRoutes(ctx context.Context) ([]*ProviderRoute, error) {
+	return read(ctx, s, func(tx Tx) ([]*ProviderRoute, error) { return tx.ProviderRouteList(ctx) })
 }
 
 // SetProviderRoute creates or replaces the live route of a region, method

@@ -284,20 +284,12 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 }
 
 // GetRefund returns a refund of the principal's shop and mode.
-func (s *Service) GetRefund(ctx context.Context, p *Principal, id string) (r *Refund, err error) {
-	err = s.store.View(ctx, func(tx Tx) error {
-		r, err = inScope(ctx, p, PrefixRefund, "refund", id, tx.RefundGet)
-		return err
-	})
-	return r, err
+func (s *Service) GetRefund(ctx context.Context, p *Principal, id string) (*Refund, error) {
+	return read(ctx, s, func(tx Tx) (*Refund, error) { return inScope(ctx, p, PrefixRefund, "refund", id, tx.RefundGet) })
 }
 
 // ListRefunds lists the principal's refunds, newest first.
-func (s *Service) ListRefunds(ctx context.Context, p *Principal, params *RefundListParams) (page Page[*Refund], err error) {
+func (s *Service) ListRefunds(ctx context.Context, p *Principal, params *RefundListParams) (Page[*Refund], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.RefundList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*Refund], error) { return tx.RefundList(ctx, params) })
 }

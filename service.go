@@ -340,3 +340,13 @@ func notFoundAs(err error, kind string) error {
 	}
 	return err
 }
+
+// read runs fn in a read-only view of the store and returns what it read:
+// the one shape of every Get and List of the service.
+func read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (out T, err error) {
+	err = s.store.View(ctx, func(tx Tx) (err error) {
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}

@@ -346,11 +346,7 @@ func (s *Service) GetSettlement(ctx context.Context, p *Principal, id string) (s
 
 // ListSettlements lists the registers of the principal's merchant and
 // contour, newest first.
-func (s *Service) ListSettlements(ctx context.Context, p *Principal, params *SettlementListParams) (page Page[*Settlement], err error) {
+func (s *Service) ListSettlements(ctx context.Context, p *Principal, params *SettlementListParams) (Page[*Settlement], error) {
 	params.MerchantID, params.Test = p.Shop.MerchantID, p.Test()
-	err = s.store.View(ctx, func(tx Tx) error {
-		page, err = tx.SettlementList(ctx, params)
-		return err
-	})
-	return page, err
+	return read(ctx, s, func(tx Tx) (Page[*Settlement], error) { return tx.SettlementList(ctx, params) })
 }
