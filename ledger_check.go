@@ -147,6 +147,36 @@ type LedgerContour struct {
 	Currency money.Currency
 }
 
+// LedgerTotalMismatch is a running total of the ledger that is not the sum
+// of the postings it stands for (docs/money.md, "Running totals").
+type LedgerTotalMismatch struct {
+	// Account is the account whose total is wrong or, with Bucket set,
+	// the bucket (Sub empty) whose total of all sub-accounts is.
+	Account ledger.Account
+	Bucket  bool
+	// Total is what the total holds and Postings what its postings sum
+	// to; Stored is false when there is no total, Posted when there are
+	// no postings.
+	Total, Postings int64
+	Stored, Posted  bool
+}
+
+// String names the account or bucket and says what is wrong with its
+// total.
+func (m LedgerTotalMismatch) String() string {
+	what := "account " + m.Account.Key()
+	if m.Bucket {
+		what = "bucket " + m.Account.Key() + " (all sub-accounts)"
+	}
+	switch {
+	case !m.Stored:
+		return fmt.Sprintf("running total of %s missing; its postings sum to %d", what, m.Postings)
+	case !m.Posted:
+		return fmt.Sprintf("running total of %s is %d, and it has no postings", what, m.Total)
+	}
+	return fmt.Sprintf("running total of %s is %d; its postings sum to %d", what, m.Total, m.Postings)
+}
+
 // holdsWanted starts a hold check's expectations with every contour that
 // ever held money in bucket b, each wanting nothing: money left there by a
 // contour with no open object is then found too.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/paydhq/payd/ledger"
 	"github.com/paydhq/payd/money"
@@ -17,29 +18,42 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
 		return err
 	}
+	// All postings in one statement: an entry is two to eight of them.
+	var q strings.Builder
+	q.WriteString(`INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at) VALUES `)
+	args := make([]any, 0, 10*len(e.Postings))
 	for i, p := range e.Postings {
 		a := p.Account
-		if _, err := t.exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, micros(e.At)); err != nil {
-			return err
+		if i > 0 {
+			q.WriteString(", ")
 		}
+		q.WriteString("(" + placeholders(len(args)+1, 10) + ")")
+		args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, micros(e.At))
 	}
-	return nil
+	if _, err := t.exec(ctx, q.String(), args...); err != nil {
+		return err
+	}
+	return t.addTotals(ctx, e.ID, totalsOf(e.Postings))
 }
 
+// LedgerAccountBalance reads the account's total: its slots, at most as
+// many as transactions ever posted to it at once (ledger_total.go).
 func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
 	var sum *int64
-	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_postings WHERE account_key = $1`, a.Key()).Scan(&sum)
+	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_totals
+		WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4 AND bucket = $5 AND sub = $6`,
+		totalAccount, a.Owner, a.Test, a.Currency, a.Bucket, a.Sub).Scan(&sum)
 	if sum == nil {
 		return 0, err
 	}
 	return *sum, err
 }
 
+// LedgerBuckets reads the bucket totals of a contour: a few rows per
+// currency and bucket, whatever the number of postings or sub-accounts.
 func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_postings
-		WHERE owner = $1 AND test = $2 GROUP BY currency, bucket`, owner, test)
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_totals
+		WHERE kind = $1 AND owner = $2 AND test = $3 GROUP BY currency, bucket`, totalBucket, owner, test)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +130,11 @@ func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, err
 	return out, rows.Err()
 }
 
-// LedgerBucketByCurrency sums one bucket of a merchant's contour per
-// currency; the index on (owner, test, currency, bucket) keeps it to that
-// bucket's postings.
+// LedgerBucketByCurrency reads one bucket's totals of a contour, per
+// currency, from the same rows as LedgerBuckets.
 func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_postings
-		WHERE owner = $1 AND test = $2 AND bucket = $3 GROUP BY currency`, owner, test, b)
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_totals
+		WHERE kind = $1 AND owner = $2 AND test = $3 AND bucket = $4 GROUP BY currency`, totalBucket, owner, test, b)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,249 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+// The running totals of the ledger (migration 0016; docs/money.md,
+// "Running totals"). Every posting adds its amount to two totals in the
+// transaction that writes it: its account's and its bucket's (all the
+// sub-accounts of one owner, contour, currency and bucket). A total is
+// kept in slots, rows whose amounts sum to it, and a transaction adds to
+// a slot it alone holds:
+//
+//   - it locks the free slots of each total it touches, skipping those
+//     another transaction holds (FOR UPDATE SKIP LOCKED; SQLite's single
+//     writer holds them all), adds to the first and folds the others
+//     into it;
+//   - a total none of whose slots is free (or that has none yet) gets a
+//     new slot named after the entry, a key no other transaction can
+//     insert.
+//
+// So no posting ever waits for another transaction to add to a total,
+// however busy the total: a merchant's pending bucket under concurrent
+// captures, the service's clearing account under every merchant's. A
+// new slot is opened only while every slot of its total is held by
+// another transaction, so a total has at most as many slots as
+// transactions ever posted to it at once (bounded by the connection
+// pools), and each posting that finds spare slots free merges them. On
+// SQLite, and for every account the service only posts to under a lock it
+// already holds (the merchant's row for available and deposit, the
+// payment's, refund's, dispute's or payout's for its own sub-account), a
+// total is one slot.
+//
+// A read sums a total's slots in one statement, which sees one committed
+// state (PostgreSQL takes a snapshot per statement) plus its own
+// transaction's writes. A slot and the postings that made it commit in one
+// transaction, so no state holds one without the other.
+
+// The kinds of a total: one account's, or a whole bucket's (empty sub).
+const (
+	totalAccount = "account"
+	totalBucket  = "bucket"
+)
+
+// totalKey names one running total.
+type totalKey struct {
+	kind     string
+	owner    string
+	test     bool
+	currency money.Currency
+	bucket   ledger.Bucket
+	sub      string
+}
+
+func compareTotalKeys(a, b totalKey) int {
+	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.owner, b.owner), compareBool(a.test, b.test),
+		cmp.Compare(a.currency, b.currency), cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.sub, b.sub))
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// totalsOf adds up what postings move into each account and bucket they
+// touch. A total whose postings cancel out is kept at 0: the bucket still
+// moved, and the Balance object lists every currency and bucket that ever
+// did.
+func totalsOf(postings []ledger.Posting) map[totalKey]int64 {
+	out := map[totalKey]int64{}
+	for _, p := range postings {
+		a := p.Account
+		out[totalKey{totalAccount, a.Owner, a.Test, a.Currency, a.Bucket, a.Sub}] += p.Amount
+		out[totalKey{totalBucket, a.Owner, a.Test, a.Currency, a.Bucket, ""}] += p.Amount
+	}
+	return out
+}
+
+// totalsMatch writes the condition "the row belongs to one of keys" (and,
+// when slots is not nil, "is slot slots[i] of keys[i]"), its placeholders
+// numbered after those already in args.
+func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "(kind = $%d AND owner = $%d AND test = $%d AND currency = $%d AND bucket = $%d AND sub = $%d",
+			n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub)
+		if slots != nil {
+			fmt.Fprintf(&b, " AND slot = $%d", n+7)
+			args = append(args, slots[i])
+		}
+		b.WriteString(")")
+	}
+	return b.String(), args
+}
+
+// addTotals adds deltas to their totals, in slots no other transaction
+// holds; slot names the slot opened for a total that has none free. On
+// PostgreSQL, a total without a free slot costs one more statement than
+// one with; folding spare slots, one more.
+func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
+	keys := make([]totalKey, 0, len(deltas))
+	for k := range deltas {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareTotalKeys)
+
+	// The free slots of each total, locked for this transaction; on
+	// SQLite every slot is free.
+	where, args := totalsMatch(keys, nil, nil)
+	free := map[totalKey][]string{}
+	err := eachRow(ctx, t.q, `SELECT kind, owner, test, currency, bucket, sub, slot FROM ledger_totals WHERE `+where+
+		` ORDER BY kind, owner, test, currency, bucket, sub, slot`+t.d.skipLocked(), args, func(r *sql.Rows) error {
+		var k totalKey
+		var s string
+		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &k.sub, &s); err != nil {
+			return err
+		}
+		free[k] = append(free[k], s)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lock ledger totals: %w", err)
+	}
+
+	// Spare slots are folded into the first: deleted, their amounts added
+	// to it. The rows are this transaction's now, so the amounts returned
+	// are the last committed ones.
+	var spareKeys []totalKey
+	var spareSlots []string
+	for _, k := range keys {
+		for _, s := range free[k][min(1, len(free[k])):] {
+			spareKeys, spareSlots = append(spareKeys, k), append(spareSlots, s)
+		}
+	}
+	add := map[totalKey]int64{}
+	for k, v := range deltas {
+		add[k] = v
+	}
+	if len(spareKeys) > 0 {
+		where, args := totalsMatch(spareKeys, spareSlots, nil)
+		err := eachRow(ctx, t.q, `DELETE FROM ledger_totals WHERE `+where+` RETURNING kind, owner, test, currency, bucket, sub, amount`,
+			args, func(r *sql.Rows) error {
+				var k totalKey
+				var amount int64
+				if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &k.sub, &amount); err != nil {
+					return err
+				}
+				add[k] += amount
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("fold ledger total slots: %w", err)
+		}
+	}
+
+	// One UPDATE for the totals with a free slot, one INSERT for those
+	// without.
+	var upd, ins []totalKey
+	var updSlots []string
+	for _, k := range keys {
+		switch {
+		case len(free[k]) == 0:
+			ins = append(ins, k)
+		case add[k] != 0:
+			upd, updSlots = append(upd, k), append(updSlots, free[k][0])
+		}
+	}
+	if len(upd) > 0 {
+		var set strings.Builder
+		var args []any
+		set.WriteString(`UPDATE ledger_totals SET amount = amount + CASE`)
+		for i, k := range upd {
+			var cond string
+			cond, args = totalsMatch(upd[i:i+1], updSlots[i:i+1], args)
+			args = append(args, add[k])
+			fmt.Fprintf(&set, " WHEN %s THEN CAST($%d AS BIGINT)", cond, len(args))
+		}
+		where, args := totalsMatch(upd, updSlots, args)
+		set.WriteString(" END WHERE " + where)
+		if _, err := t.exec(ctx, set.String(), args...); err != nil {
+			return fmt.Errorf("add to ledger totals: %w", err)
+		}
+	}
+	if len(ins) > 0 {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount) VALUES `)
+		var args []any
+		for i, k := range ins {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(" + placeholders(len(args)+1, 8) + ")")
+			args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, slot, add[k])
+		}
+		if _, err := t.exec(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("open ledger total slots: %w", err)
+		}
+	}
+	return nil
+}
+
+// LedgerTotalMismatches compares every running total with the postings it
+// stands for, in one statement (one snapshot on PostgreSQL, where the
+// check runs it in a REPEATABLE READ transaction anyway).
+func (t *tx) LedgerTotalMismatches(ctx context.Context) ([]payd.LedgerTotalMismatch, error) {
+	var out []payd.LedgerTotalMismatch
+	err := eachRow(ctx, t.q, `SELECT kind, owner, test, currency, bucket, sub, SUM(total), SUM(posted), SUM(slots), SUM(postings)
+		FROM (
+			SELECT kind, owner, test, currency, bucket, sub, amount AS total, 0 AS posted, 1 AS slots, 0 AS postings FROM ledger_totals
+			UNION ALL
+			SELECT '`+totalAccount+`', owner, test, currency, bucket, sub, 0, amount, 0, 1 FROM ledger_postings
+			UNION ALL
+			SELECT '`+totalBucket+`', owner, test, currency, bucket, '', 0, amount, 0, 1 FROM ledger_postings
+		) x
+		GROUP BY kind, owner, test, currency, bucket, sub
+		HAVING SUM(total) <> SUM(posted) OR SUM(slots) = 0 OR SUM(postings) = 0
+		ORDER BY kind, owner, test, currency, bucket, sub`, nil, func(r *sql.Rows) error {
+		var m payd.LedgerTotalMismatch
+		var kind string
+		var slots, postings int64
+		if err := r.Scan(&kind, &m.Account.Owner, &m.Account.Test, &m.Account.Currency, &m.Account.Bucket, &m.Account.Sub,
+			&m.Total, &m.Postings, &slots, &postings); err != nil {
+			return err
+		}
+		m.Bucket, m.Stored, m.Posted = kind == totalBucket, slots > 0, postings > 0
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
