@@ -23,10 +23,13 @@ import (
 //     nothing once closed, and no other money sits in disputed;
 //   - every payout's own part of pending_payouts holds its sum and fee
 //     while pending or processing and nothing once final, and no other
-//     money sits in pending_payouts.
+//     money sits in pending_payouts;
+//   - every running total of an account or a bucket equals the sum of its
+//     postings, and every account and bucket with postings has one.
 //
-// Balance fields are read from the same postings, and payable is clamped
-// at zero, so these cover the balance rules too. Tests run it after every
+// Balance fields are read from the running totals, which the last rule
+// ties to the postings, and payable is clamped at zero, so these cover the
+// balance rules too. Tests run it after every
 // step; operators run it with `payd admin ledger check`.
 func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 	var problems []string
@@ -39,6 +42,13 @@ func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 		}
 		for _, id := range bad {
 			problems = append(problems, "unbalanced entry "+id)
+		}
+		drift, err := tx.LedgerTotalMismatches(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range drift {
+			problems = append(problems, m.String())
 		}
 		neg, err := tx.LedgerNegativeAccounts(ctx)
 		if err != nil {
