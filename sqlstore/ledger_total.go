@@ -113,9 +113,8 @@ func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
 }
 
 // addTotals adds deltas to their totals, in slots no other transaction
-// holds; slot names the slot opened for a total that has none free. On
-// PostgreSQL, a total without a free slot costs one more statement than
-// one with; folding spare slots, one more.
+// holds; slot names the slot opened for a total that has none free. It is
+// two statements (lock, add), three when spare slots are folded.
 func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
 	keys := make([]totalKey, 0, len(deltas))
 	for k := range deltas {
@@ -172,48 +171,32 @@ func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int
 		}
 	}
 
-	// One UPDATE for the totals with a free slot, one INSERT for those
-	// without.
-	var upd, ins []totalKey
-	var updSlots []string
+	// One statement adds to the slots taken and opens the new ones: a
+	// taken slot's row is there (and this transaction's), so its insert
+	// turns into the addition; a new slot's key exists nowhere else.
+	var q strings.Builder
+	q.WriteString(`INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount) VALUES `)
+	var vals []any
 	for _, k := range keys {
-		switch {
-		case len(free[k]) == 0:
-			ins = append(ins, k)
-		case add[k] != 0:
-			upd, updSlots = append(upd, k), append(updSlots, free[k][0])
-		}
-	}
-	if len(upd) > 0 {
-		var set strings.Builder
-		var args []any
-		set.WriteString(`UPDATE ledger_totals SET amount = amount + CASE`)
-		for i, k := range upd {
-			var cond string
-			cond, args = totalsMatch(upd[i:i+1], updSlots[i:i+1], args)
-			args = append(args, add[k])
-			fmt.Fprintf(&set, " WHEN %s THEN CAST($%d AS BIGINT)", cond, len(args))
-		}
-		where, args := totalsMatch(upd, updSlots, args)
-		set.WriteString(" END WHERE " + where)
-		if _, err := t.exec(ctx, set.String(), args...); err != nil {
-			return fmt.Errorf("add to ledger totals: %w", err)
-		}
-	}
-	if len(ins) > 0 {
-		var q strings.Builder
-		q.WriteString(`INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount) VALUES `)
-		var args []any
-		for i, k := range ins {
-			if i > 0 {
-				q.WriteString(", ")
+		s := slot
+		if len(free[k]) > 0 {
+			if add[k] == 0 {
+				continue
 			}
-			q.WriteString("(" + placeholders(len(args)+1, 8) + ")")
-			args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, slot, add[k])
+			s = free[k][0]
 		}
-		if _, err := t.exec(ctx, q.String(), args...); err != nil {
-			return fmt.Errorf("open ledger total slots: %w", err)
+		if len(vals) > 0 {
+			q.WriteString(", ")
 		}
+		q.WriteString("(" + placeholders(len(vals)+1, 8) + ")")
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k])
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
+	if _, err := t.exec(ctx, q.String(), vals...); err != nil {
+		return fmt.Errorf("add to ledger totals: %w", err)
 	}
 	return nil
 }
