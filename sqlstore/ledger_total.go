@@ -32,11 +32,11 @@ import (
 // however busy the total: a merchant's pending bucket under concurrent
 // captures, the service's clearing account under every merchant's. A
 // new slot is opened only while every slot of its total is held by
-// another transaction, so a total has at most as many slots as
-// transactions ever posted to it at once (bounded by the connection
-// pools), and each posting that finds spare slots free merges them. On
-// SQLite, and for every account the service only posts to under a lock it
-// already holds (the merchant's row for available and deposit, the
+// another transaction, so a total has about as many slots as
+// transactions post to it at once (bounded by the connections open to
+// the database), and each posting that finds spare slots free folds them.
+// On SQLite, and for every account the service only posts to under a lock
+// it already holds (the merchant's row for available and deposit, the
 // payment's, refund's, dispute's or payout's for its own sub-account), a
 // total is one slot.
 //

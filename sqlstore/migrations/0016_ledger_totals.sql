@@ -11,7 +11,7 @@
 -- its own named after its entry, so that no transaction waits for another
 -- to add to a busy total (the service's clearing account, a merchant's
 -- pending bucket under concurrent captures). A slot is never moved from
--- one total to another; spare slots are merged back into one by the next
+-- one total to another; spare slots are folded back into one by the next
 -- posting that finds them free.
 CREATE TABLE ledger_totals (
     kind     TEXT NOT NULL,
