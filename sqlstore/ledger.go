@@ -10,6 +10,11 @@ import (
 	"github.com/paydhq/payd/money"
 )
 
+// ledgerBatch is how many postings one statement writes at most: 10,000
+// bound values, within the limits of both databases (PostgreSQL 65,535,
+// SQLite 32,766).
+const ledgerBatch = 1000
+
 func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 	if err := e.Validate(); err != nil {
 		return err
@@ -18,26 +23,29 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
 		return err
 	}
-	// All postings in one statement: an entry is two to eight of them.
-	var q strings.Builder
-	q.WriteString(`INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at) VALUES `)
-	args := make([]any, 0, 10*len(e.Postings))
-	for i, p := range e.Postings {
-		a := p.Account
-		if i > 0 {
-			q.WriteString(", ")
+	// The postings in one statement, or one per ledgerBatch of them (a
+	// dispute's cascade may take from the reserve parts of many payments).
+	for from := 0; from < len(e.Postings); from += ledgerBatch {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at) VALUES `)
+		var args []any
+		for i := from; i < min(from+ledgerBatch, len(e.Postings)); i++ {
+			a := e.Postings[i].Account
+			if i > from {
+				q.WriteString(", ")
+			}
+			q.WriteString("(" + placeholders(len(args)+1, 10) + ")")
+			args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, e.Postings[i].Amount, micros(e.At))
 		}
-		q.WriteString("(" + placeholders(len(args)+1, 10) + ")")
-		args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, micros(e.At))
-	}
-	if _, err := t.exec(ctx, q.String(), args...); err != nil {
-		return err
+		if _, err := t.exec(ctx, q.String(), args...); err != nil {
+			return err
+		}
 	}
 	return t.addTotals(ctx, e.ID, totalsOf(e.Postings))
 }
 
-// LedgerAccountBalance reads the account's total: its slots, at most as
-// many as transactions ever posted to it at once (ledger_total.go).
+// LedgerAccountBalance reads the account's total: its few slots
+// (ledger_total.go).
 func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
 	var sum *int64
 	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_totals

@@ -114,13 +114,30 @@ func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
 
 // addTotals adds deltas to their totals, in slots no other transaction
 // holds; slot names the slot opened for a total that has none free. It is
-// two statements (lock, add), three when spare slots are folded.
+// two statements (lock, add), three when spare slots are folded, per
+// totalsBatch totals.
 func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
 	keys := make([]totalKey, 0, len(deltas))
 	for k := range deltas {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, compareTotalKeys)
+	for from := 0; from < len(keys); from += totalsBatch {
+		if err := t.addTotalsOf(ctx, slot, keys[from:min(from+totalsBatch, len(keys))], deltas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// totalsBatch is how many totals one statement locks or folds at most:
+// SQLite parses a list of conditions joined by OR one level deeper per
+// term, and refuses an expression deeper than 1,000 levels. An entry
+// touches a few totals; only a long cascade takes more than one batch.
+const totalsBatch = 100
+
+// addTotalsOf is addTotals for some of the keys, at most totalsBatch.
+func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, deltas map[totalKey]int64) error {
 
 	// The free slots of each total, locked for this transaction; on
 	// SQLite every slot is free.
@@ -151,11 +168,12 @@ func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int
 		}
 	}
 	add := map[totalKey]int64{}
-	for k, v := range deltas {
-		add[k] = v
+	for _, k := range keys {
+		add[k] = deltas[k]
 	}
-	if len(spareKeys) > 0 {
-		where, args := totalsMatch(spareKeys, spareSlots, nil)
+	for from := 0; from < len(spareKeys); from += totalsBatch {
+		to := min(from+totalsBatch, len(spareKeys))
+		where, args := totalsMatch(spareKeys[from:to], spareSlots[from:to], nil)
 		err := eachRow(ctx, t.q, `DELETE FROM ledger_totals WHERE `+where+` RETURNING kind, owner, test, currency, bucket, sub, amount`,
 			args, func(r *sql.Rows) error {
 				var k totalKey

@@ -172,6 +172,55 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "LedgerTotalMismatches after damage behind the store's back", want, totalMismatches(t, s))
 	})
 
+	// An entry may move many accounts: a dispute's cascade takes from the
+	// reserve part of every payment it needs. Past what one statement of
+	// either database can bind, postings and totals must still all be
+	// written.
+	t.Run("LargeEntry", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		mer := newID(payd.PrefixMerchant, now)
+		clr := sacct(true, money.RUB, ledger.ProviderClearing)
+		held := macct(mer, true, money.RUB, ledger.Disputed, "dsp_1")
+		const parts = 1_500
+		capture := newEntry(now, "capture")
+		cascade := newEntry(now, "dispute_hold")
+		for i := range parts {
+			res := macct(mer, true, money.RUB, ledger.Reserve, fmt.Sprintf("pay_%04d", i))
+			capture.Postings = append(capture.Postings, ledger.Move(clr, res, 10)...)
+			cascade.Postings = append(cascade.Postings, ledger.Move(res, held, int64(1+i%2))...)
+		}
+		postEntries(t, s, capture, cascade)
+		var buckets map[money.Currency]map[ledger.Bucket]int64
+		var subs map[string]int64
+		var last, disputed int64
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			if buckets, err = tx.LedgerBuckets(ctx, mer, true); err != nil {
+				return err
+			}
+			if subs, err = tx.LedgerSubBalances(ctx, mer, true, money.RUB, ledger.Reserve); err != nil {
+				return err
+			}
+			if last, err = tx.LedgerAccountBalance(ctx, macct(mer, true, money.RUB, ledger.Reserve, fmt.Sprintf("pay_%04d", parts-1))); err != nil {
+				return err
+			}
+			disputed, err = tx.LedgerAccountBalance(ctx, held)
+			return err
+		})
+		wantDiff(t, "LedgerBuckets after entries of many accounts", map[money.Currency]map[ledger.Bucket]int64{
+			money.RUB: {ledger.Reserve: 10*parts - 3*parts/2, ledger.Disputed: 3 * parts / 2},
+		}, buckets)
+		if len(subs) != parts || last != 8 || disputed != 3*parts/2 {
+			t.Errorf("after entries of many accounts: %d reserve parts, the last at %d, disputed %d; want %d, 8 and %d",
+				len(subs), last, disputed, parts, 3*parts/2)
+		}
+		if got := totalMismatches(t, s); len(got) != 0 {
+			t.Errorf("LedgerTotalMismatches after entries of many accounts = %v, want none", got)
+		}
+	})
+
 	// Many transactions post to one merchant's accounts at once, most of
 	// them to the same few (available, the deposit, the pending and fees
 	// buckets, the service's clearing account) and without any lock of
