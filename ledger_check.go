@@ -23,10 +23,13 @@ import (
 //     nothing once closed, and no other money sits in disputed;
 //   - every payout's own part of pending_payouts holds its sum and fee
 //     while pending or processing and nothing once final, and no other
-//     money sits in pending_payouts.
+//     money sits in pending_payouts;
+//   - every running total of an account or a bucket equals the sum of its
+//     postings, and every account and bucket with postings has one.
 //
-// Balance fields are read from the same postings, and payable is clamped
-// at zero, so these cover the balance rules too. Tests run it after every
+// Balance fields are read from the running totals, which the last rule
+// ties to the postings, and payable is clamped at zero, so these cover the
+// balance rules too. Tests run it after every
 // step; operators run it with `payd admin ledger check`.
 func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 	var problems []string
@@ -39,6 +42,13 @@ func (s *Service) CheckLedger(ctx context.Context) ([]string, error) {
 		}
 		for _, id := range bad {
 			problems = append(problems, "unbalanced entry "+id)
+		}
+		drift, err := tx.LedgerTotalMismatches(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range drift {
+			problems = append(problems, m.String())
 		}
 		neg, err := tx.LedgerNegativeAccounts(ctx)
 		if err != nil {
@@ -145,6 +155,36 @@ type LedgerContour struct {
 	Owner    string
 	Test     bool
 	Currency money.Currency
+}
+
+// LedgerTotalMismatch is a running total of the ledger that is not the sum
+// of the postings it stands for (docs/money.md, "Running totals").
+type LedgerTotalMismatch struct {
+	// Account is the account whose total is wrong or, with Bucket set,
+	// the bucket (Sub empty) whose total of all sub-accounts is.
+	Account ledger.Account
+	Bucket  bool
+	// Total is what the total holds and Postings what its postings sum
+	// to; Stored is false when there is no total, Posted when there are
+	// no postings.
+	Total, Postings int64
+	Stored, Posted  bool
+}
+
+// String names the account or bucket and says what is wrong with its
+// total.
+func (m LedgerTotalMismatch) String() string {
+	what := "account " + m.Account.Key()
+	if m.Bucket {
+		what = "bucket " + m.Account.Key() + " (all sub-accounts)"
+	}
+	switch {
+	case !m.Stored:
+		return fmt.Sprintf("running total of %s missing; its postings sum to %d", what, m.Postings)
+	case !m.Posted:
+		return fmt.Sprintf("running total of %s is %d, and it has no postings", what, m.Total)
+	}
+	return fmt.Sprintf("running total of %s is %d; its postings sum to %d", what, m.Total, m.Postings)
 }
 
 // holdsWanted starts a hold check's expectations with every contour that

@@ -172,20 +172,30 @@ type Tx interface {
 	// merchant's money in a contour and currency in [from, to).
 	LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error)
 
-	// LedgerPost writes an entry and its postings; an entry that fails
-	// ledger.Entry.Validate is refused with its error, and a taken entry
-	// id is ErrConflict.
+	// LedgerPost writes an entry and its postings, and adds them to the
+	// running totals of the accounts and buckets they move, in the same
+	// transaction; an entry that fails ledger.Entry.Validate is refused
+	// with its error, and a taken entry id is ErrConflict. It never waits
+	// for another transaction that posts to the same accounts: what
+	// serialises money operations is the service's locks, not the totals
+	// (docs/money.md, "Running totals").
 	LedgerPost(ctx context.Context, e *ledger.Entry) error
-	// LedgerAccountBalance sums the postings of one account, exactly its
+	// LedgerAccountBalance returns the balance of one account, exactly its
 	// key: a bucket's sub-accounts are accounts of their own. An account
-	// without postings reads 0.
+	// without postings reads 0. It reads the account's running total, so
+	// its cost does not grow with the account's postings.
 	LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error)
-	// LedgerBuckets sums an owner's contour per currency and bucket, with
-	// the sub-accounts; every currency and bucket that ever had a posting
-	// is there, at 0 when its money all left. LedgerBucketByCurrency is
-	// the same for one bucket.
+	// LedgerBuckets returns an owner's contour per currency and bucket,
+	// with the sub-accounts; every currency and bucket that ever had a
+	// posting is there, at 0 when its money all left. LedgerBucketByCurrency
+	// is the same for one bucket. Both read the buckets' running totals.
 	LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error)
 	LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error)
+	// LedgerTotalMismatches is the ledger check's comparison of every
+	// running total with the sum of the postings it stands for: the
+	// totals that differ, that have no postings, and the accounts and
+	// buckets with postings but no total.
+	LedgerTotalMismatches(ctx context.Context) ([]LedgerTotalMismatch, error)
 	// LedgerUnbalanced, LedgerNegativeAccounts and RefundTotals are the
 	// ledger check's reads: the ids of entries whose postings do not sum
 	// to zero (and a note of entries without postings); the keys of the

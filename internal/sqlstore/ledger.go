@@ -4,10 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
+
+// ledgerBatch is how many postings one statement writes at most: 10,000
+// bound values, within the limits of both databases (PostgreSQL 65,535,
+// SQLite 32,766).
+const ledgerBatch = 1000
 
 func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 	if err := e.Validate(); err != nil {
@@ -17,29 +23,45 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
 		return err
 	}
-	for i, p := range e.Postings {
-		a := p.Account
-		if _, err := t.exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, micros(e.At)); err != nil {
+	// The postings in one statement, or one per ledgerBatch of them (a
+	// dispute's cascade may take from the reserve parts of many payments).
+	for from := 0; from < len(e.Postings); from += ledgerBatch {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at) VALUES `)
+		var args []any
+		for i := from; i < min(from+ledgerBatch, len(e.Postings)); i++ {
+			a := e.Postings[i].Account
+			if i > from {
+				q.WriteString(", ")
+			}
+			q.WriteString("(" + placeholders(len(args)+1, 10) + ")")
+			args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, e.Postings[i].Amount, micros(e.At))
+		}
+		if _, err := t.exec(ctx, q.String(), args...); err != nil {
 			return err
 		}
 	}
-	return nil
+	return t.addTotals(ctx, e.ID, totalsOf(e.Postings))
 }
 
+// LedgerAccountBalance reads the account's total: its few slots
+// (ledger_total.go).
 func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
 	var sum *int64
-	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_postings WHERE account_key = $1`, a.Key()).Scan(&sum)
+	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_totals
+		WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4 AND bucket = $5 AND sub = $6`,
+		totalAccount, a.Owner, a.Test, a.Currency, a.Bucket, a.Sub).Scan(&sum)
 	if sum == nil {
 		return 0, err
 	}
 	return *sum, err
 }
 
+// LedgerBuckets reads the bucket totals of a contour: a few rows per
+// currency and bucket, whatever the number of postings or sub-accounts.
 func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_postings
-		WHERE owner = $1 AND test = $2 GROUP BY currency, bucket`, owner, test)
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_totals
+		WHERE kind = $1 AND owner = $2 AND test = $3 GROUP BY currency, bucket`, totalBucket, owner, test)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +138,11 @@ func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, err
 	return out, rows.Err()
 }
 
-// LedgerBucketByCurrency sums one bucket of a merchant's contour per
-// currency; the index on (owner, test, currency, bucket) keeps it to that
-// bucket's postings.
+// LedgerBucketByCurrency reads one bucket's totals of a contour, per
+// currency, from the same rows as LedgerBuckets.
 func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_postings
-		WHERE owner = $1 AND test = $2 AND bucket = $3 GROUP BY currency`, owner, test, b)
+	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_totals
+		WHERE kind = $1 AND owner = $2 AND test = $3 AND bucket = $4 GROUP BY currency`, totalBucket, owner, test, b)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/internal/paydtest"
 	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/money"
@@ -106,6 +107,24 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			_, err := tx.IdempotencyGet(ctx, "shop_rt", payd.ModeTest, "create-b")
 			return err
 		}, nil, 3},
+		// The entry (with the BEGIN), its postings in one statement, the
+		// running totals' slots locked in one, added to and opened in one
+		// (docs/money.md, "Slots"), and the COMMIT. The second run adds
+		// to the slots the first opened, and opens the new payment's.
+		{"a capture's ledger entry", func(tx payd.Tx) error {
+			n++
+			pay := "pay_rt_ledger_" + string(rune('a'+n))
+			clearing := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing}
+			pending := ledger.Account{Owner: "mer_rt", Test: true, Currency: money.RUB, Bucket: ledger.Pending, Sub: pay}
+			reserve := ledger.Account{Owner: "mer_rt", Test: true, Currency: money.RUB, Bucket: ledger.Reserve, Sub: pay}
+			fees := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.Fees}
+			var postings []ledger.Posting
+			postings = append(postings, ledger.Move(clearing, pending, 10_000)...)
+			postings = append(postings, ledger.Move(pending, fees, 300)...)
+			postings = append(postings, ledger.Move(pending, reserve, 500)...)
+			return tx.LedgerPost(ctx, &ledger.Entry{ID: "ent_rt_" + pay, At: now, Kind: ledger.KindPaymentCaptured,
+				RefType: "payment", RefID: pay, Postings: postings})
+		}, nil, 5},
 	}
 	// Every statement is prepared on its first use, which pgx does in
 	// round trips of its own: each case runs once to warm the

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Refund", testRefund},
 		{"Settlement", testSettlement},
 		{"Ledger", testLedger},
+		{"LedgerTotals", testLedgerTotals},
 		{"Freeze", testFreeze},
 		{"Holiday", testHoliday},
 		{"ProviderReport", testProviderReport},

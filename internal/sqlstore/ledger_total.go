@@ -1,0 +1,250 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+// The running totals of the ledger (migration 0016; docs/money.md,
+// "Running totals"). Every posting adds its amount to two totals in the
+// transaction that writes it: its account's and its bucket's (all the
+// sub-accounts of one owner, contour, currency and bucket). A total is
+// kept in slots, rows whose amounts sum to it, and a transaction adds to
+// a slot it alone holds:
+//
+//   - it locks the free slots of each total it touches, skipping those
+//     another transaction holds (FOR UPDATE SKIP LOCKED; SQLite's single
+//     writer holds them all), adds to the first and folds the others
+//     into it;
+//   - a total none of whose slots is free (or that has none yet) gets a
+//     new slot named after the entry, a key no other transaction can
+//     insert.
+//
+// So no posting ever waits for another transaction to add to a total,
+// however busy the total: a merchant's pending bucket under concurrent
+// captures, the service's clearing account under every merchant's. A
+// new slot is opened only while every slot of its total is held by
+// another transaction, so a total has about as many slots as
+// transactions post to it at once (bounded by the connections open to
+// the database), and each posting that finds spare slots free folds them.
+// On SQLite, and for every account the service only posts to under a lock
+// it already holds (the merchant's row for available and deposit, the
+// payment's, refund's, dispute's or payout's for its own sub-account), a
+// total is one slot.
+//
+// A read sums a total's slots in one statement, which sees one committed
+// state (PostgreSQL takes a snapshot per statement) plus its own
+// transaction's writes. A slot and the postings that made it commit in one
+// transaction, so no state holds one without the other.
+
+// The kinds of a total: one account's, or a whole bucket's (empty sub).
+const (
+	totalAccount = "account"
+	totalBucket  = "bucket"
+)
+
+// totalKey names one running total.
+type totalKey struct {
+	kind     string
+	owner    string
+	test     bool
+	currency money.Currency
+	bucket   ledger.Bucket
+	sub      string
+}
+
+func compareTotalKeys(a, b totalKey) int {
+	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.owner, b.owner), compareBool(a.test, b.test),
+		cmp.Compare(a.currency, b.currency), cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.sub, b.sub))
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// totalsOf adds up what postings move into each account and bucket they
+// touch. A total whose postings cancel out is kept at 0: the bucket still
+// moved, and the Balance object lists every currency and bucket that ever
+// did.
+func totalsOf(postings []ledger.Posting) map[totalKey]int64 {
+	out := map[totalKey]int64{}
+	for _, p := range postings {
+		a := p.Account
+		out[totalKey{totalAccount, a.Owner, a.Test, a.Currency, a.Bucket, a.Sub}] += p.Amount
+		out[totalKey{totalBucket, a.Owner, a.Test, a.Currency, a.Bucket, ""}] += p.Amount
+	}
+	return out
+}
+
+// totalsMatch writes the condition "the row belongs to one of keys" (and,
+// when slots is not nil, "is slot slots[i] of keys[i]"), its placeholders
+// numbered after those already in args.
+func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "(kind = $%d AND owner = $%d AND test = $%d AND currency = $%d AND bucket = $%d AND sub = $%d",
+			n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub)
+		if slots != nil {
+			fmt.Fprintf(&b, " AND slot = $%d", n+7)
+			args = append(args, slots[i])
+		}
+		b.WriteString(")")
+	}
+	return b.String(), args
+}
+
+// addTotals adds deltas to their totals, in slots no other transaction
+// holds; slot names the slot opened for a total that has none free. It is
+// two statements (lock, add), three when spare slots are folded, per
+// totalsBatch totals.
+func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
+	keys := make([]totalKey, 0, len(deltas))
+	for k := range deltas {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareTotalKeys)
+	for from := 0; from < len(keys); from += totalsBatch {
+		if err := t.addTotalsOf(ctx, slot, keys[from:min(from+totalsBatch, len(keys))], deltas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// totalsBatch is how many totals one statement locks or folds at most:
+// SQLite parses a list of conditions joined by OR one level deeper per
+// term, and refuses an expression deeper than 1,000 levels. An entry
+// touches a few totals; only a long cascade takes more than one batch.
+const totalsBatch = 100
+
+// addTotalsOf is addTotals for some of the keys, at most totalsBatch.
+func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, deltas map[totalKey]int64) error {
+
+	// The free slots of each total, locked for this transaction; on
+	// SQLite every slot is free.
+	where, args := totalsMatch(keys, nil, nil)
+	free := map[totalKey][]string{}
+	err := eachRow(ctx, t.q, `SELECT kind, owner, test, currency, bucket, sub, slot FROM ledger_totals WHERE `+where+
+		` ORDER BY kind, owner, test, currency, bucket, sub, slot`+t.d.skipLocked(), args, func(r *sql.Rows) error {
+		var k totalKey
+		var s string
+		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &k.sub, &s); err != nil {
+			return err
+		}
+		free[k] = append(free[k], s)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lock ledger totals: %w", err)
+	}
+
+	// Spare slots are folded into the first: deleted, their amounts added
+	// to it. The rows are this transaction's now, so the amounts returned
+	// are the last committed ones.
+	var spareKeys []totalKey
+	var spareSlots []string
+	for _, k := range keys {
+		for _, s := range free[k][min(1, len(free[k])):] {
+			spareKeys, spareSlots = append(spareKeys, k), append(spareSlots, s)
+		}
+	}
+	add := map[totalKey]int64{}
+	for _, k := range keys {
+		add[k] = deltas[k]
+	}
+	for from := 0; from < len(spareKeys); from += totalsBatch {
+		to := min(from+totalsBatch, len(spareKeys))
+		where, args := totalsMatch(spareKeys[from:to], spareSlots[from:to], nil)
+		err := eachRow(ctx, t.q, `DELETE FROM ledger_totals WHERE `+where+` RETURNING kind, owner, test, currency, bucket, sub, amount`,
+			args, func(r *sql.Rows) error {
+				var k totalKey
+				var amount int64
+				if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &k.sub, &amount); err != nil {
+					return err
+				}
+				add[k] += amount
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("fold ledger total slots: %w", err)
+		}
+	}
+
+	// One statement adds to the slots taken and opens the new ones: a
+	// taken slot's row is there (and this transaction's), so its insert
+	// turns into the addition; a new slot's key exists nowhere else.
+	var q strings.Builder
+	q.WriteString(`INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount) VALUES `)
+	var vals []any
+	for _, k := range keys {
+		s := slot
+		if len(free[k]) > 0 {
+			if add[k] == 0 {
+				continue
+			}
+			s = free[k][0]
+		}
+		if len(vals) > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + placeholders(len(vals)+1, 8) + ")")
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k])
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
+	if _, err := t.exec(ctx, q.String(), vals...); err != nil {
+		return fmt.Errorf("add to ledger totals: %w", err)
+	}
+	return nil
+}
+
+// LedgerTotalMismatches compares every running total with the postings it
+// stands for, in one statement (one snapshot on PostgreSQL, where the
+// check runs it in a REPEATABLE READ transaction anyway).
+func (t *tx) LedgerTotalMismatches(ctx context.Context) ([]payd.LedgerTotalMismatch, error) {
+	var out []payd.LedgerTotalMismatch
+	err := eachRow(ctx, t.q, `SELECT kind, owner, test, currency, bucket, sub, SUM(total), SUM(posted), SUM(slots), SUM(postings)
+		FROM (
+			SELECT kind, owner, test, currency, bucket, sub, amount AS total, 0 AS posted, 1 AS slots, 0 AS postings FROM ledger_totals
+			UNION ALL
+			SELECT '`+totalAccount+`', owner, test, currency, bucket, sub, 0, amount, 0, 1 FROM ledger_postings
+			UNION ALL
+			SELECT '`+totalBucket+`', owner, test, currency, bucket, '', 0, amount, 0, 1 FROM ledger_postings
+		) x
+		GROUP BY kind, owner, test, currency, bucket, sub
+		HAVING SUM(total) <> SUM(posted) OR SUM(slots) = 0 OR SUM(postings) = 0
+		ORDER BY kind, owner, test, currency, bucket, sub`, nil, func(r *sql.Rows) error {
+		var m payd.LedgerTotalMismatch
+		var kind string
+		var slots, postings int64
+		if err := r.Scan(&kind, &m.Account.Owner, &m.Account.Test, &m.Account.Currency, &m.Account.Bucket, &m.Account.Sub,
+			&m.Total, &m.Postings, &slots, &postings); err != nil {
+			return err
+		}
+		m.Bucket, m.Stored, m.Posted = kind == totalBucket, slots > 0, postings > 0
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
