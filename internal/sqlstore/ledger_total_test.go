@@ -8,8 +8,8 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/ledger"
-	"github.com/paydhq/payd/money"
 	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/money"
 )
 
 // TestMigration0016Backfill fills the ledger of migration 0015, which kept
