@@ -143,15 +143,7 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 				return page, err
 			}
 		}
-		filter := func(keep func(d *payd.Dispute) bool) []*payd.Dispute {
-			var out []*payd.Dispute
-			for _, d := range all {
-				if keep(d) {
-					out = append(out, d)
-				}
-			}
-			return newestFirst(out, disputeCursor)
-		}
+		filter := func(keep func(*payd.Dispute) bool) []*payd.Dispute { return newestWhere(all, disputeCursor, keep) }
 		for _, limit := range []int{0, 1, 5, 23, 100} {
 			checkPaging(t, limit, filter(func(*payd.Dispute) bool { return true }), disputeCursor, list(payd.DisputeListParams{}))
 		}

@@ -100,15 +100,7 @@ func testPayout(t *testing.T, open func(t *testing.T) payd.Store) {
 				return page, err
 			}
 		}
-		filter := func(keep func(po *payd.Payout) bool) []*payd.Payout {
-			var out []*payd.Payout
-			for _, po := range all {
-				if keep(po) {
-					out = append(out, po)
-				}
-			}
-			return newestFirst(out, payoutCursor)
-		}
+		filter := func(keep func(*payd.Payout) bool) []*payd.Payout { return newestWhere(all, payoutCursor, keep) }
 		for _, limit := range []int{0, 1, 5, 23, 100} {
 			checkPaging(t, limit, filter(func(*payd.Payout) bool { return true }), payoutCursor, list(payd.PayoutListParams{}))
 		}

@@ -144,15 +144,7 @@ func testRefund(t *testing.T, open func(t *testing.T) payd.Store) {
 				return page, err
 			}
 		}
-		filter := func(keep func(r *payd.Refund) bool) []*payd.Refund {
-			var out []*payd.Refund
-			for _, r := range all {
-				if keep(r) {
-					out = append(out, r)
-				}
-			}
-			return newestFirst(out, refundCursor)
-		}
+		filter := func(keep func(*payd.Refund) bool) []*payd.Refund { return newestWhere(all, refundCursor, keep) }
 		for _, limit := range []int{0, 1, 5, 23, 100} {
 			checkPaging(t, limit, filter(func(*payd.Refund) bool { return true }), refundCursor, list(payd.RefundListParams{}))
 		}

@@ -169,14 +169,8 @@ func testSettlement(t *testing.T, open func(t *testing.T) payd.Store) {
 				return page, err
 			}
 		}
-		filter := func(keep func(st *payd.Settlement) bool) []*payd.Settlement {
-			var out []*payd.Settlement
-			for _, st := range all {
-				if keep(st) {
-					out = append(out, st)
-				}
-			}
-			return newestFirst(out, settlementCursor)
+		filter := func(keep func(*payd.Settlement) bool) []*payd.Settlement {
+			return newestWhere(all, settlementCursor, keep)
 		}
 		for _, limit := range []int{0, 1, 5, 23, 100} {
 			checkPaging(t, limit, filter(func(*payd.Settlement) bool { return true }), settlementCursor, list(payd.SettlementListParams{}))

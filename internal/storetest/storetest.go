@@ -146,6 +146,18 @@ func wantDiff(t *testing.T, what string, want, got any) {
 	}
 }
 
+// newestWhere is the items keep keeps, in list order (newestFirst): what
+// a filtered list must answer.
+func newestWhere[T any](items []T, key func(T) payd.Cursor, keep func(T) bool) []T {
+	var out []T
+	for _, it := range items {
+		if keep(it) {
+			out = append(out, it)
+		}
+	}
+	return newestFirst(out, key)
+}
+
 // newestFirst sorts items as every list of the store does: created_at
 // descending, then id descending.
 func newestFirst[T any](items []T, key func(T) payd.Cursor) []T {
