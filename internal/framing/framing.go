@@ -11,9 +11,10 @@
 // connection open. So the check sits below it: Guard wraps the listener's
 // connections with a reader that follows the framing of each request on
 // the wire (request line, header names, then the body by Content-Length or
-// by chunks) and notes every head that carried both fields; the handler
-// Guard installs answers those requests with refuse and "Connection:
-// close", never reading their bodies.
+// by chunks) and notes when a head carried both fields; from then on the
+// handler Guard installs answers the connection's requests with refuse
+// and "Connection: close", never reading their bodies, so the first such
+// answer closes it.
 //
 // The watch needs the plain bytes, so it applies to listeners without TLS
 // (the deployment behind a TLS-terminating proxy, where the proxy's
@@ -25,7 +26,7 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"sync"
+	"sync/atomic"
 )
 
 // Guard installs the check on srv: it wraps srv.Handler and srv.ConnContext
@@ -44,7 +45,7 @@ func Guard(srv *http.Server, ln net.Listener, refuse http.Handler) net.Listener 
 		return ctx
 	}
 	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c, ok := r.Context().Value(connKey{}).(*conn); ok && r.ProtoMajor == 1 && c.ambiguous(r.Method, r.RequestURI) {
+		if c, ok := r.Context().Value(connKey{}).(*conn); ok && r.ProtoMajor == 1 && c.seen.Load() {
 			w.Header().Set("Connection", "close")
 			refuse.ServeHTTP(w, r)
 			return
@@ -66,35 +67,27 @@ func (l listener) Accept() (net.Conn, error) {
 	return &conn{Conn: c}, nil
 }
 
-// conn watches the requests read from its connection.
+// conn watches the requests read from its connection. Once a head with
+// both fields has been read, every request the connection still carries is
+// refused: what follows such a head is framed one way by payd and another
+// by a proxy that reads Content-Length, so none of it can be trusted, and
+// the connection closes with the first refusal. A flag, not a queue of
+// heads, so that what a connection costs stays fixed however many
+// requests it pipelines.
 type conn struct {
 	net.Conn
-	mu    sync.Mutex
-	w     watcher
-	heads []head
+	w    watcher // used by Read only: the server reads from one goroutine at a time
+	seen atomic.Bool
 }
 
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.mu.Lock()
-		c.heads = append(c.heads, c.w.feed(p[:n])...)
-		c.mu.Unlock()
-	}
-	return n, err
-}
-
-// ambiguous reports whether the request with this method and target, the
-// oldest such head not yet asked about, carried both fields. Heads the
-// server answered without a handler (OPTIONS *, say) are passed over.
-func (c *conn) ambiguous(method, target string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, h := range c.heads {
-		if h.method == method && h.target == target {
-			c.heads = c.heads[i+1:]
-			return h.both
+	if n > 0 && !c.seen.Load() {
+		for _, h := range c.w.feed(p[:n]) {
+			if h.both {
+				c.seen.Store(true)
+			}
 		}
 	}
-	return false
+	return n, err
 }
