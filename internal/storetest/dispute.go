@@ -46,12 +46,7 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		d.ProviderDisputeID, d.ReasonCode = "bank-1", "10.4"
 		mustTx(t, s, func(tx payd.Tx) error { return tx.DisputeInsert(ctx, d) })
 
-		get := func(what string, fn func(tx payd.Tx) (*payd.Dispute, error)) {
-			t.Helper()
-			var got *payd.Dispute
-			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
-			wantDiff(t, what, d, got)
-		}
+		get := func(what string, fn func(tx payd.Tx) (*payd.Dispute, error)) { t.Helper(); wantRead(t, s, what, d, fn) }
 		get("DisputeGet", func(tx payd.Tx) (*payd.Dispute, error) { return tx.DisputeGet(ctx, d.ID) })
 		get("DisputeGetForUpdate", func(tx payd.Tx) (*payd.Dispute, error) { return tx.DisputeGetForUpdate(ctx, d.ID) })
 		get("DisputeGetByProviderID", func(tx payd.Tx) (*payd.Dispute, error) {

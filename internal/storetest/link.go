@@ -36,9 +36,7 @@ func testLink(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		get := func(what string, fn func(tx payd.Tx) (*payd.PaymentLink, error)) {
 			t.Helper()
-			var got *payd.PaymentLink
-			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
-			wantDiff(t, what, l, got)
+			wantRead(t, s, what, l, fn)
 		}
 		get("PaymentLinkGet", func(tx payd.Tx) (*payd.PaymentLink, error) { return tx.PaymentLinkGet(ctx, l.ID) })
 		get("PaymentLinkGetForUpdate", func(tx payd.Tx) (*payd.PaymentLink, error) { return tx.PaymentLinkGetForUpdate(ctx, l.ID) })

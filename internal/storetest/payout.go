@@ -30,12 +30,7 @@ func testPayout(t *testing.T, open func(t *testing.T) payd.Store) {
 		po := newPayout(shop, now)
 		po.Description = "Weekly payout"
 		mustTx(t, s, func(tx payd.Tx) error { return tx.PayoutInsert(ctx, po) })
-		get := func(what string, fn func(tx payd.Tx) (*payd.Payout, error)) {
-			t.Helper()
-			var got *payd.Payout
-			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
-			wantDiff(t, what, po, got)
-		}
+		get := func(what string, fn func(tx payd.Tx) (*payd.Payout, error)) { t.Helper(); wantRead(t, s, what, po, fn) }
 		get("PayoutGet", func(tx payd.Tx) (*payd.Payout, error) { return tx.PayoutGet(ctx, po.ID) })
 		get("PayoutGetForUpdate", func(tx payd.Tx) (*payd.Payout, error) { return tx.PayoutGetForUpdate(ctx, po.ID) })
 		wantErr(t, "PayoutGet of a missing id", s.View(ctx, func(tx payd.Tx) error {

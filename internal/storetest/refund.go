@@ -39,12 +39,7 @@ func testRefund(t *testing.T, open func(t *testing.T) payd.Store) {
 		r.Reason, r.Metadata, r.FromPending, r.FeeReturned = "Товар не подошёл", map[string]string{"ticket": "77"}, 1250, 35
 		mustTx(t, s, func(tx payd.Tx) error { return tx.RefundInsert(ctx, r) })
 
-		get := func(what string, fn func(tx payd.Tx) (*payd.Refund, error)) {
-			t.Helper()
-			var got *payd.Refund
-			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
-			wantDiff(t, what, r, got)
-		}
+		get := func(what string, fn func(tx payd.Tx) (*payd.Refund, error)) { t.Helper(); wantRead(t, s, what, r, fn) }
 		get("RefundGet", func(tx payd.Tx) (*payd.Refund, error) { return tx.RefundGet(ctx, r.ID) })
 		get("RefundGetForUpdate", func(tx payd.Tx) (*payd.Refund, error) { return tx.RefundGetForUpdate(ctx, r.ID) })
 

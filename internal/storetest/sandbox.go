@@ -33,9 +33,7 @@ func testSandboxAttempt(t *testing.T, open func(t *testing.T) payd.Store) {
 		})
 		get := func(what string, want *payd.SandboxAttempt, fn func(tx payd.Tx) (*payd.SandboxAttempt, error)) {
 			t.Helper()
-			var got *payd.SandboxAttempt
-			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
-			wantDiff(t, what, want, got)
+			wantRead(t, s, what, want, fn)
 		}
 		get("SandboxAttemptGet", a, func(tx payd.Tx) (*payd.SandboxAttempt, error) { return tx.SandboxAttemptGet(ctx, a.ID) })
 		get("SandboxAttemptGetForUpdate", a, func(tx payd.Tx) (*payd.SandboxAttempt, error) {

@@ -38,9 +38,7 @@ func testSettlement(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		get := func(what string, fn func(tx payd.Tx) (*payd.Settlement, error)) {
 			t.Helper()
-			var got *payd.Settlement
-			mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
-			wantDiff(t, what, st, got)
+			wantRead(t, s, what, st, fn)
 		}
 		get("SettlementGet", func(tx payd.Tx) (*payd.Settlement, error) { return tx.SettlementGet(ctx, st.ID) })
 		get("SettlementGetForUpdate", func(tx payd.Tx) (*payd.Settlement, error) { return tx.SettlementGetForUpdate(ctx, st.ID) })

@@ -139,6 +139,15 @@ func wantDueWalk[D any](t *testing.T, name string, want []D, list func(after D, 
 	wantDiff(t, name+" two at a time", want, walked)
 }
 
+// wantRead reads through fn in a transaction and compares what it read
+// with want.
+func wantRead[T any](t *testing.T, s payd.Store, what string, want T, fn func(tx payd.Tx) (T, error)) {
+	t.Helper()
+	var got T
+	mustTx(t, s, func(tx payd.Tx) (err error) { got, err = fn(tx); return err })
+	wantDiff(t, what, want, got)
+}
+
 func wantDiff(t *testing.T, what string, want, got any) {
 	t.Helper()
 	if d := cmp.Diff(want, got); d != "" {
