@@ -268,6 +268,9 @@ func (st ShopSettings) Validate() error {
 	if err := st.validatePayoutSettings(); err != nil {
 		return err
 	}
+	if err := validateEmbedOrigins(st.EmbedOrigins); err != nil {
+		return err
+	}
 	return st.validateMoneySettings()
 }
 

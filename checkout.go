@@ -20,7 +20,7 @@ type Checkout struct {
 func (s *Service) CheckoutByToken(ctx context.Context, token string) (*Checkout, error) {
 	var c *Checkout
 	err := s.store.View(ctx, func(tx Tx) (err error) {
-		if c, err = checkoutOf(ctx, tx, token); err != nil {
+		if c, err = checkoutOf(ctx, tx, token, false); err != nil {
 			return err
 		}
 		if c.Payment.Status != PaymentPending || c.Payment.CheckoutUsed {
@@ -38,11 +38,18 @@ func (s *Service) CheckoutByToken(ctx context.Context, token string) (*Checkout,
 	return c, nil
 }
 
-func checkoutOf(ctx context.Context, tx Tx, token string) (*Checkout, error) {
+// checkoutOf finds the payment of a one-time token. embedded says which
+// page asks: a hosted page's token does not open the embedded form, nor
+// the embedded form's token the hosted page, which would serve it to any
+// page that frames nothing, or to one the shop did not allow.
+func checkoutOf(ctx context.Context, tx Tx, token string, embedded bool) (*Checkout, error) {
 	h := sha256.Sum256([]byte(token))
 	pay, err := tx.PaymentGetByCheckoutToken(ctx, h[:])
 	if err != nil {
 		return nil, notFoundAs(err, "checkout")
+	}
+	if (pay.ConfirmationType == ConfirmationEmbedded) != embedded {
+		return nil, NotFound("checkout")
 	}
 	shop, err := tx.ShopGet(ctx, pay.ShopID)
 	if err != nil {
@@ -90,14 +97,32 @@ func (s *Service) checkoutChoices(ctx context.Context, tx Tx, shop *Shop, pay *P
 // one-time token, makes the provider attempt and returns the provider's
 // page to send the payer to.
 func (s *Service) ChooseMethod(ctx context.Context, token, method string) (string, error) {
+	return s.chooseMethod(ctx, token, method, nil)
+}
+
+// embedChoice is what the embedded form adds to a choice: the origin of
+// the page that frames it, and payd's result page the provider sends the
+// payer back to inside the frame.
+type embedChoice struct {
+	origin string
+	// returnTo gives the result page of a payment id.
+	returnTo func(paymentID string) string
+}
+
+func (s *Service) chooseMethod(ctx context.Context, token, method string, embed *embedChoice) (string, error) {
 	h := sha256.Sum256([]byte(token))
 	var c *Checkout
 	err := s.store.View(ctx, func(tx Tx) (err error) {
-		c, err = checkoutOf(ctx, tx, token)
+		c, err = checkoutOf(ctx, tx, token, embed != nil)
 		return err
 	})
 	if err != nil {
 		return "", err
+	}
+	if embed != nil && c.Payment.EmbedOrigin != embed.origin {
+		// The form was opened by another page (or never opened): its post
+		// changes nothing.
+		return "", ErrEmbedOrigin
 	}
 	if c.shop.Settings.AuthorizeRequestWebhook && c.Payment.Status == PaymentPending && !c.Payment.CheckoutUsed {
 		// The pre-check runs before the transaction: the merchant has up
@@ -124,6 +149,12 @@ func (s *Service) ChooseMethod(ctx context.Context, token, method string) (strin
 		}
 		if pay.Status != PaymentPending || pay.CheckoutUsed || !s.clock.Now().Before(pay.ExpiresAt) {
 			return Errorf(CodeInvalidState, "this payment page was already used or the payment is closed")
+		}
+		if embed != nil {
+			if pay.EmbedOrigin != embed.origin {
+				return ErrEmbedOrigin
+			}
+			pay.payerReturn = embed.returnTo(pay.ID)
 		}
 		shop, err := tx.ShopGet(ctx, pay.ShopID)
 		if err != nil {

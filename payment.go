@@ -140,6 +140,10 @@ type Payment struct {
 	// token itself is only in the create answer's confirmation_url.
 	CheckoutTokenHash []byte `json:"checkout_token_hash,omitempty"`
 	CheckoutUsed      bool   `json:"checkout_used,omitempty"`
+	// EmbedOrigin is the origin of the merchant page the embedded form was
+	// first opened in: the first load binds the token to it, and every
+	// later page of the payment may be framed by that origin alone.
+	EmbedOrigin string `json:"embed_origin,omitempty"`
 
 	MerchantDisplayName string `json:"merchant_display_name"`
 	StatementDescriptor string `json:"statement_descriptor,omitempty"`
@@ -183,6 +187,9 @@ type Payment struct {
 
 	// redirect is where the payer goes after choosing a method (not stored).
 	redirect string
+	// payerReturn, when set, is where the provider sends the payer back
+	// instead of ReturnURL: the embedded form's result page (not stored).
+	payerReturn string
 }
 
 // Attempt is one try at one provider.
@@ -204,11 +211,14 @@ func (p *Payment) amount(minor int64) money.Amount { return money.New(minor, p.A
 
 // confirmationJSON is the contract's Confirmation object.
 type confirmationJSON struct {
-	Type             string     `json:"type"`
-	ConfirmationURL  string     `json:"confirmation_url,omitempty"`
-	ConfirmationData string     `json:"confirmation_data,omitempty"`
-	ReturnURL        string     `json:"return_url,omitempty"`
-	ExpiresAt        *time.Time `json:"expires_at,omitempty"`
+	Type            string `json:"type"`
+	ConfirmationURL string `json:"confirmation_url,omitempty"`
+	// ConfirmationToken is the embedded form's one-time token, given only
+	// in the create answer, as ConfirmationURL.
+	ConfirmationToken string     `json:"confirmation_token,omitempty"`
+	ConfirmationData  string     `json:"confirmation_data,omitempty"`
+	ReturnURL         string     `json:"return_url,omitempty"`
+	ExpiresAt         *time.Time `json:"expires_at,omitempty"`
 }
 
 // PaymentJSON is the contract's Payment object.

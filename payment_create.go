@@ -116,7 +116,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 			if err := s.insertLinkPayment(ctx, tx, origin, pay); err != nil {
 				return 0, nil, err
 			}
-		} else if pay.ConfirmationType == ConfirmationRedirect {
+		} else if pay.ConfirmationType != ConfirmationQR {
 			// Nothing below reads or changes the row, so it may go to
 			// the database with the commit; a taken order id then comes
 			// back as ErrOrderIDTaken (orderIDTaken).
@@ -133,7 +133,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 		}
 		// No expiry job: the periodic sweep (ExpireDuePayments) finds the
 		// payment by its expires_at.
-		confirmationURL := ""
+		confirmationURL, confirmationToken := "", ""
 		shop := p.Shop
 		if pay.ConfirmationType == ConfirmationQR {
 			// The attempt starts now, so the pre-check setting is read
@@ -158,10 +158,14 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 			if err := tx.PaymentUpdate(ctx, pay); err != nil {
 				return 0, nil, err
 			}
+		case pay.ConfirmationType == ConfirmationEmbedded:
+			confirmationToken = token
 		default:
 			confirmationURL = s.publicURL + s.paths.Checkout + token
 		}
-		return OutcomeCreated, pay.View(confirmationURL), nil
+		v := pay.View(confirmationURL)
+		v.Confirmation.ConfirmationToken = confirmationToken
+		return OutcomeCreated, v, nil
 	})
 	return resp, s.orderIDTaken(ctx, p, in.OrderID, err)
 }
@@ -204,7 +208,9 @@ func (s *Service) checkPaymentCreate(p *Principal, in *PaymentCreate, now time.T
 	switch in.ConfirmationType {
 	case ConfirmationRedirect, ConfirmationQR:
 	case ConfirmationEmbedded:
-		return Errorf(CodeNotImplemented, "not implemented in this build: embedded confirmation arrives in stage M5")
+		if s.stage < StageM5 {
+			return Errorf(CodeNotImplemented, "not implemented at this stage: embedded confirmation arrives in stage M5")
+		}
 	default:
 		return Invalid("confirmation.type", "confirmation.type must be redirect, qr or embedded")
 	}
@@ -374,6 +380,12 @@ func (s *Service) newPayment(p *Principal, in *PaymentCreate, now time.Time) (*P
 	tokenRaw := make([]byte, 24)
 	rand.Read(tokenRaw)
 	token := base64.RawURLEncoding.EncodeToString(tokenRaw)
+	if in.ConfirmationType == ConfirmationEmbedded {
+		// The widget's token is handed to the merchant's page as it is;
+		// its prefix tells it apart from other secrets in a log or a
+		// support question. Only its hash is stored, as the checkout's.
+		token = EmbedTokenPrefix + token
+	}
 	hash := sha256.Sum256([]byte(token))
 	return &Payment{
 		ID: s.ids.New(PrefixPayment, now), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,

@@ -24,6 +24,16 @@ type AttemptRequest struct {
 	// provider so that an attempt whose answer was lost (a timeout) can be
 	// found again by a status query.
 	Reference string
+	// ReturnURL is where the provider's pages send the payer when they
+	// are done: the merchant's return_url, or for an embedded payment
+	// payd's own result page inside the frame. Empty: the provider's own
+	// closing page.
+	ReturnURL string
+	// FrameOrigin is, for an embedded payment, the origin of the merchant
+	// page that frames the payer's pages. A provider whose pages may be
+	// framed lets this origin, and no other, frame them; one whose pages
+	// may not be framed ignores it.
+	FrameOrigin string
 }
 
 // AttemptReference names the attempt of a payment at a cascade position.
@@ -204,7 +214,8 @@ func (s *Service) startAttempt(ctx context.Context, tx Tx, shop *Shop, pay *Paym
 			continue
 		}
 		ref := AttemptReference(pay.ID, i)
-		res, err := pr.CreateAttempt(ctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i, Reference: ref})
+		res, err := pr.CreateAttempt(ctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i, Reference: ref,
+			ReturnURL: pay.payerReturnURL(), FrameOrigin: pay.EmbedOrigin})
 		if errors.Is(err, ErrProviderTimeout) {
 			pay.Attempts = append(pay.Attempts, Attempt{Provider: name, Method: method, Result: "timeout", At: now})
 			if err := s.jobs.Enqueue(ctx, tx, ProviderStatusArgs{PaymentID: pay.ID, Provider: name, Reference: ref}, now.Add(30*time.Second)); err != nil {

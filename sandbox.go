@@ -38,6 +38,9 @@ type SandboxAttempt struct {
 	// LastNotification is kept to send it again (duplicate_webhook).
 	LastNotification []byte `json:"last_notification,omitempty"`
 	ReturnURL        string `json:"return_url,omitempty"`
+	// FrameOrigin is the origin of the merchant page that frames the
+	// bank's pages of an embedded payment; empty: they are never framed.
+	FrameOrigin string `json:"frame_origin,omitempty"`
 	// Locale is the payment's confirmation.locale, the language of the
 	// bank's pages; empty leaves it to the payer's browser and the region.
 	Locale    string    `json:"locale,omitempty"`

@@ -120,6 +120,10 @@ type ShopSettings struct {
 	PayoutFees []PayoutFee `json:"payout_fees,omitempty"`
 	// PayoutRanges override the amount range of one payout per currency.
 	PayoutRanges map[money.Currency]Range `json:"payout_ranges,omitempty"`
+	// EmbedOrigins are the origins of the merchant's pages that may frame
+	// the shop's embedded payment form (docs/embedded.md), serialized as
+	// browsers write them; empty lets no page embed it.
+	EmbedOrigins []string `json:"embed_origins,omitempty"`
 }
 
 // ReserveFor returns the reserve rule of currency c (zero when none).

@@ -22,6 +22,21 @@ func QR() ConfirmationRequest {
 	return c
 }
 
+// Embedded is the confirmation of a payment paid in the form payd's
+// widget frames inside the merchant's own page (stage M5): the payment's
+// Confirmation.ConfirmationToken, given only by the create call, is what
+// the page passes to the widget (docs/embedded.md). returnURL, when not
+// empty, is offered to the payer on the form's result page.
+func Embedded(returnURL string) ConfirmationRequest {
+	var c ConfirmationRequest
+	e := ConfirmationRequestEmbedded{}
+	if returnURL != "" {
+		e.ReturnURL = &returnURL
+	}
+	_ = c.FromConfirmationRequestEmbedded(e)
+	return c
+}
+
 // Amt is an amount of currency, value written with its decimals as the
 // contract wants them: client.Amt("1500.00", client.RUB).
 func Amt(value string, currency Currency) Amount { return Amount{Value: value, Currency: currency} }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -498,4 +499,37 @@ func TestSimulateThenWait(t *testing.T) {
 			t.Fatalf("wait for a payment that stays pending: %+v, %v", last, err)
 		}
 	})
+}
+
+// TestEmbeddedConfirmation: an embedded payment's create answer carries
+// the widget's one-time token, and a later read does not; below stage M5
+// the same request is refused as not implemented, naming the stage.
+func TestEmbeddedConfirmation(t *testing.T) {
+	t.Parallel()
+	b := paydtest.Backends(t)[0]
+	ctx := context.Background()
+	_, _, c := start(t, b, nil, payd.StageM5)
+	p, err := c.CreatePayment(ctx, newPayment("100.00", client.Embedded("https://shop.example.com/return")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Confirmation == nil || p.Confirmation.Type != client.ConfirmationTypeEmbedded ||
+		p.Confirmation.ConfirmationToken == nil || !strings.HasPrefix(*p.Confirmation.ConfirmationToken, payd.EmbedTokenPrefix) ||
+		p.Confirmation.ConfirmationURL != nil {
+		t.Fatalf("embedded payment confirmation = %+v", p.Confirmation)
+	}
+	got, err := c.GetPayment(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Confirmation == nil || got.Confirmation.ConfirmationToken != nil {
+		t.Fatalf("GET shows the confirmation token: %+v", got.Confirmation)
+	}
+
+	_, _, v1 := start(t, b, nil, payd.StageM1)
+	_, err = v1.CreatePayment(ctx, newPayment("100.00", client.Embedded("")))
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.Code != client.ErrorCodeNotImplemented || !strings.Contains(apiErr.Description, "M5") {
+		t.Fatalf("below M5: %v, want not_implemented naming stage M5", err)
+	}
 }

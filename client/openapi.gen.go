@@ -5458,6 +5458,9 @@ type Confirmation struct {
 	// ConfirmationData For QR, the QR data; in the sandbox, an address.
 	ConfirmationData *string `json:"confirmation_data,omitempty"`
 
+	// ConfirmationToken For `embedded` (stage M5), the one-time token the widget opens the payment form with. Bound to the payment and expiring with it; the first load of the form spends it. Returned only in the response that creates the payment; never recoverable by a later GET.
+	ConfirmationToken *string `json:"confirmation_token,omitempty"`
+
 	// ConfirmationURL Hosted page address with a one-time token. Returned only in the response that creates the payment; never recoverable by a later GET.
 	ConfirmationURL *string          `json:"confirmation_url,omitempty"`
 	ExpiresAt       *time.Time       `json:"expires_at,omitempty"`
@@ -5478,9 +5481,16 @@ type ConfirmationRequest struct {
 	union json.RawMessage
 }
 
-// ConfirmationRequestEmbedded Embedded checkout widget (stage M5). Its further fields are not published yet.
+// ConfirmationRequestEmbedded The payment form inside the merchant's own page (stage M5): the response's `confirmation_token` is handed to payd's widget (`/embed/v1/payd.js`), which frames the form on a page whose origin the shop allows (docs/embedded.md). `return_url`, when given, is offered to the payer on the form's result page.
 type ConfirmationRequestEmbedded struct {
-	Type ConfirmationRequestEmbeddedType `json:"type"`
+	// Locale Language of the payer's pages (hosted page, bank and 3-D Secure pages, QR payment app): `ru`, `kk` or `en`, alone or with a two-letter region in upper case joined by `-` or `_` (`ru-RU`, `ru_RU`, `kk_KZ`, `en-US`); the region changes nothing. Left out or empty, the pages follow the payer's browser (`Accept-Language`), else the shop's region (`ru` → Russian, `kz` → Kazakh). Any other value gives `400 invalid_request` with `parameter` `confirmation.locale`.
+	//
+	// Examples: ru, kk, en, ru_RU, kk-KZ
+	Locale *ConfirmationLocale `json:"locale,omitempty"`
+
+	// ReturnURL https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
+	ReturnURL *ReturnURL                      `json:"return_url,omitempty"`
+	Type      ConfirmationRequestEmbeddedType `json:"type"`
 }
 
 // ConfirmationRequestEmbeddedType defines model for ConfirmationRequestEmbedded.Type.
@@ -8596,7 +8606,7 @@ type ClientInterface interface {
 	//
 	// Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 	//
-	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8607,7 +8617,7 @@ type ClientInterface interface {
 	//
 	// Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 	//
-	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9183,7 +9193,7 @@ func (c *RawClient) ListPayments(ctx context.Context, params *ListPaymentsParams
 //
 // Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 //
-// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9204,7 +9214,7 @@ func (c *RawClient) CreatePaymentWithBody(ctx context.Context, params *CreatePay
 //
 // Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 //
-// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12154,7 +12164,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 	//
-	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12165,7 +12175,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 	//
-	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+	// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18779,7 +18789,7 @@ func (c *ClientWithResponses) ListPaymentsWithResponse(ctx context.Context, para
 //
 // Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 //
-// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18796,7 +18806,7 @@ func (c *ClientWithResponses) CreatePaymentWithBodyWithResponse(ctx context.Cont
 //
 // Creates a payment in `pending`. The `confirmation.confirmation_url` of the hosted page is returned only in this response and cannot be recovered later. A replay with the same `Idempotency-Key` and body returns the original payment with status `200`.
 //
-// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded`, which arrives in stage M5.
+// Errors: `400 invalid_request` (with `parameter`, including forbidden `confirmation.return_url`); `409 duplicate_order_id` (the existing payment id is in `description`), `idempotency_conflict`, `idempotency_in_progress`; `422 amount_limit`, `limits_exceeded`, `method_unavailable`, `payments_suspended`, `receipt_invalid` (any non-empty `receipt` in this build), `shop_not_live`; `501 not_implemented` for `confirmation.type` `embedded` when the service runs below stage M5 (the embedded confirmation is stage M5: its `confirmation_token` opens the payment form inside the merchant's page, docs/embedded.md).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

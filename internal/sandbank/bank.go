@@ -64,7 +64,7 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 		Reference: req.Reference,
 		Method:    req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
 		Region: p.Region, Outcome: pl.Outcome, DeclineCode: pl.DeclineCode, DelaySeconds: pl.Delay,
-		State: stateCreated, ReturnURL: p.ReturnURL, Locale: p.Locale, CreatedAt: now,
+		State: stateCreated, ReturnURL: req.ReturnURL, FrameOrigin: req.FrameOrigin, Locale: p.Locale, CreatedAt: now,
 		MerchantDisplayName: p.MerchantDisplayName, Description: p.Description,
 	}
 	if pl.Outcome == OutcomeProviderTimeout && req.Candidate == 0 {

@@ -59,10 +59,16 @@ type view struct {
 	// Action is where the page's form goes: the page itself.
 	Action  string
 	Attempt *payd.SandboxAttempt
+	// Frame is the origin of the merchant page that frames the page (an
+	// embedded payment's); the page then loads webpage.FrameScript.
+	Frame string
 }
 
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
-	webpage.SetHeaders(w.Header())
+	if v.Attempt != nil {
+		v.Frame = v.Attempt.FrameOrigin
+	}
+	webpage.SetFramedHeaders(w.Header(), v.Frame)
 	w.WriteHeader(status)
 	if err := pages.ExecuteTemplate(w, name, v); err != nil {
 		p.log.Error("render sandbox page", "err", err.Error())
@@ -72,7 +78,13 @@ func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
 // message renders a page with a title and a message, both keys of the
 // pages' catalogue (internal/webpage/messages.go), in the language of l.
 func (p *Pages) message(w http.ResponseWriter, status int, l webpage.Locale, title, msg, next string) {
-	p.render(w, status, "message.html", view{L: l, Title: l.T(title), Message: l.T(msg), Next: next})
+	p.messageOf(w, status, nil, l, title, msg, next)
+}
+
+// messageOf is message on a page of attempt a, which is framed where a's
+// pages are (an embedded payment's); a may be nil.
+func (p *Pages) messageOf(w http.ResponseWriter, status int, a *payd.SandboxAttempt, l webpage.Locale, title, msg, next string) {
+	p.render(w, status, "message.html", view{L: l, Title: l.T(title), Message: l.T(msg), Next: next, Attempt: a})
 }
 
 // locale is the language of a's pages: the payment's confirmation.locale,
@@ -131,7 +143,7 @@ func (p *Pages) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) alreadyProcessed(w http.ResponseWriter, r *http.Request, a *payd.SandboxAttempt) {
-	p.message(w, http.StatusConflict, locale(r, a), "Already processed", "This operation was already processed; nothing was changed.", next(a))
+	p.messageOf(w, http.StatusConflict, a, locale(r, a), "Already processed", "This operation was already processed; nothing was changed.", next(a))
 }
 
 // formExpired answers a form whose token does not match.
@@ -164,7 +176,7 @@ func (p *Pages) payPage(method, page, title string) http.HandlerFunc {
 		}
 		l := locale(r, a)
 		if a.State != stateCreated {
-			p.message(w, http.StatusOK, l, "Already processed", "The bank has already decided on this payment.", next(a))
+			p.messageOf(w, http.StatusOK, a, l, "Already processed", "The bank has already decided on this payment.", next(a))
 			return
 		}
 		p.render(w, http.StatusOK, page, view{L: l, Title: l.T(title), Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: p.csrf(a.ID), Action: r.URL.Path})
@@ -202,7 +214,7 @@ func (p *Pages) finish(w http.ResponseWriter, r *http.Request, a *payd.SandboxAt
 		p.notFound(w, r)
 	case err != nil:
 		p.log.Error("sandbox decision", "err", err.Error())
-		p.message(w, http.StatusInternalServerError, locale(r, a), "Error", "The sandbox bank could not process this; try again.", "")
+		p.messageOf(w, http.StatusInternalServerError, a, locale(r, a), "Error", "The sandbox bank could not process this; try again.", "")
 	default:
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	}
@@ -263,7 +275,7 @@ func (p *Pages) threeDSPage(w http.ResponseWriter, r *http.Request) {
 	}
 	l := locale(r, a)
 	if a.State != stateCreated || a.ThreeDSUsed {
-		p.message(w, http.StatusOK, l, "Already processed", "The bank has already decided on this payment.", next(a))
+		p.messageOf(w, http.StatusOK, a, l, "Already processed", "The bank has already decided on this payment.", next(a))
 		return
 	}
 	p.render(w, http.StatusOK, "3ds.html", view{L: l, Title: "3-D Secure", Attempt: a, Amount: l.Amount(a.Amount, a.Currency), CSRF: p.csrf(a.ID)})
@@ -314,7 +326,7 @@ func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	p.message(w, http.StatusOK, locale(r, a), "Done", "The sandbox bank has your answer. You can close this page.", "")
+	p.messageOf(w, http.StatusOK, a, locale(r, a), "Done", "The sandbox bank has your answer. You can close this page.", "")
 }
 
 // qrSubmit takes the payer's answer in the banking app of a QR method:

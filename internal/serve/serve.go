@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd/internal/checkout"
+	"github.com/paydhq/payd/internal/embed"
 	"github.com/paydhq/payd/internal/linkpage"
 	"github.com/paydhq/payd/internal/sandbank"
 	"github.com/paydhq/payd/internal/sandpayout"
@@ -306,6 +307,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	bankPages := sandbank.NewPages(in.Store, k.forms, in.log, in.banks...)
 	checkoutPages := checkout.New(in.Service, k.forms, in.log)
 	linkPages := linkpage.New(in.Service, k.forms, in.log, limiter, source.Addr)
+	embedPages := embed.New(in.Service, k.forms, cfg.PublicURL, in.log)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
@@ -318,6 +320,8 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 			// unknown, like any other.
 			if cfg.Stage >= payd.StageM5 {
 				linkPages.Register(mux)
+				// The embedded confirmation's widget and form.
+				embedPages.Register(mux)
 			}
 		},
 	})

@@ -13,7 +13,7 @@ import (
 )
 
 // pageDirs are the packages that render the payer's pages.
-var pageDirs = []string{"../checkout", "../sandbank", "../linkpage"}
+var pageDirs = []string{"../checkout", "../sandbank", "../linkpage", "../embed"}
 
 // templateKey finds the texts a template asks the catalogue for.
 var templateKey = regexp.MustCompile(`\.L\.T "((?:[^"\\]|\\.)*)"`)
