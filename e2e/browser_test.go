@@ -67,7 +67,8 @@ type tab struct {
 // browser of its own (it starts in well under a second) with a fresh
 // profile, so no cookie or page state crosses tests. The browser trusts
 // the self-signed certificate of trusted, the test's return page, by its
-// public key alone; every other certificate is still verified.
+// public key alone (nil: none); every other certificate is still
+// verified.
 func startBrowser(t *testing.T, trusted *httptest.Server) *tab {
 	t.Helper()
 	execPath := chromiumPath(t)
@@ -85,19 +86,22 @@ func startBrowser(t *testing.T, trusted *httptest.Server) *tab {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		// Every page is on 127.0.0.1; a proxy from the environment must
-		// not stand in between.
+		// Every page is on loopback (127.0.0.1, and 127.0.0.2 for a
+		// merchant page of another origin); a proxy from the environment
+		// must not stand in between.
 		chromedp.Flag("no-proxy-server", true),
 		// /dev/shm is small in containers.
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
+	}
+	if trusted != nil {
 		// Trusting a self-signed certificate is acceptable only in a test:
 		// the key belongs to the httptest server this test started, lives
 		// only as long as the test, and the browser never leaves
 		// 127.0.0.1. Pinning that one key (rather than
 		// --ignore-certificate-errors) keeps certificate checks on for
 		// anything else the browser might load.
-		chromedp.Flag("ignore-certificate-errors-spki-list", spkiHash(trusted.Certificate())),
+		opts = append(opts, chromedp.Flag("ignore-certificate-errors-spki-list", spkiHash(trusted.Certificate())))
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
