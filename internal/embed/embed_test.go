@@ -260,6 +260,34 @@ func TestEmbeddedForm(t *testing.T) {
 				t.Fatalf("result of a decline:\n%s", res.body)
 			}
 		})
+
+		t.Run("SimulateAsRedirect", func(t *testing.T) {
+			// Before the payer chose a method there is no attempt to
+			// decide, as for a redirect; after, simulate decides it.
+			id, token := b.create(t, "100.00")
+			b.api.Post("/v1/test/payments/"+id+"/simulate", "embed-sim-1-"+id, map[string]any{"outcome": "succeed"}).
+				ExpectError(t, 422, payd.CodeInvalidState, "")
+			p := b.frame(t, token, shopOrigin, nil)
+			formURL := b.env.API.URL + embed.PayPath + token + "?origin=" + url.QueryEscape(shopOrigin)
+			b.post(t, formURL, url.Values{"csrf": {csrfRE.FindStringSubmatch(p.body)[1]}, "method": {"bank_card"}})
+			b.api.Post("/v1/test/payments/"+id+"/simulate", "embed-sim-2-"+id, map[string]any{"outcome": "succeed"}).Expect(t, 202)
+			b.api.WaitStatus(id, "succeeded")
+		})
+
+		// Last: it moves the service's clock.
+		t.Run("ErrEmbedClosedWhenExpired", func(t *testing.T) {
+			_, token := b.create(t, "100.00")
+			b.env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 25 * 3600}).Expect(t, 200)
+			p := b.frame(t, token, shopOrigin, nil)
+			if strings.Contains(p.body, "method-") || !strings.Contains(p.body, `data-event="closed"`) ||
+				!strings.Contains(p.body, `data-reason="payment_closed"`) || framedBy(p) != shopOrigin {
+				t.Fatalf("expired payment's form: %d\n%s", p.status, p.body)
+			}
+			// Its token was not spent either: it is simply closed.
+			if p := b.frame(t, token, shopOrigin, nil); !strings.Contains(p.body, `data-reason="payment_closed"`) {
+				t.Fatalf("second load of an expired payment: %d", p.status)
+			}
+		})
 	})
 }
 
@@ -302,5 +330,48 @@ func TestBelowM5(t *testing.T) {
 	r.ExpectError(t, 501, payd.CodeNotImplemented, "")
 	if !strings.Contains(r.JSON(t)["description"].(string), "M5") {
 		t.Errorf("501 does not name the stage: %s", r.Body)
+	}
+}
+
+// TestLanguageAndMethodsOfTheRegion: a kz shop's form offers the kz QR
+// method and speaks Kazakh by default; the widget's locale option chooses
+// the language when the payment has none, and the payment's own locale
+// wins over it.
+func TestLanguageAndMethodsOfTheRegion(t *testing.T) {
+	t.Parallel()
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Stage: payd.StageM5})
+	shop := env.NewShop(payd.RegionKZ, "")
+	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"embed_origins": []string{shopOrigin}}).Expect(t, 200)
+	b := &bundle{env: env, api: env.As(shop, false), client: http.DefaultClient}
+	create := func(locale string) string {
+		conf := map[string]any{"type": "embedded"}
+		if locale != "" {
+			conf["locale"] = locale
+		}
+		n := seq.Add(1)
+		p := b.api.Post("/v1/payments", fmt.Sprintf("embed-kz-%d", n), map[string]any{
+			"amount": map[string]any{"value": "5000.00", "currency": "KZT"}, "order_id": fmt.Sprintf("embed-kz-%d", n),
+			"confirmation": conf,
+		}).Expect(t, 201).JSON(t)
+		return p["confirmation"].(map[string]any)["confirmation_token"].(string)
+	}
+	for _, tc := range []struct {
+		name, locale, lang, want string
+	}{
+		{"RegionDefault", "", "", `<html lang="kk">`},
+		{"WidgetOption", "", "ru", `<html lang="ru">`},
+		{"PaymentLocaleWins", "en", "ru", `<html lang="en">`},
+	} {
+		token := create(tc.locale)
+		u := b.env.API.URL + embed.PayPath + token + "?origin=" + url.QueryEscape(shopOrigin)
+		if tc.lang != "" {
+			u += "&lang=" + tc.lang
+		}
+		req := mustGet(u)
+		req.Header.Set("Sec-Fetch-Dest", "iframe")
+		p := b.do(t, req)
+		if p.status != 200 || !strings.Contains(p.body, tc.want) || !strings.Contains(p.body, `id="method-kz_qr"`) {
+			t.Errorf("%s: %d, want %s and the kz QR method\n%s", tc.name, p.status, tc.want, p.body)
+		}
 	}
 }
