@@ -26,8 +26,10 @@ var attemptPaths = map[string]string{
 	// only for a shop without the pre-check; a shop with it gets a
 	// QRAttemptArgs job instead. (A link's payment is always a redirect.)
 	"payd.createPayment → startAttempt": "no pre-check",
-	// The hosted page: authorizeRequest before the attempt transaction.
-	"payd.ChooseMethod → startAttempt": "asks",
+	// The hosted page and the embedded form (ChooseMethod,
+	// ChooseEmbeddedMethod): authorizeRequest before the attempt
+	// transaction.
+	"payd.chooseMethod → startAttempt": "asks",
 	// The QR job: authorizeRequest before the attempt transaction.
 	"payd.StartQRAttempt → startAttempt": "asks",
 }
