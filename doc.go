@@ -36,7 +36,7 @@
 //   - Payment links (stage M5): link.go, link_create.go, link_state.go, link_pay.go (the hosted page's payment)
 //   - Payouts (stage M5): payout.go, payout_create.go, payout_status.go, payout_destination.go, payout_provider.go
 //   - Payment methods: method.go; Shop: shop.go, shopview.go; merchants: merchant.go; stages: stage.go
-//   - Hosted checkout: checkout.go; sandbox (simulate, the bank's attempts): sandbox.go
+//   - Hosted checkout: checkout.go; the embedded form (stage M5): embed.go; sandbox (simulate, the bank's attempts): sandbox.go
 //
 // Authentication, events and webhooks:
 //   - Keys and Basic authentication: key.go, auth.go, auth_cache.go

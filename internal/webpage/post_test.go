@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/paydhq/payd/internal/checkout"
+	"github.com/paydhq/payd/internal/embed"
 	"github.com/paydhq/payd/internal/linkpage"
 	"github.com/paydhq/payd/internal/sandbank"
 	"github.com/paydhq/payd/internal/webpage"
@@ -112,10 +113,12 @@ func TestPayerPagesReadBoundedForms(t *testing.T) {
 	checkout.New(nil, key, log).Register(mux)
 	sandbank.NewPages(nil, key, log).Register(mux)
 	linkpage.New(nil, key, log, nil, nil).Register(mux)
+	embed.New(nil, key, "", log).Register(mux)
 	const attempt = "sbx_00000000000000000000000000"
 	routes := []string{
 		"/links/pl_00000000000000000000000000",
 		"/checkout/ct_unknown",
+		embed.PayPath + "ct_unknown?origin=https%3A%2F%2Fshop.example.com",
 		"/sandbox/bank/" + attempt,
 		"/sandbox/bank/" + attempt + "/3ds",
 		"/sandbox/sbp/" + attempt,
