@@ -145,6 +145,39 @@ func TestEmbeddedForm(t *testing.T) {
 			}
 		})
 
+		t.Run("OneOfConcurrentLoads", func(t *testing.T) {
+			// Loads racing for one token: the payment's row lock lets one
+			// bind it, and the others find it bound.
+			_, token := b.create(t, "100.00")
+			statuses := make(chan int, 6)
+			for range cap(statuses) {
+				go func() {
+					req, _ := http.NewRequest("GET", b.env.API.URL+embed.PayPath+token+"?origin="+url.QueryEscape(shopOrigin), nil)
+					req.Header.Set("Sec-Fetch-Dest", "iframe")
+					resp, err := b.client.Do(req)
+					if err != nil {
+						statuses <- 0
+						return
+					}
+					resp.Body.Close()
+					statuses <- resp.StatusCode
+				}()
+			}
+			shown := 0
+			for range cap(statuses) {
+				switch s := <-statuses; s {
+				case 200:
+					shown++
+				case http.StatusConflict:
+				default:
+					t.Errorf("a racing load got %d", s)
+				}
+			}
+			if shown != 1 {
+				t.Fatalf("%d loads showed the form, want 1", shown)
+			}
+		})
+
 		t.Run("ErrEmbedOrigin", func(t *testing.T) {
 			_, token := b.create(t, "100.00")
 			p := b.frame(t, token, otherOrigin, nil)
