@@ -408,3 +408,34 @@ func TestLanguageAndMethodsOfTheRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestLivePaymentTakesHTTPSOriginsOnly: a shop may list a local origin for
+// its developers, but a live payment's form opens only on its https
+// origins; a test payment opens on both.
+func TestLivePaymentTakesHTTPSOriginsOnly(t *testing.T) {
+	t.Parallel()
+	const local = "http://localhost:3000"
+	bank := paydtest.NewLiveProvider("acquirer")
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Stage: payd.StageM5, LiveProviders: []payd.Provider{bank}})
+	shop := env.NewShop(payd.RegionRU, "")
+	env.AdminDo("POST", "/admin/v1/shops/"+shop.ID+"/activate", nil).Expect(t, 200)
+	env.AdminDo("PUT", "/admin/v1/provider-routes", map[string]any{
+		"region": "ru", "method": payd.MethodBankCard, "currency": "RUB", "providers": []string{"acquirer"}}).Expect(t, 200)
+	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"embed_origins": []string{shopOrigin, local}}).Expect(t, 200)
+	for _, tc := range []struct {
+		name   string
+		live   bool
+		origin string
+		status int
+	}{
+		{"LiveHTTPS", true, shopOrigin, 200},
+		{"ErrLiveLocal", true, local, http.StatusForbidden},
+		{"TestLocal", false, local, 200},
+	} {
+		b := &bundle{env: env, api: env.As(shop, tc.live), client: http.DefaultClient}
+		_, token := b.create(t, "100.00")
+		if p := b.frame(t, token, tc.origin, nil); p.status != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, p.status, tc.status)
+		}
+	}
+}
