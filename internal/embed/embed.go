@@ -278,8 +278,9 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 // result is where the provider sends the payer back inside the frame: it
 // shows the payment's outcome and reports it to the page (success for a
 // payment that succeeded or waits for capture, failure for a canceled
-// one). While the bank's answer is still on its way it looks again every
-// two seconds.
+// one, closed when the payer left the bank's page: left=1, which the
+// sandbox bank adds for a framed attempt). While the bank's answer is
+// still on its way it looks again every two seconds.
 func (h *Handler) result(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !h.done.Verify(r.PathValue("sig"), id) {
@@ -305,6 +306,12 @@ func (h *Handler) result(w http.ResponseWriter, r *http.Request) {
 			v.Reason = pay.Cancellation.Reason
 		}
 	default:
+		if r.URL.Query().Get("left") == "1" {
+			// The payer left the bank's page without deciding: no answer
+			// is coming, and the payment closes at its expiry.
+			v.Title, v.Message, v.Event, v.Reason = l.T("Payment not made"), l.T("You left the bank's page. Return to the shop to try again."), "closed", "payer_left"
+			break
+		}
 		v.Title, v.Message, v.Waiting = l.T("Waiting for the bank"), l.T("The bank is confirming the payment; this page updates by itself."), true
 	}
 	h.render(w, http.StatusOK, v)

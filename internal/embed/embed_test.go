@@ -294,6 +294,28 @@ func TestEmbeddedForm(t *testing.T) {
 			}
 		})
 
+		t.Run("LeaveReportsClosed", func(t *testing.T) {
+			id, token := b.create(t, "100.00")
+			formURL := b.env.API.URL + embed.PayPath + token + "?origin=" + url.QueryEscape(shopOrigin)
+			p := b.frame(t, token, shopOrigin, nil)
+			r := b.post(t, formURL, url.Values{"csrf": {csrfRE.FindStringSubmatch(p.body)[1]}, "method": {"bank_card"}})
+			left := b.do(t, mustGet(r.header.Get("Location")+"/leave"))
+			loc := left.header.Get("Location")
+			if left.status != http.StatusSeeOther || !strings.HasPrefix(loc, b.env.API.URL+embed.DonePath+id+"/") {
+				t.Fatalf("leave: %d %s", left.status, loc)
+			}
+			res := b.do(t, mustGet(loc))
+			if !strings.Contains(res.body, `data-event="closed"`) || !strings.Contains(res.body, `data-reason="payer_left"`) ||
+				strings.Contains(res.body, `http-equiv="refresh"`) {
+				t.Fatalf("result after leaving the bank:\n%s", res.body)
+			}
+			// Without leaving, a payment still pending waits for the bank.
+			res = b.do(t, mustGet(strings.TrimSuffix(loc, "?left=1")))
+			if strings.Contains(res.body, "data-event") || !strings.Contains(res.body, `http-equiv="refresh"`) {
+				t.Fatalf("result of a pending payment:\n%s", res.body)
+			}
+		})
+
 		t.Run("SimulateAsRedirect", func(t *testing.T) {
 			// Before the payer chose a method there is no attempt to
 			// decide, as for a redirect; after, simulate decides it.

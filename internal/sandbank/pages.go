@@ -317,7 +317,15 @@ func (p *Pages) leave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// No outcome: the payment closes by its own expiry.
-	http.Redirect(w, r, next(a), http.StatusSeeOther)
+	to := next(a)
+	if a.FrameOrigin != "" {
+		// Inside an embedded form the return page is payd's result
+		// page, which then tells the merchant's page the payer left
+		// (docs/embedded.md) instead of waiting for an answer that is
+		// not coming.
+		to += "?left=1"
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (p *Pages) done(w http.ResponseWriter, r *http.Request) {
