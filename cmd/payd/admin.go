@@ -51,10 +51,11 @@ var adminSections = []struct{ name, text string }{
   shops update changes only the settings it names. --set is repeatable and
   applies after --settings. A --set value that is valid JSON (a number,
   true/false, null, an array, a quoted string) is sent as that JSON, anything
-  else as a string; ip_allowlist and methods_disabled always take a
-  comma-separated list. key=null restores the default. Settings:
+  else as a string; ip_allowlist, methods_disabled and embed_origins always
+  take a comma-separated list. key=null restores the default. Settings:
     requests_per_minute, payments_per_minute, payment_lifetime_seconds (numbers)
-    ip_allowlist, methods_disabled (lists)
+    ip_allowlist, methods_disabled, embed_origins (lists; embed_origins are
+      the origins whose pages may frame the embedded payment form, stage M5)
     display_name, statement_name (strings)
     authorize_request_webhook, authorize_request_default_allow (true/false)
   Example:

@@ -188,7 +188,7 @@ func (a *adminCLI) show(method, path string, body any, kind answerKind) error {
 // listSettings are the ShopSettings fields that hold lists; their --set
 // values are comma-separated rather than JSON, since an IP allowlist is
 // awkward to quote as a JSON array in a shell.
-var listSettings = map[string]bool{"ip_allowlist": true, "methods_disabled": true}
+var listSettings = map[string]bool{"ip_allowlist": true, "methods_disabled": true, "embed_origins": true}
 
 // settingsPatch builds the PATCH body of shops update: the --settings
 // object, then each --set over it.

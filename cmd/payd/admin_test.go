@@ -203,6 +203,7 @@ func TestAdminSettingValue(t *testing.T) {
 		{"ip_allowlist", `["1.2.3.4"]`, `["1.2.3.4"]`},
 		{"ip_allowlist", "", `[]`},
 		{"methods_disabled", "null", `null`},
+		{"embed_origins", "https://shop.example.com, http://localhost:3000", `["https://shop.example.com","http://localhost:3000"]`},
 	} {
 		if got := string(settingValue(c.key, c.value)); got != c.want {
 			t.Errorf("settingValue(%q, %q) = %s, want %s", c.key, c.value, got, c.want)
