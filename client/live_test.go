@@ -529,7 +529,7 @@ func TestEmbeddedConfirmation(t *testing.T) {
 	_, _, v1 := start(t, b, nil, payd.StageM1)
 	_, err = v1.CreatePayment(ctx, newPayment("100.00", client.Embedded("")))
 	var apiErr *client.Error
-	if !errors.As(err, &apiErr) || apiErr.Code != client.ErrorCodeNotImplemented || !strings.Contains(apiErr.Description, "M5") {
+	if !errors.Is(err, client.ErrNotImplemented) || !errors.As(err, &apiErr) || apiErr.Stage != "M5" {
 		t.Fatalf("below M5: %v, want not_implemented naming stage M5", err)
 	}
 }
