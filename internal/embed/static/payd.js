@@ -71,8 +71,9 @@
     var f = d.createElement("iframe");
     f.src = url;
     f.title = "Payment form";
-    f.setAttribute("scrolling", "no");
-    f.style.cssText = "display:block;width:100%;min-width:280px;height:360px;border:0;background:transparent;overflow:hidden";
+    // Until the form reports its height the frame has a form's usual
+    // one; it scrolls only when a page inside does not report its own.
+    f.style.cssText = "display:block;width:100%;min-width:280px;height:360px;border:0;background:transparent";
     var self = this;
     this.listener = function (e) {
       if (e.origin !== base || e.source !== f.contentWindow) {
