@@ -63,7 +63,7 @@ func TestPagesAskOnlyForCatalogueTexts(t *testing.T) {
 					return true
 				}
 				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok || (sel.Sel.Name != "T" && sel.Sel.Name != "message") {
+				if !ok || (sel.Sel.Name != "T" && sel.Sel.Name != "message" && sel.Sel.Name != "messageOf") {
 					return true
 				}
 				for i, arg := range call.Args {
