@@ -76,6 +76,9 @@ type embedScenario struct {
 	api    *paydtest.Client
 	origin string // the merchant page's origin, which the shop allows
 	tab    *tab
+	// attached are the frames attached before: a page loaded again
+	// gets a new frame, while the old one may still be listed a moment.
+	attached map[target.ID]bool
 }
 
 func setupEmbed(t *testing.T) *embedScenario {
@@ -87,7 +90,8 @@ func setupEmbed(t *testing.T) *embedScenario {
 	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{
 		"display_name": "Book Corner", "embed_origins": []string{origin},
 	}).Expect(t, 200)
-	return &embedScenario{env: env, api: env.As(shop, false), origin: origin, tab: startBrowser(t, nil)}
+	return &embedScenario{env: env, api: env.As(shop, false), origin: origin, tab: startBrowser(t, nil),
+		attached: map[target.ID]bool{}}
 }
 
 // create makes an embedded payment and returns its id and token.
@@ -124,13 +128,14 @@ func (s *embedScenario) frame(t *testing.T) *tab {
 			return false
 		}
 		for _, info := range infos {
-			if info.Type == "iframe" && strings.HasPrefix(info.URL, s.env.API.URL+"/embed/v1/pay/") {
+			if info.Type == "iframe" && strings.HasPrefix(info.URL, s.env.API.URL+"/embed/v1/pay/") && !s.attached[info.TargetID] {
 				id = info.TargetID
 				return true
 			}
 		}
 		return false
 	})
+	s.attached[id] = true
 	return attach(t, s.tab, id)
 }
 
@@ -264,6 +269,7 @@ func TestEmbeddedFrameRefusedToStranger(t *testing.T) {
 		if info.Type != "iframe" {
 			continue
 		}
+		s.attached[info.TargetID] = true
 		f := attach(t, s.tab, info.TargetID)
 		if get(f, "look into the frame", chromedp.Evaluate[bool](`!!document.getElementById("method-bank_card")`)) {
 			t.Fatalf("the stranger's page shows the form in %s", info.URL)
