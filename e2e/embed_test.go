@@ -3,10 +3,12 @@ package e2e
 import (
 	"flag"
 	"fmt"
+	"html"
 	"html/template"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +64,15 @@ func merchantSite(t *testing.T, ip, paydURL string) (origin string) {
 	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		merchantPage.Execute(w, map[string]string{"Payd": paydURL, "Token": r.URL.Query().Get("token")})
+		q := r.URL.Query()
+		if claim := q.Get("claim"); claim != "" {
+			// A page that frames the form by hand, claiming another
+			// page's origin and sending no Referer to give itself away.
+			src := paydURL + "/embed/v1/pay/" + url.PathEscape(q.Get("token")) + "?origin=" + url.QueryEscape(claim)
+			fmt.Fprintf(w, `<!doctype html><title>Not the shop</title><iframe id="f" referrerpolicy="no-referrer" src="%s"></iframe>`, html.EscapeString(src))
+			return
+		}
+		merchantPage.Execute(w, map[string]string{"Payd": paydURL, "Token": q.Get("token")})
 	})}}
 	srv.Start()
 	t.Cleanup(srv.Close)
@@ -281,6 +291,44 @@ func TestEmbeddedFrameRefusedToStranger(t *testing.T) {
 	// The token was not spent: the shop's own page still opens the form.
 	s.open(s.origin, token)
 	s.frame(t).do("the shop's page shows the form", chromedp.WaitVisible(chromedp.ID("method-bank_card")))
+}
+
+// TestEmbeddedSpoofedOriginRefusedByBrowser: a stranger's page that
+// claims the shop's origin in the frame's address, and hides its own by
+// sending no Referer, passes the server's checks, but the form names the
+// shop's origin alone in frame-ancestors, so the browser refuses to show
+// it inside the stranger's page.
+func TestEmbeddedSpoofedOriginRefusedByBrowser(t *testing.T) {
+	s := setupEmbed(t)
+	stranger := merchantSite(t, "127.0.0.3", s.env.API.URL)
+	_, token := s.create(t, "1000.00")
+	s.tab.do("open the stranger's page", chromedp.Navigate(stranger+"/?claim="+url.QueryEscape(s.origin)+"&token="+token),
+		chromedp.WaitVisible(chromedp.ID("f")))
+	want := `frame-ancestors ` + s.origin
+	paydtest.Eventually(t, "the browser refuses the frame", func() bool {
+		s.tab.mu.Lock()
+		defer s.tab.mu.Unlock()
+		for _, line := range s.tab.console {
+			if strings.Contains(line, want) {
+				t.Logf("the browser: %s", line)
+				return true
+			}
+		}
+		return false
+	})
+	infos, err := chromedp.Targets(s.tab.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if info.Type != "iframe" {
+			continue
+		}
+		f := attach(t, s.tab, info.TargetID)
+		if get(f, "look into the frame", chromedp.Evaluate[bool](`!!document.getElementById("method-bank_card")`)) {
+			t.Fatalf("the stranger's page shows the form in %s", info.URL)
+		}
+	}
 }
 
 // TestEmbeddedTokenUsedOnce: loading the page again with a spent token
