@@ -145,6 +145,19 @@ func TestEmbeddedForm(t *testing.T) {
 			}
 		})
 
+		t.Run("ErrDuplicateOrderID", func(t *testing.T) {
+			// An embedded payment's row goes with the commit, as a
+			// redirect's: a taken order id still names its holder.
+			body := map[string]any{"amount": map[string]any{"value": "100.00", "currency": "RUB"}, "order_id": "embed-dup",
+				"confirmation": map[string]any{"type": "embedded"}}
+			first := b.api.Post("/v1/payments", "embed-dup-1", body).Expect(t, 201).JSON(t)["id"].(string)
+			r := b.api.Post("/v1/payments", "embed-dup-2", body)
+			r.ExpectError(t, 409, payd.CodeDuplicateOrderID, "order_id")
+			if !strings.Contains(string(r.Body), first) {
+				t.Fatalf("duplicate_order_id does not name %s: %s", first, r.Body)
+			}
+		})
+
 		t.Run("OneOfConcurrentLoads", func(t *testing.T) {
 			// Loads racing for one token: the payment's row lock lets one
 			// bind it, and the others find it bound.
