@@ -64,6 +64,12 @@ type Config struct {
 	// sends them at once rather than at its next poll. Nil: nothing is
 	// woken (a service without a dispatcher, such as a migration).
 	DeliveriesQueued func()
+	// TraceCarrierFunc, when set, returns the trace context of ctx in the
+	// W3C form ("traceparent", "tracestate"), or nil when ctx has none.
+	// A delivery keeps it from the change that queued it, so that its
+	// first attempt continues that change's trace after the asynchronous
+	// gap. Nil (tracing off): deliveries keep nothing.
+	TraceCarrierFunc func(ctx context.Context) map[string]string
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -79,6 +85,7 @@ type Service struct {
 	log               *slog.Logger
 	ids               *IDGen
 	deliveriesQueued  func()
+	traceCarrier      func(ctx context.Context) map[string]string
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
@@ -179,6 +186,7 @@ func NewService(cfg Config) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.deliveriesQueued = cfg.DeliveriesQueued
+	s.traceCarrier = cfg.TraceCarrierFunc
 	if s.deliveriesQueued == nil {
 		s.deliveriesQueued = func() {}
 	}
