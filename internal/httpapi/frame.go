@@ -106,8 +106,9 @@ func Frame(cfg FrameConfig, next http.Handler) http.Handler {
 			route := r.Pattern
 			if route == "" {
 				route = "unmatched"
-			} else if span.IsRecording() {
-				nameSpan(span, r.Method, route)
+			}
+			if span.IsRecording() {
+				nameSpan(span, r.Method, r.Pattern)
 			}
 			m.observe(route, rec.status, time.Since(start))
 			level := slog.LevelInfo
@@ -129,14 +130,21 @@ func Frame(cfg FrameConfig, next http.Handler) http.Handler {
 // /v1/payments/{id}/capture"), with http.route the path template, as
 // OpenTelemetry's conventions for HTTP servers ask. The mux sets the
 // pattern on the request Frame passes on, which the tracing middleware
-// outside never sees, so Frame names it.
+// outside never sees, so Frame names it. The span's url.path becomes the
+// template too ("unmatched" for no route), as the access log has only the
+// route: the payer's pages carry one-time tokens in their paths
+// (/checkout/{token}), which have no place in a trace backend.
 func nameSpan(span trace.Span, method, pattern string) {
+	if pattern == "" {
+		span.SetAttributes(attribute.String("url.path", "unmatched"))
+		return
+	}
 	path := pattern
 	if i := strings.IndexByte(pattern, ' '); i >= 0 {
 		path = pattern[i+1:]
 	}
 	span.SetName(method + " " + path)
-	span.SetAttributes(attribute.String("http.route", path))
+	span.SetAttributes(attribute.String("http.route", path), attribute.String("url.path", path))
 }
 
 func headerSize(r *http.Request) int {

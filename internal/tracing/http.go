@@ -23,7 +23,18 @@ func Handler(h http.Handler, tp trace.TracerProvider, listener string) http.Hand
 		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(Propagator),
 		// /metrics stays what it is: Prometheus, not OpenTelemetry.
 		otelhttp.WithMeterProvider(noop.NewMeterProvider()),
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
+		otelhttp.WithFilter(notProbe))
+}
+
+// notProbe leaves out the probes a load balancer and Prometheus make every
+// few seconds: a trace each would bury the requests worth looking at.
+func notProbe(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return false
+	}
+	return true
 }
 
 // Transport traces the requests sent through rt (webhook deliveries,

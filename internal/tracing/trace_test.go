@@ -1,0 +1,151 @@
+package tracing_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+)
+
+// TestTraceOfPaymentCreation: one POST /v1/payments gives a server span
+// named by its route with the status, the database statements as its
+// children (their text, not their values), and the job it enqueued runs in
+// a span linked to it; the pre-check that job sends carries the job's
+// trace in its traceparent; the request's log lines carry its trace and
+// span ids.
+func TestTraceOfPaymentCreation(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		tr := startTraced(t, b)
+		tr.rc.body = `{"decision":"allow"}`
+		shop := tr.env.NewShop(payd.RegionRU, "")
+		tr.env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"authorize_request_webhook": true}).Expect(t, 200)
+		c := tr.env.As(shop, false)
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{
+			"url": tr.rc.srv.URL + "/precheck", "events": []string{"payment.authorize_request"}}).Expect(t, 201)
+		body := newPayment("qr")
+		c.Post("/v1/payments", key(), body).Expect(t, 201)
+
+		server := tr.span(t, "the server span of the creation", func(s tracetest.SpanStub) bool {
+			return s.SpanKind == trace.SpanKindServer && s.Name == "POST /v1/payments"
+		})
+		if attr(server, "http.route") != "/v1/payments" || attr(server, "http.response.status_code") != "201" {
+			t.Fatalf("server span attributes = %v", server.Attributes)
+		}
+		if server.Parent.IsValid() {
+			t.Fatalf("a request without traceparent has a parent: %v", server.Parent)
+		}
+		tid := server.SpanContext.TraceID()
+
+		var statements []string
+		for _, s := range tr.spans() {
+			if s.SpanContext.TraceID() == tid && s.Parent.SpanID() == server.SpanContext.SpanID() && s.SpanKind == trace.SpanKindClient {
+				q := attr(s, "db.query.text") + attr(s, "db.statement")
+				if q == "" {
+					continue
+				}
+				statements = append(statements, q)
+				if strings.Contains(q, body["order_id"].(string)) {
+					t.Fatalf("a statement span carries a bound value: %s", q)
+				}
+			}
+		}
+		if len(statements) < 2 || !strings.Contains(strings.Join(statements, "\n"), "$1") {
+			t.Fatalf("database child spans of the request = %q, want its statements with placeholders", statements)
+		}
+
+		job := tr.span(t, "the span of the job's work", func(s tracetest.SpanStub) bool {
+			return s.SpanKind == trace.SpanKindConsumer && s.Name == "river.work/qr_attempt"
+		})
+		if !linkedTo(job, tid) {
+			t.Fatalf("job span links %v, want one into the request's trace %s", job.Links, tid)
+		}
+		if job.SpanContext.TraceID() == tid {
+			t.Fatal("the job's span is in the request's trace; it should be linked, not a child")
+		}
+		paydtest.Eventually(t, "the pre-check", func() bool { return len(tr.rc.requests()) == 1 })
+		ptid, _ := traceparent(t, tr.rc.requests()[0])
+		if ptid != job.SpanContext.TraceID() {
+			t.Fatalf("pre-check traceparent trace %s, want the job's %s", ptid, job.SpanContext.TraceID())
+		}
+
+		var line map[string]any
+		for _, l := range tr.logLines(t) {
+			if l["msg"] == "request" && l["route"] == "POST /v1/payments" {
+				line = l
+			}
+		}
+		if line == nil || line["request_id"] == nil || line["trace_id"] != tid.String() ||
+			line["span_id"] != server.SpanContext.SpanID().String() {
+			t.Fatalf("access log line = %v, want request_id, trace_id %s and span_id %s", line, tid, server.SpanContext.SpanID())
+		}
+	})
+}
+
+// TestTraceAcrossWebhookDelivery: a merchant's traceparent becomes the
+// parent of payd's server span; the delivery of the event that request
+// caused carries a traceparent in the same trace; its retry carries a new
+// trace id, whose span is linked to the first trace.
+func TestTraceAcrossWebhookDelivery(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		tr := startTraced(t, b)
+		tr.rc.answer = func(n int) int {
+			if n == 1 {
+				return 500
+			}
+			return 200
+		}
+		shop := tr.env.NewShop(payd.RegionRU, "")
+		c := tr.env.As(shop, false)
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{
+			"url": tr.rc.srv.URL + "/hook", "events": []string{"payment.canceled"}}).Expect(t, 201)
+		pay := c.Post("/v1/payments", key(), newPayment("redirect")).Expect(t, 201).JSON(t)
+
+		const merchantTrace, merchantSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+		c.Do("POST", "/v1/payments/"+pay["id"].(string)+"/cancel", nil,
+			"Idempotency-Key", key(), "traceparent", "00-"+merchantTrace+"-"+merchantSpan+"-01").Expect(t, 200)
+		server := tr.span(t, "the server span of the cancel", func(s tracetest.SpanStub) bool {
+			return s.SpanKind == trace.SpanKindServer && s.Name == "POST /v1/payments/{payment_id}/cancel"
+		})
+		if server.SpanContext.TraceID().String() != merchantTrace || server.Parent.SpanID().String() != merchantSpan || !server.Parent.IsRemote() {
+			t.Fatalf("server span in trace %s under %s, want the merchant's %s under %s",
+				server.SpanContext.TraceID(), server.Parent.SpanID(), merchantTrace, merchantSpan)
+		}
+
+		paydtest.Eventually(t, "the first delivery", func() bool { return len(tr.rc.requests()) == 1 })
+		first, firstParent := traceparent(t, tr.rc.requests()[0])
+		if first.String() != merchantTrace {
+			t.Fatalf("first delivery in trace %s, want the request's %s", first, merchantTrace)
+		}
+		client := tr.span(t, "the client span of the first delivery", func(s tracetest.SpanStub) bool {
+			return s.SpanContext.SpanID() == firstParent
+		})
+		if client.SpanKind != trace.SpanKindClient || attr(client, "http.response.status_code") != "500" {
+			t.Fatalf("the traceparent's span = %s %v %v", client.Name, client.SpanKind, client.Attributes)
+		}
+
+		// The retry, a minute later on the service clock.
+		time.Sleep(100 * time.Millisecond) // the failure recorded before the clock moves
+		paydtest.Eventually(t, "the retry", func() bool {
+			tr.env.Clock.Advance(payd.RetrySchedule()[0] + time.Second)
+			return len(tr.rc.requests()) == 2
+		})
+		retry, _ := traceparent(t, tr.rc.requests()[1])
+		if retry == first {
+			t.Fatal("the retry continues the first trace; it should start its own")
+		}
+		attempt := tr.span(t, "the span of the retry", func(s tracetest.SpanStub) bool {
+			return s.Name == "webhook.deliver" && s.SpanContext.TraceID() == retry
+		})
+		if attr(attempt, "payd.delivery.attempt") != "2" || !linkedTo(attempt, first) || attempt.Parent.IsValid() {
+			t.Fatalf("retry span: attempt %s, parent %v, links %v; want attempt 2, a root linked to trace %s",
+				attr(attempt, "payd.delivery.attempt"), attempt.Parent, attempt.Links, first)
+		}
+	})
+}
