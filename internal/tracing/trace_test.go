@@ -10,6 +10,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/internal/sandbank"
 )
 
 // TestTraceOfPaymentCreation: one POST /v1/payments gives a server span
@@ -146,6 +147,74 @@ func TestTraceAcrossWebhookDelivery(t *testing.T) {
 		if attr(attempt, "payd.delivery.attempt") != "2" || !linkedTo(attempt, first) || attempt.Parent.IsValid() {
 			t.Fatalf("retry span: attempt %s, parent %v, links %v; want attempt 2, a root linked to trace %s",
 				attr(attempt, "payd.delivery.attempt"), attempt.Parent, attempt.Links, first)
+		}
+	})
+}
+
+// TestTraceAttributesHoldNoSecret runs a card payment through the payer's
+// pages with a signed webhook to the merchant, then reads every span name,
+// attribute, event and link of it: none holds the shop's secret key (nor
+// its Basic credentials), the webhook signing secret, the operator's token,
+// the one-time checkout token, the 3-D Secure code, the order id or the
+// description (statements are traced without their values).
+func TestTraceAttributesHoldNoSecret(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		tr := startTraced(t, b)
+		shop := tr.env.NewShop(payd.RegionRU, "")
+		c := tr.env.As(shop, false)
+		ep := c.Post("/v1/webhook-endpoints", key(), map[string]any{
+			"url": tr.rc.srv.URL + "/hook?token=merchant-url-secret", "events": []string{"payment.succeeded"}}).Expect(t, 201).JSON(t)
+		body := newPayment("redirect")
+		pay := c.Post("/v1/payments", key(), body).Expect(t, 201).JSON(t)
+		confirmation := pay["confirmation"].(map[string]any)["confirmation_url"].(string)
+		payer := tr.env.Payer()
+		bank := payer.Choose(confirmation, "bank_card")
+		payer.PayCard(bank, sandbank.ThreeDSCode)
+		c.WaitStatus(pay["id"].(string), "succeeded")
+		paydtest.Eventually(t, "the delivery", func() bool { return len(tr.rc.requests()) == 1 })
+		tr.span(t, "the delivery's span", func(s tracetest.SpanStub) bool { return s.Name == "webhook.deliver" })
+
+		secrets := map[string]string{
+			"secret key":         shop.TestKey,
+			"live key":           shop.LiveKey,
+			"webhook secret":     ep["secret"].(string),
+			"operator token":     tr.env.Token,
+			"checkout token":     confirmation[strings.LastIndex(confirmation, "/")+1:],
+			"3-D Secure code":    sandbank.ThreeDSCode,
+			"order id":           body["order_id"].(string),
+			"description":        body["description"].(string),
+			"endpoint URL token": "merchant-url-secret",
+		}
+		seen := 0
+		check := func(where, v string) {
+			seen++
+			for what, s := range secrets {
+				if s != "" && strings.Contains(v, s) {
+					t.Errorf("%s holds the %s: %s", where, what, v)
+				}
+			}
+		}
+		for _, s := range tr.spans() {
+			check("span name", s.Name)
+			check("status of "+s.Name, s.Status.Description)
+			for _, kv := range s.Attributes {
+				check(s.Name+" "+string(kv.Key), kv.Value.Emit())
+			}
+			for _, ev := range s.Events {
+				check(s.Name+" event", ev.Name)
+				for _, kv := range ev.Attributes {
+					check(s.Name+" event "+string(kv.Key), kv.Value.Emit())
+				}
+			}
+			for _, l := range s.Links {
+				for _, kv := range l.Attributes {
+					check(s.Name+" link "+string(kv.Key), kv.Value.Emit())
+				}
+			}
+		}
+		if seen < 100 {
+			t.Fatalf("only %d values read: the flow was not traced", seen)
 		}
 	})
 }
