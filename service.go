@@ -70,6 +70,13 @@ type Config struct {
 	// first attempt continues that change's trace after the asynchronous
 	// gap. Nil (tracing off): deliveries keep nothing.
 	TraceCarrierFunc func(ctx context.Context) map[string]string
+	// ProviderCallFunc, when set, is called before each call to a payment
+	// or payout provider (op: create_attempt, capture, void, status,
+	// refund, accept_payout, payout_status) and returns the context to
+	// make the call with and what to call with its error once it returned.
+	// Tracing gives each call a client span this way, whatever the
+	// provider. Nil: calls are made with the caller's context.
+	ProviderCallFunc func(ctx context.Context, provider, op string) (context.Context, func(error))
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -86,6 +93,7 @@ type Service struct {
 	ids               *IDGen
 	deliveriesQueued  func()
 	traceCarrier      func(ctx context.Context) map[string]string
+	providerCallFunc  func(ctx context.Context, provider, op string) (context.Context, func(error))
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
@@ -187,6 +195,7 @@ func NewService(cfg Config) *Service {
 	}
 	s.deliveriesQueued = cfg.DeliveriesQueued
 	s.traceCarrier = cfg.TraceCarrierFunc
+	s.providerCallFunc = cfg.ProviderCallFunc
 	if s.deliveriesQueued == nil {
 		s.deliveriesQueued = func() {}
 	}

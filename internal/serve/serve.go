@@ -296,6 +296,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
 		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick, TraceCarrierFunc: traceCarrier,
+		ProviderCallFunc: tracing.ProviderCall(cfg.TracerProvider),
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs,
 			TracerProvider: cfg.TracerProvider}),
 	})

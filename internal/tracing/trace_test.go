@@ -17,7 +17,8 @@ import (
 // named by its route with the status, the database statements as its
 // children (their text, not their values), and the job it enqueued runs in
 // a span linked to it; the pre-check that job sends carries the job's
-// trace in its traceparent; the request's log lines carry its trace and
+// trace in its traceparent, and its call to the bank is a client span of
+// that trace; the request's log lines carry its trace and
 // span ids.
 func TestTraceOfPaymentCreation(t *testing.T) {
 	t.Parallel()
@@ -73,6 +74,14 @@ func TestTraceOfPaymentCreation(t *testing.T) {
 		ptid, _ := traceparent(t, tr.rc.requests()[0])
 		if ptid != job.SpanContext.TraceID() {
 			t.Fatalf("pre-check traceparent trace %s, want the job's %s", ptid, job.SpanContext.TraceID())
+		}
+
+		// Allowed, the job asks the bank for the attempt: a client span.
+		bank := tr.span(t, "the provider call of the job", func(s tracetest.SpanStub) bool {
+			return s.Name == "provider create_attempt" && s.SpanContext.TraceID() == job.SpanContext.TraceID()
+		})
+		if bank.SpanKind != trace.SpanKindClient || attr(bank, "payd.provider.name") != "sandbox" {
+			t.Fatalf("provider span = %v %v", bank.SpanKind, bank.Attributes)
 		}
 
 		var line map[string]any
