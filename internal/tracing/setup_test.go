@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -210,4 +211,60 @@ func newPayment(confirmation string) map[string]any {
 		"description":  "Order with two books",
 		"confirmation": conf,
 	}
+}
+
+// logTraces writes the spans as trees, one per trace, with their links, in
+// the order their traces began (go test -v shows it; docs/operations.md
+// quotes one run).
+func logTraces(t *testing.T, spans tracetest.SpanStubs) {
+	t.Helper()
+	if !testing.Verbose() {
+		return
+	}
+	children := map[trace.SpanID][]tracetest.SpanStub{}
+	var roots []tracetest.SpanStub
+	known := map[trace.SpanID]bool{}
+	for _, s := range spans {
+		known[s.SpanContext.SpanID()] = true
+	}
+	for _, s := range spans {
+		if p := s.Parent.SpanID(); s.Parent.IsValid() && known[p] {
+			children[p] = append(children[p], s)
+		} else {
+			roots = append(roots, s)
+		}
+	}
+	byStart := func(list []tracetest.SpanStub) {
+		sort.Slice(list, func(i, j int) bool { return list[i].StartTime.Before(list[j].StartTime) })
+	}
+	byStart(roots)
+	var b strings.Builder
+	var walk func(s tracetest.SpanStub, depth int)
+	walk = func(s tracetest.SpanStub, depth int) {
+		fmt.Fprintf(&b, "%s%s [%s] %s", strings.Repeat("  ", depth), s.Name, strings.TrimPrefix(s.SpanKind.String(), "SpanKind"),
+			s.EndTime.Sub(s.StartTime).Round(10*time.Microsecond))
+		for _, key := range []string{"http.route", "http.response.status_code", "db.query.text", "db.statement", "kind",
+			"payd.provider.name", "payd.event.type", "payd.delivery.attempt", "payd.delivery.outcome"} {
+			if v := attr(s, key); v != "" {
+				if len(v) > 60 {
+					v = v[:60] + "…"
+				}
+				fmt.Fprintf(&b, " %s=%q", key, v)
+			}
+		}
+		for _, l := range s.Links {
+			fmt.Fprintf(&b, " link→trace %s", l.SpanContext.TraceID().String()[:8])
+		}
+		b.WriteString("\n")
+		kids := children[s.SpanContext.SpanID()]
+		byStart(kids)
+		for _, k := range kids {
+			walk(k, depth+1)
+		}
+	}
+	for _, r := range roots {
+		fmt.Fprintf(&b, "trace %s\n", r.SpanContext.TraceID().String()[:8])
+		walk(r, 1)
+	}
+	t.Log("\n" + b.String())
 }

@@ -222,6 +222,7 @@ func TestTraceAttributesHoldNoSecret(t *testing.T) {
 				}
 			}
 		}
+		logTraces(t, tr.spans())
 		if seen < 100 {
 			t.Fatalf("only %d values read: the flow was not traced", seen)
 		}
