@@ -84,6 +84,19 @@ func TestTraceOfPaymentCreation(t *testing.T) {
 			t.Fatalf("provider span = %v %v", bank.SpanKind, bank.Attributes)
 		}
 
+		// /metrics is what it was: Prometheus, no OpenTelemetry metrics,
+		// and its scrapes are not traced.
+		m := string(tr.env.Do("GET", tr.env.Admin.URL, "/metrics", nil, nil).Expect(t, 200).Body)
+		if !strings.Contains(m, `payd_http_requests_total{route="POST /v1/payments",server="merchant",status="201"} 1`) ||
+			strings.Contains(m, "http_server_request") || strings.Contains(m, "otel") {
+			t.Fatalf("/metrics with tracing on:\n%s", m)
+		}
+		for _, s := range tr.spans() {
+			if strings.Contains(s.Name, "/metrics") {
+				t.Fatalf("a scrape was traced: %s", s.Name)
+			}
+		}
+
 		var line map[string]any
 		for _, l := range tr.logLines(t) {
 			if l["msg"] == "request" && l["route"] == "POST /v1/payments" {
