@@ -22,3 +22,22 @@ func TestEnabled(t *testing.T) {
 		}
 	}
 }
+
+// TestStartFromEnvironment: the exporter is the one OTEL_TRACES_EXPORTER
+// names; a name OpenTelemetry does not know is refused at start, not
+// discovered when the first batch is lost.
+func TestStartFromEnvironment(t *testing.T) {
+	t.Setenv("OTEL_TRACES_EXPORTER", "console")
+	t.Setenv("OTEL_SERVICE_NAME", "payd-test")
+	tp, err := Start(t.Context(), "v0.0.0-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OTEL_TRACES_EXPORTER", "carrier-pigeon")
+	if _, err := Start(t.Context(), ""); err == nil {
+		t.Fatal("an unknown exporter was accepted")
+	}
+}

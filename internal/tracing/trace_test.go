@@ -61,6 +61,14 @@ func TestTraceOfPaymentCreation(t *testing.T) {
 			t.Fatalf("database child spans of the request = %q, want its statements with placeholders", statements)
 		}
 
+		// The queue's polling and the sender's claims, made under no span,
+		// are not traced: every statement span has a parent.
+		for _, s := range tr.spans() {
+			if attr(s, "db.query.text")+attr(s, "db.statement") != "" && !s.Parent.IsValid() {
+				t.Fatalf("a statement traced as a root span: %s %s", s.Name, attr(s, "db.query.text"))
+			}
+		}
+
 		job := tr.span(t, "the span of the job's work", func(s tracetest.SpanStub) bool {
 			return s.SpanKind == trace.SpanKindConsumer && s.Name == "river.work/qr_attempt"
 		})
