@@ -113,3 +113,45 @@ func TestSpanNamedByRoute(t *testing.T) {
 		t.Fatalf("span %q lacks %v", span.Name, want)
 	}
 }
+
+// TestContextLoggerCarriesRequestAndTrace: a page's own logger, given the
+// request's context, writes the request id and the trace ids on its line,
+// the same as Frame's request logger does.
+func TestContextLoggerCarriesRequestAndTrace(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	var logs bytes.Buffer
+	base := slog.New(slog.NewJSONHandler(&logs, nil))
+	pageLog := ContextLogger(base).With("component", "checkout")
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /checkout/{token}", func(w http.ResponseWriter, r *http.Request) {
+		pageLog.ErrorContext(r.Context(), "checkout choice", "err", "boom")
+		pageLog.Info("no request here")
+		w.WriteHeader(500)
+	})
+	tracing.Handler(Frame(FrameConfig{Logger: base}, mux), tp, "merchant").
+		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/checkout/tok", nil))
+	sc := exp.GetSpans()[0].SpanContext
+	var page, bare, access map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		switch m["msg"] {
+		case "checkout choice":
+			page = m
+		case "no request here":
+			bare = m
+		case "request":
+			access = m
+		}
+	}
+	if page == nil || access == nil || page["request_id"] != access["request_id"] || page["trace_id"] != sc.TraceID().String() ||
+		page["span_id"] != sc.SpanID().String() || page["component"] != "checkout" {
+		t.Fatalf("page line %v, access line %v, span %s/%s", page, access, sc.TraceID(), sc.SpanID())
+	}
+	if _, ok := bare["request_id"]; ok {
+		t.Fatalf("a line without the request's context got its id: %v", bare)
+	}
+}

@@ -318,9 +318,12 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	}
 	in.Limiter = limiter
 	source := httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
-	bankPages := sandbank.NewPages(in.Store, k.forms, in.log, in.banks...)
-	checkoutPages := checkout.New(in.Service, k.forms, in.log)
-	linkPages := linkpage.New(in.Service, k.forms, in.log, limiter, source.Addr)
+	// The pages log with the request's context: their lines carry its
+	// request_id and trace ids like the APIs' own.
+	pageLog := httpapi.ContextLogger(in.log)
+	bankPages := sandbank.NewPages(in.Store, k.forms, pageLog, in.banks...)
+	checkoutPages := checkout.New(in.Service, k.forms, pageLog)
+	linkPages := linkpage.New(in.Service, k.forms, pageLog, limiter, source.Addr)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
