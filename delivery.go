@@ -52,6 +52,11 @@ type WebhookDelivery struct {
 	LastAttemptAt    *time.Time `json:"last_attempt_at,omitempty"`
 	NextAttemptAt    *time.Time `json:"next_attempt_at,omitempty"`
 	CreatedAt        time.Time  `json:"created_at"`
+	// Trace is the trace context of the change that queued the delivery
+	// (Config.TraceCarrierFunc), opaque to the domain: the sender's first
+	// attempt continues that trace and a retry links to it. Empty when
+	// tracing was off. It is stored with the document and never shown.
+	Trace map[string]string `json:"trace,omitempty"`
 	// DueAt is when the delivery is next sent; a claim moves it forward
 	// by its lease.
 	DueAt time.Time `json:"-"`
@@ -159,10 +164,14 @@ func (s *Service) queueDeliveries(ctx context.Context, tx Tx, ev *Event, endpoin
 		return nil
 	}
 	now := s.clock.Now()
+	var trace map[string]string
+	if s.traceCarrier != nil {
+		trace = s.traceCarrier(ctx)
+	}
 	list := make([]*WebhookDelivery, len(endpoints))
 	for i, e := range endpoints {
 		list[i] = &WebhookDelivery{ID: s.ids.New("dlv_", now), EventID: ev.ID, EndpointID: e.ID, ShopID: ev.ShopID,
-			Test: ev.Test, State: DeliveryStatePending, CreatedAt: now, DueAt: now}
+			Test: ev.Test, State: DeliveryStatePending, CreatedAt: now, DueAt: now, Trace: trace}
 	}
 	if err := tx.WebhookDeliveryInsert(ctx, list...); err != nil {
 		return err

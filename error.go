@@ -99,5 +99,28 @@ func withOp(op string, err error) error {
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	return fmt.Errorf("%s: %w", op, err)
+	return &OpError{Op: op, Err: err}
+}
+
+// OpError is an internal error named by the operation of the domain it
+// came from (withOp). The adapters read Op to say, beside the error, which
+// operation failed: in the log line and on the request's trace span.
+type OpError struct {
+	Op  string
+	Err error
+}
+
+func (e *OpError) Error() string { return e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the error the operation failed with.
+func (e *OpError) Unwrap() error { return e.Err }
+
+// FailedOp returns the operation an internal error came from ("" when err
+// was not named by one).
+func FailedOp(err error) string {
+	var oe *OpError
+	if errors.As(err, &oe) {
+		return oe.Op
+	}
+	return ""
 }

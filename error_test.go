@@ -2,6 +2,7 @@ package payd
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -12,6 +13,12 @@ func TestWithOp(t *testing.T) {
 	err := withOp("capture payment", inner)
 	if err.Error() != "capture payment: connection reset" || !errors.Is(err, inner) {
 		t.Errorf("withOp = %v", err)
+	}
+	if op := FailedOp(fmt.Errorf("handler: %w", err)); op != "capture payment" {
+		t.Errorf("FailedOp = %q, want the operation through further wrapping", op)
+	}
+	if op := FailedOp(inner); op != "" {
+		t.Errorf("FailedOp of an unnamed error = %q", op)
 	}
 	ce := Invalid("amount", "bad")
 	if got := withOp("capture payment", ce); got != error(ce) {

@@ -29,7 +29,9 @@ func (s *Service) CapturePayment(ctx context.Context, p *Principal, idem Idempot
 			sum = amount.Minor
 		}
 		if pr, ok := s.providers[pay.Provider]; ok {
-			if err := pr.Capture(ctx, tx, pay.ProviderPaymentID, sum); err != nil {
+			cctx, done := s.providerCall(ctx, pr.Name(), "capture")
+			err := pr.Capture(cctx, tx, pay.ProviderPaymentID, sum)
+			if done(err); err != nil {
 				return 0, nil, s.providerError(err)
 			}
 		}
@@ -53,7 +55,9 @@ func (s *Service) CancelPayment(ctx context.Context, p *Principal, idem Idempote
 		}
 		if pay.Status == PaymentWaitingForCapture {
 			if pr, ok := s.providers[pay.Provider]; ok {
-				if err := pr.Void(ctx, tx, pay.ProviderPaymentID); err != nil {
+				cctx, done := s.providerCall(ctx, pr.Name(), "void")
+				err := pr.Void(cctx, tx, pay.ProviderPaymentID)
+				if done(err); err != nil {
 					return 0, nil, s.providerError(err)
 				}
 			}

@@ -122,7 +122,9 @@ func (s *Service) ExpirePayment(ctx context.Context, id string, force bool) erro
 			return s.cancel(ctx, tx, pay, CancellationDetails{Party: PartyService, Reason: ReasonExpiredOnConfirmation})
 		case pay.Status == PaymentWaitingForCapture && (force || (pay.HoldExpiresAt != nil && !now.Before(*pay.HoldExpiresAt))):
 			if pr, ok := s.providers[pay.Provider]; ok {
-				if err := pr.Void(ctx, tx, pay.ProviderPaymentID); err != nil {
+				cctx, done := s.providerCall(ctx, pr.Name(), "void")
+				err := pr.Void(cctx, tx, pay.ProviderPaymentID)
+				if done(err); err != nil {
 					return err
 				}
 			}

@@ -107,7 +107,9 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 			Status: PayoutPending, Amount: in.Amount, Fee: fee, DestinationType: kind, DestinationMasked: masked,
 			Description: in.Description, OrderID: in.OrderID, Metadata: in.Metadata, CreatedAt: now, Provider: pr.Name(),
 			Reference: PayoutReference(p.Shop.ID, p.Test(), idem)}
-		ref, err := pr.AcceptPayout(ctx, tx, po, in.Destination)
+		cctx, done := s.providerCall(ctx, pr.Name(), "accept_payout")
+		ref, err := pr.AcceptPayout(cctx, tx, po, in.Destination)
+		done(err)
 		var pe *Error
 		switch {
 		case errors.As(err, &pe):

@@ -34,7 +34,9 @@ func (s *Service) CheckPayout(ctx context.Context, id string) error {
 			return errors.New("payout " + po.ID + ": provider " + po.Provider + " is not in this build")
 		}
 		po.Status = PayoutProcessing
-		res, err := pr.PayoutStatus(ctx, tx, po)
+		cctx, done := s.providerCall(ctx, pr.Name(), "payout_status")
+		res, err := pr.PayoutStatus(cctx, tx, po)
+		done(err)
 		now := s.clock.Now()
 		switch {
 		case errors.Is(err, ErrProviderTimeout):

@@ -214,8 +214,10 @@ func (s *Service) startAttempt(ctx context.Context, tx Tx, shop *Shop, pay *Paym
 			continue
 		}
 		ref := AttemptReference(pay.ID, i)
-		res, err := pr.CreateAttempt(ctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i, Reference: ref,
+		cctx, done := s.providerCall(ctx, name, "create_attempt")
+		res, err := pr.CreateAttempt(cctx, tx, AttemptRequest{Payment: pay, Method: method, Candidate: i, Reference: ref,
 			ReturnURL: pay.payerReturnURL(), FrameOrigin: pay.EmbedOrigin})
+		done(err)
 		if errors.Is(err, ErrProviderTimeout) {
 			pay.Attempts = append(pay.Attempts, Attempt{Provider: name, Method: method, Result: "timeout", At: now})
 			if err := s.jobs.Enqueue(ctx, tx, ProviderStatusArgs{PaymentID: pay.ID, Provider: name, Reference: ref}, now.Add(30*time.Second)); err != nil {
@@ -245,3 +247,15 @@ func (s *Service) providerError(err error) error {
 	}
 	return err
 }
+
+// providerCall brackets one call to a provider for the adapters
+// (Config.ProviderCallFunc): the call is made with the context it returns,
+// and the function it returns is called with the call's error.
+func (s *Service) providerCall(ctx context.Context, provider, op string) (context.Context, func(error)) {
+	if s.providerCallFunc == nil {
+		return ctx, ignoreCallError
+	}
+	return s.providerCallFunc(ctx, provider, op)
+}
+
+func ignoreCallError(error) {}

@@ -88,8 +88,9 @@ func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusAr
 		if err != nil {
 			return notFoundAs(err, "payment")
 		}
-		st, ppid, err := pr.Status(ctx, tx, args.ProviderPaymentID, args.Reference)
-		if err != nil {
+		cctx, done := s.providerCall(ctx, pr.Name(), "status")
+		st, ppid, err := pr.Status(cctx, tx, args.ProviderPaymentID, args.Reference)
+		if done(err); err != nil {
 			return err
 		}
 		if ppid == "" || st == ProviderStatusUnknown {
@@ -97,7 +98,9 @@ func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusAr
 		}
 		if pay.Provider != args.Provider || pay.ProviderPaymentID != ppid {
 			if st == ProviderStatusAuthorized || st == ProviderStatusSucceeded || st == ProviderStatusPending {
-				if err := pr.Void(ctx, tx, ppid); err != nil {
+				cctx, done := s.providerCall(ctx, pr.Name(), "void")
+				err := pr.Void(cctx, tx, ppid)
+				if done(err); err != nil {
 					return err
 				}
 			}

@@ -199,7 +199,9 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 			}
 		}
 		if pr, ok := s.providers[pay.Provider].(Refunder); ok {
-			if err := pr.Refund(ctx, tx, pay, r); err != nil {
+			cctx, done := s.providerCall(ctx, pay.Provider, "refund")
+			err := pr.Refund(cctx, tx, pay, r)
+			if done(err); err != nil {
 				return 0, nil, s.providerError(err)
 			}
 		}

@@ -64,6 +64,19 @@ type Config struct {
 	// sends them at once rather than at its next poll. Nil: nothing is
 	// woken (a service without a dispatcher, such as a migration).
 	DeliveriesQueued func()
+	// TraceCarrierFunc, when set, returns the trace context of ctx in the
+	// W3C form ("traceparent", "tracestate"), or nil when ctx has none.
+	// A delivery keeps it from the change that queued it, so that its
+	// first attempt continues that change's trace after the asynchronous
+	// gap. Nil (tracing off): deliveries keep nothing.
+	TraceCarrierFunc func(ctx context.Context) map[string]string
+	// ProviderCallFunc, when set, is called before each call to a payment
+	// or payout provider (op: create_attempt, capture, void, status,
+	// refund, accept_payout, payout_status) and returns the context to
+	// make the call with and what to call with its error once it returned.
+	// Tracing gives each call a client span this way, whatever the
+	// provider. Nil: calls are made with the caller's context.
+	ProviderCallFunc func(ctx context.Context, provider, op string) (context.Context, func(error))
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -79,6 +92,8 @@ type Service struct {
 	log               *slog.Logger
 	ids               *IDGen
 	deliveriesQueued  func()
+	traceCarrier      func(ctx context.Context) map[string]string
+	providerCallFunc  func(ctx context.Context, provider, op string) (context.Context, func(error))
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
@@ -179,6 +194,8 @@ func NewService(cfg Config) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.deliveriesQueued = cfg.DeliveriesQueued
+	s.traceCarrier = cfg.TraceCarrierFunc
+	s.providerCallFunc = cfg.ProviderCallFunc
 	if s.deliveriesQueued == nil {
 		s.deliveriesQueued = func() {}
 	}

@@ -15,12 +15,15 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/framing"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/jobs"
 	"github.com/paydhq/payd/internal/serve"
+	"github.com/paydhq/payd/internal/tracing"
 )
 
 type serveOptions struct {
@@ -36,6 +39,7 @@ type serveOptions struct {
 	redisURL                                                     string
 	jobRescueAfter                                               time.Duration
 	drainDelay                                                   time.Duration
+	trace                                                        bool
 }
 
 // parseServe reads serve's flags; the help asked for goes to stdout.
@@ -64,9 +68,11 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
+	traceOn := f.Bool("trace", false, "send OpenTelemetry traces; the standard OTEL_* variables choose the exporter, its endpoint and the sampler, and also turn traces on when set (docs/operations.md, Traces)")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
+	o.trace = *traceOn || tracing.Enabled(getenv)
 	st, err := payd.ParseStage(*stage)
 	if err != nil {
 		return nil, fmt.Errorf("--stage: %w", err)
@@ -178,9 +184,26 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("--webhook-ca-file %s holds no PEM certificate", o.webhookCAFile)
 		}
 	}
+	var tp trace.TracerProvider
+	if o.trace {
+		sdk, err := tracing.Start(ctx, version)
+		if err != nil {
+			return err
+		}
+		// Last of all: the spans of the shutdown itself are sent too.
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := sdk.Shutdown(sctx); err != nil {
+				log.Warn("trace exporter shutdown", "err", err.Error())
+			}
+		}()
+		tp = sdk
+	}
 
 	in, err := serve.New(ctx, serve.Config{
-		DatabaseURL: o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
+		TracerProvider: tp,
+		DatabaseURL:    o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
@@ -234,7 +257,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}()
 	}
 	log.Info("payd serving", "api", o.publicURL+"/v1", "admin", adminURL, "admin_enabled", in.Admin != nil,
-		"storage", in.Store.Dialect(), "test_clock", o.testClock, "stage", o.stage.String())
+		"storage", in.Store.Dialect(), "test_clock", o.testClock, "stage", o.stage.String(), "tracing", o.trace)
 
 	var serveErr error
 	select {

@@ -293,3 +293,29 @@ func TestServePortTakenBeforeBanner(t *testing.T) {
 		})
 	}
 }
+
+// TestServeTracingSwitch: traces are off by default and on with --trace,
+// PAYD_TRACE or the standard OTEL_* variables, which "none" overrides.
+func TestServeTracingSwitch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{nil, nil, false},
+		{[]string{"--trace"}, nil, true},
+		{nil, map[string]string{"PAYD_TRACE": "true"}, true},
+		{nil, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, true},
+		{nil, map[string]string{"OTEL_TRACES_EXPORTER": "console"}, true},
+		{nil, map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, false},
+	} {
+		o, err := parseServe(tc.args, func(k string) string { return tc.env[k] }, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.trace != tc.want {
+			t.Errorf("args %v env %v: tracing %v, want %v", tc.args, tc.env, o.trace, tc.want)
+		}
+	}
+}

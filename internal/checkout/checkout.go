@@ -165,7 +165,7 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 		h.message(w, http.StatusServiceUnavailable, l, "Try again", "The bank is not answering right now. Try again in a minute.")
 		return
 	default:
-		h.log.Error("checkout choice", "err", err.Error())
+		h.log.ErrorContext(r.Context(), "checkout choice", "err", err.Error())
 		h.message(w, http.StatusInternalServerError, l, "Error", "Something went wrong; try again.")
 	}
 }

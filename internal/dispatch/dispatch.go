@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paydhq/payd"
 )
 
@@ -55,6 +57,9 @@ type Options struct {
 	// "failed" (an attempt that did not get a 2xx) or "skipped" (the
 	// endpoint was no longer active). Metrics use it.
 	OnOutcome func(outcome string)
+	// TracerProvider, when set, gives every attempt a span (trace.go).
+	// Nil: no spans.
+	TracerProvider trace.TracerProvider
 }
 
 func (o Options) withDefaults() Options {
@@ -100,6 +105,7 @@ type Dispatcher struct {
 	sends     sync.WaitGroup
 	sendCtx   context.Context
 	recording sync.WaitGroup
+	tracer    trace.Tracer // nil without Options.TracerProvider
 }
 
 // endpointLimit is a quick endpoint's limit and when it last answered
@@ -129,8 +135,12 @@ func New(opts Options, log *slog.Logger) *Dispatcher {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Dispatcher{log: log, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
+	d := &Dispatcher{log: log, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
 		results: make(chan *payd.DeliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]endpointLimit{}, held: map[string]bool{}}
+	if opts.TracerProvider != nil {
+		d.tracer = opts.TracerProvider.Tracer("github.com/paydhq/payd/internal/dispatch")
+	}
+	return d
 }
 
 // Kick wakes the sender; a kick while it works makes it look again. It
@@ -252,7 +262,9 @@ func (d *Dispatcher) send(w *payd.DeliveryWork) {
 	defer d.sends.Done()
 	endpoint := w.Delivery.EndpointID
 	for w != nil {
-		out := d.src.AttemptDelivery(d.sendCtx, w)
+		ctx, span := d.attemptSpan(d.sendCtx, w)
+		out := d.src.AttemptDelivery(ctx, w)
+		endAttempt(span, out)
 		d.results <- out
 		d.mu.Lock()
 		wasFull := d.busy >= d.opts.MaxInFlight

@@ -8,6 +8,10 @@ import (
 	"net/http"
 	"strconv"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/ratelimit"
 )
@@ -55,7 +59,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			// The client went away; nobody reads this answer.
 			e = &payd.Error{Code: payd.CodeInternal, Message: "request canceled"}
 		} else {
-			Logger(r.Context()).Error("internal error", "err", err.Error())
+			op := payd.FailedOp(err)
+			Logger(r.Context()).Error("internal error", "err", err.Error(), "op", op)
+			recordInternal(r.Context(), err, op)
 			e = &payd.Error{Code: payd.CodeInternal, Message: "internal error; retry with the same Idempotency-Key, or contact support with the request_id"}
 		}
 	}
@@ -69,6 +75,25 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	WriteJSON(w, status, ErrorBody{
 		Type: "error", Code: e.Code, Description: e.Message, Parameter: e.Param, RequestID: RequestID(r.Context()),
 	})
+}
+
+// recordInternal records an internal error on the request's span (a no-op
+// span when tracing is off): the error event, the error status and the
+// operation of the domain that failed, so that a trace shows where an
+// internal_error came from. The error's text is what the log line shows;
+// no request data is in it.
+func recordInternal(ctx context.Context, err error, op string) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	attrs := []attribute.KeyValue{attribute.String("payd.error.code", string(payd.CodeInternal))}
+	if op != "" {
+		attrs = append(attrs, attribute.String("payd.operation", op))
+	}
+	span.SetAttributes(attrs...)
+	span.RecordError(err, trace.WithAttributes(attrs...))
+	span.SetStatus(codes.Error, string(payd.CodeInternal))
 }
 
 // WriteJSON writes v with status.

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
 )
@@ -79,6 +82,13 @@ func Frame(cfg FrameConfig, next http.Handler) http.Handler {
 		start := time.Now()
 		id := "req_" + ulid.MustNew(ulid.Timestamp(start), rand.Reader).String()
 		log := base.With("request_id", id)
+		// With tracing on, the request's server span is in the context
+		// (tracing.Handler): its ids go on every line of the request's
+		// log, so that a log line leads to its trace and back.
+		span := trace.SpanFromContext(r.Context())
+		if sc := span.SpanContext(); sc.IsValid() {
+			log = log.With("trace_id", sc.TraceID().String(), "span_id", sc.SpanID().String())
+		}
 		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey{}, id), loggerKey{}, log)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
@@ -97,6 +107,9 @@ func Frame(cfg FrameConfig, next http.Handler) http.Handler {
 			if route == "" {
 				route = "unmatched"
 			}
+			if span.IsRecording() {
+				nameSpan(span, r.Method, r.Pattern)
+			}
 			m.observe(route, rec.status, time.Since(start))
 			level := slog.LevelInfo
 			if cfg.Quiet != nil && cfg.Quiet(r, route, rec.status) {
@@ -111,6 +124,27 @@ func Frame(cfg FrameConfig, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// nameSpan names the server span by the route the mux matched ("POST
+// /v1/payments/{id}/capture"), with http.route the path template, as
+// OpenTelemetry's conventions for HTTP servers ask. The mux sets the
+// pattern on the request Frame passes on, which the tracing middleware
+// outside never sees, so Frame names it. The span's url.path becomes the
+// template too ("unmatched" for no route), as the access log has only the
+// route: the payer's pages carry one-time tokens in their paths
+// (/checkout/{token}), which have no place in a trace backend.
+func nameSpan(span trace.Span, method, pattern string) {
+	if pattern == "" {
+		span.SetAttributes(attribute.String("url.path", "unmatched"))
+		return
+	}
+	path := pattern
+	if i := strings.IndexByte(pattern, ' '); i >= 0 {
+		path = pattern[i+1:]
+	}
+	span.SetName(method + " " + path)
+	span.SetAttributes(attribute.String("http.route", path), attribute.String("url.path", path))
 }
 
 func headerSize(r *http.Request) int {

@@ -19,6 +19,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
 )
@@ -57,6 +58,10 @@ type Options struct {
 	// DefaultRescueAfter). It must exceed JobTimeout, or a job still
 	// running would be run twice.
 	RescueAfter time.Duration
+	// TracerProvider, when set, traces job inserts and work with River's
+	// OpenTelemetry middleware, each job's span linked to the one that
+	// enqueued it (trace.go). Nil adds no middleware.
+	TracerProvider trace.TracerProvider
 }
 
 // JobTimeout bounds every job; none sets a longer one of its own.
@@ -114,7 +119,12 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 	if opts.RescueAfter <= JobTimeout {
 		return nil, fmt.Errorf("jobs: the rescue delay %v must exceed the job timeout %v", opts.RescueAfter, JobTimeout)
 	}
+	var middleware []rivertype.Middleware
+	if opts.TracerProvider != nil {
+		middleware = traceMiddleware(opts.TracerProvider)
+	}
 	client, err := river.NewClient(q.driver, &river.Config{
+		Middleware: middleware,
 		// Webhook deliveries are queued in their own table and sent by the
 		// service's delivery sender; this queue only drains delivery jobs
 		// left by versions that queued each delivery as a job.

@@ -164,7 +164,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("link_id")
 	pg, err := h.svc.OpenLink(r.Context(), id)
 	if err != nil && payd.ErrorCodeOf(err) != payd.CodeNotFound {
-		h.log.Error("open payment link", "err", err.Error())
+		h.log.ErrorContext(r.Context(), "open payment link", "err", err.Error())
 		h.message(w, http.StatusInternalServerError, view{L: locale(r, nil)}, "Error", "Something went wrong; try again.")
 		return
 	}
@@ -253,7 +253,7 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 			h.notFound(w, r)
 			return
 		}
-		h.log.Error("open payment link", "err", err.Error())
+		h.log.ErrorContext(r.Context(), "open payment link", "err", err.Error())
 		h.message(w, http.StatusInternalServerError, view{L: locale(r, nil)}, "Error", "Something went wrong; try again.")
 		return
 	}
@@ -306,7 +306,7 @@ func (h *Handler) pay(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, payd.ErrLinkBusy):
 		h.closed(w, r, pg, payd.LinkPageBusy)
 	default:
-		h.refused(w, l, pg, err)
+		h.refused(w, r, l, pg, err)
 	}
 }
 
@@ -359,7 +359,7 @@ func (h *Handler) allowed(w http.ResponseWriter, r *http.Request, pg *payd.LinkP
 }
 
 // refused answers the create path's other refusals.
-func (h *Handler) refused(w http.ResponseWriter, l webpage.Locale, pg *payd.LinkPage, err error) {
+func (h *Handler) refused(w http.ResponseWriter, r *http.Request, l webpage.Locale, pg *payd.LinkPage, err error) {
 	v := view{L: l, Test: pg.Link.Test, State: "refused"}
 	switch payd.ErrorCodeOf(err) {
 	case payd.CodeIdempotencyConflict:
@@ -373,7 +373,7 @@ func (h *Handler) refused(w http.ResponseWriter, l webpage.Locale, pg *payd.Link
 		h.message(w, http.StatusUnprocessableEntity, v, "Payment unavailable",
 			"The shop cannot take this payment right now. Try again later or contact the shop.")
 	default:
-		h.log.Error("payment link payment", "err", err.Error())
+		h.log.ErrorContext(r.Context(), "payment link payment", "err", err.Error())
 		h.message(w, http.StatusInternalServerError, v, "Error", "Something went wrong; try again.")
 	}
 }

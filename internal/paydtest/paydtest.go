@@ -22,6 +22,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/dispatch"
@@ -140,6 +141,9 @@ type Options struct {
 	RedisPrefix string
 	// Logger receives the service's log (nil: none).
 	Logger *slog.Logger
+	// TracerProvider traces the service (nil: no tracing); tests give one
+	// that records into tracetest's in-memory exporter.
+	TracerProvider trace.TracerProvider
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -163,7 +167,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
-		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger,
+		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger, TracerProvider: opts.TracerProvider,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)

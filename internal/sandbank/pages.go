@@ -213,7 +213,7 @@ func (p *Pages) finish(w http.ResponseWriter, r *http.Request, a *payd.SandboxAt
 	case errors.Is(err, payd.ErrNoRows):
 		p.notFound(w, r)
 	case err != nil:
-		p.log.Error("sandbox decision", "err", err.Error())
+		p.log.ErrorContext(r.Context(), "sandbox decision", "err", err.Error())
 		p.messageOf(w, http.StatusInternalServerError, a, locale(r, a), "Error", "The sandbox bank could not process this; try again.", "")
 	default:
 		http.Redirect(w, r, to, http.StatusSeeOther)

@@ -17,7 +17,10 @@ import (
 	"net/netip"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/tracing"
 	"github.com/paydhq/payd/internal/urlguard"
 )
 
@@ -31,6 +34,9 @@ type Options struct {
 	// LookupNetIP resolves names; nil uses the system resolver. Tests give
 	// a stub to play a DNS answer that points at a private address.
 	LookupNetIP func(ctx context.Context, network, host string) ([]netip.Addr, error)
+	// TracerProvider, when set, gives every request a client span and the
+	// receiver a W3C traceparent (tracing.Transport). Nil: neither.
+	TracerProvider trace.TracerProvider
 }
 
 // HTTP is payd.Sender over net/http.
@@ -63,7 +69,7 @@ func New(opts Options) *HTTP {
 		TLSHandshakeTimeout: 5 * time.Second,
 	}
 	return &HTTP{client: &http.Client{
-		Transport: tr,
+		Transport: tracing.Transport(tr, opts.TracerProvider),
 		// A 3xx is an answer like any other non-2xx: a failed attempt.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}

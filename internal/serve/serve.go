@@ -26,6 +26,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/api"
@@ -35,6 +36,7 @@ import (
 	"github.com/paydhq/payd/internal/operator"
 	"github.com/paydhq/payd/internal/ratelimit"
 	"github.com/paydhq/payd/internal/sqlstore"
+	"github.com/paydhq/payd/internal/tracing"
 )
 
 // Config is what `payd serve` is told.
@@ -95,6 +97,11 @@ type Config struct {
 	// RedisPrefix is put before every Redis key (empty: "payd:"), so
 	// deployments or tests can share one Redis.
 	RedisPrefix string
+	// TracerProvider, when set, traces the service with OpenTelemetry
+	// (docs/operations.md, Traces): both listeners, the database
+	// statements, the jobs, the webhook deliveries and pre-checks. Nil
+	// (`payd serve` without OTEL_* variables) adds no instrumentation.
+	TracerProvider trace.TracerProvider
 }
 
 // Instance is an assembled service.
@@ -194,7 +201,7 @@ func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
 		}
 		in.dirLock = l
 	}
-	store, err := sqlstore.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider})
 	if err != nil {
 		return err
 	}
@@ -261,11 +268,13 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	in.Registry.MustRegister(failures, attempts)
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
+	delivery.TracerProvider = cfg.TracerProvider
 	in.dispatch = dispatch.New(delivery, in.log)
 	var err error
 	in.Queue, err = jobs.New(in.Store.DB(), in.Store.Dialect(), clock, in.log, jobs.Options{
 		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
-		OnFailure: func(kind string) { failures.WithLabelValues(kind).Inc() },
+		OnFailure:      func(kind string) { failures.WithLabelValues(kind).Inc() },
+		TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
 		return err
@@ -276,6 +285,10 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 		sandbank.New(sandboxBanks[0], k.notify, in.Queue, clock, cfg.PublicURL),
 		sandbank.New(sandboxBanks[1], k.notify, in.Queue, clock, cfg.PublicURL),
 	}
+	var traceCarrier func(context.Context) map[string]string
+	if cfg.TracerProvider != nil {
+		traceCarrier = tracing.Carrier
+	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
@@ -283,8 +296,10 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
-		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick,
-		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs}),
+		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick, TraceCarrierFunc: traceCarrier,
+		ProviderCallFunc: tracing.ProviderCall(cfg.TracerProvider),
+		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs,
+			TracerProvider: cfg.TracerProvider}),
 	})
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
@@ -304,10 +319,13 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	}
 	in.Limiter = limiter
 	source := httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies}
-	bankPages := sandbank.NewPages(in.Store, k.forms, in.log, in.banks...)
-	checkoutPages := checkout.New(in.Service, k.forms, in.log)
-	linkPages := linkpage.New(in.Service, k.forms, in.log, limiter, source.Addr)
-	embedPages := embed.New(in.Service, k.forms, cfg.PublicURL, in.log)
+	// The pages log with the request's context: their lines carry its
+	// request_id and trace ids like the APIs' own.
+	pageLog := httpapi.ContextLogger(in.log)
+	bankPages := sandbank.NewPages(in.Store, k.forms, pageLog, in.banks...)
+	checkoutPages := checkout.New(in.Service, k.forms, pageLog)
+	linkPages := linkpage.New(in.Service, k.forms, pageLog, limiter, source.Addr)
+	embedPages := embed.New(in.Service, k.forms, cfg.PublicURL, pageLog)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
@@ -331,7 +349,9 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
 		})
+		in.Admin = tracing.Handler(in.Admin, cfg.TracerProvider, "operator")
 	}
+	in.API = tracing.Handler(in.API, cfg.TracerProvider, "merchant")
 	return nil
 }
 

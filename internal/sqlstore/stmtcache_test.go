@@ -13,7 +13,7 @@ import (
 // and returns it with that connection, for looking inside the cache.
 func openCached(t *testing.T) (*sql.DB, *sql.Conn) {
 	t.Helper()
-	db, err := openSQLite("file:" + filepath.Join(t.TempDir(), "c.db") + "?_pragma=journal_mode(WAL)")
+	db, err := openSQLite("file:"+filepath.Join(t.TempDir(), "c.db")+"?_pragma=journal_mode(WAL)", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

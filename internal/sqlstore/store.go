@@ -9,12 +9,18 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/XSAM/otelsql"
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 	"modernc.org/sqlite"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/tracing"
 )
 
 // Store is payd.Store over database/sql.
@@ -34,8 +40,28 @@ var _ payd.Store = (*Store)(nil)
 // postgresql://, and otherwise opens (creating it) the SQLite database
 // payd.db in dataDir. It does not migrate; call Migrate.
 func Open(ctx context.Context, url, dataDir string) (*Store, error) {
+	return OpenWith(ctx, url, dataDir, Options{})
+}
+
+// Options are what Open may be given beyond where the database is.
+type Options struct {
+	// TracerProvider, when set, traces every statement made under a span
+	// of the caller (a request, a job, a delivery attempt): pgx's tracer
+	// on PostgreSQL, database/sql's on SQLite. Spans carry the statement's
+	// text with its $N placeholders and never the values bound to them.
+	// Nil adds no instrumentation.
+	TracerProvider trace.TracerProvider
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url, dataDir string, opts Options) (*Store, error) {
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
-		return openPostgres(ctx, url, nil)
+		var tracer pgx.QueryTracer
+		if opts.TracerProvider != nil {
+			tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tracing.ChildOnly(opts.TracerProvider)),
+				otelpgx.WithMeterProvider(noop.NewMeterProvider()), otelpgx.WithTrimSQLInSpanName())
+		}
+		return openPostgres(ctx, url, tracer)
 	}
 	if url != "" {
 		return nil, fmt.Errorf("database URL %q: only postgres:// URLs are supported; leave it empty for SQLite", redact(url))
@@ -49,7 +75,7 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 	file := "file:" + filepath.Join(dataDir, "payd.db")
 	dsn := file + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := openSQLite(dsn)
+	db, err := openSQLite(dsn, opts.TracerProvider)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +89,7 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open SQLite in %s: %w", dataDir, err)
 	}
-	rdb, err := openSQLite(file + "?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	rdb, err := openSQLite(file+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)", opts.TracerProvider)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -92,13 +118,22 @@ func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Sto
 }
 
 // openSQLite opens a pool whose connections keep their statements prepared
-// (stmtcache.go).
-func openSQLite(dsn string) (*sql.DB, error) {
+// (stmtcache.go), traced through otelsql when tp is set.
+func openSQLite(dsn string, tp trace.TracerProvider) (*sql.DB, error) {
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(cachingConnector{base}), nil
+	if tp == nil {
+		return sql.OpenDB(cachingConnector{base}), nil
+	}
+	return otelsql.OpenDB(cachingConnector{base}, otelsql.WithTracerProvider(tracing.ChildOnly(tp)),
+		otelsql.WithMeterProvider(noop.NewMeterProvider()),
+		otelsql.WithAttributes(attribute.String("db.system.name", "sqlite")),
+		// A span per statement, as pgx's tracer makes on PostgreSQL; not
+		// one per row read, session reset or connection.
+		otelsql.WithSpanOptions(otelsql.SpanOptions{OmitRows: true, OmitConnResetSession: true,
+			OmitConnectorConnect: true, OmitConnPrepare: true})), nil
 }
 
 func redact(url string) string {

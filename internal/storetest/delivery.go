@@ -55,9 +55,13 @@ func (f *deliveryFixture) insert(t *testing.T, list ...*payd.WebhookDelivery) {
 	mustTx(t, f.s, func(tx payd.Tx) error { return tx.WebhookDeliveryInsert(t.Context(), list...) })
 }
 
+// newDelivery carries a trace context, as deliveries queued while tracing
+// is on do, so that every comparison of a claimed or listed delivery also
+// checks that the store keeps it.
 func newDelivery(ev *payd.Event, ep *payd.WebhookEndpoint, state string, due time.Time) *payd.WebhookDelivery {
 	return &payd.WebhookDelivery{ID: newID("dlv_", ev.CreatedAt), EventID: ev.ID, EndpointID: ep.ID, ShopID: ev.ShopID,
-		Test: ev.Test, State: state, CreatedAt: ev.CreatedAt, DueAt: due}
+		Test: ev.Test, State: state, CreatedAt: ev.CreatedAt, DueAt: due,
+		Trace: map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}
 }
 
 // claim claims in a transaction of its own that commits.
