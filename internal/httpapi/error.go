@@ -22,6 +22,7 @@ var statusOf = map[payd.ErrorCode]int{
 	payd.CodeIdempotencyConflict:         http.StatusConflict,
 	payd.CodeIdempotencyInProgress:       http.StatusConflict,
 	payd.CodeEvidenceDeadlinePassed:      http.StatusConflict,
+	payd.CodeEmailTaken:                  http.StatusConflict,
 	payd.CodeInvalidState:                http.StatusUnprocessableEntity,
 	payd.CodeAmountLimit:                 http.StatusUnprocessableEntity,
 	payd.CodeLimitsExceeded:              http.StatusUnprocessableEntity,
