@@ -121,6 +121,9 @@ type Tx interface {
 	// each as the contract renders it (Payment.View without
 	// confirmation_url), kept by the store beside the document it renders.
 	PaymentViewList(ctx context.Context, p *PaymentListParams) (Page[*PaymentView], error)
+	// PaymentTotals counts and sums a shop's payments of one mode created
+	// in [from, to), by status and currency, ordered by both.
+	PaymentTotals(ctx context.Context, shopID string, test bool, from, to time.Time) ([]PaymentTotal, error)
 	// PaymentStats counts and sums the payments of a shop, mode and
 	// currency created since, leaving canceled ones out.
 	PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (count int, sum int64, err error)

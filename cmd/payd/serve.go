@@ -25,6 +25,7 @@ import (
 
 type serveOptions struct {
 	addr, adminAddr, adminToken, databaseURL, dataDir, publicURL string
+	dashboardAddr                                                string
 	tlsCert, tlsKey, logFormat                                   string
 	dev, testClock, behindProxy                                  bool
 	webhookAllowHosts                                            []string
@@ -44,6 +45,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	o := &serveOptions{}
 	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
 	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
+	dashboardAddr := f.String("dashboard-addr", "", "merchant dashboard listen address (empty: under /dashboard/ on --addr)")
 	adminToken := f.String("admin-token", "", "operator API bearer token; empty turns the operator API off (except with --dev)")
 	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database and dev.json")
@@ -96,7 +98,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 		return nil, errors.New("--webhook-max-in-flight and --webhook-per-endpoint cannot be negative")
 	}
 	o.webhookInFlight, o.webhookPerEndpoint = *inFlight, *perEndpoint
-	o.addr, o.adminAddr = *addr, *adminAddr
+	o.addr, o.adminAddr, o.dashboardAddr = *addr, *adminAddr, *dashboardAddr
 	o.adminToken, o.databaseURL, o.dataDir, o.publicURL = *adminToken, *databaseURL, *dataDir, *publicURL
 	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
 	o.logFormat, o.webhookAllowHosts, o.webhookCAFile = *logFormat, *allow, *caFile
@@ -147,7 +149,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// The contract is HTTPS only: plain HTTP is served only where nobody
 	// else can listen in (loopback) or behind a proxy that terminates TLS.
 	if !useTLS && !o.behindProxy {
-		for _, a := range []string{o.addr, o.adminAddr} {
+		for _, a := range []string{o.addr, o.adminAddr, o.dashboardAddr} {
+			if a == "" {
+				continue
+			}
 			if !isLoopback(a) {
 				return fmt.Errorf("refusing to serve plain HTTP on %s: give --tls-cert and --tls-key, or --behind-tls-proxy when a proxy in front terminates TLS", a)
 			}
@@ -184,7 +189,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
-		Delivery: dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		Delivery:             dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		DashboardOwnListener: o.dashboardAddr != "",
 	})
 	if err != nil {
 		return err
@@ -196,6 +202,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
 	if in.Admin != nil {
 		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
+	}
+	if in.Dashboard != nil {
+		servers = append(servers, newHTTPServer(o.dashboardAddr, in.Dashboard, log))
 	}
 	listeners, err := bindAll(servers)
 	if err != nil {

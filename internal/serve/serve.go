@@ -13,10 +13,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/paydhq/payd/internal/checkout"
+	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/linkpage"
 	"github.com/paydhq/payd/internal/sandbank"
 	"github.com/paydhq/payd/internal/sandpayout"
@@ -91,6 +93,10 @@ type Config struct {
 	// authentication counters to that Redis, shared by every instance
 	// that uses it (`--redis-url`); empty keeps them in the process.
 	RedisURL string
+	// DashboardOwnListener serves the merchant dashboard from
+	// Instance.Dashboard, for a listener of its own (`--dashboard-addr`),
+	// instead of under /dashboard/ on the merchant API's listener.
+	DashboardOwnListener bool
 	// RedisPrefix is put before every Redis key (empty: "payd:"), so
 	// deployments or tests can share one Redis.
 	RedisPrefix string
@@ -104,9 +110,12 @@ type Instance struct {
 	TestClock *payd.TestClock
 	// API is the merchant listener's handler; Admin the operator's (nil
 	// when no token is configured).
-	API      http.Handler
-	Admin    http.Handler
-	Registry *prometheus.Registry
+	API   http.Handler
+	Admin http.Handler
+	// Dashboard is the dashboard's handler when it has a listener of its
+	// own (Config.DashboardOwnListener), else nil.
+	Dashboard http.Handler
+	Registry  *prometheus.Registry
 	// Limiter holds the rate limits: a *ratelimit.Redis with RedisURL.
 	Limiter ratelimit.Limiter
 	log     *slog.Logger
@@ -306,6 +315,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	bankPages := sandbank.NewPages(in.Store, k.forms, in.log, in.banks...)
 	checkoutPages := checkout.New(in.Service, k.forms, in.log)
 	linkPages := linkpage.New(in.Service, k.forms, in.log, limiter, source.Addr)
+	dash := in.dashboard(cfg, k, limiter, source)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
@@ -319,6 +329,9 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 			if cfg.Stage >= payd.StageM5 {
 				linkPages.Register(mux)
 			}
+			if !cfg.DashboardOwnListener {
+				dash.Register(mux)
+			}
 		},
 	})
 	if cfg.AdminToken != "" {
@@ -329,6 +342,27 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 		})
 	}
 	return nil
+}
+
+// dashboard builds the merchant dashboard. Its sign-in throttles share the
+// Limiter of the APIs' (Redis when configured): one counts failures per
+// address, the other per account.
+func (in *Instance) dashboard(cfg Config, k keys, limiter ratelimit.Limiter, source httpapi.Source) *dashboard.Handler {
+	now := func() time.Time { return in.Service.Clock().Now() }
+	metrics := httpapi.NewMetrics(in.Registry, "dashboard")
+	throttle := func(scope string) *httpapi.AuthThrottle {
+		return httpapi.NewAuthThrottle(httpapi.ThrottleConfig{Scope: scope, Limiter: limiter, Source: source,
+			FailuresPerMinute: cfg.AuthFailuresPerMinute, Now: now, Metrics: metrics})
+	}
+	d := dashboard.New(dashboard.Config{Service: in.Service, Key: k.forms, Log: in.log, Source: source,
+		Throttle: throttle("dashboard"), Accounts: throttle("dashboard_account"),
+		Secure: strings.HasPrefix(cfg.PublicURL, "https://")})
+	if cfg.DashboardOwnListener {
+		mux := http.NewServeMux()
+		d.Register(mux)
+		in.Dashboard = httpapi.Frame(httpapi.FrameConfig{Logger: in.log, Metrics: metrics}, mux)
+	}
+	return d
 }
 
 // sandboxBanks are the names of the sandbox banks: the cascade's primary and

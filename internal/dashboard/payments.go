@@ -1,0 +1,135 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/money"
+)
+
+// pageRows is the dashboard's page size of lists: one query of the API's
+// list, keyset, never a count of the table.
+const pageRows = 50
+
+// paymentFilters are the query parameters that filter the payments list;
+// a cursor is bound to them as the API's are.
+var paymentFilters = []string{"status", "from", "to", "q"}
+
+// paymentQuery reads the filters of the payments list: status, a period of
+// whole UTC days (from, to inclusive) and an order id to search for.
+func paymentQuery(vals url.Values) (*payd.PaymentListParams, string, error) {
+	lp, print, err := httpapi.ParseList(filtersOf(vals), paymentFilters...)
+	if err != nil {
+		return nil, "", err
+	}
+	lp.Limit = pageRows
+	p := &payd.PaymentListParams{ListParams: lp}
+	if s := vals.Get("status"); s != "" {
+		if !payd.PaymentStatus(s).Valid() {
+			return nil, "", payd.Invalid("status", "unknown status")
+		}
+		p.Status = payd.PaymentStatus(s)
+	}
+	for _, f := range []struct {
+		name string
+		dst  **time.Time
+		next int
+	}{{"from", &p.Created.GTE, 0}, {"to", &p.Created.LT, 1}} {
+		v := vals.Get(f.name)
+		if v == "" {
+			continue
+		}
+		d, err := time.Parse("2006-01-02", v)
+		if err != nil {
+			return nil, "", payd.Invalid(f.name, "a date such as 2026-01-31")
+		}
+		d = d.AddDate(0, 0, f.next)
+		*f.dst = &d
+	}
+	p.OrderID = strings.TrimSpace(vals.Get("q"))
+	return p, print, nil
+}
+
+// filtersOf keeps the filters and the cursor of a list's query.
+func filtersOf(vals url.Values) url.Values {
+	out := url.Values{}
+	for _, f := range append(paymentFilters, "cursor") {
+		if v, ok := vals[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// paymentRow is what a list row shows of a payment, read from the
+// rendering the API's list sends.
+type paymentRow struct {
+	ID            string                  `json:"id"`
+	Status        payd.PaymentStatus      `json:"status"`
+	Amount        money.Amount            `json:"amount"`
+	OrderID       string                  `json:"order_id"`
+	Description   string                  `json:"description"`
+	CreatedAt     time.Time               `json:"created_at"`
+	PaymentMethod *payd.PaymentMethodData `json:"payment_method"`
+	Refunded      money.Amount            `json:"refunded_amount"`
+	Captured      money.Amount            `json:"captured_amount"`
+}
+
+type paymentsView struct {
+	Rows                  []paymentRow
+	Status, From, To, Q   string
+	Next, Export, Problem string
+	Statuses              []payd.PaymentStatus
+}
+
+func (h *Handler) payments(q *req) {
+	vals := q.r.URL.Query()
+	v := paymentsView{Status: vals.Get("status"), From: vals.Get("from"), To: vals.Get("to"), Q: vals.Get("q"),
+		Statuses: []payd.PaymentStatus{payd.PaymentPending, payd.PaymentWaitingForCapture, payd.PaymentSucceeded, payd.PaymentCanceled}}
+	// A payment id goes straight to its page.
+	if id := strings.TrimSpace(v.Q); payd.ValidID(payd.PrefixPayment, id) {
+		if _, err := h.svc.GetPayment(q.ctx, q.principal(), id); err == nil {
+			http.Redirect(q.w, q.r, q.base()+"payments/"+id, http.StatusSeeOther)
+			return
+		}
+	}
+	params, print, err := paymentQuery(vals)
+	if err != nil {
+		var pe *payd.Error
+		if errors.As(err, &pe) {
+			v.Problem = pe.Message + " (" + pe.Param + ")"
+			q.render(http.StatusBadRequest, "payments", "payments", q.l.T("Payments"), v)
+			return
+		}
+		q.fail(err)
+		return
+	}
+	page, err := h.svc.ListPayments(q.ctx, q.principal(), params)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	for _, item := range page.Items {
+		var row paymentRow
+		if err := json.Unmarshal(item.JSON, &row); err != nil {
+			q.fail(err)
+			return
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	keep := filtersOf(vals)
+	keep.Del("cursor")
+	if c := httpapi.EncodeCursor(page.Next, print); c != nil {
+		next := filtersOf(vals)
+		next.Set("cursor", *c)
+		v.Next = "?" + next.Encode()
+	}
+	v.Export = q.base() + "payments.csv?" + keep.Encode()
+	q.render(http.StatusOK, "payments", "payments", q.l.T("Payments"), v)
+}
