@@ -84,10 +84,10 @@ const (
 // Its secrets (password hash, second-factor secret, setup token) are kept
 // apart in UserCredentials, which never leaves the domain.
 type User struct {
-	ID         string     `json:"id"`
-	MerchantID string     `json:"merchant_id"`
-	Email      string     `json:"email"`
-	Role       Role       `json:"role"`
+	ID         string `json:"id"`
+	MerchantID string `json:"merchant_id"`
+	Email      string `json:"email"`
+	Role       Role   `json:"role"`
 	// HasPassword is false until the user has used a setup link.
 	HasPassword bool       `json:"has_password"`
 	TOTPEnabled bool       `json:"totp_enabled"`
