@@ -31,7 +31,9 @@ func testUser(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantRead(t, s, "UserGetByEmail", o, func(tx payd.Tx) (*payd.User, error) { return tx.UserGetByEmail(ctx, "o@example.test") })
 		wantRead(t, s, "UserListByMerchant", []*payd.User{a, b}, func(tx payd.Tx) ([]*payd.User, error) { return tx.UserListByMerchant(ctx, m.ID) })
 		wantRead(t, s, "UserListByMerchant of a merchant without users", []*payd.User{},
-			func(tx payd.Tx) ([]*payd.User, error) { return tx.UserListByMerchant(ctx, newID(payd.PrefixMerchant, now)) })
+			func(tx payd.Tx) ([]*payd.User, error) {
+				return tx.UserListByMerchant(ctx, newID(payd.PrefixMerchant, now))
+			})
 
 		err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.UserGet(ctx, newID(payd.PrefixUser, now)); return err })
 		wantErr(t, "UserGet of a missing id", err, payd.ErrNoRows)
@@ -117,7 +119,10 @@ func testUser(t *testing.T, open func(t *testing.T) payd.Store) {
 		other := &payd.UserCredentials{UserID: bystander.ID, SetupHash: []byte("b"), SetupExpiresAt: ptr(now.Add(2 * time.Hour))}
 		mustTx(t, s, func(tx payd.Tx) error { return tx.UserCredentialsUpdate(ctx, other) })
 		var n int64
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.UserSetupTokensExpire(ctx, now.Add(time.Hour-time.Microsecond)); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			n, err = tx.UserSetupTokensExpire(ctx, now.Add(time.Hour-time.Microsecond))
+			return err
+		})
 		if n != 0 {
 			t.Errorf("UserSetupTokensExpire before the expiry removed %d, want 0", n)
 		}
@@ -218,7 +223,10 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 			return nil
 		})
 		var n int64
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.SessionDeleteExpired(ctx, idleBefore, createdBefore); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			n, err = tx.SessionDeleteExpired(ctx, idleBefore, createdBefore)
+			return err
+		})
 		if n != 2 {
 			t.Errorf("SessionDeleteExpired removed %d, want 2", n)
 		}
