@@ -55,7 +55,10 @@ func (s *Service) hashPassword(password string, p Argon2Params) string {
 	if _, err := rand.Read(salt); err != nil {
 		panic("crypto/rand failed: " + err.Error())
 	}
-	key := s.kdf([]byte(password), salt, p)
+	return phcString(p, salt, s.kdf([]byte(password), salt, p))
+}
+
+func phcString(p Argon2Params, salt, key []byte) string {
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.MemoryKiB, p.Time, p.Threads,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
@@ -107,16 +110,29 @@ func (s *Service) verifyPassword(password, phc string) (ok, stale bool, err erro
 	return subtle.ConstantTimeCompare(got, key) == 1, p != s.argon2, nil
 }
 
-// dummyHash is a hash of no one's password that sign-in verifies against
-// when there is no hash to verify (an unknown email, a user without a
-// password), so that those answers take the time of a real verification.
+// dummyHash is a hash that sign-in verifies against when there is no hash
+// to verify (an unknown email, a user without a password), so that those
+// answers take the time of a real verification. It has the current
+// parameters and random salt and key, which no password matches; making
+// it costs no KDF run, so the first such sign-in is no slower than the
+// next.
 type dummyHash struct {
 	once sync.Once
 	phc  string
 }
 
 func (s *Service) verifyDummy(password string) {
-	s.dummy.once.Do(func() { s.dummy.phc = s.hashPassword("payd dummy password", s.argon2) })
+	s.dummy.once.Do(func() {
+		p := s.argon2
+		salt, key := make([]byte, p.SaltLen), make([]byte, p.KeyLen)
+		if _, err := rand.Read(salt); err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		if _, err := rand.Read(key); err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		s.dummy.phc = phcString(p, salt, key)
+	})
 	_, _, _ = s.verifyPassword(password, s.dummy.phc)
 }
 

@@ -210,9 +210,9 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 				CreatedAt: created, LastSeenAt: seen}
 		}
 		fresh := mk(now.Add(-time.Hour), now)
-		edge := mk(createdBefore, idleBefore) // exactly at both bounds: kept
-		idle := mk(now.Add(-time.Hour), idleBefore.Add(-time.Microsecond))
-		old := mk(createdBefore.Add(-time.Microsecond), now)
+		edge := mk(createdBefore.Add(time.Microsecond), idleBefore.Add(time.Microsecond)) // just after both bounds: kept
+		idle := mk(now.Add(-time.Hour), idleBefore)
+		old := mk(createdBefore, now)
 		all := []*payd.Session{fresh, edge, idle, old}
 		mustTx(t, s, func(tx payd.Tx) error {
 			for _, ses := range all {
