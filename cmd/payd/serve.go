@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/framing"
 	"github.com/paydhq/payd/internal/httpapi"
@@ -203,7 +204,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	if o.dev {
-		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken)
+		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken,
+			o.publicURL+dashboard.Prefix)
 		if err != nil {
 			closeAll(listeners)
 			in.Close(context.Background())
@@ -307,7 +309,11 @@ func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
 func printBanner(w io.Writer, info *serve.DevInfo, o *serveOptions) {
 	fmt.Fprintf(w, "\npayd is running in --dev mode (data in %s)\n\n", o.dataDir)
 	fmt.Fprintf(w, "  API:          %s\n", info.APIURL)
-	fmt.Fprintf(w, "  Operator API: %s   token: %s\n\n", info.AdminURL, info.AdminToken)
+	fmt.Fprintf(w, "  Operator API: %s   token: %s\n", info.AdminURL, info.AdminToken)
+	if d := info.Dashboard; d != nil {
+		fmt.Fprintf(w, "  Dashboard:    %s  %s  %s\n", d.URL, d.Email, d.Password)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  Sandbox shops (test keys):\n")
 	for _, s := range info.Shops {
 		fmt.Fprintf(w, "    %s  shop_id=%s  secret_key=%s\n", s.Region, s.ShopID, s.SecretKey)

@@ -117,6 +117,9 @@ func TestServeDevFirstAndSecondStart(t *testing.T) {
 			ShopID    string `json:"shop_id"`
 			SecretKey string `json:"secret_key"`
 		} `json:"shops"`
+		Dashboard struct {
+			URL, Email, Password string
+		} `json:"dashboard"`
 	}
 	if err := json.Unmarshal(raw, &info); err != nil {
 		t.Fatal(err)
@@ -124,7 +127,12 @@ func TestServeDevFirstAndSecondStart(t *testing.T) {
 	if info.APIURL != "http://"+addr+"/v1" || info.AdminToken == "" || len(info.Shops) != 2 {
 		t.Fatalf("dev.json = %s", raw)
 	}
-	for _, want := range []string{info.Shops[0].ShopID, info.Shops[0].SecretKey, info.AdminToken, "curl -u"} {
+	d := info.Dashboard
+	if d.URL != "http://"+addr+"/dashboard/" || d.Email != "admin@demo.payd.test" || len(d.Password) < 20 {
+		t.Fatalf("dev.json dashboard = %+v", d)
+	}
+	for _, want := range []string{info.Shops[0].ShopID, info.Shops[0].SecretKey, info.AdminToken, "curl -u",
+		"Dashboard:    " + d.URL + "  " + d.Email + "  " + d.Password} {
 		if !strings.Contains(srv.stdout.String(), want) {
 			t.Fatalf("banner lacks %q:\n%s", want, srv.stdout.String())
 		}
