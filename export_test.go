@@ -6,4 +6,6 @@ func (s *Service) KDFRuns() int64 { return s.kdfRuns.Load() }
 
 // HashPasswordWith hashes password with parameters p, as an older or
 // newer configuration would have.
-func (s *Service) HashPasswordWith(password string, p Argon2Params) string { return s.hashPassword(password, p) }
+func (s *Service) HashPasswordWith(password string, p Argon2Params) string {
+	return s.hashPassword(password, p)
+}

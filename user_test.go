@@ -90,7 +90,9 @@ func wantCode(t *testing.T, what string, err error, code payd.ErrorCode, param s
 	}
 }
 
-func actorOf(u *payd.User) *payd.Actor { return &payd.Actor{UserID: u.ID, Email: u.Email, Addr: "192.0.2.9"} }
+func actorOf(u *payd.User) *payd.Actor {
+	return &payd.Actor{UserID: u.ID, Email: u.Email, Addr: "192.0.2.9"}
+}
 
 func TestCreateUserEmail(t *testing.T) {
 	t.Parallel()
