@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -143,16 +144,22 @@ func (s *Service) SetPassword(ctx context.Context, token, password string) (u *U
 		return nil, Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
 	}
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		u, err = tx.UserGetBySetupToken(ctx, hashToken(token))
+		hash := hashToken(token)
+		u, err = tx.UserGetBySetupToken(ctx, hash)
 		if err != nil {
 			return notFoundAs(err, "setup link")
+		}
+		// Locked and read again: of two uses of one token at once, the
+		// second finds it gone.
+		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
+			return err
 		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)
 		if err != nil {
 			return err
 		}
 		now := s.clock.Now()
-		if u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
+		if !bytes.Equal(c.SetupHash, hash) || u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
 			return NotFound("setup link")
 		}
 		if err := checkPassword(password, u.Email); err != nil {
