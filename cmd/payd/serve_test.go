@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -261,6 +263,25 @@ func TestServeTrustedProxyAndThrottleFlags(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--trusted-proxy", "proxy.internal"}, {"--auth-failures-per-minute", "-1"}} {
 		if _, err := parseServe(args, func(string) string { return "" }, &bytes.Buffer{}); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+func TestServeSessionFlags(t *testing.T) {
+	t.Parallel()
+	none := func(string) string { return "" }
+	o, err := parseServe(nil, none, &bytes.Buffer{})
+	if err != nil || o.sessions != (payd.SessionPolicy{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}) {
+		t.Fatalf("default session policy %+v, %v", o.sessions, err)
+	}
+	env := map[string]string{"PAYD_SESSION_IDLE": "15m"}
+	o, err = parseServe([]string{"--session-absolute", "8h"}, func(k string) string { return env[k] }, &bytes.Buffer{})
+	if err != nil || o.sessions != (payd.SessionPolicy{Idle: 15 * time.Minute, Absolute: 8 * time.Hour}) {
+		t.Fatalf("session policy %+v, %v; want 15m and 8h", o.sessions, err)
+	}
+	for _, args := range [][]string{{"--session-idle", "30s"}, {"--session-idle", "2h", "--session-absolute", "1h"}} {
+		if _, err := parseServe(args, none, &bytes.Buffer{}); err == nil {
 			t.Errorf("%v accepted", args)
 		}
 	}
