@@ -2,8 +2,8 @@ package payd
 
 import (
 	"context"
-	"errors"
 	"crypto/subtle"
+	"errors"
 	"time"
 
 	"github.com/pquerna/otp"
