@@ -356,8 +356,8 @@ type Tx interface {
 	SessionTouch(ctx context.Context, id string, at time.Time) error
 	SessionDelete(ctx context.Context, id string) error
 	SessionDeleteByUser(ctx context.Context, userID string) (int64, error)
-	// SessionDeleteExpired deletes the sessions last seen before
-	// idleBefore or signed in before createdBefore.
+	// SessionDeleteExpired deletes the sessions last seen at or before
+	// idleBefore or signed in at or before createdBefore.
 	SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)
 
 	// AuditInsert appends an audit entry; there is no update or delete.

@@ -72,22 +72,14 @@ func (r Role) Can(p Permission) bool {
 	return false
 }
 
-// PrefixUser and PrefixSession are the ids of dashboard users and their
-// sessions.
-const (
-	PrefixUser    = "usr_"
-	PrefixSession = "ses_"
-	PrefixAudit   = "aud_"
-)
-
 // User is a person who signs in to the dashboard on behalf of a merchant.
 // Its secrets (password hash, second-factor secret, setup token) are kept
 // apart in UserCredentials, which never leaves the domain.
 type User struct {
-	ID         string     `json:"id"`
-	MerchantID string     `json:"merchant_id"`
-	Email      string     `json:"email"`
-	Role       Role       `json:"role"`
+	ID         string `json:"id"`
+	MerchantID string `json:"merchant_id"`
+	Email      string `json:"email"`
+	Role       Role   `json:"role"`
 	// HasPassword is false until the user has used a setup link.
 	HasPassword bool       `json:"has_password"`
 	TOTPEnabled bool       `json:"totp_enabled"`
@@ -152,7 +144,7 @@ func hashToken(tok string) []byte {
 	return h[:]
 }
 
-// ErrEmailTaken: another dashboard user has the email.
+// errEmailTaken: another dashboard user has the email.
 var errEmailTaken = &Error{Code: CodeEmailTaken, Param: "email", Message: "a dashboard user with this email exists"}
 
 var errLastAdmin = &Error{Code: CodeInvalidState, Message: "this is the merchant's last admin; make another user admin first"}

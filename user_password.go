@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -55,7 +56,10 @@ func (s *Service) hashPassword(password string, p Argon2Params) string {
 	if _, err := rand.Read(salt); err != nil {
 		panic("crypto/rand failed: " + err.Error())
 	}
-	key := s.kdf([]byte(password), salt, p)
+	return phcString(p, salt, s.kdf([]byte(password), salt, p))
+}
+
+func phcString(p Argon2Params, salt, key []byte) string {
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.MemoryKiB, p.Time, p.Threads,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
@@ -107,16 +111,29 @@ func (s *Service) verifyPassword(password, phc string) (ok, stale bool, err erro
 	return subtle.ConstantTimeCompare(got, key) == 1, p != s.argon2, nil
 }
 
-// dummyHash is a hash of no one's password that sign-in verifies against
-// when there is no hash to verify (an unknown email, a user without a
-// password), so that those answers take the time of a real verification.
+// dummyHash is a hash that sign-in verifies against when there is no hash
+// to verify (an unknown email, a user without a password), so that those
+// answers take the time of a real verification. It has the current
+// parameters and random salt and key, which no password matches; making
+// it costs no KDF run, so the first such sign-in is no slower than the
+// next.
 type dummyHash struct {
 	once sync.Once
 	phc  string
 }
 
 func (s *Service) verifyDummy(password string) {
-	s.dummy.once.Do(func() { s.dummy.phc = s.hashPassword("payd dummy password", s.argon2) })
+	s.dummy.once.Do(func() {
+		p := s.argon2
+		salt, key := make([]byte, p.SaltLen), make([]byte, p.KeyLen)
+		if _, err := rand.Read(salt); err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		if _, err := rand.Read(key); err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		s.dummy.phc = phcString(p, salt, key)
+	})
 	_, _, _ = s.verifyPassword(password, s.dummy.phc)
 }
 
@@ -127,16 +144,22 @@ func (s *Service) SetPassword(ctx context.Context, token, password string) (u *U
 		return nil, Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
 	}
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		u, err = tx.UserGetBySetupToken(ctx, hashToken(token))
+		hash := hashToken(token)
+		u, err = tx.UserGetBySetupToken(ctx, hash)
 		if err != nil {
 			return notFoundAs(err, "setup link")
+		}
+		// Locked and read again: of two uses of one token at once, the
+		// second finds it gone.
+		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
+			return err
 		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)
 		if err != nil {
 			return err
 		}
 		now := s.clock.Now()
-		if u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
+		if !bytes.Equal(c.SetupHash, hash) || u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
 			return NotFound("setup link")
 		}
 		if err := checkPassword(password, u.Email); err != nil {

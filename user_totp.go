@@ -3,6 +3,7 @@ package payd
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"time"
 
 	"github.com/pquerna/otp"
@@ -88,6 +89,9 @@ func (s *Service) ConfirmTOTP(ctx context.Context, actor *Actor, token, code str
 		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
 			return err
 		}
+		if err := sessionStands(ctx, tx, token); err != nil {
+			return err
+		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)
 		if err != nil {
 			return err
@@ -131,6 +135,9 @@ func (s *Service) SecondFactor(ctx context.Context, token, code string) (newToke
 		// Locking the user serialises two submissions of one code: the
 		// second sees the step the first recorded.
 		if _, err := tx.UserGetForUpdate(ctx, u.ID); err != nil {
+			return err
+		}
+		if err := sessionStands(ctx, tx, token); err != nil {
 			return err
 		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)
@@ -179,6 +186,17 @@ func (s *Service) DisableTOTP(ctx context.Context, actor *Actor, userID string) 
 		return s.audit(ctx, tx, actor, u.MerchantID, AuditDisableTOTP, u.ID)
 	})
 	return u, withOp("disable second factor", err)
+}
+
+// sessionStands checks, under the user's lock, that the session of token
+// was not replaced or ended meanwhile, so one session awaiting a code is
+// replaced once even when two codes arrive at the same moment.
+func sessionStands(ctx context.Context, tx Tx, token string) error {
+	_, err := tx.SessionGetByToken(ctx, hashToken(token))
+	if errors.Is(err, ErrNoRows) {
+		return ErrNoSession
+	}
+	return err
 }
 
 // actorOr is actor, or u itself at addr when the call names no actor.

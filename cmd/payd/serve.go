@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/framing"
 	"github.com/paydhq/payd/internal/httpapi"
@@ -37,6 +38,7 @@ type serveOptions struct {
 	redisURL                                                     string
 	jobRescueAfter                                               time.Duration
 	drainDelay                                                   time.Duration
+	sessions                                                     payd.SessionPolicy
 }
 
 // parseServe reads serve's flags; the help asked for goes to stdout.
@@ -65,6 +67,8 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
+	sessionIdle := f.Duration("session-idle", payd.DefaultSessionIdle, "a dashboard session ends after this long without a request")
+	sessionAbsolute := f.Duration("session-absolute", payd.DefaultSessionAbsolute, "a dashboard session ends this long after sign-in, however busy")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
 	if err := f.Parse(args); err != nil {
 		return nil, err
@@ -83,6 +87,10 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 		return nil, errors.New("--drain-delay cannot be negative")
 	}
 	o.drainDelay = *drain
+	if *sessionIdle < time.Minute || *sessionAbsolute < *sessionIdle {
+		return nil, errors.New("--session-idle must be at least 1m and --session-absolute at least --session-idle")
+	}
+	o.sessions = payd.SessionPolicy{Idle: *sessionIdle, Absolute: *sessionAbsolute}
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -190,7 +198,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
 		Delivery:             dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
-		DashboardOwnListener: o.dashboardAddr != "",
+		DashboardOwnListener: o.dashboardAddr != "", Sessions: o.sessions,
 	})
 	if err != nil {
 		return err
@@ -212,7 +220,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	if o.dev {
-		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken)
+		dashURL := o.publicURL + dashboard.Prefix
+		if o.dashboardAddr != "" {
+			dashURL = scheme + "://" + o.dashboardAddr + dashboard.Prefix
+		}
+		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken, dashURL)
 		if err != nil {
 			closeAll(listeners)
 			in.Close(context.Background())
@@ -316,7 +328,11 @@ func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
 func printBanner(w io.Writer, info *serve.DevInfo, o *serveOptions) {
 	fmt.Fprintf(w, "\npayd is running in --dev mode (data in %s)\n\n", o.dataDir)
 	fmt.Fprintf(w, "  API:          %s\n", info.APIURL)
-	fmt.Fprintf(w, "  Operator API: %s   token: %s\n\n", info.AdminURL, info.AdminToken)
+	fmt.Fprintf(w, "  Operator API: %s   token: %s\n", info.AdminURL, info.AdminToken)
+	if d := info.Dashboard; d != nil {
+		fmt.Fprintf(w, "  Dashboard:    %s  %s  %s\n", d.URL, d.Email, d.Password)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  Sandbox shops (test keys):\n")
 	for _, s := range info.Shops {
 		fmt.Fprintf(w, "    %s  shop_id=%s  secret_key=%s\n", s.Region, s.ShopID, s.SecretKey)

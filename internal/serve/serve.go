@@ -100,6 +100,9 @@ type Config struct {
 	// RedisPrefix is put before every Redis key (empty: "payd:"), so
 	// deployments or tests can share one Redis.
 	RedisPrefix string
+	// Sessions bounds dashboard sessions (zero fields: the defaults of
+	// payd.SessionPolicy, 30 minutes idle and 12 hours in all).
+	Sessions payd.SessionPolicy
 }
 
 // Instance is an assembled service.
@@ -286,9 +289,9 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
-			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
+			SettlementReport: api.SettlementReportPath, Link: linkpage.Path, DashboardSetup: dashboard.SetupPath},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
 		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick,

@@ -41,7 +41,7 @@ func (t *tx) SessionDeleteByUser(ctx context.Context, userID string) (int64, err
 }
 
 func (t *tx) SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error) {
-	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE last_seen_at < $1 OR created_at < $2`,
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE last_seen_at <= $1 OR created_at <= $2`,
 		micros(idleBefore), micros(createdBefore))
 }
 
