@@ -120,7 +120,7 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 		http.Redirect(w, r, Prefix+"signin/code", http.StatusSeeOther)
 		return nil, false
 	case payd.SessionEnroll:
-		if r.URL.Path != Prefix+"account/second-factor" {
+		if !strings.HasPrefix(r.URL.Path, Prefix+"account/second-factor") {
 			http.Redirect(w, r, Prefix+"account/second-factor", http.StatusSeeOther)
 			return nil, false
 		}

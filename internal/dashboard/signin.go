@@ -46,7 +46,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
 	email := strings.TrimSpace(r.PostForm.Get("email"))
 	v := signedOut{Email: email, Next: safeNext(r.PostForm.Get("next"))}
-	account := strings.ToLower(email)
+	account := payd.NormalizeEmail(email)
 	if err := h.throttle.Refuse(r); err != nil {
 		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
 		h.outPage(w, r, http.StatusTooManyRequests, "signin", "Sign in", l, v)
@@ -101,8 +101,22 @@ func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 		h.outPage(w, r, http.StatusTooManyRequests, "code", "Second factor", l, v)
 		return
 	}
+	// The code's failures count against the account too: a pending
+	// session could otherwise be guessed at from many addresses.
+	account := ""
+	if _, u, err := h.svc.Session(r.Context(), sessionToken(r)); err == nil {
+		account = u.Email
+	}
+	if err := h.accounts.RefuseKey(r, account); account != "" && err != nil {
+		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
+		h.outPage(w, r, http.StatusTooManyRequests, "code", "Second factor", l, v)
+		return
+	}
 	token, _, err := h.svc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")))
 	if err != nil {
+		if account != "" {
+			h.accounts.FailedKey(r, account)
+		}
 		var pe *payd.Error
 		if !errors.As(err, &pe) && !errors.Is(err, payd.ErrSignInFailed) {
 			h.log.Error("dashboard: second factor", "err", err.Error())
