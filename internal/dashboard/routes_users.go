@@ -29,9 +29,9 @@ func userPages(h *Handler) []page {
 // usersNotices are the words shown after those pages' posts, by the code
 // their redirects carry.
 var usersNotices = map[string]string{
-	"role":       "The role was changed.",
-	"disabled":   "The user was disabled and signed out everywhere.",
-	"policy":     "The second-factor policy was saved.",
-	"totp-on":    "The second factor is on.",
-	"totp-off":   "The second factor is off.",
+	"role":     "The role was changed.",
+	"disabled": "The user was disabled and signed out everywhere.",
+	"policy":   "The second-factor policy was saved.",
+	"totp-on":  "The second factor is on.",
+	"totp-off": "The second factor is off.",
 }
