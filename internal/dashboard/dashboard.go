@@ -60,11 +60,11 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
 
 	mux.Handle("GET "+SignInPath, h.headers(http.HandlerFunc(h.signInPage)))
-	mux.Handle("POST "+SignInPath, h.headers(h.form(h.signIn)))
+	mux.Handle("POST "+SignInPath, h.headers(h.form(h.signedOutForm(h.signIn))))
 	mux.Handle("GET "+Prefix+"signin/code", h.headers(http.HandlerFunc(h.codePage)))
-	mux.Handle("POST "+Prefix+"signin/code", h.headers(h.form(h.code)))
+	mux.Handle("POST "+Prefix+"signin/code", h.headers(h.form(h.signedOutForm(h.code))))
 	mux.Handle("GET "+SetupPath+"{token}", h.headers(http.HandlerFunc(h.setupPage)))
-	mux.Handle("POST "+SetupPath+"{token}", h.headers(h.form(h.setup)))
+	mux.Handle("POST "+SetupPath+"{token}", h.headers(h.form(h.signedOutForm(h.setup))))
 	mux.Handle("POST "+Prefix+"signout", h.headers(h.form(h.signOut)))
 
 	for _, p := range pages(h) {

@@ -24,6 +24,7 @@ type visitor struct {
 	env  *paydtest.Env
 	c    *http.Client
 	addr string // X-Forwarded-For, when the service trusts it
+	pre  string // the signed-out forms' token
 }
 
 func newVisitor(t *testing.T, env *paydtest.Env) *visitor {
@@ -72,6 +73,18 @@ func (v *visitor) post(path string, form url.Values) page {
 	return v.do(req)
 }
 
+// signedOutPost posts a form of signing in (sign-in, code, setup) with
+// the token of the browser's pre-session cookie, read from the sign-in
+// page as a browser would have it.
+func (v *visitor) signedOutPost(path string, form url.Values) page {
+	v.t.Helper()
+	if v.pre == "" {
+		v.pre = formOf(v.t, v.get("/dashboard/signin").body, "signin-form").Get("csrf")
+	}
+	form.Set("csrf", v.pre)
+	return v.post(path, form)
+}
+
 // formOf returns the hidden inputs of the form with id in the page.
 func formOf(t *testing.T, body, id string) url.Values {
 	t.Helper()
@@ -92,7 +105,7 @@ var hiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value=
 // signIn signs the visitor in and fails the test unless it worked.
 func (v *visitor) signIn(email, password string) {
 	v.t.Helper()
-	p := v.post("/dashboard/signin", url.Values{"email": {email}, "password": {password}, "next": {"/dashboard/"}})
+	p := v.signedOutPost("/dashboard/signin", url.Values{"email": {email}, "password": {password}, "next": {"/dashboard/"}})
 	if p.status != http.StatusSeeOther || p.location != "/dashboard/" {
 		v.t.Fatalf("sign-in answered %d to %q:\n%s", p.status, p.location, p.body)
 	}

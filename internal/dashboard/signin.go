@@ -28,10 +28,50 @@ func chooseLocale(w http.ResponseWriter, r *http.Request) webpage.Locale {
 type signedOut struct {
 	Email, Next, Error string
 	Token              string
+	CSRF               string
 }
 
 func (h *Handler) outPage(w http.ResponseWriter, r *http.Request, status int, name, title string, l webpage.Locale, v signedOut) {
+	v.CSRF = h.preCSRF(w, r)
 	h.write(w, status, name, layout{L: l, Title: l.T(title), Path: r.URL.Path, P: v})
+}
+
+// preCookie holds a random value of the browser before any session
+// exists; the forms of signing in carry a MAC of it, so that another site
+// cannot post them in the visitor's name (login CSRF).
+const preCookie = "payd_pre"
+
+// preCSRF returns the signed-out forms' token, giving the browser its
+// random value first when it has none.
+func (h *Handler) preCSRF(w http.ResponseWriter, r *http.Request) string {
+	v := ""
+	if c, err := r.Cookie(preCookie); err == nil && len(c.Value) >= 16 {
+		v = c.Value
+	} else {
+		v = newKey()
+		http.SetCookie(w, &http.Cookie{Name: preCookie, Value: v, Path: Prefix, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+		// The value is the request's from now on, so that a page and its
+		// form agree even on the first visit.
+		r.AddCookie(&http.Cookie{Name: preCookie, Value: v})
+	}
+	return h.forms.Sign("pre", v)
+}
+
+// validPre checks a signed-out form's token against the browser's value.
+func (h *Handler) validPre(r *http.Request) bool {
+	c, err := r.Cookie(preCookie)
+	return err == nil && h.forms.Verify(r.PostForm.Get("csrf"), "pre", c.Value)
+}
+
+// signedOutForm refuses a signed-out form without the browser's token.
+func (h *Handler) signedOutForm(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !h.validPre(r) {
+			h.refuse(w, r, http.StatusForbidden, "This form has expired. Open the page again and repeat.")
+			return
+		}
+		next(w, r)
+	}
 }
 
 func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {

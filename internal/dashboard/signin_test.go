@@ -24,8 +24,8 @@ func TestSignIn(t *testing.T) {
 		if p := v.get("/dashboard/"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/dashboard/signin") {
 			t.Fatalf("home without a session = %d to %q, want the sign-in page", p.status, p.location)
 		}
-		wrong := v.post("/dashboard/signin", url.Values{"email": {email}, "password": {password + "x"}})
-		unknown := v.post("/dashboard/signin", url.Values{"email": {"nobody@shop.example"}, "password": {password}})
+		wrong := v.signedOutPost("/dashboard/signin", url.Values{"email": {email}, "password": {password + "x"}})
+		unknown := v.signedOutPost("/dashboard/signin", url.Values{"email": {"nobody@shop.example"}, "password": {password}})
 		for name, p := range map[string]page{"wrong password": wrong, "unknown email": unknown} {
 			if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "The email or the password is not right.") {
 				t.Errorf("%s: %d\n%s", name, p.status, p.body)
@@ -35,7 +35,7 @@ func TestSignIn(t *testing.T) {
 			}
 		}
 
-		p := v.post("/dashboard/signin", url.Values{"email": {strings.ToUpper(email)}, "password": {password}, "next": {"/dashboard/payments"}})
+		p := v.signedOutPost("/dashboard/signin", url.Values{"email": {strings.ToUpper(email)}, "password": {password}, "next": {"/dashboard/payments"}})
 		if p.status != http.StatusSeeOther || p.location != "/dashboard/payments" {
 			t.Fatalf("sign-in = %d to %q", p.status, p.location)
 		}
@@ -71,6 +71,12 @@ func TestSignIn(t *testing.T) {
 			t.Errorf("cross-site sign-in = %d, want 403", p.status)
 		}
 
+		// Without the browser's pre-session token the form is refused:
+		// another site cannot sign a visitor in to an account of its own.
+		if p := newVisitor(t, env).post("/dashboard/signin", url.Values{"email": {email}, "password": {password}}); p.status != http.StatusForbidden {
+			t.Errorf("sign-in without the form's token = %d, want 403", p.status)
+		}
+
 		// Sign out: the old cookie, replayed, no longer opens a page.
 		old := v.c.Jar.Cookies(mustURL(t, env.API.URL+"/dashboard/"))
 		csrf := formOf(t, home.body, "signout-form")
@@ -97,12 +103,12 @@ func TestSignInThrottle(t *testing.T) {
 	one := newVisitor(t, env)
 	one.addr = "203.0.113.7"
 	for range 3 {
-		if p := one.post("/dashboard/signin", url.Values{"email": {"nobody@shop.example"}, "password": {"wrong"}}); p.status != http.StatusUnauthorized {
+		if p := one.signedOutPost("/dashboard/signin", url.Values{"email": {"nobody@shop.example"}, "password": {"wrong"}}); p.status != http.StatusUnauthorized {
 			t.Fatalf("failed sign-in = %d", p.status)
 		}
 	}
 	// The address is out of tries: even the right password waits.
-	if p := one.post("/dashboard/signin", url.Values{"email": {email}, "password": {password}}); p.status != http.StatusTooManyRequests ||
+	if p := one.signedOutPost("/dashboard/signin", url.Values{"email": {email}, "password": {password}}); p.status != http.StatusTooManyRequests ||
 		!strings.Contains(p.body, "Too many failed sign-ins") {
 		t.Fatalf("fourth try from the address = %d\n%s", p.status, p.body)
 	}
@@ -113,13 +119,13 @@ func TestSignInThrottle(t *testing.T) {
 	for i, addr := range []string{"198.51.100.1", "198.51.100.2", "198.51.100.3"} {
 		v := newVisitor(t, env)
 		v.addr = addr
-		if p := v.post("/dashboard/signin", url.Values{"email": {email}, "password": {"wrong " + string(rune('a'+i))}}); p.status != http.StatusUnauthorized {
+		if p := v.signedOutPost("/dashboard/signin", url.Values{"email": {email}, "password": {"wrong " + string(rune('a'+i))}}); p.status != http.StatusUnauthorized {
 			t.Fatalf("guess from %s = %d", addr, p.status)
 		}
 	}
 	four := newVisitor(t, env)
 	four.addr = "198.51.100.4"
-	if p := four.post("/dashboard/signin", url.Values{"email": {email}, "password": {password}}); p.status != http.StatusTooManyRequests {
+	if p := four.signedOutPost("/dashboard/signin", url.Values{"email": {email}, "password": {password}}); p.status != http.StatusTooManyRequests {
 		t.Fatalf("the guessed account from a fresh address = %d, want 429", p.status)
 	}
 	other, otherPassword := newUser(t, env, shop.MerchantID, payd.RoleViewer)

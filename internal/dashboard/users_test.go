@@ -50,14 +50,14 @@ func TestInviteAndSetPassword(t *testing.T) {
 		if setup.status != 200 {
 			t.Fatalf("setup page = %d", setup.status)
 		}
-		if p := newcomer.post(link.Path, url.Values{"password": {"short"}, "password_again": {"short"}}); p.status == 200 && !strings.Contains(p.body, "alert") {
+		if p := newcomer.signedOutPost(link.Path, url.Values{"password": {"short"}, "password_again": {"short"}}); p.status == 200 && !strings.Contains(p.body, "alert") {
 			t.Fatalf("a short password was taken: %d", p.status)
 		}
 		pw := "a long enough passphrase"
-		if p := newcomer.post(link.Path, url.Values{"password": {pw}, "password_again": {pw}}); p.status != 200 || !strings.Contains(p.body, "Sign in to payd") {
+		if p := newcomer.signedOutPost(link.Path, url.Values{"password": {pw}, "password_again": {pw}}); p.status != 200 || !strings.Contains(p.body, "Sign in to payd") {
 			t.Fatalf("set password = %d\n%s", p.status, p.body)
 		}
-		if p := newcomer.post(link.Path, url.Values{"password": {pw + "2"}, "password_again": {pw + "2"}}); p.status == 200 && !strings.Contains(p.body, `role="alert"`) {
+		if p := newcomer.signedOutPost(link.Path, url.Values{"password": {pw + "2"}, "password_again": {pw + "2"}}); p.status == 200 && !strings.Contains(p.body, `role="alert"`) {
 			t.Fatal("the setup link worked twice")
 		}
 		newcomer.signIn("new.support@shop.example", pw)
@@ -92,7 +92,7 @@ func TestSecondFactor(t *testing.T) {
 
 	other, otherPassword := newUser(t, env, shop.MerchantID, payd.RoleViewer)
 	u := newVisitor(t, env)
-	p := u.post("/dashboard/signin", url.Values{"email": {other}, "password": {otherPassword}})
+	p := u.signedOutPost("/dashboard/signin", url.Values{"email": {other}, "password": {otherPassword}})
 	if p.status != http.StatusSeeOther || p.location != "/dashboard/account/second-factor" {
 		t.Fatalf("sign-in under the policy = %d to %q", p.status, p.location)
 	}
@@ -121,18 +121,18 @@ func TestSecondFactor(t *testing.T) {
 	// A new sign-in: password, then the code; the code just used is
 	// refused, the next step's is taken.
 	fresh := newVisitor(t, env)
-	if p := fresh.post("/dashboard/signin", url.Values{"email": {other}, "password": {otherPassword}, "next": {"/dashboard/"}}); !strings.HasPrefix(p.location, "/dashboard/signin/code") {
+	if p := fresh.signedOutPost("/dashboard/signin", url.Values{"email": {other}, "password": {otherPassword}, "next": {"/dashboard/"}}); !strings.HasPrefix(p.location, "/dashboard/signin/code") {
 		t.Fatalf("sign-in with a second factor = %d to %q", p.status, p.location)
 	}
 	if p := fresh.get("/dashboard/"); p.location != "/dashboard/signin/code" {
 		t.Fatalf("home before the code = %d to %q", p.status, p.location)
 	}
-	if p := fresh.post("/dashboard/signin/code", url.Values{"code": {code}}); p.status != http.StatusUnauthorized {
+	if p := fresh.signedOutPost("/dashboard/signin/code", url.Values{"code": {code}}); p.status != http.StatusUnauthorized {
 		t.Fatalf("a reused code = %d", p.status)
 	}
 	env.Clock.Advance(30e9)
 	next, _ := totp.GenerateCode(secret[1], env.Clock.Now())
-	if p := fresh.post("/dashboard/signin/code", url.Values{"code": {next}, "next": {"/dashboard/"}}); p.status != http.StatusSeeOther || p.location != "/dashboard/" {
+	if p := fresh.signedOutPost("/dashboard/signin/code", url.Values{"code": {next}, "next": {"/dashboard/"}}); p.status != http.StatusSeeOther || p.location != "/dashboard/" {
 		t.Fatalf("the right code = %d to %q\n%s", p.status, p.location, p.body)
 	}
 	if p := fresh.get("/dashboard/"); p.status != 200 {
