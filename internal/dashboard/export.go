@@ -2,9 +2,10 @@ package dashboard
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/money"

@@ -20,14 +20,14 @@ import (
 // visitor is a browser without JavaScript: a cookie jar and forms read
 // from the pages as a browser would submit them.
 type visitor struct {
-	t    *testing.T
+	t    testing.TB
 	env  *paydtest.Env
 	c    *http.Client
 	addr string // X-Forwarded-For, when the service trusts it
 	pre  string // the signed-out forms' token
 }
 
-func newVisitor(t *testing.T, env *paydtest.Env) *visitor {
+func newVisitor(t testing.TB, env *paydtest.Env) *visitor {
 	jar, _ := cookiejar.New(nil)
 	return &visitor{t: t, env: env, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
@@ -86,7 +86,7 @@ func (v *visitor) signedOutPost(path string, form url.Values) page {
 }
 
 // formOf returns the hidden inputs of the form with id in the page.
-func formOf(t *testing.T, body, id string) url.Values {
+func formOf(t testing.TB, body, id string) url.Values {
 	t.Helper()
 	start := strings.Index(body, `id="`+id+`"`)
 	if start < 0 {
@@ -113,7 +113,7 @@ func (v *visitor) signIn(email, password string) {
 
 // newUser makes a dashboard user of the merchant with a password, as the
 // operator and the setup link do.
-func newUser(t *testing.T, env *paydtest.Env, merchantID string, role payd.Role) (email, password string) {
+func newUser(t testing.TB, env *paydtest.Env, merchantID string, role payd.Role) (email, password string) {
 	t.Helper()
 	ctx := context.Background()
 	b := make([]byte, 6)

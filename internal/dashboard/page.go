@@ -20,6 +20,9 @@ import (
 //go:embed templates
 var templateFS embed.FS
 
+// timeLayout is how the pages write a moment: UTC, said so, to the second.
+const timeLayout = "2006-01-02 15:04:05 UTC"
+
 // funcs are the helpers the templates share.
 var funcs = template.FuncMap{
 	"money": func(l webpage.Locale, a money.Amount) string { return l.Amount(a.Minor, string(a.Currency)) },
@@ -33,13 +36,13 @@ var funcs = template.FuncMap{
 		if t.IsZero() {
 			return "—"
 		}
-		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+		return t.UTC().Format(timeLayout)
 	},
 	"whenp": func(t *time.Time) string {
 		if t == nil {
 			return "—"
 		}
-		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+		return t.UTC().Format(timeLayout)
 	},
 	"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	"label": label,
