@@ -91,6 +91,23 @@ func TestDisputeEvidenceFromThePage(t *testing.T) {
 			t.Fatalf("text file = %d\n%s", p.status, p.body)
 		}
 
+		// A file above the service's 10 MiB is refused before anything is
+		// reserved.
+		form = formOf(t, support.get("/dashboard/test/disputes/"+id).body, "evidence-form")
+		big := make([]byte, payd.MaxEvidenceBytes+1)
+		copy(big, "%PDF-1.7\n")
+		p = support.postFile("/dashboard/test/disputes/"+id+"/evidence", form, "file", "big.pdf", "application/pdf", big)
+		if p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="evidence-error"`) || !strings.Contains(p.body, "size_bytes must be") {
+			t.Fatalf("file above 10 MiB = %d\n%.2000s", p.status, p.body)
+		}
+		// Fields beyond a form's bound are refused before the file is
+		// read.
+		form = formOf(t, support.get("/dashboard/test/disputes/"+id).body, "evidence-form")
+		form.Set("comment", strings.Repeat("a", 20<<10))
+		if p := support.postFile("/dashboard/test/disputes/"+id+"/evidence", form, "file", "x.pdf", "application/pdf", file); p.status != http.StatusRequestEntityTooLarge {
+			t.Fatalf("fields beyond the bound = %d", p.status)
+		}
+
 		viewer := signedIn(t, env, shop, payd.RoleViewer)
 		if vp := viewer.get("/dashboard/test/disputes/" + id); vp.status != 200 || strings.Contains(vp.body, `id="evidence-form"`) {
 			t.Fatalf("viewer's dispute page = %d, with the evidence form: %v", vp.status, strings.Contains(vp.body, `id="evidence-form"`))
