@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/paydhq/payd"
 )
@@ -37,6 +38,13 @@ func (h *Handler) evidence(q *req) {
 		h.showDispute(q, http.StatusBadRequest, formError{Form: "evidence", Field: "file", Message: q.l.T("Choose a file.")})
 		return
 	}
+	// A large file over a slow link may take longer than the listener's
+	// timeouts allow a request; a signed-in user with the right role gets
+	// the time the API's upload route gives (the upload's lease is as
+	// long).
+	rc := http.NewResponseController(q.w)
+	_ = rc.SetReadDeadline(time.Now().Add(10 * time.Minute))
+	_ = rc.SetWriteDeadline(time.Now().Add(11 * time.Minute))
 	// The whole file is read before step 1, which needs its size: a
 	// multipart body does not say it. It is bounded by the service's
 	// largest file, one byte more tells a file that is too large.
@@ -53,12 +61,12 @@ func (h *Handler) evidence(q *req) {
 	comment := q.r.PostForm.Get("comment")
 	sum := sha256.Sum256(data)
 	step := func(name string, parts ...string) payd.Idempotency {
-		h := sha256.New()
-		fmt.Fprintf(h, "%s\n%s\n%x", q.r.URL.Path, form.Hash, sum)
+		hash := sha256.New()
+		fmt.Fprintf(hash, "%s\n%x\n%x", q.r.URL.Path, form.Hash, sum)
 		for _, p := range parts {
-			fmt.Fprintf(h, "\n%s", p)
+			fmt.Fprintf(hash, "\n%s", p)
 		}
-		return payd.Idempotency{Key: form.Key + "." + name, Hash: h.Sum(nil)}
+		return payd.Idempotency{Key: form.Key + "." + name, Hash: hash.Sum(nil)}
 	}
 	err = h.answerDispute(q, id, in, data, comment, step)
 	if err != nil {

@@ -52,6 +52,12 @@ func TestPaymentLinkFromThePage(t *testing.T) {
 		if amt := l["amount"].(map[string]any); amt["value"] != "1500.50" || l["description"] != "Tea, 250 g" || l["reusable"] != false {
 			t.Fatalf("link = %v", l)
 		}
+		// The creation is in the audit log once, as the user's, with the
+		// address it came from.
+		if es := audited(t, env, shop.MerchantID, "create payment link"); len(es) != 1 || es[0].ObjectID != id ||
+			es[0].UserEmail == "" || es[0].Addr == "" || es[0].Mode != payd.ModeTest {
+			t.Fatalf("audit of the link's creation = %+v", es)
+		}
 		p := support.get("/dashboard/test/links/" + id)
 		if p.status != 200 || !strings.Contains(p.body, `id="link-url" href="`+l["url"].(string)+`"`) ||
 			!strings.Contains(p.body, `data-copy="#link-url"`) {

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"bytes"
+	"context"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -86,6 +87,22 @@ func waitFor(t *testing.T, what string, fn func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// audited returns the merchant's audit entries of action.
+func audited(t *testing.T, env *paydtest.Env, merchantID string, action payd.AuditAction) []*payd.AuditEntry {
+	t.Helper()
+	page, err := env.Service.ListAudit(context.Background(), merchantID, payd.AuditListParams{ListParams: payd.ListParams{Limit: payd.MaxPageSize}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*payd.AuditEntry
+	for _, e := range page.Items {
+		if e.Action == action {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // section is the part of a page from the element with id to the end of

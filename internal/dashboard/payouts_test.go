@@ -77,6 +77,9 @@ func TestPayoutFromThePage(t *testing.T) {
 		if po["amount"].(map[string]any)["value"] != "100.00" || po["destination_masked"] != "card ****4242" || po["description"] != "weekly" {
 			t.Fatalf("payout = %v", po)
 		}
+		if es := audited(t, env, shop.MerchantID, "create payout"); len(es) != 1 || es[0].ObjectID != po["id"] {
+			t.Fatalf("audit of the payout = %+v", es)
+		}
 		list := admin.get("/dashboard/test/payouts")
 		if !strings.Contains(list.body, po["id"].(string)) || !strings.Contains(list.body, "card ****4242") || strings.Contains(list.body, "tok_sandbox_4242") {
 			t.Fatalf("payouts list lacks the payout or shows the token\n%s", list.body)
