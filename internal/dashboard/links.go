@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/money"
@@ -93,6 +94,20 @@ func (h *Handler) linkCreate(q *req, idem payd.Idempotency) (*payd.Response, err
 	}
 	in := payd.PaymentLinkCreate{Description: strings.TrimSpace(f.Get("description")),
 		OrderID: strings.TrimSpace(f.Get("order_id")), Reusable: f.Get("reusable") == "1"}
+	if f.Get("two_stage") == "1" {
+		capture := false
+		in.Capture = &capture
+	}
+	in.ReturnURL = strings.TrimSpace(f.Get("return_url"))
+	if day := f.Get("expires_on"); day != "" {
+		d, err := time.Parse("2006-01-02", day)
+		if err != nil {
+			return nil, payd.Invalid("expires_at", "%s", q.l.T("Enter a date such as 2026-12-31."))
+		}
+		// The link works through the whole day it is given, in UTC.
+		end := d.AddDate(0, 0, 1)
+		in.ExpiresAt = &end
+	}
 	if f.Get("amount_kind") == "open" {
 		if in.MinAmount, err = formMoney(q, "min_amount", "min_amount.value", c); err != nil {
 			return nil, err

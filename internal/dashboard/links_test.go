@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
@@ -92,9 +93,26 @@ func TestPaymentLinkFromThePage(t *testing.T) {
 			t.Fatalf("min above max = %d\n%s", p.status, p.body)
 		}
 		form.Set("max_amount", "")
+		form.Set("return_url", "ftp://shop.example/thanks")
+		p = support.post("/dashboard/test/links", formWithKey(t, p.body, "link-form", form))
+		if p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="link-return-error"`) {
+			t.Fatalf("ftp return address = %d\n%s", p.status, p.body)
+		}
+		day := env.Service.Clock().Now().UTC().AddDate(0, 0, 10)
+		form.Set("return_url", "https://shop.example/thanks")
 		form.Set("reusable", "1")
-		if p := support.post("/dashboard/test/links", formWithKey(t, p.body, "link-form", form)); p.status != http.StatusSeeOther {
+		form.Set("two_stage", "1")
+		form.Set("expires_on", day.Format("2006-01-02"))
+		p = support.post("/dashboard/test/links", formWithKey(t, p.body, "link-form", form))
+		if p.status != http.StatusSeeOther {
 			t.Fatalf("open reusable link = %d\n%s", p.status, p.body)
+		}
+		openID, _, _ := strings.Cut(strings.TrimPrefix(p.location, "/dashboard/test/links/"), "?")
+		open := c.Get("/v1/payment-links/"+openID).Expect(t, 200).JSON(t)
+		wantExpiry := day.Truncate(24 * time.Hour).AddDate(0, 0, 1).Format(time.RFC3339)
+		if open["amount"] != nil || open["min_amount"].(map[string]any)["value"] != "500.00" || open["reusable"] != true ||
+			open["capture"] != false || open["return_url"] != "https://shop.example/thanks" || open["expires_at"] != wantExpiry {
+			t.Fatalf("open link = %v, want expiry %s", open, wantExpiry)
 		}
 		if n := len(items(t, c, "/v1/payment-links")); n != 2 {
 			t.Fatalf("%d links, want 2", n)
