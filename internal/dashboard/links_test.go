@@ -109,7 +109,7 @@ func TestPaymentLinkFromThePage(t *testing.T) {
 		}
 		openID, _, _ := strings.Cut(strings.TrimPrefix(p.location, "/dashboard/test/links/"), "?")
 		open := c.Get("/v1/payment-links/"+openID).Expect(t, 200).JSON(t)
-		wantExpiry := day.Truncate(24 * time.Hour).AddDate(0, 0, 1).Format(time.RFC3339)
+		wantExpiry := day.Truncate(24*time.Hour).AddDate(0, 0, 1).Format(time.RFC3339)
 		if open["amount"] != nil || open["min_amount"].(map[string]any)["value"] != "500.00" || open["reusable"] != true ||
 			open["capture"] != false || open["return_url"] != "https://shop.example/thanks" || open["expires_at"] != wantExpiry {
 			t.Fatalf("open link = %v, want expiry %s", open, wantExpiry)
