@@ -117,7 +117,7 @@ func TestDashboardSupportStory(t *testing.T) {
 			if got := get(d.tab, "read the refunds", chromedp.Text(chromedp.ID("refunds"))); !strings.Contains(got, "250.50") {
 				t.Fatalf("the page's refunds show %q", got)
 			}
-			refunds := d.api.Get("/v1/refunds?payment_id=" + id).Expect(t, 200).JSON(t)["items"].([]any)
+			refunds := d.api.Get("/v1/refunds?payment_id="+id).Expect(t, 200).JSON(t)["items"].([]any)
 			if len(refunds) != 1 || refunds[0].(map[string]any)["amount"].(map[string]any)["value"] != "250.50" {
 				t.Fatalf("refunds in the API = %v", refunds)
 			}
@@ -161,7 +161,7 @@ func TestDashboardViewerCannotRefund(t *testing.T) {
 	if msg := get(d.tab, "read the refusal", chromedp.Text(chromedp.ID("problem"))); !strings.Contains(msg, "role does not allow") {
 		t.Fatalf("the hand-posted refund shows %q", msg)
 	}
-	if n := len(d.api.Get("/v1/refunds?payment_id=" + id).Expect(t, 200).JSON(t)["items"].([]any)); n != 0 {
+	if n := len(d.api.Get("/v1/refunds?payment_id="+id).Expect(t, 200).JSON(t)["items"].([]any)); n != 0 {
 		t.Fatalf("%d refunds after the viewer's post", n)
 	}
 }

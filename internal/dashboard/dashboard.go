@@ -105,6 +105,17 @@ func (h *Handler) form(next http.HandlerFunc) http.Handler {
 			h.refuse(w, r, http.StatusForbidden, "This form was sent from another site.")
 			return
 		}
+		if isMultipart(r) {
+			// A form with a file (evidence): its own bound, the file
+			// left for the handler (upload_form.go).
+			withFile, err := readUploadForm(w, r)
+			if err != nil {
+				h.refuse(w, r, http.StatusRequestEntityTooLarge, "The form is too large or not readable.")
+				return
+			}
+			next(w, withFile)
+			return
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		if err := r.ParseForm(); err != nil {
 			h.refuse(w, r, http.StatusRequestEntityTooLarge, "The form is too large or not readable.")

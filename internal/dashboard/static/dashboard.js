@@ -25,3 +25,23 @@
     });
   });
 })();
+// Forms whose fields depend on a choice (a payout's destination kind, a
+// link's fixed or entered amount): the parts of the other choices are
+// hidden and their inputs disabled, so they are not sent. Without the
+// script every part shows and the server names a field that does not
+// belong.
+(function () {
+  "use strict";
+  document.querySelectorAll("[data-kind-of]").forEach(function (part) {
+    var form = part.closest("form");
+    if (!form) { return; }
+    var sync = function () {
+      var choice = form.elements[part.getAttribute("data-kind-of")];
+      var on = !choice || choice.value === part.getAttribute("data-kind");
+      part.hidden = !on;
+      part.querySelectorAll("input, select, textarea").forEach(function (el) { el.disabled = !on; });
+    };
+    form.addEventListener("change", sync);
+    sync();
+  });
+})();
