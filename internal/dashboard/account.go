@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 type accountView struct {
 	Secret, URL string // the pending secret, shown while enrolling
+	QR          template.URL
 	Enroll      bool   // the merchant requires a second factor
 	Err         formError
 }
@@ -34,7 +36,14 @@ func (h *Handler) beginSecondFactor(q *req) {
 		h.accountRefused(q, "begin", err)
 		return
 	}
-	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: secret, URL: url,
+	// The QR code is of the otpauth:// address: phones' authenticator
+	// apps read it from the screen.
+	qr, err := qrSVG(url)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: secret, URL: url, QR: qr,
 		Enroll: q.sess.State == payd.SessionEnroll})
 }
 
