@@ -193,6 +193,22 @@ func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) 
 // which is never available again. Earlier keys of the same shop and mode keep
 // working for KeyOverlap.
 func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIKey, string, error) {
+	return s.issueKey(ctx, shopID, mode, nil)
+}
+
+// RotateKey is IssueKey for the principal's shop and mode, done by a
+// dashboard user (p.Actor), and written to the audit log with the key.
+func (s *Service) RotateKey(ctx context.Context, p *Principal) (*APIKey, string, error) {
+	return s.issueKey(ctx, p.Shop.ID, p.Mode, func(tx Tx, key *APIKey) error {
+		if p.Actor == nil {
+			return nil
+		}
+		return s.auditShop(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditRotateKey, key.ID)
+	})
+}
+
+// issueKey issues a key; then, when set, runs in the same transaction.
+func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, then func(Tx, *APIKey) error) (*APIKey, string, error) {
 	if !mode.Valid() {
 		return nil, "", Invalid("mode", "must be test or live")
 	}
@@ -213,7 +229,10 @@ func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIK
 			return err
 		}
 		tx.AfterCommit(func() { s.auth.invalidate(shopID) })
-		return tx.KeyInsert(ctx, key)
+		if err := tx.KeyInsert(ctx, key); err != nil || then == nil {
+			return err
+		}
+		return then(tx, key)
 	})
 	return key, secret, err
 }

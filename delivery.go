@@ -108,6 +108,10 @@ type DeliveryAttempt struct {
 	DurationMS   int64     `json:"duration_ms"`
 	ResponseBody string    `json:"response_body,omitempty"`
 	Error        string    `json:"error,omitempty"`
+	// RequestHeaders are the headers the attempt sent, the signature
+	// among them, so that a merchant can check its verification against
+	// exactly what arrived (the body is the event's, byte for byte).
+	RequestHeaders map[string]string `json:"request_headers,omitempty"`
 }
 
 // WebhookDeliverArgs is the job of one delivery attempt in versions that

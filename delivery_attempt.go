@@ -81,7 +81,7 @@ func (s *Service) AttemptDelivery(ctx context.Context, w *DeliveryWork) *Deliver
 	}
 	res, sendErr := s.sender.Send(ctx, ep.URL, headers, ev.Body, DeliveryTimeout)
 	attempt := &DeliveryAttempt{ID: s.ids.New("att_", now), DeliveryID: w.Delivery.ID, EventID: ev.ID,
-		EndpointID: ep.ID, URL: ep.URL, At: now}
+		EndpointID: ep.ID, URL: ep.URL, At: now, RequestHeaders: headers}
 	out := &DeliveryOutcome{work: w, attempt: attempt}
 	if sendErr != nil {
 		attempt.Error = sendErr.Error()

@@ -44,5 +44,10 @@
 //   - Webhook endpoints: webhook_endpoint.go; deliveries (queue, one attempt, outcomes):
 //     delivery.go, delivery_attempt.go (the sending loop is package dispatch)
 //
+// The merchant dashboard's users (outside the contract; docs/dashboard.md):
+//   - Roles, permissions, users and their management: user.go; passwords (argon2id, setup
+//     links): user_password.go; sign-in and sessions: user_session.go; TOTP: user_totp.go
+//   - The audit log (every change made with a Principal.Actor): audit.go
+//
 // Operator configuration (shops, tariffs, limits): admin.go. Storage: store.go.
 package payd

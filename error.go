@@ -32,6 +32,9 @@ const (
 	CodeInternal                    ErrorCode = "internal_error"
 	CodeNotImplemented              ErrorCode = "not_implemented"
 	CodeProviderUnavailable         ErrorCode = "provider_unavailable"
+	// CodeEmailTaken is not of the merchant contract: the operator API and
+	// the dashboard answer it (409) when a user's email is taken.
+	CodeEmailTaken ErrorCode = "email_taken"
 )
 
 // Error is a failure the contract describes. Anything that is not an *Error

@@ -24,6 +24,10 @@ const (
 	PrefixSettlement      = "set_"
 	PrefixMerchant        = "mer_"
 	PrefixKey             = "key_"
+	// The dashboard's users, their sessions and the audit log's entries.
+	PrefixUser    = "usr_"
+	PrefixSession = "ses_"
+	PrefixAudit   = "aud_"
 )
 
 // IDGen makes identifiers: prefix + 26 characters of a ULID, whose Crockford

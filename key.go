@@ -109,6 +109,9 @@ type Principal struct {
 	Shop  *Shop
 	Mode  Mode
 	KeyID string
+	// Actor is the dashboard user acting, nil for a request with an API
+	// key; a change made with an Actor is written to the audit log.
+	Actor *Actor
 }
 
 // Test reports whether the principal acts in the sandbox.

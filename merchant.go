@@ -10,6 +10,9 @@ type MerchantUpdate struct {
 	// Chargeback replaces the chargeback-ratio rule (zero fields: the
 	// defaults).
 	Chargeback *ChargebackRule `json:"chargeback"`
+	// RequireSecondFactor sets the merchant's second-factor policy
+	// (SetSecondFactorPolicy).
+	RequireSecondFactor *bool `json:"require_second_factor"`
 }
 
 // UpdateMerchant changes a merchant's settlement delay and automatic path.
@@ -34,6 +37,9 @@ func (s *Service) UpdateMerchant(ctx context.Context, id string, in MerchantUpda
 		}
 		if in.Chargeback != nil {
 			m.Chargeback = *in.Chargeback
+		}
+		if in.RequireSecondFactor != nil {
+			m.RequireSecondFactor = *in.RequireSecondFactor
 		}
 		return tx.MerchantUpdate(ctx, m)
 	})

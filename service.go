@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/money"
@@ -81,6 +82,11 @@ type Config struct {
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
 	HoldIdempotentFunc func(key string)
+	// Sessions bounds dashboard sessions; zero fields take the defaults.
+	Sessions SessionPolicy
+	// Argon2 are the parameters of new password hashes; nil means
+	// DefaultArgon2.
+	Argon2 *Argon2Params
 }
 
 // Service holds the business rules. Adapters call its methods; it talks to
@@ -124,6 +130,14 @@ type Service struct {
 	// so a parallel replay answers idempotency_in_progress at once instead
 	// of waiting for the first request's transaction.
 	inflight sync.Map
+
+	// sessions bounds dashboard sessions; argon2 hashes new passwords;
+	// dummy is what sign-in verifies when there is no hash, and kdfRuns
+	// counts argon2id runs (tests see the dummy verification with it).
+	sessions SessionPolicy
+	argon2   Argon2Params
+	dummy    dummyHash
+	kdfRuns  atomic.Int64
 }
 
 // Paths are where, under Config.PublicURL, the adapters serve the pages
@@ -142,6 +156,9 @@ type Paths struct {
 	SettlementReport string
 	// Link is a payment link's page: Link + link id.
 	Link string
+	// DashboardSetup is the dashboard's page where a new user sets a
+	// password: DashboardSetup + setup token.
+	DashboardSetup string
 }
 
 // NewService returns a Service over cfg.
@@ -152,6 +169,10 @@ func NewService(cfg Config) *Service {
 		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
+		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2,
+	}
+	if cfg.Argon2 != nil {
+		s.argon2 = *cfg.Argon2
 	}
 	s.reportLinks = mac.New(cfg.ReportKey, "")
 	s.uploadLinks = mac.New(cfg.ReportKey, "evidence-upload")
@@ -262,6 +283,13 @@ func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem 
 			}
 		}
 		resp = &Response{Outcome: outcome, Body: body}
+		if p.Actor != nil {
+			// A change made through the dashboard: its audit entry
+			// commits with it, and a replay (answered above) writes none.
+			if err := s.auditIdempotent(ctx, tx, p, op, body); err != nil {
+				return err
+			}
+		}
 		recorded = true
 		err = tx.IdempotencyPut(ctx, &IdempotencyRecord{
 			ShopID: p.Shop.ID, Mode: p.Mode, Key: idem.Key, RequestHash: idem.Hash,

@@ -35,6 +35,9 @@ type Merchant struct {
 	// Chargeback is the merchant's chargeback-ratio freeze rule; zero
 	// fields mean the defaults (DefaultChargebackRule).
 	Chargeback ChargebackRule `json:"chargeback"`
+	// RequireSecondFactor makes every dashboard user of the merchant sign
+	// in with a second factor, enrolling at the next sign-in if needed.
+	RequireSecondFactor bool `json:"require_second_factor"`
 }
 
 // Freeze is a merchant's payout freeze in one contour: while frozen no

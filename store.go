@@ -121,6 +121,9 @@ type Tx interface {
 	// each as the contract renders it (Payment.View without
 	// confirmation_url), kept by the store beside the document it renders.
 	PaymentViewList(ctx context.Context, p *PaymentListParams) (Page[*PaymentView], error)
+	// PaymentTotals counts and sums a shop's payments of one mode created
+	// in [from, to), by status and currency, ordered by both.
+	PaymentTotals(ctx context.Context, shopID string, test bool, from, to time.Time) ([]PaymentTotal, error)
 	// PaymentStats counts and sums the payments of a shop, mode and
 	// currency created since, leaving canceled ones out.
 	PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (count int, sum int64, err error)
@@ -317,6 +320,50 @@ type Tx interface {
 	WebhookEndpointList(ctx context.Context, shopID string, test bool) ([]*WebhookEndpoint, error)
 	WebhookEndpointUpdate(ctx context.Context, e *WebhookEndpoint) error
 	WebhookEndpointDelete(ctx context.Context, shopID string, test bool, id string, at time.Time) error
+
+	// UserInsert inserts a dashboard user without credentials; a taken
+	// email (or id) is ErrConflict, with the transaction still usable.
+	UserInsert(ctx context.Context, u *User) error
+	// UserGet, UserGetForUpdate, UserGetByEmail (the normalised email)
+	// and UserGetBySetupToken (the SHA-256 of a setup token, expired or
+	// not) read a user, ErrNoRows when there is none.
+	UserGet(ctx context.Context, id string) (*User, error)
+	UserGetForUpdate(ctx context.Context, id string) (*User, error)
+	UserGetByEmail(ctx context.Context, email string) (*User, error)
+	UserGetBySetupToken(ctx context.Context, hash []byte) (*User, error)
+	// UserUpdate writes a user's role and disabling, never its
+	// credentials.
+	UserUpdate(ctx context.Context, u *User) error
+	// UserListByMerchant lists a merchant's users, oldest first.
+	UserListByMerchant(ctx context.Context, merchantID string) ([]*User, error)
+	// UserCountAdmins counts a merchant's admins that are not disabled.
+	UserCountAdmins(ctx context.Context, merchantID string) (int, error)
+	// UserCredentialsGet reads a user's secrets; UserCredentialsUpdate
+	// writes all of them (ErrNoRows for an unknown user). HasPassword and
+	// TOTPEnabled of User follow from them.
+	UserCredentialsGet(ctx context.Context, userID string) (*UserCredentials, error)
+	UserCredentialsUpdate(ctx context.Context, c *UserCredentials) error
+	// UserSetupTokensExpire forgets the setup tokens expired at now.
+	UserSetupTokensExpire(ctx context.Context, now time.Time) (int64, error)
+
+	// SessionInsert stores a session under the SHA-256 of its token;
+	// SessionGetByToken finds it by that hash (ErrNoRows when none).
+	SessionInsert(ctx context.Context, s *Session, tokenHash []byte) error
+	SessionGetByToken(ctx context.Context, tokenHash []byte) (*Session, error)
+	// SessionTouch sets a session's LastSeenAt (ErrNoRows when it has
+	// ended); SessionDelete ends one (no error when it had ended);
+	// SessionDeleteByUser ends all of a user's.
+	SessionTouch(ctx context.Context, id string, at time.Time) error
+	SessionDelete(ctx context.Context, id string) error
+	SessionDeleteByUser(ctx context.Context, userID string) (int64, error)
+	// SessionDeleteExpired deletes the sessions last seen at or before
+	// idleBefore or signed in at or before createdBefore.
+	SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)
+
+	// AuditInsert appends an audit entry; there is no update or delete.
+	// AuditList pages a merchant's entries, newest first.
+	AuditInsert(ctx context.Context, e *AuditEntry) error
+	AuditList(ctx context.Context, p *AuditListParams) (Page[*AuditEntry], error)
 }
 
 // JobArgs is a unit of background work; Kind names its worker.

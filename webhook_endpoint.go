@@ -212,6 +212,12 @@ func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 // it and it is no longer listed. Its past attempt log stays for operators.
 func (s *Service) DeleteWebhookEndpoint(ctx context.Context, p *Principal, id string) error {
 	return s.store.Tx(ctx, func(tx Tx) error {
-		return notFoundAs(tx.WebhookEndpointDelete(ctx, p.Shop.ID, p.Test(), id, s.clock.Now()), "webhook endpoint")
+		if err := tx.WebhookEndpointDelete(ctx, p.Shop.ID, p.Test(), id, s.clock.Now()); err != nil {
+			return notFoundAs(err, "webhook endpoint")
+		}
+		if p.Actor == nil {
+			return nil
+		}
+		return s.auditShop(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditDeleteWebhook, id)
 	})
 }

@@ -189,6 +189,11 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprint(stderr, adminUsage(""))
 		return fmt.Errorf("admin: unknown resource %q (merchants, shops, keys, clock)", resource)
 	}
+	if _, only := cmds["list"]; only && len(cmds) == 1 && (len(rest) < 2 || strings.HasPrefix(rest[1], "-")) {
+		// A resource that only lists (audit) reads as a sentence without
+		// its command: `payd admin audit --merchant M`.
+		rest = append([]string{resource, "list"}, rest[1:]...)
+	}
 	if len(rest) < 2 {
 		fmt.Fprint(stderr, adminUsage(resource))
 		return fmt.Errorf("admin %s: a command is required", resource)

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/framing"
 	"github.com/paydhq/payd/internal/httpapi"
@@ -28,6 +29,7 @@ import (
 
 type serveOptions struct {
 	addr, adminAddr, adminToken, databaseURL, dataDir, publicURL string
+	dashboardAddr                                                string
 	tlsCert, tlsKey, logFormat                                   string
 	dev, testClock, behindProxy                                  bool
 	webhookAllowHosts                                            []string
@@ -40,6 +42,7 @@ type serveOptions struct {
 	jobRescueAfter                                               time.Duration
 	drainDelay                                                   time.Duration
 	trace                                                        bool
+	sessions                                                     payd.SessionPolicy
 }
 
 // parseServe reads serve's flags; the help asked for goes to stdout.
@@ -48,6 +51,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	o := &serveOptions{}
 	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
 	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
+	dashboardAddr := f.String("dashboard-addr", "", "merchant dashboard listen address (empty: under /dashboard/ on --addr)")
 	adminToken := f.String("admin-token", "", "operator API bearer token; empty turns the operator API off (except with --dev)")
 	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database and dev.json")
@@ -67,6 +71,8 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
+	sessionIdle := f.Duration("session-idle", payd.DefaultSessionIdle, "a dashboard session ends after this long without a request")
+	sessionAbsolute := f.Duration("session-absolute", payd.DefaultSessionAbsolute, "a dashboard session ends this long after sign-in, however busy")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
 	traceOn := f.Bool("trace", false, "send OpenTelemetry traces; the standard OTEL_* variables choose the exporter, its endpoint and the sampler, and also turn traces on when set (docs/operations.md, Traces)")
 	if err := f.Parse(args); err != nil {
@@ -87,6 +93,10 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 		return nil, errors.New("--drain-delay cannot be negative")
 	}
 	o.drainDelay = *drain
+	if *sessionIdle < time.Minute || *sessionAbsolute < *sessionIdle {
+		return nil, errors.New("--session-idle must be at least 1m and --session-absolute at least --session-idle")
+	}
+	o.sessions = payd.SessionPolicy{Idle: *sessionIdle, Absolute: *sessionAbsolute}
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -102,7 +112,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 		return nil, errors.New("--webhook-max-in-flight and --webhook-per-endpoint cannot be negative")
 	}
 	o.webhookInFlight, o.webhookPerEndpoint = *inFlight, *perEndpoint
-	o.addr, o.adminAddr = *addr, *adminAddr
+	o.addr, o.adminAddr, o.dashboardAddr = *addr, *adminAddr, *dashboardAddr
 	o.adminToken, o.databaseURL, o.dataDir, o.publicURL = *adminToken, *databaseURL, *dataDir, *publicURL
 	o.tlsCert, o.tlsKey, o.behindProxy, o.dev, o.testClock = *tlsCert, *tlsKey, *behind, *dev, *testClock
 	o.logFormat, o.webhookAllowHosts, o.webhookCAFile = *logFormat, *allow, *caFile
@@ -153,7 +163,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// The contract is HTTPS only: plain HTTP is served only where nobody
 	// else can listen in (loopback) or behind a proxy that terminates TLS.
 	if !useTLS && !o.behindProxy {
-		for _, a := range []string{o.addr, o.adminAddr} {
+		for _, a := range []string{o.addr, o.adminAddr, o.dashboardAddr} {
+			if a == "" {
+				continue
+			}
 			if !isLoopback(a) {
 				return fmt.Errorf("refusing to serve plain HTTP on %s: give --tls-cert and --tls-key, or --behind-tls-proxy when a proxy in front terminates TLS", a)
 			}
@@ -207,7 +220,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
-		Delivery: dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		Delivery:             dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
+		DashboardOwnListener: o.dashboardAddr != "", Sessions: o.sessions,
 	})
 	if err != nil {
 		return err
@@ -220,13 +234,20 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if in.Admin != nil {
 		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
 	}
+	if in.Dashboard != nil {
+		servers = append(servers, newHTTPServer(o.dashboardAddr, in.Dashboard, log))
+	}
 	listeners, err := bindAll(servers)
 	if err != nil {
 		in.Close(context.Background())
 		return err
 	}
 	if o.dev {
-		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken)
+		dashURL := o.publicURL + dashboard.Prefix
+		if o.dashboardAddr != "" {
+			dashURL = scheme + "://" + o.dashboardAddr + dashboard.Prefix
+		}
+		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken, dashURL)
 		if err != nil {
 			closeAll(listeners)
 			in.Close(context.Background())
@@ -330,7 +351,11 @@ func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
 func printBanner(w io.Writer, info *serve.DevInfo, o *serveOptions) {
 	fmt.Fprintf(w, "\npayd is running in --dev mode (data in %s)\n\n", o.dataDir)
 	fmt.Fprintf(w, "  API:          %s\n", info.APIURL)
-	fmt.Fprintf(w, "  Operator API: %s   token: %s\n\n", info.AdminURL, info.AdminToken)
+	fmt.Fprintf(w, "  Operator API: %s   token: %s\n", info.AdminURL, info.AdminToken)
+	if d := info.Dashboard; d != nil {
+		fmt.Fprintf(w, "  Dashboard:    %s  %s  %s\n", d.URL, d.Email, d.Password)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  Sandbox shops (test keys):\n")
 	for _, s := range info.Shops {
 		fmt.Fprintf(w, "    %s  shop_id=%s  secret_key=%s\n", s.Region, s.ShopID, s.SecretKey)

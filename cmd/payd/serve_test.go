@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -117,6 +119,9 @@ func TestServeDevFirstAndSecondStart(t *testing.T) {
 			ShopID    string `json:"shop_id"`
 			SecretKey string `json:"secret_key"`
 		} `json:"shops"`
+		Dashboard struct {
+			URL, Email, Password string
+		} `json:"dashboard"`
 	}
 	if err := json.Unmarshal(raw, &info); err != nil {
 		t.Fatal(err)
@@ -124,7 +129,12 @@ func TestServeDevFirstAndSecondStart(t *testing.T) {
 	if info.APIURL != "http://"+addr+"/v1" || info.AdminToken == "" || len(info.Shops) != 2 {
 		t.Fatalf("dev.json = %s", raw)
 	}
-	for _, want := range []string{info.Shops[0].ShopID, info.Shops[0].SecretKey, info.AdminToken, "curl -u"} {
+	d := info.Dashboard
+	if d.URL != "http://"+addr+"/dashboard/" || d.Email != "admin@demo.payd.test" || len(d.Password) < 20 {
+		t.Fatalf("dev.json dashboard = %+v", d)
+	}
+	for _, want := range []string{info.Shops[0].ShopID, info.Shops[0].SecretKey, info.AdminToken, "curl -u",
+		"Dashboard:    " + d.URL + "  " + d.Email + "  " + d.Password} {
 		if !strings.Contains(srv.stdout.String(), want) {
 			t.Fatalf("banner lacks %q:\n%s", want, srv.stdout.String())
 		}
@@ -253,6 +263,25 @@ func TestServeTrustedProxyAndThrottleFlags(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--trusted-proxy", "proxy.internal"}, {"--auth-failures-per-minute", "-1"}} {
 		if _, err := parseServe(args, func(string) string { return "" }, &bytes.Buffer{}); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+func TestServeSessionFlags(t *testing.T) {
+	t.Parallel()
+	none := func(string) string { return "" }
+	o, err := parseServe(nil, none, &bytes.Buffer{})
+	if err != nil || o.sessions != (payd.SessionPolicy{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}) {
+		t.Fatalf("default session policy %+v, %v", o.sessions, err)
+	}
+	env := map[string]string{"PAYD_SESSION_IDLE": "15m"}
+	o, err = parseServe([]string{"--session-absolute", "8h"}, func(k string) string { return env[k] }, &bytes.Buffer{})
+	if err != nil || o.sessions != (payd.SessionPolicy{Idle: 15 * time.Minute, Absolute: 8 * time.Hour}) {
+		t.Fatalf("session policy %+v, %v; want 15m and 8h", o.sessions, err)
+	}
+	for _, args := range [][]string{{"--session-idle", "30s"}, {"--session-idle", "2h", "--session-absolute", "1h"}} {
+		if _, err := parseServe(args, none, &bytes.Buffer{}); err == nil {
 			t.Errorf("%v accepted", args)
 		}
 	}

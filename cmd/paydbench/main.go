@@ -131,7 +131,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 // allPhases are the phases of one run, in the order they run.
-var allPhases = []string{"create", "get", "list", "refund", "floor"}
+var allPhases = []string{"create", "get", "list", "dashboard", "refund", "floor"}
 
 func splitList(s string) []string {
 	var out []string
@@ -333,6 +333,12 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	// Reads go to seeded payments as well as to those the run creates.
 	a.ids = seeded
 	defer a.client.CloseIdleConnections()
+	var dk *desk
+	if slices.Contains(cfg.phases, "dashboard") {
+		if dk, err = signIn(ctx, a.client, srv.api, shop.ShopID, dev.Dashboard); err != nil {
+			return fail(fmt.Errorf("dashboard sign-in: %w", err))
+		}
+	}
 
 	type key struct {
 		phase   string
@@ -399,6 +405,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 			{"create", cfg.duration, a.createWorker, true},
 			{"get", cfg.duration, a.getWorker, true},
 			{"list", cfg.duration, a.listWorker, true},
+			{"dashboard", cfg.duration, dk.pagesWorker, true},
 			{"refund", cfg.duration, a.refundWorker, true},
 			{"floor", cfg.floorDuration, fl.worker, false},
 		} {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -97,6 +98,8 @@ func TestTargets(t *testing.T) {
 			{Phase: "create", Clients: 64, PerSecond: 800, P99Ms: 90},
 			{Phase: "floor", Clients: 16, PerSecond: 1000, P99Ms: 10},
 			{Phase: "floor", Clients: 64, PerSecond: 1000, P99Ms: 40},
+			{Phase: "list", Clients: 16, PerSecond: 400, P99Ms: 40},
+			{Phase: "dashboard", Clients: 16, PerSecond: 180, P99Ms: 80},
 		}},
 		{Database: "sqlite", Skipped: "off"},
 	}
@@ -123,6 +126,8 @@ func TestTargets(t *testing.T) {
 	check("postgres, 64 clients: p99 vs the floor's p99", true, false) // 2.25×
 	check("sqlite, 16 clients: payments/s vs the floor", false, false)
 	check("postgres: server peak RSS under load", true, true)
+	check("postgres: dashboard payments pages/s vs the API's list pages/s", true, false) // 45%
+	check("sqlite: dashboard payments pages/s vs the API's list pages/s", false, false)
 	check("sqlite: server peak RSS under load", false, false)
 }
 
@@ -299,5 +304,55 @@ payd_jobs{state="scheduled"} 1000
 	}
 	if _, err := parseBusyJobs(strings.NewReader("go_goroutines 8\n")); err == nil {
 		t.Fatal("metrics without payd_jobs were read as idle")
+	}
+}
+
+// The dashboard phase signs in as a browser does and walks the pages by
+// their "older" links, starting over at the end.
+func TestDashboardWorker(t *testing.T) {
+	var pages atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/dashboard/signin" && r.Method == "GET":
+			http.SetCookie(w, &http.Cookie{Name: "payd_pre", Value: "p"})
+			fmt.Fprint(w, `<input type="hidden" name="csrf" value="tok&#43;1">`)
+		case r.URL.Path == "/dashboard/signin":
+			_ = r.ParseForm()
+			if c, _ := r.Cookie("payd_pre"); c == nil || r.PostForm.Get("csrf") != "tok+1" || r.PostForm.Get("password") != "pw" {
+				w.WriteHeader(403)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: "payd_session", Value: "s"})
+			http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+		case r.URL.Path == "/dashboard/test/payments":
+			if c, _ := r.Cookie("payd_session"); c == nil {
+				w.WriteHeader(303)
+				return
+			}
+			n := pages.Add(1)
+			next := ""
+			if r.URL.Query().Get("cursor") == "" {
+				next = `<a href="?cursor=c2&amp;q=" rel="next">older</a>`
+			} else if r.URL.Query().Get("cursor") != "c2" {
+				w.WriteHeader(400)
+				return
+			}
+			fmt.Fprintf(w, `<table id="payments"><tr><td>%d</td></tr></table>%s`, n, next)
+		default:
+			w.WriteHeader(404)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	d, err := signIn(ctx, srv.Client(), srv.URL, "shp_1", dashboardUser{Email: "a@b", Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runPhase(ctx, "dashboard", 1, time.Minute, 5, d.pagesWorker)
+	if s.Ops != 5 || s.Errors != 0 || pages.Load() != 5 {
+		t.Fatalf("%+v, %d pages", s, pages.Load())
+	}
+	if _, err := signIn(ctx, srv.Client(), srv.URL, "shp_1", dashboardUser{Email: "a@b", Password: "wrong"}); err == nil {
+		t.Fatal("a refused sign-in gave a session")
 	}
 }

@@ -40,6 +40,7 @@ type devInfo struct {
 		ShopID    string `json:"shop_id"`
 		SecretKey string `json:"secret_key"`
 	} `json:"shops"`
+	Dashboard dashboardUser `json:"dashboard"`
 }
 
 // server is a `payd serve --dev` child process.

@@ -26,6 +26,7 @@ var statusOf = map[payd.ErrorCode]int{
 	payd.CodeIdempotencyConflict:         http.StatusConflict,
 	payd.CodeIdempotencyInProgress:       http.StatusConflict,
 	payd.CodeEvidenceDeadlinePassed:      http.StatusConflict,
+	payd.CodeEmailTaken:                  http.StatusConflict,
 	payd.CodeInvalidState:                http.StatusUnprocessableEntity,
 	payd.CodeAmountLimit:                 http.StatusUnprocessableEntity,
 	payd.CodeLimitsExceeded:              http.StatusUnprocessableEntity,
@@ -39,6 +40,15 @@ var statusOf = map[payd.ErrorCode]int{
 	payd.CodeInternal:                    http.StatusInternalServerError,
 	payd.CodeNotImplemented:              http.StatusNotImplemented,
 	payd.CodeProviderUnavailable:         http.StatusServiceUnavailable,
+}
+
+// StatusOf is the HTTP status of an error code; an unknown code is 500.
+// The dashboard answers its pages with the same status as the API would.
+func StatusOf(code payd.ErrorCode) int {
+	if status, ok := statusOf[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
 }
 
 // ErrorBody is the contract's Error object.
@@ -65,10 +75,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			e = &payd.Error{Code: payd.CodeInternal, Message: "internal error; retry with the same Idempotency-Key, or contact support with the request_id"}
 		}
 	}
-	status, ok := statusOf[e.Code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
+	status := StatusOf(e.Code)
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(e.RetryAfter)))
 	}

@@ -141,6 +141,25 @@ func (t *AuthThrottle) Failed(r *http.Request) {
 	t.cfg.Limiter.Allow(r.Context(), t.key("authfail", t.group(r)), t.cfg.FailuresPerMinute, t.cfg.Now())
 }
 
+// RefuseKey and FailedKey are Refuse and Failed for a counter named by
+// the caller instead of the address: the dashboard counts failed sign-ins
+// per account too, so that guessing one account's password from many
+// addresses is slowed as well.
+func (t *AuthThrottle) RefuseKey(r *http.Request, key string) error {
+	ok, wait, _ := t.cfg.Limiter.Peek(r.Context(), t.key("authfail", "key:"+key), t.cfg.FailuresPerMinute, t.cfg.Now())
+	if ok {
+		return nil
+	}
+	t.cfg.Metrics.authThrottled()
+	return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,
+		Message: "too many failed authentications of this account; retry after the Retry-After seconds"}
+}
+
+// FailedKey counts one failure against key.
+func (t *AuthThrottle) FailedKey(r *http.Request, key string) {
+	t.cfg.Limiter.Allow(r.Context(), t.key("authfail", "key:"+key), t.cfg.FailuresPerMinute, t.cfg.Now())
+}
+
 func (t *AuthThrottle) key(kind, group string) string {
 	return kind + ":" + t.cfg.Scope + ":" + group
 }

@@ -22,7 +22,9 @@ type PurgeEventsArgs struct{}
 // Kind names the job.
 func (PurgeEventsArgs) Kind() string { return "purge_events" }
 
-// PurgeIdempotencyArgs deletes idempotency records past their 24 hours.
+// PurgeIdempotencyArgs deletes idempotency records past their 24 hours,
+// and the dashboard's sessions and setup tokens past their timeouts: the
+// hourly removal of expired credentials of both kinds.
 type PurgeIdempotencyArgs struct{}
 
 // Kind names the job.
@@ -179,7 +181,10 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 		return err
 	}})
 	river.AddWorker(w, &funcWorker[PurgeIdempotencyArgs]{fn: func(ctx context.Context) error {
-		_, err := svc.PurgeIdempotency(ctx)
+		if _, err := svc.PurgeIdempotency(ctx); err != nil {
+			return err
+		}
+		_, err := svc.PurgeSessions(ctx)
 		return err
 	}})
 	river.AddWorker(w, &funcWorker[ExpirePaymentsArgs]{fn: func(ctx context.Context) error {

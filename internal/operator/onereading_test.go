@@ -44,7 +44,7 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 		},
 		"PATCH /admin/v1/merchants/{id}": {
 			Path: "/admin/v1/merchants/" + noMerchant,
-			Base: `{"settlement_delay_days":1,"auto_settle":true,"chargeback":{"ratio_bps":100,"window_days":30,"min_count":3}}`,
+			Base: `{"settlement_delay_days":1,"auto_settle":true,"chargeback":{"ratio_bps":100,"window_days":30,"min_count":3},"require_second_factor":true}`,
 			Top:  "settlement_delay_days", Deep: "chargeback.window_days",
 		},
 		"POST /admin/v1/shops": {
@@ -59,6 +59,11 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 		"POST /admin/v1/shops/{id}/keys": {
 			Path: "/admin/v1/shops/" + noShop + "/keys", Base: `{"mode":"test"}`,
 			Top: "mode", Str: "mode",
+		},
+		"POST /admin/v1/merchants/{id}/users": {
+			Path: "/admin/v1/merchants/" + noMerchant + "/users",
+			Base: `{"email":"staff@example.test","role":"viewer"}`,
+			Top:  "email", Str: "role",
 		},
 		"PUT /admin/v1/provider-routes": {
 			Path: "/admin/v1/provider-routes",
@@ -112,6 +117,7 @@ var bodilessRoutes = map[string]string{
 	"DELETE /admin/v1/calendar/{region}/holidays/{day}":             "/admin/v1/calendar/ru/holidays/2030-01-01",
 	"DELETE /admin/v1/provider-routes/{region}/{method}/{currency}": "/admin/v1/provider-routes/ru/bank_card/RUB",
 	"POST /admin/v1/settlements/{id}/{action}":                      "/admin/v1/settlements/set_00000000000000000000000000/approve",
+	"POST /admin/v1/merchants/{id}/users/{user_id}/setup_link":      "/admin/v1/merchants/" + noMerchant + "/users/usr_00000000000000000000000000/setup_link",
 }
 
 // TestOperatorBodiesHaveOneReading sweeps every JSON body of the operator

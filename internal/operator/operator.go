@@ -105,6 +105,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	h("POST /admin/v1/merchants/{id}/freeze", s.freeze)
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	s.disputeRoutes(mux, h)
+	s.userRoutes(h)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)

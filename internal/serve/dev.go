@@ -21,7 +21,19 @@ type DevInfo struct {
 	AdminURL   string    `json:"admin_url"`
 	AdminToken string    `json:"admin_token"`
 	Shops      []DevShop `json:"shops"`
+	// Dashboard is the demo merchant's admin user of the dashboard.
+	Dashboard *DevDashboard `json:"dashboard,omitempty"`
 }
+
+// DevDashboard is where the dashboard is and how its demo admin signs in.
+type DevDashboard struct {
+	URL      string `json:"url"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// DevDashboardEmail is the demo admin's sign-in.
+const DevDashboardEmail = "admin@demo.payd.test"
 
 // DevShop is one demo shop and its test key.
 type DevShop struct {
@@ -54,11 +66,18 @@ func ReadDev(dataDir string) (*DevInfo, error) {
 // each on an empty database and writes dev.json; on a later start it
 // reuses dev.json (secrets are stored hashed, so the file is their only
 // copy).
-func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL, adminToken string) (*DevInfo, error) {
+//
+// The demo merchant also gets a dashboard admin, DevDashboardEmail, whose
+// random password is made on the first start and kept in dev.json, so a
+// restart signs in with the same one.
+func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL, adminToken, dashboardURL string) (*DevInfo, error) {
 	info, err := ReadDev(dataDir)
 	if err == nil && len(info.Shops) > 0 {
-		if _, err := svc.GetShop(ctx, info.Shops[0].ShopID); err == nil {
+		if shop, err := svc.GetShop(ctx, info.Shops[0].ShopID); err == nil {
 			info.APIURL, info.AdminURL, info.AdminToken = apiURL, adminURL, adminToken
+			if info.Dashboard, err = ensureDevDashboard(ctx, svc, shop.MerchantID, dashboardURL, info.Dashboard); err != nil {
+				return nil, err
+			}
 			return info, writeDev(dataDir, info)
 		}
 	}
@@ -94,7 +113,47 @@ func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL
 		}
 		info.Shops = append(info.Shops, DevShop{Region: s.region, ShopID: shop.ID, SecretKey: secret})
 	}
+	if info.Dashboard, err = ensureDevDashboard(ctx, svc, m.ID, dashboardURL, nil); err != nil {
+		return nil, err
+	}
 	return info, writeDev(dataDir, info)
+}
+
+// ensureDevDashboard makes sure the demo merchant has its dashboard admin
+// with the password prev names; without prev (a first start, or a dev.json
+// of a build before the dashboard) it creates the user, or gives the one
+// there a new password, and returns the sign-in to keep.
+func ensureDevDashboard(ctx context.Context, svc *payd.Service, merchantID, url string, prev *DevDashboard) (*DevDashboard, error) {
+	users, err := svc.ListUsers(ctx, merchantID)
+	if err != nil {
+		return nil, err
+	}
+	var user *payd.User
+	for _, u := range users {
+		if u.Email == DevDashboardEmail {
+			user = u
+		}
+	}
+	if user != nil && user.HasPassword && prev != nil && prev.Email == DevDashboardEmail && prev.Password != "" {
+		prev.URL = url
+		return prev, nil
+	}
+	var token string
+	if user == nil {
+		_, token, err = svc.CreateUser(ctx, nil, merchantID, DevDashboardEmail, payd.RoleAdmin)
+	} else {
+		token, err = svc.NewSetupToken(ctx, nil, merchantID, user.ID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--dev: dashboard user: %w", err)
+	}
+	b := make([]byte, 18)
+	rand.Read(b)
+	password := base64.RawURLEncoding.EncodeToString(b) // 24 characters
+	if _, err := svc.SetPassword(ctx, token, password); err != nil {
+		return nil, fmt.Errorf("--dev: dashboard password: %w", err)
+	}
+	return &DevDashboard{URL: url, Email: DevDashboardEmail, Password: password}, nil
 }
 
 // writeDev writes dev.json, making the data directory first: on

@@ -13,10 +13,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/paydhq/payd/internal/checkout"
+	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/embed"
 	"github.com/paydhq/payd/internal/linkpage"
 	"github.com/paydhq/payd/internal/sandbank"
@@ -94,6 +96,10 @@ type Config struct {
 	// authentication counters to that Redis, shared by every instance
 	// that uses it (`--redis-url`); empty keeps them in the process.
 	RedisURL string
+	// DashboardOwnListener serves the merchant dashboard from
+	// Instance.Dashboard, for a listener of its own (`--dashboard-addr`),
+	// instead of under /dashboard/ on the merchant API's listener.
+	DashboardOwnListener bool
 	// RedisPrefix is put before every Redis key (empty: "payd:"), so
 	// deployments or tests can share one Redis.
 	RedisPrefix string
@@ -102,6 +108,9 @@ type Config struct {
 	// statements, the jobs, the webhook deliveries and pre-checks. Nil
 	// (`payd serve` without OTEL_* variables) adds no instrumentation.
 	TracerProvider trace.TracerProvider
+	// Sessions bounds dashboard sessions (zero fields: the defaults of
+	// payd.SessionPolicy, 30 minutes idle and 12 hours in all).
+	Sessions payd.SessionPolicy
 }
 
 // Instance is an assembled service.
@@ -112,9 +121,12 @@ type Instance struct {
 	TestClock *payd.TestClock
 	// API is the merchant listener's handler; Admin the operator's (nil
 	// when no token is configured).
-	API      http.Handler
-	Admin    http.Handler
-	Registry *prometheus.Registry
+	API   http.Handler
+	Admin http.Handler
+	// Dashboard is the dashboard's handler when it has a listener of its
+	// own (Config.DashboardOwnListener), else nil.
+	Dashboard http.Handler
+	Registry  *prometheus.Registry
 	// Limiter holds the rate limits: a *ratelimit.Redis with RedisURL.
 	Limiter ratelimit.Limiter
 	log     *slog.Logger
@@ -291,9 +303,9 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
-			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
+			SettlementReport: api.SettlementReportPath, Link: linkpage.Path, DashboardSetup: dashboard.SetupPath},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
 		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick, TraceCarrierFunc: traceCarrier,
@@ -326,6 +338,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	checkoutPages := checkout.New(in.Service, k.forms, pageLog)
 	linkPages := linkpage.New(in.Service, k.forms, pageLog, limiter, source.Addr)
 	embedPages := embed.New(in.Service, k.forms, cfg.PublicURL, pageLog)
+	dash := in.dashboard(cfg, k, limiter, source)
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
@@ -341,6 +354,9 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 				// The embedded confirmation's widget and form.
 				embedPages.Register(mux)
 			}
+			if !cfg.DashboardOwnListener {
+				dash.Register(mux)
+			}
 		},
 	})
 	if cfg.AdminToken != "" {
@@ -353,6 +369,27 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	}
 	in.API = tracing.Handler(in.API, cfg.TracerProvider, "merchant")
 	return nil
+}
+
+// dashboard builds the merchant dashboard. Its sign-in throttles share the
+// Limiter of the APIs' (Redis when configured): one counts failures per
+// address, the other per account.
+func (in *Instance) dashboard(cfg Config, k keys, limiter ratelimit.Limiter, source httpapi.Source) *dashboard.Handler {
+	now := func() time.Time { return in.Service.Clock().Now() }
+	metrics := httpapi.NewMetrics(in.Registry, "dashboard")
+	throttle := func(scope string) *httpapi.AuthThrottle {
+		return httpapi.NewAuthThrottle(httpapi.ThrottleConfig{Scope: scope, Limiter: limiter, Source: source,
+			FailuresPerMinute: cfg.AuthFailuresPerMinute, Now: now, Metrics: metrics})
+	}
+	d := dashboard.New(dashboard.Config{Service: in.Service, Key: k.forms, Log: in.log, Source: source,
+		Throttle: throttle("dashboard"), Accounts: throttle("dashboard_account"),
+		Secure: strings.HasPrefix(cfg.PublicURL, "https://")})
+	if cfg.DashboardOwnListener {
+		mux := http.NewServeMux()
+		d.Register(mux)
+		in.Dashboard = httpapi.Frame(httpapi.FrameConfig{Logger: in.log, Metrics: metrics}, mux)
+	}
+	return d
 }
 
 // sandboxBanks are the names of the sandbox banks: the cascade's primary and

@@ -9,14 +9,14 @@ import (
 )
 
 const merchantCols = `id, name, legal_name, tax_id, settlement_delay_days, created_at, auto_settle,
-	chargeback_ratio_bps, chargeback_window_days, chargeback_min_count`
+	chargeback_ratio_bps, chargeback_window_days, chargeback_min_count, require_second_factor`
 
 func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 	var m payd.Merchant
 	var created int64
 	cb := &m.Chargeback
 	if err := r.Scan(&m.ID, &m.Name, &m.LegalName, &m.TaxID, &m.SettlementDelayDays, &created, &m.AutoSettle,
-		&cb.RatioBps, &cb.WindowDays, &cb.MinCount); err != nil {
+		&cb.RatioBps, &cb.WindowDays, &cb.MinCount, &m.RequireSecondFactor); err != nil {
 		return nil, noRows(err)
 	}
 	m.CreatedAt = fromMicros(created)
@@ -25,9 +25,9 @@ func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 
 func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
 	cb := m.Chargeback
-	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt), m.AutoSettle,
-		cb.RatioBps, cb.WindowDays, cb.MinCount)
+		cb.RatioBps, cb.WindowDays, cb.MinCount, m.RequireSecondFactor)
 	return err
 }
 
@@ -67,8 +67,9 @@ func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
 func (t *tx) MerchantUpdate(ctx context.Context, m *payd.Merchant) error {
 	cb := m.Chargeback
 	return t.execOne(ctx, `UPDATE merchants SET name = $2, legal_name = $3, tax_id = $4, settlement_delay_days = $5, auto_settle = $6,
-		chargeback_ratio_bps = $7, chargeback_window_days = $8, chargeback_min_count = $9 WHERE id = $1`,
-		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, m.AutoSettle, cb.RatioBps, cb.WindowDays, cb.MinCount)
+		chargeback_ratio_bps = $7, chargeback_window_days = $8, chargeback_min_count = $9, require_second_factor = $10 WHERE id = $1`,
+		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, m.AutoSettle, cb.RatioBps, cb.WindowDays, cb.MinCount,
+		m.RequireSecondFactor)
 }
 
 func (t *tx) HolidayPut(ctx context.Context, region payd.Region, day string) error {

@@ -109,6 +109,10 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 				_, err := tx.DiscrepancyList(ctx, &lp)
 				return err
 			},
+			"audit": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.AuditList(ctx, &payd.AuditListParams{ListParams: lp, MerchantID: "mer_1"})
+				return err
+			},
 		}
 		for name, list := range lists {
 			for _, lp := range []payd.ListParams{{Limit: 100}, {Limit: 100, After: after}} {

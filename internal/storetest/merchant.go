@@ -55,7 +55,7 @@ func testMerchant(t *testing.T, open func(t *testing.T) payd.Store) {
 		now := ts(time.Now())
 		m := &payd.Merchant{ID: newID(payd.PrefixMerchant, now), Name: "Ромашка", LegalName: "ООО «Ромашка»",
 			TaxID: "7701234567", SettlementDelayDays: 3, CreatedAt: now,
-			Chargeback: payd.ChargebackRule{RatioBps: 150, WindowDays: 60, MinCount: 5}}
+			Chargeback: payd.ChargebackRule{RatioBps: 150, WindowDays: 60, MinCount: 5}, RequireSecondFactor: true}
 		mustTx(t, s, func(tx payd.Tx) error { return tx.MerchantInsert(ctx, m) })
 
 		var got *payd.Merchant

@@ -340,6 +340,43 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 			t.Errorf("PaymentStats of any currency counted %d payments, want 5", all)
 		}
 	})
+
+	// Totals group one shop's payments of one mode in [from, to) by status
+	// and currency, in that order: the dashboard's home page.
+	t.Run("Totals", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		from := ts(time.Now())
+		to := from.Add(24 * time.Hour)
+		shop, sibling := addShop(t, s, addMerchant(t, s, from).ID, from), addShop(t, s, addMerchant(t, s, from).ID, from)
+		n := 0
+		add := func(sh *payd.Shop, test bool, created time.Time, amount int64, c money.Currency, status payd.PaymentStatus) {
+			n++
+			p := newPayment(sh, fmt.Sprintf("totals-%d", n), created, created.Add(time.Hour))
+			p.Test, p.Amount, p.Status = test, money.New(amount, c), status
+			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
+		}
+		add(shop, true, from, 10_000, money.RUB, payd.PaymentSucceeded)
+		add(shop, true, from.Add(time.Hour), 2_550, money.RUB, payd.PaymentSucceeded)
+		add(shop, true, from.Add(time.Hour), 99, money.RUB, payd.PaymentCanceled)
+		add(shop, true, to.Add(-time.Microsecond), 700, money.USD, payd.PaymentSucceeded)
+		// Out: at to, before from, live, another shop.
+		add(shop, true, to, 1, money.RUB, payd.PaymentSucceeded)
+		add(shop, true, from.Add(-time.Microsecond), 2, money.RUB, payd.PaymentSucceeded)
+		add(shop, false, from.Add(time.Hour), 3, money.RUB, payd.PaymentSucceeded)
+		add(sibling, true, from.Add(time.Hour), 4, money.RUB, payd.PaymentSucceeded)
+
+		var got []payd.PaymentTotal
+		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.PaymentTotals(ctx, shop.ID, true, from, to); return err })
+		wantDiff(t, "PaymentTotals", []payd.PaymentTotal{
+			{Status: payd.PaymentCanceled, Currency: "RUB", Count: 1, Sum: 99},
+			{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 2, Sum: 12_550},
+			{Status: payd.PaymentSucceeded, Currency: "USD", Count: 1, Sum: 700},
+		}, got)
+		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.PaymentTotals(ctx, shop.ID, false, from, to); return err })
+		wantDiff(t, "PaymentTotals live", []payd.PaymentTotal{{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 1, Sum: 3}}, got)
+	})
 }
 
 // wantPayment compares payments by their documents: Payment has unexported

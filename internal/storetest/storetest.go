@@ -63,6 +63,9 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"WebhookDeliveryClaimConcurrent", testDeliveryClaimConcurrent},
 		{"EventDeliveryCount", testEventDeliveryCount},
 		{"DeliveryAttempt", testDeliveryAttempt},
+		{"User", testUser},
+		{"Session", testSession},
+		{"Audit", testAudit},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// pageDirs are the packages that render the payer's pages.
-var pageDirs = []string{"../checkout", "../sandbank", "../linkpage", "../embed"}
+// pageDirs are the packages that render pages: the payer's and the
+// merchant dashboard.
+var pageDirs = []string{"../checkout", "../sandbank", "../linkpage", "../embed", "../dashboard"}
 
 // templateKey finds the texts a template asks the catalogue for.
 var templateKey = regexp.MustCompile(`\.L\.T "((?:[^"\\]|\\.)*)"`)

@@ -194,7 +194,7 @@ func TestCatalogue(t *testing.T) {
 		t.Fatalf("printers for %v, want payd.Locales %v", got, payd.Locales)
 	}
 	seen := map[string]bool{}
-	for _, m := range messages {
+	for _, m := range allMessages {
 		if seen[m.en] {
 			t.Errorf("%q twice in the catalogue", m.en)
 		}

@@ -1,6 +1,8 @@
 package webpage
 
 import (
+	"slices"
+
 	"golang.org/x/text/language"
 	"golang.org/x/text/message/catalog"
 )
@@ -149,12 +151,15 @@ var messages = []struct{ en, ru, kk string }{
 		"Сынақ банкі жауабыңызды алды. Бұл бетті жабуға болады."},
 }
 
+// allMessages are the payer's texts and the dashboard's.
+var allMessages = slices.Concat(messages, dashboardMessages, dashboardMoneyMessages, dashboardDeveloperMessages, dashboardUserMessages)
+
 // catalogue is messages as x/text's message catalogue.
 var catalogue = buildCatalogue()
 
 func buildCatalogue() catalog.Catalog {
 	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	for _, m := range messages {
+	for _, m := range allMessages {
 		for _, tr := range []struct {
 			tag  language.Tag
 			text string
@@ -170,7 +175,7 @@ func buildCatalogue() catalog.Catalog {
 // HasMessage reports whether the catalogue has key; the pages' tests use
 // it to find a text their templates show that was left out of it.
 func HasMessage(key string) bool {
-	for _, m := range messages {
+	for _, m := range allMessages {
 		if m.en == key {
 			return true
 		}

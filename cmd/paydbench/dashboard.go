@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// dashboardUser is the dev.json member of the demo admin.
+type dashboardUser struct {
+	URL      string `json:"url"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// desk is the dashboard's side of the run: the demo admin's session cookie
+// and the shop whose payments pages it reads.
+type desk struct {
+	client *http.Client
+	base   string // http://127.0.0.1:port
+	shopID string
+	cookie string // payd_session=…
+}
+
+var (
+	preCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	// nextPage is the href of a list page's rel="next" link.
+	nextPage = regexp.MustCompile(`<a href="([^"]*)" rel="next">`)
+)
+
+// signIn signs the demo admin in as a browser does: the sign-in page
+// gives its pre-session cookie and form token, the post answers with the
+// session cookie.
+func signIn(ctx context.Context, client *http.Client, base, shopID string, u dashboardUser) (*desk, error) {
+	if u.Email == "" {
+		return nil, errors.New("dev.json has no dashboard user")
+	}
+	// The session cookie comes with the sign-in's redirect, which is
+	// read rather than followed.
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client = &noFollow
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/dashboard/signin", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := preCSRF.FindSubmatch(body)
+	var pre string
+	for _, c := range resp.Cookies() {
+		if c.Name == "payd_pre" {
+			pre = c.Name + "=" + c.Value
+		}
+	}
+	if m == nil || pre == "" {
+		return nil, fmt.Errorf("sign-in page: status %d, no form token", resp.StatusCode)
+	}
+	form := url.Values{"csrf": {html.UnescapeString(string(m[1]))}, "email": {u.Email}, "password": {u.Password}, "next": {"/dashboard/"}}
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, base+"/dashboard/signin", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", pre)
+	resp, err = client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == "payd_session" && c.Value != "" {
+			return &desk{client: client, base: base, shopID: shopID, cookie: c.Name + "=" + c.Value}, nil
+		}
+	}
+	return nil, fmt.Errorf("sign-in: status %d, no session", resp.StatusCode)
+}
+
+// pagesWorker walks the shop's test payments in the dashboard, 50 rows a
+// page, following the "older" link, and starts over at the end; each page
+// is one operation. It is the API's list phase as a person sees it.
+func (d *desk) pagesWorker(int) op {
+	next := ""
+	return func(ctx context.Context, _ int64) error {
+		path := "/dashboard/test/payments?shop=" + url.QueryEscape(d.shopID)
+		if next != "" {
+			// The link keeps the list's filters, not the shop, which a
+			// browser remembers in a cookie this client does not keep.
+			path = "/dashboard/test/payments" + next + "&shop=" + url.QueryEscape(d.shopID)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+path, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Cookie", d.cookie)
+		resp, err := d.client.Do(req)
+		if err != nil {
+			next = ""
+			return err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		if err != nil || resp.StatusCode != http.StatusOK {
+			next = ""
+			return fmt.Errorf("dashboard payments: status %d: %v", resp.StatusCode, err)
+		}
+		if !bytes.Contains(b, []byte(`id="payments"`)) {
+			next = ""
+			return errors.New("dashboard payments: no rows")
+		}
+		next = ""
+		if m := nextPage.FindSubmatch(b); m != nil {
+			next = html.UnescapeString(string(m[1]))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/rand"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+)
+
+// A support agent answers a dispute from the browser: the file chosen in
+// the page's file input comes back byte for byte through the operator's
+// download.
+func TestDashboardEvidenceFromTheBrowser(t *testing.T) {
+	d := openDesk(t, paydtest.Backends(t)[0], payd.RoleSupport)
+	pay := d.pay(t, "1000.00", "order-evidence")
+	id := d.api.Post("/v1/test/payments/"+pay+"/disputes", "e2e-dispute-1", map[string]any{
+		"amount": map[string]any{"value": "300.00", "currency": "RUB"}, "reason_code": "13.1"}).Expect(t, 201).JSON(t)["id"].(string)
+	file := make([]byte, 300<<10)
+	_, _ = rand.Read(file)
+	copy(file, "%PDF-1.7\n")
+	path := filepath.Join(t.TempDir(), "receipt.pdf")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.signIn(t, d.email, d.match)
+	d.tab.do("open the dispute",
+		chromedp.Navigate(d.base+"/dashboard/test/disputes/"+id),
+		chromedp.WaitVisible(chromedp.ID("evidence-file")))
+	d.tab.checkAccessible(t, "dispute")
+	d.tab.do("attach the receipt",
+		chromedp.SetUploadFiles(chromedp.ID("evidence-file"), []string{path}),
+		chromedp.Click(chromedp.ID("evidence-submit")))
+	d.tab.waitFor(t, "the answer", `location.search.includes("done=") && document.readyState === "complete"`)
+
+	ev := d.api.Get("/v1/disputes/" + id).Expect(t, 200).JSON(t)["evidence"].([]any)
+	if len(ev) != 1 {
+		t.Fatalf("%d evidence files, want 1", len(ev))
+	}
+	fileID := ev[0].(map[string]any)["file_id"].(string)
+	req, _ := http.NewRequest("GET", d.env.Admin.URL+"/admin/v1/disputes/"+id+"/evidence/"+fileID, nil)
+	req.Header.Set("Authorization", "Bearer "+d.env.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(back, file) {
+		t.Fatalf("operator download = %d, %d bytes, the same: %v", resp.StatusCode, len(back), bytes.Equal(back, file))
+	}
+}
+
+// A link created on the page opens for the payer, and its page shows the
+// address and a QR code of it.
+func TestDashboardLinkOpens(t *testing.T) {
+	d := openDesk(t, paydtest.Backends(t)[0], payd.RoleSupport)
+	d.signIn(t, d.email, d.match)
+	d.tab.do("open the links",
+		chromedp.Navigate(d.base+"/dashboard/test/links"),
+		chromedp.WaitVisible(chromedp.ID("link-form")))
+	d.tab.checkAccessible(t, "links")
+	d.tab.do("create a link",
+		chromedp.SendKeys(chromedp.ID("link-description"), "Gift card"),
+		chromedp.SendKeys(chromedp.ID("link-amount"), "750.00"),
+		chromedp.Click(chromedp.ID("link-submit")),
+		chromedp.WaitVisible(chromedp.ID("link-url")))
+	d.tab.checkAccessible(t, "link")
+	url := get(d.tab, "read the address", chromedp.Text(chromedp.ID("link-url")))
+	if !strings.HasPrefix(url, d.base+"/") {
+		t.Fatalf("link address %q", url)
+	}
+	if w := get(d.tab, "QR width", chromedp.Evaluate[int](`document.getElementById("link-qr").naturalWidth`)); w == 0 {
+		t.Fatal("the QR code did not load")
+	}
+	d.tab.do("open the link as a payer", chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")))
+	if body := get(d.tab, "the link's page", chromedp.Text(chromedp.CSS("body"))); !strings.Contains(body, "Gift card") {
+		t.Fatalf("the link's page shows %q", body)
+	}
+}

@@ -1,0 +1,98 @@
+package dashboard
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/paydhq/payd"
+)
+
+type accountView struct {
+	Secret, URL string // the pending secret, shown while enrolling
+	QR          template.URL
+	Enroll      bool   // the merchant requires a second factor
+	Err         formError
+}
+
+// account shows the user's sign-in settings: the second factor and the
+// sessions.
+func (h *Handler) account(q *req) {
+	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{})
+}
+
+// secondFactor is where a user turns the second factor on; a session the
+// merchant's policy holds in enrolment can open only this page.
+func (h *Handler) secondFactor(q *req) {
+	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Enroll: q.sess.State == payd.SessionEnroll})
+}
+
+// beginSecondFactor makes a new pending secret and shows it, with its
+// otpauth:// address, once.
+func (h *Handler) beginSecondFactor(q *req) {
+	secret, url, err := h.svc.BeginTOTP(q.ctx, q.actor(), q.user.ID)
+	if err != nil {
+		h.accountRefused(q, "begin", err)
+		return
+	}
+	// The QR code is of the otpauth:// address: phones' authenticator
+	// apps read it from the screen.
+	qr, err := qrSVG(url)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: secret, URL: url, QR: qr,
+		Enroll: q.sess.State == payd.SessionEnroll})
+}
+
+// confirmSecondFactor turns the second factor on with a code of the
+// pending secret; the session is replaced by a new one.
+func (h *Handler) confirmSecondFactor(q *req) {
+	token, _, err := h.svc.ConfirmTOTP(q.ctx, q.actor(), sessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
+	if err != nil {
+		h.accountRefused(q, "confirm", err)
+		return
+	}
+	h.setSession(q.w, token)
+	http.Redirect(q.w, q.r, Prefix+"account?done=totp-on", http.StatusSeeOther)
+}
+
+func (h *Handler) disableSecondFactor(q *req) {
+	if _, err := h.svc.DisableTOTP(q.ctx, q.actor(), q.user.ID); err != nil {
+		h.accountRefused(q, "disable", err)
+		return
+	}
+	http.Redirect(q.w, q.r, Prefix+"account?done=totp-off", http.StatusSeeOther)
+}
+
+func (h *Handler) accountRefused(q *req, form string, err error) {
+	var pe *payd.Error
+	if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
+		q.render(httpStatusOf(pe), "account", "", q.l.T("Account"), accountView{Err: formError{Form: form, Field: pe.Param, Message: pe.Message},
+			Enroll: q.sess.State == payd.SessionEnroll})
+		return
+	}
+	q.fail(err)
+}
+
+type auditView struct {
+	Entries []*payd.AuditEntry
+	Next    string
+}
+
+// auditLog lists what the merchant's users did, newest first.
+func (h *Handler) auditLog(q *req) {
+	lp, print, err := listParams(q)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	page, err := h.svc.ListAudit(q.ctx, q.user.MerchantID, payd.AuditListParams{ListParams: lp})
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	q.render(http.StatusOK, "audit", "users", q.l.T("Audit log"), auditView{Entries: page.Items, Next: nextLink(page.Next, print)})
+}

@@ -1,0 +1,32 @@
+package dashboard
+
+import (
+	"testing"
+
+	"github.com/paydhq/payd/internal/webpage"
+)
+
+// The words of enum values and of notices come from maps, not from
+// literal calls of T that the catalogue's own test reads: each must be in
+// the catalogue too, or a Russian page would show it in English.
+func TestMappedTextsAreInTheCatalogue(t *testing.T) {
+	for kind, m := range labels {
+		for v, text := range m {
+			if !webpage.HasMessage(text) {
+				t.Errorf("label %s:%s = %q is not in the catalogue", kind, v, text)
+			}
+		}
+	}
+	for _, set := range []map[string]string{notices, moneyNotices, developersNotices, usersNotices} {
+		for code, text := range set {
+			if !webpage.HasMessage(text) {
+				t.Errorf("notice %q = %q is not in the catalogue", code, text)
+			}
+		}
+	}
+	for _, text := range []string{"Sign in", "Second factor", "Set your password", "Done.", "Not done"} {
+		if !webpage.HasMessage(text) {
+			t.Errorf("%q is not in the catalogue", text)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package dashboard
+
+import (
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/mac"
+)
+
+//go:embed static
+var staticFS embed.FS
+
+// Config assembles a Handler.
+type Config struct {
+	Service *payd.Service
+	// Key binds the forms to their session (CSRF tokens).
+	Key []byte
+	Log *slog.Logger
+	// Source finds the client's address behind a trusted proxy.
+	Source httpapi.Source
+	// Throttle counts failed sign-ins per address; Accounts per account.
+	// Both are the failed-authentication throttle of the APIs, shared
+	// through Redis when the service is configured with it.
+	Throttle *httpapi.AuthThrottle
+	Accounts *httpapi.AuthThrottle
+	// Secure marks the session cookie Secure: the dashboard is behind TLS.
+	Secure bool
+}
+
+// Handler serves the dashboard's pages.
+type Handler struct {
+	svc      *payd.Service
+	forms    mac.Signer
+	log      *slog.Logger
+	source   httpapi.Source
+	throttle *httpapi.AuthThrottle
+	accounts *httpapi.AuthThrottle
+	secure   bool
+}
+
+// New returns the dashboard.
+func New(cfg Config) *Handler {
+	return &Handler{svc: cfg.Service, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
+		source: cfg.Source, throttle: cfg.Throttle, accounts: cfg.Accounts, secure: cfg.Secure}
+}
+
+// maxForm bounds every form the dashboard reads, except evidence uploads,
+// which have their own bound.
+const maxForm = 16 << 10
+
+// Register mounts the dashboard on mux.
+func (h *Handler) Register(mux *http.ServeMux) {
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(static)))
+	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
+
+	mux.Handle("GET "+SignInPath, h.headers(http.HandlerFunc(h.signInPage)))
+	mux.Handle("POST "+SignInPath, h.headers(h.form(h.signedOutForm(h.signIn))))
+	mux.Handle("GET "+Prefix+"signin/code", h.headers(http.HandlerFunc(h.codePage)))
+	mux.Handle("POST "+Prefix+"signin/code", h.headers(h.form(h.signedOutForm(h.code))))
+	mux.Handle("GET "+SetupPath+"{token}", h.headers(http.HandlerFunc(h.setupPage)))
+	mux.Handle("POST "+SetupPath+"{token}", h.headers(h.form(h.signedOutForm(h.setup))))
+	mux.Handle("POST "+Prefix+"signout", h.headers(h.form(h.signOut)))
+
+	for _, p := range pages(h) {
+		h.mount(mux, p)
+	}
+}
+
+// cacheStatic lets browsers keep the stylesheet and the script for a day.
+func cacheStatic(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// headers sets what every dashboard answer carries: no inline script and
+// nothing from another origin, never framed, never cached (pages show
+// money and personal data), no Referer beyond the origin.
+func (h *Handler) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+			"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// form bounds the body of a post before anything reads it and refuses
+// posts a browser made for another site (Sec-Fetch-Site, Origin): the
+// CSRF token is checked too, by each action, this is the first fence.
+func (h *Handler) form(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !sameOrigin(r) {
+			h.refuse(w, r, http.StatusForbidden, "This form was sent from another site.")
+			return
+		}
+		if isMultipart(r) {
+			// A form with a file (evidence): its own bound, the file
+			// left for the handler (upload_form.go).
+			withFile, err := readUploadForm(w, r)
+			if err != nil {
+				h.refuse(w, r, http.StatusRequestEntityTooLarge, "The form is too large or not readable.")
+				return
+			}
+			next(w, withFile)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		if err := r.ParseForm(); err != nil {
+			h.refuse(w, r, http.StatusRequestEntityTooLarge, "The form is too large or not readable.")
+			return
+		}
+		next(w, r)
+	})
+}
+
+// sameOrigin reports whether a post came from the dashboard's own pages,
+// as far as the browser tells: Sec-Fetch-Site where sent, else Origin.
+// A client that sends neither (not a browser) is left to the CSRF token.
+func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return true
+	case "":
+	default:
+		return false
+	}
+	o := r.Header.Get("Origin")
+	if o == "" || o == "null" {
+		return o == ""
+	}
+	return o == "http://"+r.Host || o == "https://"+r.Host
+}
+
+// now is the service's clock, so that pages agree with the API under a
+// test clock.
+func (h *Handler) now() time.Time { return h.svc.Clock().Now() }

@@ -1,0 +1,278 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/webpage"
+	"github.com/paydhq/payd/money"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// timeLayout is how the pages write a moment: UTC, said so, to the second.
+const timeLayout = "2006-01-02 15:04:05 UTC"
+
+// funcs are the helpers the templates share.
+var funcs = template.FuncMap{
+	"money": func(l webpage.Locale, a money.Amount) string { return l.Amount(a.Minor, string(a.Currency)) },
+	"moneyp": func(l webpage.Locale, a *money.Amount) string {
+		if a == nil {
+			return "—"
+		}
+		return l.Amount(a.Minor, string(a.Currency))
+	},
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format(timeLayout)
+	},
+	"whenp": func(t *time.Time) string {
+		if t == nil {
+			return "—"
+		}
+		return t.UTC().Format(timeLayout)
+	},
+	"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"label": label,
+}
+
+// templates holds one template set per page: the layout and the page's
+// own file, which defines "content".
+var templates = parsePages()
+
+func parsePages() map[string]*template.Template {
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	names, err := templateFS.ReadDir("templates")
+	if err != nil {
+		panic(err)
+	}
+	sets := map[string]*template.Template{}
+	for _, e := range names {
+		name := strings.TrimSuffix(e.Name(), ".html")
+		if name == "layout" {
+			continue
+		}
+		sets[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+e.Name()))
+	}
+	return sets
+}
+
+// page is one route of the signed-in dashboard, served for live data
+// under Prefix and for test data under Prefix+"test/".
+type page struct {
+	method string
+	// path follows the mode's prefix: "" is the home page.
+	path string
+	// perm is what the user's role must allow; the check is here, on the
+	// server, whatever the page shows.
+	perm payd.Permission
+	fn   func(*req)
+}
+
+// req is one signed-in request: who, which shop and mode, in which
+// language.
+type req struct {
+	h     *Handler
+	w     http.ResponseWriter
+	r     *http.Request
+	ctx   context.Context
+	sess  *payd.Session
+	user  *payd.User
+	shops []*payd.Shop
+	shop  *payd.Shop
+	test  bool
+	l     webpage.Locale
+}
+
+// base is the prefix of the request's mode: test pages live under
+// /dashboard/test/.
+func (q *req) base() string {
+	if q.test {
+		return Prefix + "test/"
+	}
+	return Prefix
+}
+
+// principal acts as the chosen shop in the page's mode, as the user: the
+// same Service methods as the API, with the actor recorded in the audit
+// log.
+func (q *req) principal() *payd.Principal {
+	mode := payd.ModeLive
+	if q.test {
+		mode = payd.ModeTest
+	}
+	return &payd.Principal{Shop: q.shop, Mode: mode, Actor: q.actor()}
+}
+
+func (q *req) actor() *payd.Actor {
+	return &payd.Actor{UserID: q.user.ID, Email: q.user.Email, Addr: q.h.source.Addr(q.r).String()}
+}
+
+// can reports whether the user's role allows p.
+func (q *req) can(p payd.Permission) bool { return q.user.Role.Can(p) }
+
+// layout is what every signed-in page shows around its content.
+type layout struct {
+	L        webpage.Locale
+	Title    string
+	Nav      string
+	User     *payd.User
+	Shops    []*payd.Shop
+	Shop     *payd.Shop
+	Test     bool
+	Base     string
+	CSRF     string
+	Path     string
+	Other    string // the same page in the other mode
+	Notice   string
+	Problem  string
+	P        any
+	can      func(payd.Permission) bool
+	Sections []section
+}
+
+// Can lets a template hide what the role does not allow; the server
+// checks again on every post.
+func (l layout) Can(p string) bool { return l.can != nil && l.can(payd.Permission(p)) }
+
+type section struct {
+	Nav, Href, Label string
+}
+
+// sections are the dashboard's navigation, each shown to the roles that
+// may read it.
+func (q *req) sections() []section {
+	b := q.base()
+	s := []section{
+		{"home", b, q.l.T("Home")},
+		{"payments", b + "payments", q.l.T("Payments")},
+		{"refunds", b + "refunds", q.l.T("Refunds")},
+	}
+	if q.h.svc.Stage() >= payd.StageM2 {
+		s = append(s, section{"disputes", b + "disputes", q.l.T("Disputes")})
+	}
+	if q.h.svc.Stage() >= payd.StageM5 {
+		s = append(s, section{"links", b + "links", q.l.T("Payment links")}, section{"payouts", b + "payouts", q.l.T("Payouts")})
+	}
+	s = append(s, section{"balance", b + "balance", q.l.T("Balance")},
+		section{"developers", b + "developers", q.l.T("Developers")})
+	if q.test {
+		s = append(s, section{"sandbox", b + "sandbox", q.l.T("Sandbox")})
+	}
+	if q.can(payd.PermUsers) {
+		s = append(s, section{"users", Prefix + "users", q.l.T("Users")})
+	}
+	return s
+}
+
+// render writes a page in the layout.
+func (q *req) render(status int, name, nav, title string, p any) {
+	other := Prefix + "test/" + strings.TrimPrefix(q.r.URL.Path, q.base())
+	if q.test {
+		other = Prefix + strings.TrimPrefix(q.r.URL.Path, q.base())
+	}
+	v := layout{L: q.l, Title: title, Nav: nav, User: q.user, Shops: q.shops, Shop: q.shop, Test: q.test,
+		Base: q.base(), CSRF: q.h.csrf(q.sess), Path: q.r.URL.Path, Other: sectionOf(other), P: p, can: q.can,
+		Notice: q.r.URL.Query().Get("done"), Sections: q.sections()}
+	if v.Notice != "" {
+		v.Notice = q.l.T(noticeText(v.Notice))
+	}
+	q.h.write(q.w, status, name, v)
+}
+
+// sectionOf keeps the mode switch from leading to an object of the other
+// mode: /dashboard/payments/pay_1 switches to /dashboard/test/payments.
+func sectionOf(path string) string {
+	rest := strings.TrimPrefix(path, Prefix)
+	test := strings.HasPrefix(rest, "test/")
+	rest = strings.TrimPrefix(rest, "test/")
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i]
+	}
+	if test {
+		return Prefix + "test/" + rest
+	}
+	return Prefix + rest
+}
+
+func (h *Handler) write(w http.ResponseWriter, status int, name string, v any) {
+	t, ok := templates[name]
+	if !ok {
+		panic("dashboard: no template " + name)
+	}
+	// Rendered to a buffer first, so a template error is a clean 500 and
+	// never half a page.
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
+		h.log.Error("dashboard: render", "page", name, "err", err.Error())
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// redirect answers a post with 303 to a page of the same mode, with a
+// notice to show there.
+func (q *req) redirect(path, notice string) {
+	u := q.base() + path
+	if notice != "" {
+		u += "?done=" + url.QueryEscape(notice)
+	}
+	http.Redirect(q.w, q.r, u, http.StatusSeeOther)
+}
+
+// fail shows an error of the service on the page it belongs to: a
+// contract error in its own words, anything else as a generic failure
+// logged with the request.
+func (q *req) fail(err error) {
+	var pe *payd.Error
+	if errors.As(err, &pe) {
+		q.problem(httpapi.StatusOf(pe.Code), pe.Message)
+		return
+	}
+	q.h.log.Error("dashboard: request failed", "path", q.r.URL.Path, "err", err.Error())
+	q.problem(http.StatusInternalServerError, q.l.T("Something went wrong; try again."))
+}
+
+// problem renders a page that says what went wrong and changes nothing.
+func (q *req) problem(status int, msg string) {
+	q.render(status, "problem", "", q.l.T("Not done"), struct{ Message string }{msg})
+}
+
+// notices are the words shown after a post succeeded, by the code its
+// redirect carries (?done=); an unknown code shows a plain "Done.".
+var notices = map[string]string{
+	"captured": "The payment was captured.",
+	"canceled": "The payment was canceled.",
+	"refunded": "The refund was created.",
+	"resent":   "The event will be delivered again.",
+}
+
+func noticeText(code string) string {
+	for _, set := range []map[string]string{notices, moneyNotices, developersNotices, usersNotices} {
+		if t, ok := set[code]; ok {
+			return t
+		}
+	}
+	return "Done."
+}
+
+// refuse answers a request refused before any session was looked at.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	l := chooseLocale(w, r)
+	h.write(w, status, "problem", layout{L: l, Title: l.T("Not done"), Base: Prefix, P: struct{ Message string }{l.T(msg)}})
+}

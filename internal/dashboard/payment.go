@@ -1,0 +1,161 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/paydhq/payd"
+)
+
+// formError is a refusal of one of the page's forms, shown next to the
+// field the rule names.
+type formError struct {
+	Form, Field, Message string
+}
+
+type paymentPage struct {
+	Pay                              *payd.PaymentJSON
+	Story                            *payd.PaymentStory
+	Method                           string
+	CanCapture, CanCancel, CanRefund bool
+	// Keys are the forms' idempotency keys: a double submit of one form is
+	// one operation.
+	CaptureKey, CancelKey, RefundKey, ResendKey string
+	Err                                         formError
+	Refundable                                  string
+}
+
+// payment shows a payment's amounts, method, metadata and its timeline.
+func (h *Handler) payment(q *req) { h.showPayment(q, http.StatusOK, formError{}) }
+
+func (h *Handler) showPayment(q *req, status int, fe formError) {
+	st, err := h.svc.PaymentStory(q.ctx, q.principal(), q.r.PathValue("id"))
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	pay := st.Payment
+	v := paymentPage{Pay: pay.View(""), Story: st, Err: fe,
+		CaptureKey: newKey(), CancelKey: newKey(), RefundKey: newKey(), ResendKey: newKey()}
+	if m := pay.PaymentMethod; m != nil {
+		v.Method = maskedMethod(q, m)
+	}
+	v.CanCapture = pay.Status == payd.PaymentWaitingForCapture && q.can(payd.PermPayments)
+	v.CanCancel = (pay.Status == payd.PaymentWaitingForCapture || pay.Status == payd.PaymentPending) && q.can(payd.PermPayments)
+	v.CanRefund = pay.Status == payd.PaymentSucceeded && pay.RefundableAmount() > 0 && q.can(payd.PermPayments)
+	v.Refundable = q.l.Amount(max(0, pay.RefundableAmount()), string(pay.Amount.Currency))
+	q.render(status, "payment", "payments", q.l.T("Payment")+" "+pay.ID, v)
+}
+
+// maskedMethod names the method and, for a card, its scheme and last four
+// digits: a full number is never stored, let alone shown.
+func maskedMethod(q *req, m *payd.PaymentMethodData) string {
+	s := label(q.l, "method", m.Type)
+	if c := m.Card; c != nil && c.Last4 != "" {
+		s += " · " + c.Brand + " ···· " + c.Last4
+	}
+	if b := m.SBP; b != nil && b.BankName != "" {
+		s += " · " + b.BankName
+	}
+	return s
+}
+
+// act runs one of the page's forms and goes back to the payment: on
+// success with a notice, on a refusal with the rule's words next to its
+// field and nothing changed.
+func (h *Handler) act(q *req, form, done string, run func(payd.Idempotency) error) {
+	idem := formIdempotency(q.r)
+	if idem.Key == "" {
+		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+		return
+	}
+	if err := run(idem); err != nil {
+		var pe *payd.Error
+		if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
+			h.showPayment(q, httpStatusOf(pe), formError{Form: form, Field: pe.Param, Message: pe.Message})
+			return
+		}
+		q.fail(err)
+		return
+	}
+	q.redirect("payments/"+q.r.PathValue("id"), done)
+}
+
+func (h *Handler) capture(q *req) {
+	id := q.r.PathValue("id")
+	h.act(q, "capture", "captured", func(idem payd.Idempotency) error {
+		amount, err := formAmount(q, id, "amount")
+		if err != nil {
+			return err
+		}
+		_, err = h.svc.CapturePayment(q.ctx, q.principal(), idem, id, amount)
+		return err
+	})
+}
+
+func (h *Handler) cancel(q *req) {
+	id := q.r.PathValue("id")
+	h.act(q, "cancel", "canceled", func(idem payd.Idempotency) error {
+		_, err := h.svc.CancelPayment(q.ctx, q.principal(), idem, id)
+		return err
+	})
+}
+
+func (h *Handler) refund(q *req) {
+	id := q.r.PathValue("id")
+	h.act(q, "refund", "refunded", func(idem payd.Idempotency) error {
+		amount, err := formAmount(q, id, "amount")
+		if err != nil {
+			return err
+		}
+		in := payd.RefundCreate{PaymentID: id, Reason: q.r.PostForm.Get("reason")}
+		if amount != nil {
+			in.Amount = *amount
+		} else {
+			// An empty amount refunds what is left.
+			pay, err := h.svc.GetPayment(q.ctx, q.principal(), id)
+			if err != nil {
+				return err
+			}
+			in.Amount = pay.Amount
+			in.Amount.Minor = max(0, pay.RefundableAmount())
+		}
+		_, err = h.svc.CreateRefund(q.ctx, q.principal(), idem, in)
+		return err
+	})
+}
+
+// resend delivers an event again; the form names the payment whose page
+// it came from, to go back there.
+func (h *Handler) resend(q *req) {
+	back := q.r.PostForm.Get("payment")
+	if !payd.ValidID(payd.PrefixPayment, back) {
+		back = ""
+	}
+	idem := formIdempotency(q.r)
+	if _, err := h.svc.ResendEvent(q.ctx, q.principal(), idem, q.r.PathValue("id")); err != nil {
+		q.fail(err)
+		return
+	}
+	if back == "" {
+		q.redirect("developers/events", "resent")
+		return
+	}
+	q.redirect("payments/"+back, "resent")
+}
+
+// AttemptsOf are the attempts of one delivery of an event, oldest first.
+func (v paymentPage) AttemptsOf(eventID, deliveryID string) []*payd.DeliveryAttempt {
+	var out []*payd.DeliveryAttempt
+	for _, e := range v.Story.Events {
+		if e.Event.ID != eventID {
+			continue
+		}
+		for _, a := range e.Attempts {
+			if a.DeliveryID == deliveryID {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}

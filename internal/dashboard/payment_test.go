@@ -1,0 +1,207 @@
+package dashboard_test
+
+import (
+	"crypto/x509"
+	"encoding/csv"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+)
+
+// A partial refund from the payment's page is the API's refund, with its
+// event; the same form sent twice (a double click) makes one refund. A
+// viewer sees no refund form, and one posted by hand is refused and
+// changes nothing.
+func TestRefundFromThePage(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		c := env.As(shop, false)
+		id := paidPayment(t, c, "1000.00", "order-4711", false)
+
+		support := newVisitor(t, env)
+		support.signIn(newUser(t, env, shop.MerchantID, payd.RoleSupport))
+		page := support.get("/dashboard/test/payments/" + id)
+		if page.status != 200 || !strings.Contains(page.body, "Test data: nothing here moves real money.") {
+			t.Fatalf("payment page = %d\n%s", page.status, page.body)
+		}
+		form := formOf(t, page.body, "refund-form")
+		form.Set("amount", "250.50")
+		for range 2 {
+			if p := support.post("/dashboard/test/payments/"+id+"/refunds", form); p.status != http.StatusSeeOther {
+				t.Fatalf("refund post = %d\n%s", p.status, p.body)
+			}
+		}
+		refunds := c.Get("/v1/refunds?payment_id="+id).Expect(t, 200).JSON(t)["items"].([]any)
+		if len(refunds) != 1 {
+			t.Fatalf("%d refunds after a double submit, want 1", len(refunds))
+		}
+		r := refunds[0].(map[string]any)
+		if amt := r["amount"].(map[string]any); amt["value"] != "250.50" || amt["currency"] != "RUB" {
+			t.Fatalf("refund amount = %v", amt)
+		}
+		paydtest.Eventually(t, "the refund's event", func() bool {
+			items := c.Get("/v1/events?object_id="+r["id"].(string)).Expect(t, 200).JSON(t)["items"].([]any)
+			return len(items) == 1
+		})
+		// More than is left is refused in the rule's words, next to the
+		// form, and nothing is made.
+		form = formOf(t, support.get("/dashboard/test/payments/"+id).body, "refund-form")
+		form.Set("amount", "800.00")
+		p := support.post("/dashboard/test/payments/"+id+"/refunds", form)
+		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="refund-error"`) {
+			t.Fatalf("refund beyond the refundable = %d\n%s", p.status, p.body)
+		}
+
+		viewer := newVisitor(t, env)
+		viewer.signIn(newUser(t, env, shop.MerchantID, payd.RoleViewer))
+		vp := viewer.get("/dashboard/test/payments/" + id)
+		if vp.status != 200 || strings.Contains(vp.body, `id="refund-form"`) {
+			t.Fatalf("viewer's payment page = %d, refund form shown: %v", vp.status, strings.Contains(vp.body, `id="refund-form"`))
+		}
+		byHand := formOf(t, vp.body, "signout-form") // the session's CSRF token
+		byHand.Set("idempotency_key", "dash_byhand")
+		byHand.Set("amount", "1.00")
+		if p := viewer.post("/dashboard/test/payments/"+id+"/refunds", byHand); p.status != http.StatusForbidden ||
+			!strings.Contains(p.body, "Your role does not allow this") {
+			t.Fatalf("viewer's refund by hand = %d\n%s", p.status, p.body)
+		}
+		if n := len(c.Get("/v1/refunds?payment_id="+id).Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
+			t.Fatalf("%d refunds after the viewer's post, want 1", n)
+		}
+		// Without the session's CSRF token a post is refused too.
+		form = formOf(t, support.get("/dashboard/test/payments/"+id).body, "refund-form")
+		form.Set("csrf", "forged")
+		if p := support.post("/dashboard/test/payments/"+id+"/refunds", form); p.status != http.StatusForbidden {
+			t.Fatalf("post with a forged CSRF token = %d", p.status)
+		}
+	})
+}
+
+// The search finds a payment by order id (a list of one) and by payment
+// id (straight to its page); a payment of the live contour is not found
+// among test data.
+func TestFindPayment(t *testing.T) {
+	t.Parallel()
+	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
+	shop := env.NewShop(payd.RegionRU, "")
+	c := env.As(shop, false)
+	id := paidPayment(t, c, "10.00", "order-4711", false)
+	paidPayment(t, c, "11.00", "order-4712", false)
+	v := newVisitor(t, env)
+	v.signIn(newUser(t, env, shop.MerchantID, payd.RoleViewer))
+
+	p := v.get("/dashboard/test/payments?q=order-4711")
+	if p.status != 200 || !strings.Contains(p.body, id) || strings.Contains(p.body, "order-4712") {
+		t.Fatalf("search by order id = %d\n%s", p.status, p.body)
+	}
+	if p := v.get("/dashboard/test/payments?q=" + id); p.status != http.StatusSeeOther || p.location != "/dashboard/test/payments/"+id {
+		t.Fatalf("search by payment id = %d to %q", p.status, p.location)
+	}
+	if p := v.get("/dashboard/payments?q=order-4711"); p.status != 200 || strings.Contains(p.body, id) {
+		t.Fatalf("live search found a test payment: %d", p.status)
+	}
+	if p := v.get("/dashboard/payments/" + id); p.status != http.StatusNotFound {
+		t.Fatalf("a test payment under the live prefix = %d, want 404", p.status)
+	}
+}
+
+// The export holds every payment of the filter, across pages, and a
+// merchant's text cannot become a spreadsheet formula.
+func TestPaymentsCSV(t *testing.T) {
+	t.Parallel()
+	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
+	shop := env.NewShop(payd.RegionRU, "")
+	c := env.As(shop, false)
+	// More than one page of the export (100), within the key's creation
+	// rate (120 a minute).
+	const n = 110
+	for i := range n {
+		body := map[string]any{"amount": map[string]any{"value": fmt.Sprintf("%d.00", i+1), "currency": "RUB"},
+			"order_id": fmt.Sprintf("csv-%03d", i), "description": "=HYPERLINK(\"x\")", "confirmation": map[string]any{"type": "qr"}}
+		c.Post("/v1/payments", idemKey(), body).Expect(t, 201)
+	}
+	v := newVisitor(t, env)
+	v.signIn(newUser(t, env, shop.MerchantID, payd.RoleViewer))
+	p := v.get("/dashboard/test/payments.csv?status=pending")
+	if p.status != 200 || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("export = %d %s", p.status, p.header.Get("Content-Type"))
+	}
+	rows, err := csv.NewReader(strings.NewReader(p.body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n+1 || rows[0][0] != "id" {
+		t.Fatalf("export has %d rows (header %v), want %d", len(rows), rows[0], n+1)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows[1:] {
+		seen[r[7]] = true
+		if r[9] != `'=HYPERLINK("x")` {
+			t.Fatalf("description cell = %q, want it defused", r[9])
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("export has %d distinct orders, want %d", len(seen), n)
+	}
+	if p := v.get("/dashboard/test/payments.csv?status=succeeded"); strings.Count(p.body, "\n") != 1 {
+		t.Fatalf("export of no payment has %d lines", strings.Count(p.body, "\n"))
+	}
+}
+
+// The timeline shows an event's failed attempt and the successful retry,
+// each with the receiver's answer and the headers the attempt sent.
+func TestTimelineShowsAttempts(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		var calls atomic.Int32
+		rc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			if calls.Add(1) == 1 {
+				w.WriteHeader(http.StatusInternalServerError)
+				_, _ = io.WriteString(w, "database is down <b>")
+				return
+			}
+			_, _ = io.WriteString(w, "thanks, got it")
+		}))
+		t.Cleanup(rc.Close)
+		pool := x509.NewCertPool()
+		pool.AddCert(rc.Certificate())
+		env := paydtest.Start(t, b, &paydtest.Options{WebhookAllowHosts: []string{"127.0.0.1"}, WebhookRootCAs: pool})
+		shop := env.NewShop(payd.RegionRU, "")
+		c := env.As(shop, false)
+		c.Post("/v1/webhook-endpoints", idemKey(), map[string]any{"url": rc.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201)
+		id := paidPayment(t, c, "99.00", "order-hook", false)
+		paydtest.Eventually(t, "the first attempt", func() bool { return calls.Load() == 1 })
+		env.Clock.Advance(payd.RetrySchedule()[0] + time.Second)
+		env.Service.KickDeliveries()
+		paydtest.Eventually(t, "the retry", func() bool { return calls.Load() == 2 })
+
+		v := newVisitor(t, env)
+		v.signIn(newUser(t, env, shop.MerchantID, payd.RoleDeveloper))
+		var p page
+		paydtest.Eventually(t, "both attempts on the page", func() bool {
+			p = v.get("/dashboard/test/payments/" + id)
+			return strings.Count(p.body, `class="attempt"`) == 2
+		})
+		for _, want := range []string{"payment.succeeded", "HTTP 500", "HTTP 200", "database is down <b>", "thanks, got it",
+			"X-Service-Signature: t=", `"order_id":"order-hook"`} {
+			if !strings.Contains(html.UnescapeString(p.body), want) && !strings.Contains(p.body, want) {
+				t.Errorf("timeline lacks %q", want)
+			}
+		}
+		if strings.Contains(p.body, "database is down <b>") {
+			t.Error("the receiver's answer is not escaped")
+		}
+	})
+}

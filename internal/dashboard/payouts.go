@@ -1,0 +1,139 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/money"
+)
+
+// payoutStatuses are the statuses the list filters by.
+var payoutStatuses = []payd.PayoutStatus{payd.PayoutPending, payd.PayoutProcessing, payd.PayoutSucceeded, payd.PayoutCanceled}
+
+// destinationFields are the form's inputs of each destination kind, named
+// as the API's destination members.
+var destinationFields = []string{"card_token", "phone", "bank_id", "account_number", "bic"}
+
+type payoutsView struct {
+	Rows          []*payd.PayoutJSON
+	Status        string
+	Statuses      []payd.PayoutStatus
+	Next, Problem string
+	Balance       []payd.BalanceJSON
+	Form          createForm
+	Currencies    []money.Currency
+	Currency      money.Currency
+	Kinds         []string
+	SBP           bool
+}
+
+// payouts lists the shop's payouts with the form that creates one and the
+// balance it is paid from beside it.
+func (h *Handler) payouts(q *req) { h.showPayouts(q, http.StatusOK, newForm()) }
+
+func (h *Handler) showPayouts(q *req, status int, form createForm) {
+	if !h.stageM5(q) {
+		return
+	}
+	vals := q.r.URL.Query()
+	v := payoutsView{Status: vals.Get("status"), Statuses: payoutStatuses, Form: form,
+		Currency: defaultCurrency(q.shop), Kinds: []string{payd.DestinationCard, payd.DestinationBankAccount}}
+	if q.shop.Region == payd.RegionRU {
+		v.Kinds, v.SBP = []string{payd.DestinationCard, payd.DestinationSBP, payd.DestinationBankAccount}, true
+	}
+	bal, err := h.svc.Balance(q.ctx, q.principal())
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	v.Balance = bal
+	v.Currencies = []money.Currency{v.Currency}
+	for _, b := range bal {
+		if b.Currency != v.Currency {
+			v.Currencies = append(v.Currencies, b.Currency)
+		}
+	}
+	if c := form.Get("currency"); c != "" {
+		v.Currency = money.Currency(c)
+	}
+	lp, print, keep, err := listQuery(vals, "status")
+	if err == nil && v.Status != "" && !payd.PayoutStatus(v.Status).Valid() {
+		err = payd.Invalid("status", "status must be pending, processing, succeeded or canceled")
+	}
+	if err == nil {
+		var page payd.Page[*payd.Payout]
+		page, err = h.svc.ListPayouts(q.ctx, q.principal(), &payd.PayoutListParams{ListParams: lp, Status: payd.PayoutStatus(v.Status)})
+		for _, po := range page.Items {
+			v.Rows = append(v.Rows, po.View())
+		}
+		v.Next = nextPage(keep, page.Next, print)
+	}
+	if err != nil {
+		var ok bool
+		if v.Problem, ok = listProblem(q, err); !ok {
+			return
+		}
+		status = http.StatusBadRequest
+	}
+	q.render(status, "payouts", "payouts", q.l.T("Payouts"), v)
+}
+
+// createPayout pays out from the available balance to the destination the
+// form names. The destination's fields of other kinds are left empty by
+// the form; only those typed in are given, so that the service refuses a
+// field that does not belong to the kind, as the API does.
+func (h *Handler) createPayout(q *req) {
+	if !h.stageM5(q) {
+		return
+	}
+	idem, ok := postIdempotency(q)
+	if !ok {
+		return
+	}
+	if _, err := h.payoutCreate(q, idem); err != nil {
+		form, status, ok := refusedForm(q, err)
+		if ok {
+			h.showPayouts(q, status, form)
+		}
+		return
+	}
+	q.redirect("payouts", "payout_created")
+}
+
+func (h *Handler) payoutCreate(q *req, idem payd.Idempotency) (*payd.Response, error) {
+	f := q.r.PostForm
+	c, err := formCurrency(q, "currency")
+	if err != nil {
+		return nil, err
+	}
+	amount, err := formMoney(q, "amount", "amount.value", c)
+	if err != nil {
+		return nil, err
+	}
+	if amount == nil {
+		return nil, payd.Invalid("amount.value", "%s", q.l.T("Enter the amount in digits, for example 1500 or 1500.50."))
+	}
+	dest := payd.PayoutDestination{Type: f.Get("destination_type")}
+	for _, name := range destinationFields {
+		val := strings.TrimSpace(f.Get(name))
+		if val == "" {
+			continue
+		}
+		dest.Given = append(dest.Given, name)
+		switch name {
+		case "card_token":
+			dest.CardToken = val
+		case "phone":
+			dest.Phone = val
+		case "bank_id":
+			dest.BankID = val
+		case "account_number":
+			dest.AccountNumber = val
+		case "bic":
+			dest.BIC = val
+		}
+	}
+	return h.svc.CreatePayout(q.ctx, q.principal(), idem, payd.PayoutCreate{Amount: *amount, Destination: dest,
+		Description: strings.TrimSpace(f.Get("description"))})
+}

@@ -1,0 +1,25 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/paydhq/payd"
+)
+
+// pages is every signed-in route: the permission each needs is in this one
+// table, so a reader sees who may do what without opening the handlers.
+func pages(h *Handler) []page {
+	get, post := http.MethodGet, http.MethodPost
+	own := []page{
+		{get, "", payd.PermRead, h.home},
+		{get, "payments", payd.PermRead, h.payments},
+		{get, "payments.csv", payd.PermRead, h.paymentsCSV},
+		{get, "payments/{id}", payd.PermRead, h.payment},
+		{post, "payments/{id}/capture", payd.PermPayments, h.capture},
+		{post, "payments/{id}/cancel", payd.PermPayments, h.cancel},
+		{post, "payments/{id}/refunds", payd.PermPayments, h.refund},
+		{post, "events/{id}/resend", payd.PermDevelopers, h.resend},
+	}
+	return slices.Concat(own, moneyPages(h), developerPages(h), userPages(h))
+}

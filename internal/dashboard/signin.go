@@ -1,0 +1,223 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/webpage"
+)
+
+// chooseLocale is the page's language: ?lang= (remembered in a cookie),
+// else the remembered one, else the browser's, else Russian.
+func chooseLocale(w http.ResponseWriter, r *http.Request) webpage.Locale {
+	lang := r.URL.Query().Get("lang")
+	if lang != "" && slices.Contains(payd.Locales, lang) {
+		http.SetCookie(w, &http.Cookie{Name: "payd_lang", Value: lang, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	} else if c, err := r.Cookie("payd_lang"); err == nil {
+		lang = c.Value
+	}
+	return webpage.Choose(r, lang, "")
+}
+
+// signedOut is the view of the pages before a session exists.
+type signedOut struct {
+	Email, Next, Error string
+	Token              string
+	CSRF               string
+}
+
+func (h *Handler) outPage(w http.ResponseWriter, r *http.Request, status int, name, title string, l webpage.Locale, v signedOut) {
+	v.CSRF = h.preCSRF(w, r)
+	h.write(w, status, name, layout{L: l, Title: l.T(title), Path: r.URL.Path, P: v})
+}
+
+// preCookie holds a random value of the browser before any session
+// exists; the forms of signing in carry a MAC of it, so that another site
+// cannot post them in the visitor's name (login CSRF).
+const preCookie = "payd_pre"
+
+// preCSRF returns the signed-out forms' token, giving the browser its
+// random value first when it has none.
+func (h *Handler) preCSRF(w http.ResponseWriter, r *http.Request) string {
+	v := ""
+	if c, err := r.Cookie(preCookie); err == nil && len(c.Value) >= 16 {
+		v = c.Value
+	} else {
+		v = newKey()
+		http.SetCookie(w, &http.Cookie{Name: preCookie, Value: v, Path: Prefix, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+		// The value is the request's from now on, so that a page and its
+		// form agree even on the first visit.
+		r.AddCookie(&http.Cookie{Name: preCookie, Value: v})
+	}
+	return h.forms.Sign("pre", v)
+}
+
+// validPre checks a signed-out form's token against the browser's value.
+func (h *Handler) validPre(r *http.Request) bool {
+	c, err := r.Cookie(preCookie)
+	return err == nil && h.forms.Verify(r.PostForm.Get("csrf"), "pre", c.Value)
+}
+
+// signedOutForm refuses a signed-out form without the browser's token.
+func (h *Handler) signedOutForm(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !h.validPre(r) {
+			h.refuse(w, r, http.StatusForbidden, "This form has expired. Open the page again and repeat.")
+			return
+		}
+		next(w, r)
+	}
+}
+
+func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
+	l := chooseLocale(w, r)
+	h.outPage(w, r, http.StatusOK, "signin", "Sign in", l, signedOut{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// signIn checks the password. The throttle counts failures per address and
+// per account before anything is looked at; the answer to a failure is one
+// text whether or not the email exists.
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
+	l := chooseLocale(w, r)
+	email := strings.TrimSpace(r.PostForm.Get("email"))
+	v := signedOut{Email: email, Next: safeNext(r.PostForm.Get("next"))}
+	account := payd.NormalizeEmail(email)
+	if err := h.throttle.Refuse(r); err != nil {
+		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
+		h.outPage(w, r, http.StatusTooManyRequests, "signin", "Sign in", l, v)
+		return
+	}
+	if err := h.accounts.RefuseKey(r, account); err != nil {
+		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
+		h.outPage(w, r, http.StatusTooManyRequests, "signin", "Sign in", l, v)
+		return
+	}
+	token, sess, err := h.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), h.source.Addr(r).String(), r.UserAgent())
+	if err != nil {
+		if !errors.Is(err, payd.ErrSignInFailed) {
+			h.log.Error("dashboard: sign-in", "err", err.Error())
+			v.Error = l.T("Something went wrong; try again.")
+			h.outPage(w, r, http.StatusServiceUnavailable, "signin", "Sign in", l, v)
+			return
+		}
+		h.throttle.Failed(r)
+		h.accounts.FailedKey(r, account)
+		v.Error = l.T("The email or the password is not right.")
+		h.outPage(w, r, http.StatusUnauthorized, "signin", "Sign in", l, v)
+		return
+	}
+	h.setSession(w, token)
+	switch sess.State {
+	case payd.SessionSecondFactor:
+		http.Redirect(w, r, Prefix+"signin/code?next="+url.QueryEscape(v.Next), http.StatusSeeOther)
+	case payd.SessionEnroll:
+		http.Redirect(w, r, Prefix+"account/second-factor", http.StatusSeeOther)
+	default:
+		http.Redirect(w, r, v.Next, http.StatusSeeOther)
+	}
+}
+
+func (h *Handler) codePage(w http.ResponseWriter, r *http.Request) {
+	l := chooseLocale(w, r)
+	if sessionToken(r) == "" {
+		http.Redirect(w, r, SignInPath, http.StatusSeeOther)
+		return
+	}
+	h.outPage(w, r, http.StatusOK, "code", "Second factor", l, signedOut{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// code checks the second factor's code; failures count against the
+// address and the session's account like failed passwords.
+func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
+	l := chooseLocale(w, r)
+	v := signedOut{Next: safeNext(r.PostForm.Get("next"))}
+	if err := h.throttle.Refuse(r); err != nil {
+		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
+		h.outPage(w, r, http.StatusTooManyRequests, "code", "Second factor", l, v)
+		return
+	}
+	// The code's failures count against the account too: a pending
+	// session could otherwise be guessed at from many addresses.
+	account := ""
+	if _, u, err := h.svc.Session(r.Context(), sessionToken(r)); err == nil {
+		account = u.Email
+	}
+	if err := h.accounts.RefuseKey(r, account); account != "" && err != nil {
+		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
+		h.outPage(w, r, http.StatusTooManyRequests, "code", "Second factor", l, v)
+		return
+	}
+	token, _, err := h.svc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")))
+	if err != nil {
+		if account != "" {
+			h.accounts.FailedKey(r, account)
+		}
+		var pe *payd.Error
+		if !errors.As(err, &pe) && !errors.Is(err, payd.ErrSignInFailed) {
+			h.log.Error("dashboard: second factor", "err", err.Error())
+		}
+		h.throttle.Failed(r)
+		v.Error = l.T("The code is not right. Enter the current code of your authenticator app.")
+		h.outPage(w, r, http.StatusUnauthorized, "code", "Second factor", l, v)
+		return
+	}
+	h.setSession(w, token)
+	http.Redirect(w, r, v.Next, http.StatusSeeOther)
+}
+
+func (h *Handler) setupPage(w http.ResponseWriter, r *http.Request) {
+	l := chooseLocale(w, r)
+	h.outPage(w, r, http.StatusOK, "setup", "Set your password", l, signedOut{Token: r.PathValue("token")})
+}
+
+// setup sets a new user's password through the one-time link; then the
+// user signs in.
+func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
+	l := chooseLocale(w, r)
+	token := r.PathValue("token")
+	pw := r.PostForm.Get("password")
+	v := signedOut{Token: token}
+	if pw != r.PostForm.Get("password_again") {
+		v.Error = l.T("The two passwords differ.")
+		h.outPage(w, r, http.StatusUnprocessableEntity, "setup", "Set your password", l, v)
+		return
+	}
+	user, err := h.svc.SetPassword(r.Context(), token, pw)
+	if err != nil {
+		var pe *payd.Error
+		if errors.As(err, &pe) {
+			v.Error = pe.Message
+			h.outPage(w, r, httpapi.StatusOf(pe.Code), "setup", "Set your password", l, v)
+			return
+		}
+		h.log.Error("dashboard: set password", "err", err.Error())
+		v.Error = l.T("Something went wrong; try again.")
+		h.outPage(w, r, http.StatusServiceUnavailable, "setup", "Set your password", l, v)
+		return
+	}
+	h.outPage(w, r, http.StatusOK, "signin", "Sign in", l, signedOut{Email: user.Email, Next: Prefix})
+}
+
+// signOut ends this session, or with everywhere=1 every session of the
+// user.
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
+	token := sessionToken(r)
+	sess, user, err := h.svc.Session(r.Context(), token)
+	if err == nil && h.validCSRF(sess, r) {
+		if r.PostForm.Get("everywhere") == "1" {
+			err = h.svc.SignOutEverywhere(r.Context(), &payd.Actor{UserID: user.ID, Email: user.Email, Addr: h.source.Addr(r).String()}, user.ID)
+		} else {
+			err = h.svc.SignOut(r.Context(), token)
+		}
+		if err != nil {
+			h.log.Error("dashboard: sign out", "err", err.Error())
+		}
+	}
+	h.clearSession(w)
+	http.Redirect(w, r, SignInPath, http.StatusSeeOther)
+}

@@ -1,0 +1,55 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+const sessionCols = `id, user_id, merchant_id, state, created_at, last_seen_at, addr, user_agent`
+
+func (t *tx) SessionInsert(ctx context.Context, s *payd.Session, tokenHash []byte) error {
+	_, err := t.exec(ctx, `INSERT INTO dashboard_sessions (`+sessionCols+`, token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		s.ID, s.UserID, s.MerchantID, s.State, micros(s.CreatedAt), micros(s.LastSeenAt), s.Addr, s.UserAgent, tokenHash)
+	return err
+}
+
+func (t *tx) SessionGetByToken(ctx context.Context, tokenHash []byte) (*payd.Session, error) {
+	var s payd.Session
+	var created, seen int64
+	err := t.q.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM dashboard_sessions WHERE token_hash = $1`, tokenHash).
+		Scan(&s.ID, &s.UserID, &s.MerchantID, &s.State, &created, &seen, &s.Addr, &s.UserAgent)
+	if err != nil {
+		return nil, noRows(err)
+	}
+	s.CreatedAt, s.LastSeenAt = fromMicros(created), fromMicros(seen)
+	return &s, nil
+}
+
+func (t *tx) SessionTouch(ctx context.Context, id string, at time.Time) error {
+	return t.execOne(ctx, `UPDATE dashboard_sessions SET last_seen_at = $2 WHERE id = $1`, id, micros(at))
+}
+
+func (t *tx) SessionDelete(ctx context.Context, id string) error {
+	_, err := t.exec(ctx, `DELETE FROM dashboard_sessions WHERE id = $1`, id)
+	return err
+}
+
+func (t *tx) SessionDeleteByUser(ctx context.Context, userID string) (int64, error) {
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1`, userID)
+}
+
+func (t *tx) SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error) {
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE last_seen_at <= $1 OR created_at <= $2`,
+		micros(idleBefore), micros(createdBefore))
+}
+
+// deleteCount runs a DELETE and returns how many rows it removed.
+func (t *tx) deleteCount(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := t.exec(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,289 @@
+package payd
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// SessionState says what a session may do.
+type SessionState string
+
+// Session states. A session in second_factor or enroll may do nothing but
+// finish signing in; only an active one reaches the pages.
+const (
+	// SessionActive: signed in.
+	SessionActive SessionState = "active"
+	// SessionSecondFactor: the password was right, the second factor's
+	// code is awaited.
+	SessionSecondFactor SessionState = "second_factor"
+	// SessionEnroll: the merchant requires a second factor this user has
+	// not set up; only enrolment is allowed.
+	SessionEnroll SessionState = "enroll"
+)
+
+// Session is a signed-in browser. Only the SHA-256 of its token (the
+// cookie's value) is stored; ID is its public name, for lists and the
+// audit log, never the cookie.
+type Session struct {
+	ID         string       `json:"id"`
+	UserID     string       `json:"user_id"`
+	MerchantID string       `json:"merchant_id"`
+	State      SessionState `json:"state"`
+	CreatedAt  time.Time    `json:"created_at"`
+	LastSeenAt time.Time    `json:"last_seen_at"`
+	Addr       string       `json:"addr"`
+	UserAgent  string       `json:"user_agent"`
+}
+
+// SessionPolicy bounds a session's life.
+type SessionPolicy struct {
+	// Idle ends a session not used for this long; 0 means 30 minutes.
+	Idle time.Duration
+	// Absolute ends a session this long after sign-in, used or not; 0
+	// means 12 hours.
+	Absolute time.Duration
+}
+
+// Defaults of SessionPolicy (docs/dashboard.md).
+const (
+	DefaultSessionIdle     = 30 * time.Minute
+	DefaultSessionAbsolute = 12 * time.Hour
+)
+
+// sessionTouchEvery is how stale LastSeenAt may be before a request writes
+// it: a minute, so that a busy page costs no write per request while the
+// idle timeout stays exact to the minute.
+const sessionTouchEvery = time.Minute
+
+// ErrSignInFailed is the one answer to a failed sign-in, whatever failed:
+// unknown email, wrong password, disabled user, no password yet.
+var ErrSignInFailed = &Error{Code: CodeInvalidCredentials, Message: "wrong email or password"}
+
+// ErrNoSession answers a session token that is unknown, expired or of a
+// disabled user: the browser must sign in again.
+var ErrNoSession = &Error{Code: CodeInvalidCredentials, Message: "the session has ended; sign in again"}
+
+// ErrSecondFactorFailed answers a wrong, stale or reused second-factor code.
+var ErrSecondFactorFailed = &Error{Code: CodeInvalidRequest, Param: "code", Message: "the code is wrong or was already used"}
+
+// SignInError is a failed sign-in. It reads as ErrSignInFailed for the
+// visitor; FailedAccount tells the page, for its per-account throttle,
+// which existing account the attempt was against.
+type SignInError struct{ account string }
+
+func (e *SignInError) Error() string { return ErrSignInFailed.Error() }
+
+// Unwrap makes the error ErrSignInFailed to errors.Is and errors.As.
+func (e *SignInError) Unwrap() error { return ErrSignInFailed }
+
+// FailedAccount is the id of the user whose sign-in failed, or "" when the
+// email belongs to no one. It must never be shown to the visitor.
+func (e *SignInError) FailedAccount() string { return e.account }
+
+// SignIn checks an email and password and opens a session, returning its
+// token (for the cookie). Every failure is a *SignInError; an unknown
+// email still costs one password verification, so the time taken does
+// not tell whether the email exists.
+func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent string) (token string, ses *Session, err error) {
+	email = NormalizeEmail(email)
+	if len(password) > PasswordMaxBytes {
+		password = password[:PasswordMaxBytes]
+	}
+	var u *User
+	var c *UserCredentials
+	var m *Merchant
+	err = s.store.View(ctx, func(tx Tx) error {
+		if u, err = tx.UserGetByEmail(ctx, email); err != nil {
+			return err
+		}
+		if c, err = tx.UserCredentialsGet(ctx, u.ID); err != nil {
+			return err
+		}
+		m, err = tx.MerchantGet(ctx, u.MerchantID)
+		return err
+	})
+	if errors.Is(err, ErrNoRows) && u == nil {
+		s.verifyDummy(password)
+		return "", nil, &SignInError{}
+	}
+	if err != nil {
+		return "", nil, withOp("sign in", err)
+	}
+	ok, stale := false, false
+	if c.PasswordHash == "" {
+		s.verifyDummy(password)
+	} else if ok, stale, err = s.verifyPassword(password, c.PasswordHash); err != nil {
+		return "", nil, withOp("sign in", err)
+	}
+	if !ok || u.DisabledAt != nil {
+		err := s.store.Tx(ctx, func(tx Tx) error {
+			return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSignInFailed, u.ID)
+		})
+		if err != nil {
+			return "", nil, withOp("sign in", err)
+		}
+		return "", nil, &SignInError{account: u.ID}
+	}
+	state := SessionActive
+	switch {
+	case u.TOTPEnabled:
+		state = SessionSecondFactor
+	case m.RequireSecondFactor:
+		state = SessionEnroll
+	}
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if stale {
+			// Parameters changed since this hash was made: it is
+			// replaced now that the password is at hand.
+			rehashed := *c
+			rehashed.PasswordHash = s.hashPassword(password, s.argon2)
+			if err := tx.UserCredentialsUpdate(ctx, &rehashed); err != nil {
+				return err
+			}
+		}
+		if token, ses, err = s.openSession(ctx, tx, u, state, addr, userAgent, time.Time{}); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSignIn, ses.ID)
+	})
+	if err != nil {
+		return "", nil, withOp("sign in", err)
+	}
+	return token, ses, nil
+}
+
+// openSession stores a new session of u with a fresh token, signed in at
+// signedIn (now when zero).
+func (s *Service) openSession(ctx context.Context, tx Tx, u *User, state SessionState, addr, userAgent string, signedIn time.Time) (string, *Session, error) {
+	now := s.clock.Now()
+	if signedIn.IsZero() {
+		signedIn = now
+	}
+	token, hash := newToken()
+	ses := &Session{ID: s.ids.New(PrefixSession, now), UserID: u.ID, MerchantID: u.MerchantID, State: state,
+		CreatedAt: signedIn, LastSeenAt: now, Addr: addr, UserAgent: truncate(userAgent, 256)}
+	if err := tx.SessionInsert(ctx, ses, hash); err != nil {
+		return "", nil, err
+	}
+	return token, ses, nil
+}
+
+// replaceSession ends old and opens a session of the same user, sign-in
+// time and address in state, under a new id and token: a session's
+// token changes whenever what it may do grows.
+func (s *Service) replaceSession(ctx context.Context, tx Tx, old *Session, u *User, state SessionState) (string, *Session, error) {
+	if err := tx.SessionDelete(ctx, old.ID); err != nil {
+		return "", nil, err
+	}
+	// The absolute timeout still counts from the sign-in.
+	return s.openSession(ctx, tx, u, state, old.Addr, old.UserAgent, old.CreatedAt)
+}
+
+// policy returns the session policy with its defaults.
+func (p SessionPolicy) withDefaults() SessionPolicy {
+	if p.Idle <= 0 {
+		p.Idle = DefaultSessionIdle
+	}
+	if p.Absolute <= 0 {
+		p.Absolute = DefaultSessionAbsolute
+	}
+	return p
+}
+
+// live reports whether ses is within its timeouts at now.
+func (p SessionPolicy) live(ses *Session, now time.Time) bool {
+	return now.Before(ses.LastSeenAt.Add(p.Idle)) && now.Before(ses.CreatedAt.Add(p.Absolute))
+}
+
+// Session returns the session of a token and its user, in any state (the
+// page lets only an active one past sign-in). An unknown token, a session
+// past its idle or absolute timeout and a disabled user's session are
+// ErrNoSession. LastSeenAt is written at most once a minute.
+func (s *Service) Session(ctx context.Context, token string) (*Session, *User, error) {
+	ses, u, err := s.sessionOf(ctx, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	if now := s.clock.Now(); now.Sub(ses.LastSeenAt) >= sessionTouchEvery {
+		err := s.store.Tx(ctx, func(tx Tx) error { return tx.SessionTouch(ctx, ses.ID, now) })
+		if errors.Is(err, ErrNoRows) {
+			return nil, nil, ErrNoSession // signed out meanwhile
+		}
+		if err != nil {
+			return nil, nil, withOp("touch session", err)
+		}
+		ses.LastSeenAt = now
+	}
+	return ses, u, nil
+}
+
+// sessionOf reads a live session and its enabled user.
+func (s *Service) sessionOf(ctx context.Context, token string) (ses *Session, u *User, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		if ses, err = tx.SessionGetByToken(ctx, hashToken(token)); err != nil {
+			return err
+		}
+		u, err = tx.UserGet(ctx, ses.UserID)
+		return err
+	})
+	if errors.Is(err, ErrNoRows) {
+		return nil, nil, ErrNoSession
+	}
+	if err != nil {
+		return nil, nil, withOp("read session", err)
+	}
+	if !s.sessions.live(ses, s.clock.Now()) || u.DisabledAt != nil {
+		return nil, nil, ErrNoSession
+	}
+	return ses, u, nil
+}
+
+// SignOut ends the session of a token; an unknown token is no error.
+func (s *Service) SignOut(ctx context.Context, token string) error {
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		ses, err := tx.SessionGetByToken(ctx, hashToken(token))
+		if errors.Is(err, ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return tx.SessionDelete(ctx, ses.ID)
+	})
+	return withOp("sign out", err)
+}
+
+// SignOutEverywhere ends every session of a user. The actor is the user
+// or an admin of its merchant.
+func (s *Service) SignOutEverywhere(ctx context.Context, actor *Actor, userID string) error {
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		u, err := tx.UserGet(ctx, userID)
+		if err != nil {
+			return notFoundAs(err, "user")
+		}
+		if err := s.allowActor(ctx, tx, actor, u.MerchantID, u.ID, PermUsers); err != nil {
+			return err
+		}
+		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, u.MerchantID, AuditSignOutEverywhere, u.ID)
+	})
+	return withOp("sign out everywhere", err)
+}
+
+// PurgeSessions deletes the sessions past their timeouts and the setup
+// tokens past their expiry; a periodic job runs it.
+func (s *Service) PurgeSessions(ctx context.Context) (n int64, err error) {
+	now := s.clock.Now()
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if n, err = tx.SessionDeleteExpired(ctx, now.Add(-s.sessions.Idle), now.Add(-s.sessions.Absolute)); err != nil {
+			return err
+		}
+		m, err := tx.UserSetupTokensExpire(ctx, now)
+		n += m
+		return err
+	})
+	return n, withOp("purge sessions", err)
+}

@@ -1,0 +1,707 @@
+package payd_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/internal/sqlstore"
+	"github.com/paydhq/payd/money"
+)
+
+// handClock is a clock moved by hand.
+type handClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *handClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *handClock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+type userBundle struct {
+	ctx   context.Context
+	svc   *payd.Service
+	store *sqlstore.Store
+	clock *handClock
+	m     *payd.Merchant
+}
+
+func setupUsers(t *testing.T, be paydtest.Backend) *userBundle {
+	t.Helper()
+	ctx := t.Context()
+	store, err := sqlstore.Open(ctx, be.DatabaseURL(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if _, err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A time in the middle of a TOTP step, so a step's codes are stable
+	// while the test runs.
+	clock := &handClock{now: time.Date(2026, 3, 1, 10, 0, 15, 0, time.UTC)}
+	svc := payd.NewService(payd.Config{Store: store, Clock: clock, PublicURL: "https://payd.test",
+		Paths: payd.Paths{DashboardSetup: "/dashboard/setup/"}, WebhookAllowHosts: []string{"hooks.example.test"}})
+	m, err := svc.CreateMerchant(ctx, payd.MerchantCreate{Name: "M"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &userBundle{ctx: ctx, svc: svc, store: store, clock: clock, m: m}
+}
+
+const goodPassword = "correct horse battery"
+
+// user creates a user of the bundle's merchant with a password.
+func (b *userBundle) user(t *testing.T, email string, role payd.Role) *payd.User {
+	t.Helper()
+	u, tok, err := b.svc.CreateUser(b.ctx, nil, b.m.ID, email, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err = b.svc.SetPassword(b.ctx, tok, goodPassword); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func (b *userBundle) signIn(t *testing.T, email string) (string, *payd.Session) {
+	t.Helper()
+	tok, ses, err := b.svc.SignIn(b.ctx, email, goodPassword, "192.0.2.1", "Browser/1.0")
+	if err != nil {
+		t.Fatalf("SignIn %s: %v", email, err)
+	}
+	return tok, ses
+}
+
+func wantCode(t *testing.T, what string, err error, code payd.ErrorCode, param string) {
+	t.Helper()
+	var e *payd.Error
+	if !errors.As(err, &e) || e.Code != code || e.Param != param {
+		t.Errorf("%s: error %v, want %s (%q)", what, err, code, param)
+	}
+}
+
+func actorOf(u *payd.User) *payd.Actor {
+	return &payd.Actor{UserID: u.ID, Email: u.Email, Addr: "192.0.2.9"}
+}
+
+func TestCreateUserEmail(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		u, tok, err := b.svc.CreateUser(b.ctx, nil, b.m.ID, "  Alice@Example.TEST ", payd.RoleAdmin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Email != "alice@example.test" || !payd.ValidID(payd.PrefixUser, u.ID) || u.HasPassword || len(tok) != 43 {
+			t.Errorf("user %+v, token %q: want the email lower-cased and trimmed, a usr_ id, no password, a 43-character token", u, tok)
+		}
+		if got := b.svc.SetupURL(tok); got != "https://payd.test/dashboard/setup/"+tok {
+			t.Errorf("SetupURL = %q", got)
+		}
+		_, _, err = b.svc.CreateUser(b.ctx, nil, b.m.ID, "ALICE@example.test", payd.RoleViewer)
+		wantCode(t, "a taken email in other case", err, payd.CodeEmailTaken, "email")
+		other, _ := b.svc.CreateMerchant(b.ctx, payd.MerchantCreate{Name: "Other"})
+		_, _, err = b.svc.CreateUser(b.ctx, nil, other.ID, "alice@example.test", payd.RoleViewer)
+		wantCode(t, "a taken email at another merchant", err, payd.CodeEmailTaken, "email")
+		_, _, err = b.svc.CreateUser(b.ctx, nil, "mer_01ARZ3NDEKTSV4RRFFQ69G5FAV", "x@example.test", payd.RoleViewer)
+		wantCode(t, "unknown merchant", err, payd.CodeNotFound, "")
+		for _, bad := range []string{"", "no-at", "@example.test", "a@", "a b@example.test"} {
+			_, _, err = b.svc.CreateUser(b.ctx, nil, b.m.ID, bad, payd.RoleViewer)
+			wantCode(t, "email "+bad, err, payd.CodeInvalidRequest, "email")
+		}
+		_, _, err = b.svc.CreateUser(b.ctx, nil, b.m.ID, "r@example.test", "owner")
+		wantCode(t, "unknown role", err, payd.CodeInvalidRequest, "role")
+	})
+}
+
+func TestSetupToken(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		u, tok, err := b.svc.CreateUser(b.ctx, nil, b.m.ID, "a@example.test", payd.RoleAdmin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run("PasswordRules", func(t *testing.T) {
+			for _, pw := range []string{"elevenchars", strings.Repeat("x", 257), "A@Example.test", "  a@example.test  "} {
+				_, err := b.svc.SetPassword(b.ctx, tok, pw)
+				wantCode(t, "password "+pw[:min(len(pw), 20)], err, payd.CodeInvalidRequest, "password")
+			}
+		})
+		// Twelve characters of two bytes each: length counts characters.
+		got, err := b.svc.SetPassword(b.ctx, tok, "пароль-пароль")
+		if err != nil || !got.HasPassword || got.ID != u.ID {
+			t.Fatalf("SetPassword: %+v, %v", got, err)
+		}
+		_, err = b.svc.SetPassword(b.ctx, tok, goodPassword)
+		wantCode(t, "second use of a setup token", err, payd.CodeNotFound, "")
+
+		// A fresh token replaces the old; it expires after 72 hours.
+		old, err := b.svc.NewSetupToken(b.ctx, nil, b.m.ID, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := b.svc.NewSetupToken(b.ctx, nil, b.m.ID, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.svc.SetPassword(b.ctx, old, goodPassword)
+		wantCode(t, "a replaced setup token", err, payd.CodeNotFound, "")
+		b.clock.Advance(payd.SetupTokenTTL)
+		_, err = b.svc.SetPassword(b.ctx, fresh, goodPassword)
+		wantCode(t, "an expired setup token", err, payd.CodeNotFound, "")
+		if n, err := b.svc.PurgeSessions(b.ctx); err != nil || n != 1 {
+			t.Errorf("PurgeSessions after the expiry: %d, %v; want the token forgotten", n, err)
+		}
+		other, _ := b.svc.CreateMerchant(b.ctx, payd.MerchantCreate{Name: "Other"})
+		_, err = b.svc.NewSetupToken(b.ctx, nil, other.ID, u.ID)
+		wantCode(t, "NewSetupToken for another merchant's user", err, payd.CodeNotFound, "")
+	})
+}
+
+func TestSignInFailures(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		b.user(t, "admin@example.test", payd.RoleAdmin)
+		wrong := b.user(t, "wrong@example.test", payd.RoleViewer)
+		disabled := b.user(t, "disabled@example.test", payd.RoleViewer)
+		if _, err := b.svc.DisableUser(b.ctx, nil, b.m.ID, disabled.ID); err != nil {
+			t.Fatal(err)
+		}
+		nopw, _, err := b.svc.CreateUser(b.ctx, nil, b.m.ID, "nopw@example.test", payd.RoleViewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name, email, password, account string
+		}{
+			{"UnknownEmail", "nobody@example.test", goodPassword, ""},
+			{"WrongPassword", "wrong@example.test", "not the password", wrong.ID},
+			{"Disabled", "disabled@example.test", goodPassword, disabled.ID},
+			{"NoPasswordYet", "nopw@example.test", goodPassword, nopw.ID},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				before := b.svc.KDFRuns()
+				_, _, err := b.svc.SignIn(b.ctx, c.email, c.password, "192.0.2.1", "")
+				if !errors.Is(err, payd.ErrSignInFailed) || err.Error() != payd.ErrSignInFailed.Error() {
+					t.Fatalf("error %v, want ErrSignInFailed", err)
+				}
+				wantCode(t, "sign-in failure", err, payd.CodeInvalidCredentials, "")
+				var se *payd.SignInError
+				if !errors.As(err, &se) || se.FailedAccount() != c.account {
+					t.Errorf("FailedAccount = %q, want %q", se.FailedAccount(), c.account)
+				}
+				// The timing parity is structural: every path runs the KDF
+				// once, whether or not there was a hash to verify.
+				if runs := b.svc.KDFRuns() - before; runs != 1 {
+					t.Errorf("%d argon2id runs, want 1", runs)
+				}
+			})
+		}
+		page, err := b.svc.ListAudit(b.ctx, b.m.ID, payd.AuditListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := 0
+		for _, e := range page.Items {
+			if e.Action == payd.AuditSignInFailed {
+				failed++
+			}
+		}
+		if failed != 3 {
+			t.Errorf("%d failed sign-ins in the audit log, want 3 (existing accounts only)", failed)
+		}
+	})
+}
+
+func TestPasswordHashParameters(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		u := b.user(t, "a@example.test", payd.RoleAdmin)
+		var c *payd.UserCredentials
+		read := func() {
+			t.Helper()
+			err := b.store.View(b.ctx, func(tx payd.Tx) (err error) { c, err = tx.UserCredentialsGet(b.ctx, u.ID); return err })
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		read()
+		if !strings.HasPrefix(c.PasswordHash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+			t.Errorf("hash %q: want the PHC form with OWASP's parameters", c.PasswordHash)
+		}
+		// A hash made under other parameters still verifies, and is replaced
+		// by one of the current parameters at that sign-in.
+		c.PasswordHash = b.svc.HashPasswordWith(goodPassword, payd.Argon2Params{MemoryKiB: 8 * 1024, Time: 3, Threads: 2, SaltLen: 8, KeyLen: 16})
+		if err := b.store.Tx(b.ctx, func(tx payd.Tx) error { return tx.UserCredentialsUpdate(b.ctx, c) }); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.svc.SignIn(b.ctx, "a@example.test", goodPassword, "", ""); err != nil {
+			t.Fatalf("sign-in with a hash of other parameters: %v", err)
+		}
+		read()
+		if !strings.HasPrefix(c.PasswordHash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+			t.Errorf("hash after sign-in %q: want it rehashed with the current parameters", c.PasswordHash)
+		}
+		if _, _, err := b.svc.SignIn(b.ctx, "A@example.test ", "correct horse batterY", "", ""); !errors.Is(err, payd.ErrSignInFailed) {
+			t.Errorf("a password differing in one letter: %v", err)
+		}
+	})
+}
+
+func TestSessionLifetime(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		u := b.user(t, "a@example.test", payd.RoleAdmin)
+		tok, ses := b.signIn(t, " A@Example.test")
+		if ses.State != payd.SessionActive || ses.UserID != u.ID || !payd.ValidID(payd.PrefixSession, ses.ID) || tok == ses.ID {
+			t.Fatalf("session %+v", ses)
+		}
+		tok2, _ := b.signIn(t, "a@example.test")
+		if tok2 == tok {
+			t.Error("two sign-ins gave the same token")
+		}
+		signedIn := b.clock.Now()
+
+		// LastSeenAt is written at most once a minute.
+		b.clock.Advance(59 * time.Second)
+		got, _, err := b.svc.Session(b.ctx, tok)
+		if err != nil || !got.LastSeenAt.Equal(signedIn) {
+			t.Errorf("after 59s: %v, last seen %v; want no write", err, got.LastSeenAt)
+		}
+		b.clock.Advance(time.Second)
+		if got, _, err = b.svc.Session(b.ctx, tok); err != nil || !got.LastSeenAt.Equal(b.clock.Now()) {
+			t.Errorf("after a minute: %v, last seen %v; want it written", err, got.LastSeenAt)
+		}
+
+		// Idle: 30 minutes without a request end the session.
+		b.clock.Advance(30*time.Minute - time.Second)
+		if _, _, err := b.svc.Session(b.ctx, tok); err != nil {
+			t.Errorf("a second before the idle timeout: %v", err)
+		}
+		b.clock.Advance(30 * time.Minute)
+		if _, _, err := b.svc.Session(b.ctx, tok); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("after the idle timeout: %v, want ErrNoSession", err)
+		}
+
+		// Absolute: 12 hours after sign-in, however busy.
+		tok3, _ := b.signIn(t, "a@example.test")
+		start := b.clock.Now()
+		for b.clock.Now().Before(start.Add(payd.DefaultSessionAbsolute - 20*time.Minute)) {
+			b.clock.Advance(20 * time.Minute)
+			if _, _, err := b.svc.Session(b.ctx, tok3); err != nil {
+				t.Fatalf("%v after sign-in: %v", b.clock.Now().Sub(start), err)
+			}
+		}
+		b.clock.Advance(20 * time.Minute)
+		if _, _, err := b.svc.Session(b.ctx, tok3); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("12 hours after sign-in: %v, want ErrNoSession", err)
+		}
+		if n, err := b.svc.PurgeSessions(b.ctx); err != nil || n != 3 {
+			t.Errorf("PurgeSessions: %d, %v; want the three ended sessions", n, err)
+		}
+	})
+}
+
+func TestSignOut(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		a := b.user(t, "a@example.test", payd.RoleAdmin)
+		v := b.user(t, "v@example.test", payd.RoleViewer)
+		t1, _ := b.signIn(t, "a@example.test")
+		t2, _ := b.signIn(t, "a@example.test")
+		t3, _ := b.signIn(t, "a@example.test")
+		tv, _ := b.signIn(t, "v@example.test")
+		if err := b.svc.SignOut(b.ctx, t1); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.svc.Session(b.ctx, t1); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("after SignOut: %v", err)
+		}
+		if _, _, err := b.svc.Session(b.ctx, t2); err != nil {
+			t.Errorf("another session after SignOut: %v", err)
+		}
+		wantCode(t, "a viewer signs an admin out everywhere", b.svc.SignOutEverywhere(b.ctx, actorOf(v), a.ID), payd.CodeForbidden, "")
+		if err := b.svc.SignOutEverywhere(b.ctx, actorOf(a), a.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range []string{t2, t3} {
+			if _, _, err := b.svc.Session(b.ctx, tok); !errors.Is(err, payd.ErrNoSession) {
+				t.Errorf("after SignOutEverywhere: %v", err)
+			}
+		}
+		if _, _, err := b.svc.Session(b.ctx, tv); err != nil {
+			t.Errorf("another user's session after SignOutEverywhere: %v", err)
+		}
+		// Setting a password ends every session too.
+		tok, err := b.svc.NewSetupToken(b.ctx, nil, b.m.ID, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.svc.SetPassword(b.ctx, tok, "another long password"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.svc.Session(b.ctx, tv); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("after a new password: %v", err)
+		}
+		// Disabling ends them and refuses sign-in.
+		tv, _, err = b.svc.SignIn(b.ctx, "v@example.test", "another long password", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.svc.DisableUser(b.ctx, actorOf(a), b.m.ID, v.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.svc.Session(b.ctx, tv); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("after DisableUser: %v", err)
+		}
+	})
+}
+
+func totpCode(t *testing.T, secret string, at time.Time) string {
+	t.Helper()
+	code, err := totp.GenerateCodeCustom(secret, at, totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+func TestTOTP(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		u := b.user(t, "a@example.test", payd.RoleAdmin)
+		other := b.user(t, "o@example.test", payd.RoleAdmin)
+		tok, _ := b.signIn(t, "a@example.test")
+
+		_, _, err := b.svc.BeginTOTP(b.ctx, actorOf(other), u.ID)
+		wantCode(t, "BeginTOTP for someone else", err, payd.CodeForbidden, "")
+		secret, url, err := b.svc.BeginTOTP(b.ctx, actorOf(u), u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(url, "otpauth://totp/payd:a@example.test?") || !strings.Contains(url, "secret="+secret) {
+			t.Errorf("otpauth URL %q", url)
+		}
+		now := b.clock.Now()
+		_, _, err = b.svc.ConfirmTOTP(b.ctx, actorOf(u), tok, "000000")
+		wantCode(t, "ConfirmTOTP with a wrong code", err, payd.CodeInvalidRequest, "code")
+		tok, ses, err := b.svc.ConfirmTOTP(b.ctx, actorOf(u), tok, totpCode(t, secret, now))
+		if err != nil || ses.State != payd.SessionActive {
+			t.Fatalf("ConfirmTOTP: %+v, %v", ses, err)
+		}
+		if _, got, _ := b.svc.Session(b.ctx, tok); got == nil || !got.TOTPEnabled {
+			t.Errorf("user after ConfirmTOTP: %+v", got)
+		}
+		_, _, err = b.svc.BeginTOTP(b.ctx, actorOf(u), u.ID)
+		wantCode(t, "BeginTOTP when it is on", err, payd.CodeInvalidState, "")
+
+		// Sign-in now waits for a code; the session does nothing else.
+		pending, ses := b.signIn(t, "a@example.test")
+		if ses.State != payd.SessionSecondFactor {
+			t.Fatalf("state %q, want second_factor", ses.State)
+		}
+		_, _, err = b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now))
+		wantCode(t, "the code of a step already used", err, payd.CodeInvalidRequest, "code")
+		_, _, err = b.svc.SecondFactor(b.ctx, pending, "12345")
+		wantCode(t, "a malformed code", err, payd.CodeInvalidRequest, "code")
+
+		// ±2 steps are refused, ±1 accepted, each step once.
+		b.clock.Advance(5 * time.Minute)
+		now = b.clock.Now()
+		for _, d := range []time.Duration{-60 * time.Second, 60 * time.Second} {
+			_, _, err = b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(d)))
+			wantCode(t, "a code "+d.String()+" away", err, payd.CodeInvalidRequest, "code")
+		}
+		active, ses, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(-30*time.Second)))
+		if err != nil || ses.State != payd.SessionActive || active == pending {
+			t.Fatalf("a code 30s behind: %+v, %v", ses, err)
+		}
+		if _, _, err := b.svc.Session(b.ctx, pending); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("the token before the second factor still works: %v", err)
+		}
+		pending2, _ := b.signIn(t, "a@example.test")
+		if _, _, err := b.svc.SecondFactor(b.ctx, pending2, totpCode(t, secret, now.Add(30*time.Second))); err != nil {
+			t.Errorf("a code 30s ahead: %v", err)
+		}
+		pending3, _ := b.signIn(t, "a@example.test")
+		_, _, err = b.svc.SecondFactor(b.ctx, pending3, totpCode(t, secret, now))
+		wantCode(t, "a code of a step before the last used", err, payd.CodeInvalidRequest, "code")
+		_, _, err = b.svc.SecondFactor(b.ctx, active, totpCode(t, secret, now))
+		wantCode(t, "SecondFactor on an active session", err, payd.CodeInvalidState, "")
+
+		// Turning it off: sign-in is active at once again.
+		_, err = b.svc.DisableTOTP(b.ctx, actorOf(other), u.ID) // an admin resets a lost phone
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ses := b.signIn(t, "a@example.test"); ses.State != payd.SessionActive {
+			t.Errorf("state after DisableTOTP %q", ses.State)
+		}
+	})
+}
+
+func TestRequiredSecondFactor(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		a := b.user(t, "a@example.test", payd.RoleAdmin)
+		v := b.user(t, "v@example.test", payd.RoleViewer)
+		_, err := b.svc.SetSecondFactorPolicy(b.ctx, actorOf(v), b.m.ID, true)
+		wantCode(t, "a viewer sets the policy", err, payd.CodeForbidden, "")
+		if m, err := b.svc.SetSecondFactorPolicy(b.ctx, actorOf(a), b.m.ID, true); err != nil || !m.RequireSecondFactor {
+			t.Fatalf("SetSecondFactorPolicy: %+v, %v", m, err)
+		}
+		tok, ses := b.signIn(t, "v@example.test")
+		if ses.State != payd.SessionEnroll {
+			t.Fatalf("state %q, want enroll", ses.State)
+		}
+		secret, _, err := b.svc.BeginTOTP(b.ctx, actorOf(v), v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok2, ses, err := b.svc.ConfirmTOTP(b.ctx, actorOf(v), tok, totpCode(t, secret, b.clock.Now()))
+		if err != nil || ses.State != payd.SessionActive || tok2 == tok {
+			t.Fatalf("ConfirmTOTP from enroll: %+v, %v", ses, err)
+		}
+		if _, _, err := b.svc.Session(b.ctx, tok); !errors.Is(err, payd.ErrNoSession) {
+			t.Errorf("the enroll token after enrolment: %v", err)
+		}
+	})
+}
+
+func TestUserRolesAndLastAdmin(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		a := b.user(t, "a@example.test", payd.RoleAdmin)
+		v := b.user(t, "v@example.test", payd.RoleViewer)
+		other, _ := b.svc.CreateMerchant(b.ctx, payd.MerchantCreate{Name: "Other"})
+		_, _, err := b.svc.CreateUser(b.ctx, nil, other.ID, "o@example.test", payd.RoleAdmin)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		_, err = b.svc.ChangeUserRole(b.ctx, actorOf(a), b.m.ID, a.ID, payd.RoleViewer)
+		wantCode(t, "demoting the last admin", err, payd.CodeInvalidState, "")
+		_, err = b.svc.DisableUser(b.ctx, actorOf(a), b.m.ID, a.ID)
+		wantCode(t, "disabling the last admin", err, payd.CodeInvalidState, "")
+		_, err = b.svc.ChangeUserRole(b.ctx, actorOf(v), b.m.ID, v.ID, payd.RoleAdmin)
+		wantCode(t, "a viewer makes itself admin", err, payd.CodeForbidden, "")
+		_, _, err = b.svc.CreateUser(b.ctx, actorOf(v), b.m.ID, "x@example.test", payd.RoleAdmin)
+		wantCode(t, "a viewer invites", err, payd.CodeForbidden, "")
+		_, err = b.svc.ChangeUserRole(b.ctx, nil, other.ID, v.ID, payd.RoleAdmin)
+		wantCode(t, "a user named under another merchant", err, payd.CodeNotFound, "")
+		_, err = b.svc.GetUser(b.ctx, other.ID, v.ID)
+		wantCode(t, "GetUser under another merchant", err, payd.CodeNotFound, "")
+
+		if u, err := b.svc.ChangeUserRole(b.ctx, actorOf(a), b.m.ID, v.ID, payd.RoleAdmin); err != nil || u.Role != payd.RoleAdmin {
+			t.Fatalf("promote: %+v, %v", u, err)
+		}
+		if u, err := b.svc.ChangeUserRole(b.ctx, actorOf(a), b.m.ID, a.ID, payd.RoleSupport); err != nil || u.Role != payd.RoleSupport {
+			t.Fatalf("demote with another admin: %+v, %v", u, err)
+		}
+		// a is support now: its actor may no longer manage users.
+		_, err = b.svc.DisableUser(b.ctx, actorOf(a), b.m.ID, v.ID)
+		wantCode(t, "a demoted admin disables", err, payd.CodeForbidden, "")
+		_, err = b.svc.DisableUser(b.ctx, actorOf(v), b.m.ID, v.ID)
+		wantCode(t, "disabling the new last admin", err, payd.CodeInvalidState, "")
+
+		users, err := b.svc.ListUsers(b.ctx, b.m.ID)
+		if err != nil || len(users) != 2 || users[0].ID != a.ID || users[1].ID != v.ID {
+			t.Errorf("ListUsers: %v, %v", users, err)
+		}
+	})
+}
+
+func TestAuditOfIdempotentOperation(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		a := b.user(t, "a@example.test", payd.RoleAdmin)
+		shop, err := b.svc.CreateShop(b.ctx, payd.ShopCreate{MerchantID: b.m.ID, Region: payd.RegionRU, Name: "S", DefaultCurrency: money.RUB})
+		if err != nil {
+			t.Fatal(err)
+		}
+		actor := actorOf(a)
+		p := &payd.Principal{Shop: shop, Mode: payd.ModeTest, Actor: actor}
+		audit := func() []*payd.AuditEntry {
+			t.Helper()
+			page, err := b.svc.ListAudit(b.ctx, b.m.ID, payd.AuditListParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []*payd.AuditEntry
+			for _, e := range page.Items {
+				if e.ShopID != "" {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		in := payd.WebhookEndpointCreate{URL: "https://hooks.example.test/h", Events: []payd.EventType{payd.EventPaymentSucceeded}}
+		idem := payd.Idempotency{Key: "k1", Hash: []byte{1}}
+		resp, err := b.svc.CreateWebhookEndpoint(b.ctx, p, idem, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var created struct{ ID string }
+		if err := json.Unmarshal(resp.Body, &created); err != nil {
+			t.Fatal(err)
+		}
+		want := &payd.AuditEntry{MerchantID: b.m.ID, ShopID: shop.ID, Mode: payd.ModeTest, UserID: a.ID, UserEmail: a.Email,
+			Action: "create webhook endpoint", ObjectID: created.ID, Addr: actor.Addr, At: b.clock.Now()}
+		got := audit()
+		if len(got) != 1 {
+			t.Fatalf("%d entries after one operation, want 1", len(got))
+		}
+		want.ID = got[0].ID
+		if *got[0] != *want {
+			t.Errorf("entry %+v, want %+v", got[0], want)
+		}
+
+		// A replay and a failed operation write nothing; an API request (no
+		// actor) neither.
+		if r, err := b.svc.CreateWebhookEndpoint(b.ctx, p, idem, in); err != nil || !r.Replayed {
+			t.Fatalf("replay: %+v, %v", r, err)
+		}
+		_, err = b.svc.UpdateWebhookEndpoint(b.ctx, p, payd.Idempotency{Key: "k2", Hash: []byte{2}}, "whe_01ARZ3NDEKTSV4RRFFQ69G5FAV", payd.WebhookEndpointUpdate{RotateSecret: true})
+		wantCode(t, "update of an unknown endpoint", err, payd.CodeNotFound, "")
+		api := &payd.Principal{Shop: shop, Mode: payd.ModeTest}
+		if _, err := b.svc.CreateWebhookEndpoint(b.ctx, api, payd.Idempotency{Key: "k3", Hash: []byte{3}}, in); err != nil {
+			t.Fatal(err)
+		}
+		if got := audit(); len(got) != 1 {
+			t.Errorf("%d entries after a replay, a failure and an API call, want still 1", len(got))
+		}
+
+		// The entry commits with the change, in its transaction: a store
+		// that fails the audit insert leaves no endpoint behind.
+		failing := payd.NewService(payd.Config{Store: auditFailStore{b.store}, Clock: b.clock, WebhookAllowHosts: []string{"hooks.example.test"}})
+		_, err = failing.CreateWebhookEndpoint(b.ctx, p, payd.Idempotency{Key: "k4", Hash: []byte{4}}, in)
+		if !errors.Is(err, errAuditFailed) {
+			t.Fatalf("with a failing audit insert: %v", err)
+		}
+		list, err := b.svc.ListWebhookEndpoints(b.ctx, p)
+		if err != nil || len(list) != 2 {
+			t.Errorf("%d endpoints after a failed audit insert, want 2 (the change rolled back): %v", len(list), err)
+		}
+
+		// Key rotation through the dashboard is audited with the new key.
+		key, _, err := b.svc.RotateKey(b.ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := audit(); len(got) != 2 || got[0].Action != payd.AuditRotateKey || got[0].ObjectID != key.ID {
+			t.Errorf("audit after RotateKey: %+v", got[0])
+		}
+	})
+}
+
+var errAuditFailed = errors.New("audit insert failed")
+
+// auditFailStore fails every audit insert.
+type auditFailStore struct{ *sqlstore.Store }
+
+type auditFailTx struct{ payd.Tx }
+
+func (s auditFailStore) Tx(ctx context.Context, fn func(payd.Tx) error) error {
+	return s.Store.Tx(ctx, func(tx payd.Tx) error { return fn(auditFailTx{tx}) })
+}
+
+func (auditFailTx) AuditInsert(context.Context, *payd.AuditEntry) error { return errAuditFailed }
+
+// TestUsedOnceUnderRaces: what must happen once happens once when two
+// requests race, on both databases: two admins demoting each other leave
+// one admin; a setup token sets one password; a session awaiting a code
+// becomes one active session.
+func TestUsedOnceUnderRaces(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsers(t, be)
+		a1 := b.user(t, "a1@example.test", payd.RoleAdmin)
+		a2 := b.user(t, "a2@example.test", payd.RoleAdmin)
+		race := func(fns ...func() error) (ok int) {
+			var wg sync.WaitGroup
+			errs := make([]error, len(fns))
+			for i, fn := range fns {
+				wg.Go(func() { errs[i] = fn() })
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err == nil {
+					ok++
+				}
+			}
+			return ok
+		}
+		demote := func(actor, u *payd.User) func() error {
+			return func() error {
+				_, err := b.svc.ChangeUserRole(b.ctx, actorOf(actor), b.m.ID, u.ID, payd.RoleViewer)
+				return err
+			}
+		}
+		if ok := race(demote(a1, a2), demote(a2, a1)); ok != 1 {
+			t.Errorf("%d of two crossed demotions succeeded, want 1", ok)
+		}
+		users, _ := b.svc.ListUsers(b.ctx, b.m.ID)
+		admins := 0
+		for _, u := range users {
+			if u.Role == payd.RoleAdmin {
+				admins++
+			}
+		}
+		if admins != 1 {
+			t.Errorf("%d admins after the race, want 1", admins)
+		}
+
+		_, tok, err := b.svc.CreateUser(b.ctx, nil, b.m.ID, "n@example.test", payd.RoleViewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := func(pw string) func() error {
+			return func() error { _, err := b.svc.SetPassword(b.ctx, tok, pw); return err }
+		}
+		if ok := race(set("first long password"), set("second long password")); ok != 1 {
+			t.Errorf("%d of two uses of one setup token succeeded, want 1", ok)
+		}
+
+		secret, _, err := b.svc.BeginTOTP(b.ctx, nil, a1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok1, _ := b.signIn(t, "a1@example.test")
+		if _, _, err := b.svc.ConfirmTOTP(b.ctx, nil, tok1, totpCode(t, secret, b.clock.Now())); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(2 * time.Minute)
+		pending, _ := b.signIn(t, "a1@example.test")
+		now := b.clock.Now()
+		code := func(d time.Duration) func() error {
+			return func() error {
+				_, _, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(d)))
+				return err
+			}
+		}
+		if ok := race(code(-30*time.Second), code(0)); ok != 1 {
+			t.Errorf("%d of two codes for one pending session succeeded, want 1", ok)
+		}
+	})
+}
