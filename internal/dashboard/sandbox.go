@@ -1,0 +1,136 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+// outcomes are the contract's simulate outcomes (Sandbox: simulate), in
+// the order the page offers them.
+var outcomes = []string{"succeed", "authorize", "decline", "expire", "three_ds_fail", "provider_timeout", "late_webhook", "duplicate_webhook"}
+
+// clockUnits are the units the clock form offers, with their length.
+var clockUnits = map[string]time.Duration{"minutes": time.Minute, "hours": time.Hour, "days": 24 * time.Hour}
+
+// maxAdvance bounds one advance of the test clock from the page.
+const maxAdvance = 366 * 24 * time.Hour
+
+type sandboxView struct {
+	Pending  []paymentRow
+	Outcomes []string
+	Payment  string
+	Outcome  string
+	Key      string
+	Err      formError
+	// Clock is set when the service runs with a test clock.
+	Clock bool
+	Now   time.Time
+	// Offset is the clock's lead over the wall clock when the page was
+	// made, in milliseconds: the form sends it back, and a clock already
+	// moved since is not moved again (a double submit is one advance).
+	Offset int64
+}
+
+// sandbox is the test data's tools: an outcome for a test payment, and the
+// test clock. Live data has no sandbox: its address is not found.
+func (h *Handler) sandbox(q *req) { h.showSandbox(q, http.StatusOK, sandboxView{}) }
+
+func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
+	if !q.test {
+		q.problem(http.StatusNotFound, q.l.T("The sandbox works with test data only."))
+		return
+	}
+	page, err := h.svc.ListPayments(q.ctx, q.principal(), &payd.PaymentListParams{
+		ListParams: payd.ListParams{Limit: 10}, Status: payd.PaymentPending})
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	for _, item := range page.Items {
+		var row paymentRow
+		if err := json.Unmarshal(item.JSON, &row); err != nil {
+			q.fail(err)
+			return
+		}
+		v.Pending = append(v.Pending, row)
+	}
+	v.Outcomes, v.Key, v.Clock, v.Now = outcomes, newKey(), h.clock != nil, h.now()
+	if h.clock != nil {
+		v.Offset = clockOffset(h.clock)
+	}
+	q.render(status, "sandbox", "sandbox", q.l.T("Sandbox"), v)
+}
+
+// simulate has the sandbox bank apply an outcome to a test payment, as
+// `POST /test/payments/{id}/simulate` does, with the form's key.
+func (h *Handler) simulate(q *req) {
+	if !q.test {
+		q.problem(http.StatusNotFound, q.l.T("The sandbox works with test data only."))
+		return
+	}
+	idem := formIdempotency(q.r)
+	if idem.Key == "" {
+		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+		return
+	}
+	id := strings.TrimSpace(q.r.PostForm.Get("payment_id"))
+	outcome := q.r.PostForm.Get("outcome")
+	if _, err := h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, 0); err != nil {
+		if fe := refusal("simulate", err); fe != nil {
+			if asError(err).Code == payd.CodeNotFound {
+				fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")
+			}
+			h.showSandbox(q, httpStatusOf(asError(err)), sandboxView{Payment: id, Outcome: outcome, Err: *fe})
+			return
+		}
+		q.fail(err)
+		return
+	}
+	q.redirect("sandbox", "simulated")
+}
+
+// advanceClock moves the service's test clock forward, as the operator's
+// `POST /admin/v1/clock/advance` does. The clock is the whole service's:
+// it exists only in a deployment started with --test-clock, for tests.
+func (h *Handler) advanceClock(q *req) {
+	if !q.test || h.clock == nil {
+		q.problem(http.StatusNotFound, q.l.T("The service runs without a test clock."))
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(q.r.PostForm.Get("amount")))
+	unit, ok := clockUnits[q.r.PostForm.Get("unit")]
+	if err != nil || !ok || n < 1 || time.Duration(n)*unit > maxAdvance {
+		h.showSandbox(q, http.StatusBadRequest, sandboxView{Err: formError{Form: "clock", Field: "amount",
+			Message: q.l.T("Enter a whole number of minutes, hours or days, up to a year.")}})
+		return
+	}
+	clockMu.Lock()
+	defer clockMu.Unlock()
+	seen, err := strconv.ParseInt(q.r.PostForm.Get("offset"), 10, 64)
+	if err != nil {
+		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+		return
+	}
+	// The same form again finds the clock ahead of what it saw: already
+	// done. A second apart is the clocks' reading, not an advance.
+	if d := clockOffset(h.clock) - seen; d < -1000 || d > 1000 {
+		q.redirect("sandbox", "clock_advanced")
+		return
+	}
+	h.clock.Advance(time.Duration(n) * unit)
+	q.redirect("sandbox", "clock_advanced")
+}
+
+// clockMu makes the check and the advance of the test clock one step, so
+// two submits at once advance it once.
+var clockMu sync.Mutex
+
+// clockOffset is how far the test clock is ahead of the wall clock, in
+// milliseconds.
+func clockOffset(c *payd.TestClock) int64 { return c.Now().Sub(time.Now()).Milliseconds() }
