@@ -124,7 +124,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		if p := dev.post("/dashboard/test/developers/webhooks/"+id, sf); p.status != http.StatusSeeOther {
 			t.Fatalf("save = %d\n%s", p.status, p.body)
 		}
-		got := c.Get("/v1/webhook-endpoints/" + id).Expect(t, 200).JSON(t)
+		got := c.Get("/v1/webhook-endpoints/"+id).Expect(t, 200).JSON(t)
 		if got["url"] != rc.URL+"/other" || got["status"] != "disabled" || len(got["events"].([]any)) != 1 {
 			t.Fatalf("endpoint after the edit = %v", got)
 		}
@@ -135,7 +135,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		if p := dev.post("/dashboard/test/developers/webhooks/"+id, sf); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="save-error"`) {
 			t.Fatalf("save without events = %d\n%s", p.status, p.body)
 		}
-		if got := c.Get("/v1/webhook-endpoints/" + id).Expect(t, 200).JSON(t); got["status"] != "disabled" {
+		if got := c.Get("/v1/webhook-endpoints/"+id).Expect(t, 200).JSON(t); got["status"] != "disabled" {
 			t.Fatalf("a refused save changed the endpoint: %v", got)
 		}
 
