@@ -20,6 +20,9 @@ type eventRow struct {
 	// Pretty is the body indented for reading; what was delivered is the
 	// body as stored, byte for byte.
 	Pretty string
+	// Payment is the payment the event is about, to link its page; ""
+	// for an event of another object.
+	Payment string
 }
 
 type eventsView struct {
@@ -75,7 +78,11 @@ func (h *Handler) events(q *req) {
 			buf.Reset()
 			buf.Write(e.Body)
 		}
-		v.Rows = append(v.Rows, eventRow{Event: e, Pretty: buf.String()})
+		row := eventRow{Event: e, Pretty: buf.String()}
+		if strings.HasPrefix(e.ObjectID, payd.PrefixPayment) {
+			row.Payment = e.ObjectID
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	if c := httpapi.EncodeCursor(page.Next, print); c != nil {
 		keep.Set("cursor", *c)

@@ -21,6 +21,8 @@ func developerPages(h *Handler) []page {
 		{post, "developers/webhooks/{id}/test", payd.PermDevelopers, h.testWebhook},
 		{get, "developers/events", payd.PermRead, h.events},
 		{get, "balance", payd.PermRead, h.balance},
+		// The mode switch of a register's page leads to its section.
+		{get, "settlements", payd.PermRead, func(q *req) { http.Redirect(q.w, q.r, q.base()+"balance", http.StatusSeeOther) }},
 		// settlements/{id} and settlements/{id}.csv: one pattern, since a
 		// wildcard is a whole segment.
 		{get, "settlements/{file}", payd.PermRead, h.settlement},

@@ -39,7 +39,10 @@ type sandboxView struct {
 
 // sandbox is the test data's tools: an outcome for a test payment, and the
 // test clock. Live data has no sandbox: its address is not found.
-func (h *Handler) sandbox(q *req) { h.showSandbox(q, http.StatusOK, sandboxView{}) }
+// A pending payment's "choose" link fills the form's payment id.
+func (h *Handler) sandbox(q *req) {
+	h.showSandbox(q, http.StatusOK, sandboxView{Payment: q.r.URL.Query().Get("payment")})
+}
 
 func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
 	if !q.test {

@@ -34,6 +34,9 @@ func TestSandboxPage(t *testing.T) {
 		if page.status != 200 || !strings.Contains(page.body, id) {
 			t.Fatalf("sandbox page = %d, without the pending payment\n%s", page.status, page.body)
 		}
+		if p := dev.get("/dashboard/test/sandbox?payment=" + id); !strings.Contains(p.body, `name="payment_id" type="text" class="mono" required value="`+id+`"`) {
+			t.Errorf("the pending payment's link does not fill the form")
+		}
 		form := formOf(t, page.body, "simulate-form")
 		form.Set("payment_id", "pay_nosuchpayment")
 		form.Set("outcome", "succeed")
@@ -122,7 +125,7 @@ func TestEventsLog(t *testing.T) {
 		t.Errorf("the events log lacks the bodies:\n%s", all.body)
 	}
 	p := dev.get("/dashboard/test/developers/events?type=payment.canceled")
-	if p.status != 200 || strings.Count(p.body, `<tr id="event-`) != 1 || !strings.Contains(p.body, "payment.canceled</td>") {
+	if p.status != 200 || strings.Count(p.body, `<tr id="event-`) != 1 || !strings.Contains(p.body, `payment.canceled<br><a href="/dashboard/test/payments/`+id+`">`) {
 		t.Fatalf("filtered log = %d\n%s", p.status, p.body)
 	}
 	if p := dev.get("/dashboard/test/developers/events?type=nope"); p.status != http.StatusBadRequest {

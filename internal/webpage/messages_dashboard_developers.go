@@ -152,6 +152,7 @@ var dashboardDeveloperMessages = []struct{ en, ru, kk string }{
 	{"Payment id", "ID платежа", "Төлем ID"},
 	{"Outcome", "Исход", "Нәтиже"},
 	{"Simulate", "Смоделировать", "Модельдеу"},
+	{"Choose", "Выбрать", "Таңдау"},
 	{"Pending test payments", "Тестовые платежи в ожидании", "Күтудегі сынақ төлемдері"},
 	{"Succeed", "Успех", "Сәтті өту"},
 	{"Authorize (two-stage)", "Авторизовать (двухстадийный)", "Авторизациялау (екі кезеңді)"},
