@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,6 +104,29 @@ func TestKeyRotation(t *testing.T) {
 			t.Fatalf("%d rotations in the audit log, want 1", rotations)
 		}
 
+		// The same form sent twice at once: one rotation, under the shop's
+		// lock. (The clock's day ended the session: sign in again.)
+		dev.signIn(email, password)
+		form = formOf(t, dev.get("/dashboard/test/developers/keys").body, "rotate-form")
+		var wg sync.WaitGroup
+		var shown atomic.Int32
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if p := dev.post("/dashboard/test/developers/keys/rotate", form); shownSecret.MatchString(p.body) {
+					shown.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if shown.Load() != 1 {
+			t.Fatalf("two rotations at once showed %d secrets, want 1", shown.Load())
+		}
+		if keys, _ := env.Service.ListKeys(ctx, shop.ID); len(keys) != 4 {
+			t.Fatalf("%d keys after two rotations at once, want 4 (two live and test)", len(keys))
+		}
+
 		viewer := newVisitor(t, env)
 		viewer.signIn(newUser(t, env, shop.MerchantID, payd.RoleViewer))
 		vp := viewer.get("/dashboard/test/developers/keys")
@@ -113,8 +138,8 @@ func TestKeyRotation(t *testing.T) {
 		if p := viewer.post("/dashboard/test/developers/keys/rotate", byHand); p.status != http.StatusForbidden {
 			t.Fatalf("viewer's rotation by hand = %d", p.status)
 		}
-		if keys, _ := env.Service.ListKeys(ctx, shop.ID); len(keys) != 3 {
-			t.Fatalf("%d keys after the viewer's post, want 3", len(keys))
+		if keys, _ := env.Service.ListKeys(ctx, shop.ID); len(keys) != 4 {
+			t.Fatalf("%d keys after the viewer's post, want 4", len(keys))
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"crypto/x509"
 	"html"
 	"io"
@@ -137,6 +138,20 @@ func TestWebhookEndpointPages(t *testing.T) {
 		}
 		if got := c.Get("/v1/webhook-endpoints/"+id).Expect(t, 200).JSON(t); got["status"] != "disabled" {
 			t.Fatalf("a refused save changed the endpoint: %v", got)
+		}
+
+		// Each operation is in the audit log once, a double submit too; a
+		// refused one not at all.
+		audit, err := env.Service.ListAudit(context.Background(), shop.MerchantID, payd.AuditListParams{ListParams: payd.ListParams{Limit: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := map[payd.AuditAction]int{}
+		for _, e := range audit.Items {
+			ops[e.Action]++
+		}
+		if ops["create webhook endpoint"] != 1 || ops["send test event"] != 2 || ops["update webhook endpoint"] != 2 {
+			t.Errorf("audit log = %v", ops)
 		}
 
 		viewer := newVisitor(t, env)
