@@ -84,7 +84,17 @@ func (h *Handler) simulate(q *req) {
 	}
 	id := strings.TrimSpace(q.r.PostForm.Get("payment_id"))
 	outcome := q.r.PostForm.Get("outcome")
-	if _, err := h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, 0); err != nil {
+	delay := 0
+	if s := strings.TrimSpace(q.r.PostForm.Get("delay_seconds")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > 300 {
+			h.showSandbox(q, http.StatusBadRequest, sandboxView{Payment: id, Outcome: outcome, Err: formError{Form: "simulate",
+				Field: "delay_seconds", Message: q.l.T("The delay is a whole number of seconds, 0 to 300.")}})
+			return
+		}
+		delay = n
+	}
+	if _, err := h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, time.Duration(delay)*time.Second); err != nil {
 		if fe := refusal("simulate", err); fe != nil {
 			if asError(err).Code == payd.CodeNotFound {
 				fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")

@@ -46,6 +46,11 @@ func TestSandboxPage(t *testing.T) {
 		form = formOf(t, dev.get("/dashboard/test/sandbox").body, "simulate-form")
 		form.Set("payment_id", id)
 		form.Set("outcome", "authorize")
+		form.Set("delay_seconds", "301")
+		if p := dev.post("/dashboard/test/sandbox/simulate", form); p.status != http.StatusBadRequest || !strings.Contains(p.body, `id="simulate-error"`) {
+			t.Fatalf("a delay beyond 300 s = %d", p.status)
+		}
+		form.Set("delay_seconds", "0")
 		for range 2 {
 			if p := dev.post("/dashboard/test/sandbox/simulate", form); p.status != http.StatusSeeOther {
 				t.Fatalf("simulate = %d\n%s", p.status, p.body)
