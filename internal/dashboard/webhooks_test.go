@@ -129,6 +129,12 @@ func TestWebhookEndpointPages(t *testing.T) {
 		if got["url"] != rc.URL+"/other" || got["status"] != "disabled" || len(got["events"].([]any)) != 1 {
 			t.Fatalf("endpoint after the edit = %v", got)
 		}
+		// A disabled endpoint is sent nothing, a test neither.
+		tf = formOf(t, dev.get("/dashboard/test/developers/webhooks/"+id).body, "test-form")
+		if p := dev.post("/dashboard/test/developers/webhooks/"+id+"/test", tf); p.status != http.StatusUnprocessableEntity ||
+			!strings.Contains(p.body, "the endpoint is disabled") {
+			t.Fatalf("test event to a disabled endpoint = %d\n%s", p.status, p.body)
+		}
 		// No event ticked: the service's refusal, nothing changed.
 		sf = formOf(t, dev.get("/dashboard/test/developers/webhooks/"+id).body, "save-form")
 		sf.Set("url", rc.URL+"/other")
