@@ -193,7 +193,7 @@ func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) 
 // which is never available again. Earlier keys of the same shop and mode keep
 // working for KeyOverlap.
 func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIKey, string, error) {
-	return s.issueKey(ctx, shopID, mode, nil)
+	return s.issueKey(ctx, shopID, mode, nil, nil)
 }
 
 // RotateKey is IssueKey for the principal's shop and mode, done by a
@@ -204,12 +204,7 @@ func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIK
 // never stored to be answered again), so this is what makes a form sent
 // twice one rotation; the check runs under the shop's lock.
 func (s *Service) RotateKey(ctx context.Context, p *Principal, newest string) (*APIKey, string, error) {
-	return s.issueKey(ctx, p.Shop.ID, p.Mode, func(tx Tx, key *APIKey) error {
-		if p.Actor == nil {
-			return nil
-		}
-		return s.auditShop(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditRotateKey, key.ID)
-	}, func(tx Tx) error {
+	return s.issueKey(ctx, p.Shop.ID, p.Mode, func(tx Tx) error {
 		keys, err := tx.KeyListByShop(ctx, p.Shop.ID)
 		if err != nil {
 			return err
@@ -225,13 +220,18 @@ func (s *Service) RotateKey(ctx context.Context, p *Principal, newest string) (*
 			return Errorf(CodeInvalidState, "a newer key was issued after this form was shown; its secret was shown once, to whoever issued it")
 		}
 		return nil
+	}, func(tx Tx, key *APIKey) error {
+		if p.Actor == nil {
+			return nil
+		}
+		return s.auditShop(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditRotateKey, key.ID)
 	})
 }
 
-// issueKey issues a key; first, when set, runs under the shop's lock before
+// issueKey issues a key; check, when set, runs under the shop's lock before
 // anything is written, then after the key is inserted, both in the same
 // transaction.
-func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, then func(Tx, *APIKey) error, first ...func(Tx) error) (*APIKey, string, error) {
+func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, check func(Tx) error, then func(Tx, *APIKey) error) (*APIKey, string, error) {
 	if !mode.Valid() {
 		return nil, "", Invalid("mode", "must be test or live")
 	}
@@ -242,7 +242,7 @@ func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, then f
 		if err != nil {
 			return notFoundAs(err, "shop")
 		}
-		for _, check := range first {
+		if check != nil {
 			if err := check(tx); err != nil {
 				return err
 			}
