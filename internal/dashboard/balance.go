@@ -12,7 +12,7 @@ import (
 	"github.com/paydhq/payd/money"
 )
 
-type balanceView struct {
+type balancePageView struct {
 	Balance     []payd.BalanceJSON
 	Settlements []*payd.SettlementJSON
 	Next        string
@@ -27,7 +27,7 @@ func (h *Handler) balance(q *req) {
 		q.fail(err)
 		return
 	}
-	lp, print, err := httpapi.ParseList(cursorOnly(q))
+	lp, print, err := httpapi.ParseList(settlementCursor(q))
 	if err != nil {
 		q.fail(err)
 		return
@@ -38,7 +38,7 @@ func (h *Handler) balance(q *req) {
 		q.fail(err)
 		return
 	}
-	v := balanceView{Balance: bal}
+	v := balancePageView{Balance: bal}
 	for _, st := range page.Items {
 		v.Settlements = append(v.Settlements, st.View(""))
 	}
@@ -48,8 +48,8 @@ func (h *Handler) balance(q *req) {
 	q.render(http.StatusOK, "balance", "balance", q.l.T("Balance and settlements"), v)
 }
 
-// cursorOnly keeps the cursor of a list without filters.
-func cursorOnly(q *req) map[string][]string {
+// settlementCursor keeps the cursor of a list without filters.
+func settlementCursor(q *req) map[string][]string {
 	out := map[string][]string{}
 	if c, ok := q.r.URL.Query()["cursor"]; ok {
 		out["cursor"] = c
@@ -57,9 +57,9 @@ func cursorOnly(q *req) map[string][]string {
 	return out
 }
 
-// entryRow is one posting of the register's report: a line of an entry on
+// registerRow is one posting of the register's report: a line of an entry on
 // one of the merchant's buckets.
-type entryRow struct {
+type registerRow struct {
 	EntryID, Kind, RefType, RefID, Bucket string
 	At                                    time.Time
 	Amount                                money.Signed
@@ -67,7 +67,7 @@ type entryRow struct {
 
 type settlementView struct {
 	S    *payd.SettlementJSON
-	Rows []entryRow
+	Rows []registerRow
 	CSV  string
 }
 
@@ -81,7 +81,7 @@ func (h *Handler) settlement(q *req) {
 		q.fail(err)
 		return
 	}
-	rows := postings(st, entries)
+	rows := registerRows(st, entries)
 	if isCSV {
 		settlementCSV(q, st, rows)
 		return
@@ -90,16 +90,16 @@ func (h *Handler) settlement(q *req) {
 		settlementView{S: st.View(""), Rows: rows, CSV: q.base() + "settlements/" + st.ID + ".csv"})
 }
 
-// postings are the merchant's lines of the register's entries, as the
+// registerRows are the merchant's lines of the register's entries, as the
 // API's report lists them.
-func postings(st *payd.Settlement, entries []*ledger.Entry) []entryRow {
-	var out []entryRow
+func registerRows(st *payd.Settlement, entries []*ledger.Entry) []registerRow {
+	var out []registerRow
 	for _, e := range entries {
 		for _, p := range e.Postings {
 			if p.Account.Owner != st.MerchantID {
 				continue
 			}
-			out = append(out, entryRow{EntryID: e.ID, Kind: string(e.Kind), RefType: e.RefType, RefID: e.RefID,
+			out = append(out, registerRow{EntryID: e.ID, Kind: string(e.Kind), RefType: e.RefType, RefID: e.RefID,
 				Bucket: string(p.Account.Bucket), At: e.At, Amount: money.Signed{Minor: p.Amount, Currency: st.Currency}})
 		}
 	}
@@ -108,7 +108,7 @@ func postings(st *payd.Settlement, entries []*ledger.Entry) []entryRow {
 
 // settlementCSV writes the register's rows in the columns of the API's
 // report (report_url), flushing as it goes.
-func settlementCSV(q *req, st *payd.Settlement, rows []entryRow) {
+func settlementCSV(q *req, st *payd.Settlement, rows []registerRow) {
 	w := q.w
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+st.ID+`.csv"`)

@@ -12,8 +12,8 @@ import (
 	"github.com/paydhq/payd/internal/httpapi"
 )
 
-// eventFilters are the events log's filters; a cursor is bound to them.
-var eventFilters = []string{"type", "object_id"}
+// eventLogFilters are the events log's filters; a cursor is bound to them.
+var eventLogFilters = []string{"type", "object_id"}
 
 type eventRow struct {
 	*payd.Event
@@ -40,12 +40,12 @@ func (h *Handler) events(q *req) {
 	vals := q.r.URL.Query()
 	v := eventsView{Types: payd.EventTypes, Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
 	keep := url.Values{}
-	for _, f := range append(eventFilters, "cursor") {
+	for _, f := range append(eventLogFilters, "cursor") {
 		if x, ok := vals[f]; ok {
 			keep[f] = x
 		}
 	}
-	lp, print, err := httpapi.ParseList(keep, eventFilters...)
+	lp, print, err := httpapi.ParseList(keep, eventLogFilters...)
 	params := &payd.EventListParams{ListParams: lp, ObjectID: v.Object}
 	params.Limit = pageRows
 	if err == nil && v.Type != "" {

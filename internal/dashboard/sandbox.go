@@ -11,15 +11,15 @@ import (
 	"github.com/paydhq/payd"
 )
 
-// outcomes are the contract's simulate outcomes (Sandbox: simulate), in
+// simulateOutcomes are the contract's simulate outcomes (Sandbox: simulate), in
 // the order the page offers them.
-var outcomes = []string{"succeed", "authorize", "decline", "expire", "three_ds_fail", "provider_timeout", "late_webhook", "duplicate_webhook"}
+var simulateOutcomes = []string{"succeed", "authorize", "decline", "expire", "three_ds_fail", "provider_timeout", "late_webhook", "duplicate_webhook"}
 
-// clockUnits are the units the clock form offers, with their length.
-var clockUnits = map[string]time.Duration{"minutes": time.Minute, "hours": time.Hour, "days": 24 * time.Hour}
+// testClockUnits are the units the clock form offers, with their length.
+var testClockUnits = map[string]time.Duration{"minutes": time.Minute, "hours": time.Hour, "days": 24 * time.Hour}
 
-// maxAdvance bounds one advance of the test clock from the page.
-const maxAdvance = 366 * 24 * time.Hour
+// maxClockAdvance bounds one advance of the test clock from the page.
+const maxClockAdvance = 366 * 24 * time.Hour
 
 type sandboxView struct {
 	Pending  []paymentRow
@@ -63,9 +63,9 @@ func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
 		}
 		v.Pending = append(v.Pending, row)
 	}
-	v.Outcomes, v.Key, v.Clock, v.Now = outcomes, newKey(), h.clock != nil, h.now()
+	v.Outcomes, v.Key, v.Clock, v.Now = simulateOutcomes, newKey(), h.clock != nil, h.now()
 	if h.clock != nil {
-		v.Offset = clockOffset(h.clock)
+		v.Offset = testClockOffset(h.clock)
 	}
 	q.render(status, "sandbox", "sandbox", q.l.T("Sandbox"), v)
 }
@@ -95,11 +95,11 @@ func (h *Handler) simulate(q *req) {
 		delay = n
 	}
 	if _, err := h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, time.Duration(delay)*time.Second); err != nil {
-		if fe := refusal("simulate", err); fe != nil {
-			if asError(err).Code == payd.CodeNotFound {
+		if fe := refusedAs("simulate", err); fe != nil {
+			if contractError(err).Code == payd.CodeNotFound {
 				fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")
 			}
-			h.showSandbox(q, httpStatusOf(asError(err)), sandboxView{Payment: id, Outcome: outcome, Err: *fe})
+			h.showSandbox(q, httpStatusOf(contractError(err)), sandboxView{Payment: id, Outcome: outcome, Err: *fe})
 			return
 		}
 		q.fail(err)
@@ -117,14 +117,14 @@ func (h *Handler) advanceClock(q *req) {
 		return
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(q.r.PostForm.Get("amount")))
-	unit, ok := clockUnits[q.r.PostForm.Get("unit")]
-	if err != nil || !ok || n < 1 || time.Duration(n)*unit > maxAdvance {
+	unit, ok := testClockUnits[q.r.PostForm.Get("unit")]
+	if err != nil || !ok || n < 1 || time.Duration(n)*unit > maxClockAdvance {
 		h.showSandbox(q, http.StatusBadRequest, sandboxView{Err: formError{Form: "clock", Field: "amount",
 			Message: q.l.T("Enter a whole number of minutes, hours or days, up to a year.")}})
 		return
 	}
-	clockMu.Lock()
-	defer clockMu.Unlock()
+	testClockMu.Lock()
+	defer testClockMu.Unlock()
 	seen, err := strconv.ParseInt(q.r.PostForm.Get("offset"), 10, 64)
 	if err != nil {
 		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
@@ -132,7 +132,7 @@ func (h *Handler) advanceClock(q *req) {
 	}
 	// The same form again finds the clock ahead of what it saw: already
 	// done. A second apart is the clocks' reading, not an advance.
-	if d := clockOffset(h.clock) - seen; d < -1000 || d > 1000 {
+	if d := testClockOffset(h.clock) - seen; d < -1000 || d > 1000 {
 		q.redirect("sandbox", "clock_advanced")
 		return
 	}
@@ -140,10 +140,10 @@ func (h *Handler) advanceClock(q *req) {
 	q.redirect("sandbox", "clock_advanced")
 }
 
-// clockMu makes the check and the advance of the test clock one step, so
+// testClockMu makes the check and the advance of the test clock one step, so
 // two submits at once advance it once.
-var clockMu sync.Mutex
+var testClockMu sync.Mutex
 
-// clockOffset is how far the test clock is ahead of the wall clock, in
+// testClockOffset is how far the test clock is ahead of the wall clock, in
 // milliseconds.
-func clockOffset(c *payd.TestClock) int64 { return c.Now().Sub(time.Now()).Milliseconds() }
+func testClockOffset(c *payd.TestClock) int64 { return c.Now().Sub(time.Now()).Milliseconds() }

@@ -139,7 +139,7 @@ func TestEventsLog(t *testing.T) {
 	if p := dev.get("/dashboard/developers/events"); strings.Contains(p.body, id) {
 		t.Fatal("the live log shows a test event")
 	}
-	evID := between(dev.get("/dashboard/test/developers/events?type=payment.canceled").body, `<tr id="event-`, `"`)
+	evID := textBetween(dev.get("/dashboard/test/developers/events?type=payment.canceled").body, `<tr id="event-`, `"`)
 	form := formOf(t, dev.get("/dashboard/test/developers/events?type=payment.canceled").body, "resend-"+evID)
 	if r := dev.post("/dashboard/test/events/"+evID+"/resend", form); r.status != http.StatusSeeOther ||
 		!strings.HasPrefix(r.location, "/dashboard/test/developers/events") {
@@ -147,7 +147,7 @@ func TestEventsLog(t *testing.T) {
 	}
 }
 
-func between(s, start, end string) string {
+func textBetween(s, start, end string) string {
 	i := strings.Index(s, start)
 	if i < 0 {
 		return ""

@@ -56,9 +56,9 @@ func formEvents(q *req) []payd.EventType {
 	return out
 }
 
-// refusal is err as a refusal of the form named, when the service refused
+// refusedAs is err as a refusal of the form named, when the service refused
 // it by a rule; nil for a failure of the service itself.
-func refusal(form string, err error) *formError {
+func refusedAs(form string, err error) *formError {
 	var pe *payd.Error
 	if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
 		return &formError{Form: form, Field: pe.Param, Message: pe.Message}
@@ -66,9 +66,9 @@ func refusal(form string, err error) *formError {
 	return nil
 }
 
-// secretView is the answer that shows an endpoint's signing secret, the
+// signingSecretView is the answer that shows an endpoint's signing secret, the
 // one time it is shown.
-type secretView struct {
+type signingSecretView struct {
 	ID, URL, Secret string
 	Rotated         bool
 }
@@ -85,12 +85,12 @@ func (h *Handler) createWebhook(q *req) {
 		Description: strings.TrimSpace(q.r.PostForm.Get("description"))}
 	resp, err := h.svc.CreateWebhookEndpoint(q.ctx, q.principal(), idem, in)
 	if err != nil {
-		if fe := refusal("create", err); fe != nil {
+		if fe := refusedAs("create", err); fe != nil {
 			v := webhooksView{URL: in.URL, Description: in.Description, Checked: map[payd.EventType]bool{}, Err: *fe}
 			for _, t := range in.Events {
 				v.Checked[t] = true
 			}
-			h.showWebhooks(q, httpStatusOf(asError(err)), v)
+			h.showWebhooks(q, httpStatusOf(contractError(err)), v)
 			return
 		}
 		q.fail(err)
@@ -99,7 +99,7 @@ func (h *Handler) createWebhook(q *req) {
 	h.showSecret(q, resp.Body, false)
 }
 
-func asError(err error) *payd.Error {
+func contractError(err error) *payd.Error {
 	var pe *payd.Error
 	errors.As(err, &pe)
 	return pe
@@ -112,7 +112,7 @@ func (h *Handler) showSecret(q *req, body []byte, rotated bool) {
 		return
 	}
 	q.render(http.StatusOK, "webhook_secret", "developers", q.l.T("Signing secret"),
-		secretView{ID: e.ID, URL: e.URL, Secret: e.Secret, Rotated: rotated})
+		signingSecretView{ID: e.ID, URL: e.URL, Secret: e.Secret, Rotated: rotated})
 }
 
 type webhookView struct {
@@ -128,9 +128,9 @@ type webhookView struct {
 	Overlap bool
 }
 
-// recentEvents is how many of the shop's newest events the endpoint page
+// endpointRecentEvents is how many of the shop's newest events the endpoint page
 // looks through for its attempts: the attempt log is kept per event.
-const recentEvents = 20
+const endpointRecentEvents = 20
 
 // webhook shows an endpoint: its settings to edit, its secret's rotation,
 // a test event, and its recent attempts.
@@ -159,7 +159,7 @@ func (h *Handler) showWebhook(q *req, status int, fe formError) {
 // events, newest first: the attempt log is kept per event, so this is
 // one query for the events and one per event, a bounded number.
 func (h *Handler) endpointAttempts(q *req, e *payd.WebhookEndpoint) ([]*payd.DeliveryAttempt, error) {
-	page, err := h.svc.ListEvents(q.ctx, q.principal(), &payd.EventListParams{ListParams: payd.ListParams{Limit: recentEvents}})
+	page, err := h.svc.ListEvents(q.ctx, q.principal(), &payd.EventListParams{ListParams: payd.ListParams{Limit: endpointRecentEvents}})
 	if err != nil {
 		return nil, err
 	}
@@ -211,8 +211,8 @@ func (h *Handler) rotateWebhookSecret(q *req) {
 	}
 	resp, err := h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, q.r.PathValue("id"), payd.WebhookEndpointUpdate{RotateSecret: true})
 	if err != nil {
-		if fe := refusal("rotate", err); fe != nil {
-			h.showWebhook(q, httpStatusOf(asError(err)), *fe)
+		if fe := refusedAs("rotate", err); fe != nil {
+			h.showWebhook(q, httpStatusOf(contractError(err)), *fe)
 			return
 		}
 		q.fail(err)
@@ -239,8 +239,8 @@ func (h *Handler) webhookAct(q *req, form string, run func(payd.Idempotency, str
 	}
 	id := q.r.PathValue("id")
 	if err := run(idem, id); err != nil {
-		if fe := refusal(form, err); fe != nil && asError(err).Code != payd.CodeNotFound {
-			h.showWebhook(q, httpStatusOf(asError(err)), *fe)
+		if fe := refusedAs(form, err); fe != nil && contractError(err).Code != payd.CodeNotFound {
+			h.showWebhook(q, httpStatusOf(contractError(err)), *fe)
 			return
 		}
 		q.fail(err)
