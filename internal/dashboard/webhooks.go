@@ -96,16 +96,19 @@ func (h *Handler) createWebhook(q *req) {
 		q.fail(err)
 		return
 	}
-	h.showSecret(q, resp.Body, false)
+	h.showSigningSecret(q, resp.Body, false)
 }
 
+// contractError is the service's refusal in err, nil when err is none.
 func contractError(err error) *payd.Error {
 	var pe *payd.Error
 	errors.As(err, &pe)
 	return pe
 }
 
-func (h *Handler) showSecret(q *req, body []byte, rotated bool) {
+// showSigningSecret answers a create or a rotation with the endpoint's
+// signing secret, the one page that shows it.
+func (h *Handler) showSigningSecret(q *req, body []byte, rotated bool) {
 	var e struct{ ID, URL, Secret string }
 	if err := json.Unmarshal(body, &e); err != nil {
 		q.fail(err)
@@ -123,8 +126,8 @@ type webhookView struct {
 	// Keys of the page's three forms.
 	SaveKey, RotateKey, TestKey string
 	Err                         formError
-	// OverlapUntil is when the previous signing secret stops signing,
-	// while it still does.
+	// Overlap is set while the previous signing secret still signs
+	// beside the new one (SecretOverlap after a rotation).
 	Overlap bool
 }
 
@@ -218,7 +221,7 @@ func (h *Handler) rotateWebhookSecret(q *req) {
 		q.fail(err)
 		return
 	}
-	h.showSecret(q, resp.Body, true)
+	h.showSigningSecret(q, resp.Body, true)
 }
 
 // testWebhook sends the endpoint a test event (payd.Service.SendTestEvent).
