@@ -193,13 +193,34 @@ func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) 
 // which is never available again. Earlier keys of the same shop and mode keep
 // working for KeyOverlap.
 func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIKey, string, error) {
-	return s.issueKey(ctx, shopID, mode, nil)
+	return s.issueKey(ctx, shopID, mode, nil, nil)
 }
 
 // RotateKey is IssueKey for the principal's shop and mode, done by a
 // dashboard user (p.Actor), and written to the audit log with the key.
-func (s *Service) RotateKey(ctx context.Context, p *Principal) (*APIKey, string, error) {
-	return s.issueKey(ctx, p.Shop.ID, p.Mode, func(tx Tx, key *APIKey) error {
+// newest is the id of the mode's newest key the user saw ("" for none):
+// when another key was issued since, nothing is issued and the answer is
+// invalid_state. Rotation is not an idempotent operation (its secret is
+// never stored to be answered again), so this is what makes a form sent
+// twice one rotation; the check runs under the shop's lock.
+func (s *Service) RotateKey(ctx context.Context, p *Principal, newest string) (*APIKey, string, error) {
+	return s.issueKey(ctx, p.Shop.ID, p.Mode, func(tx Tx) error {
+		keys, err := tx.KeyListByShop(ctx, p.Shop.ID)
+		if err != nil {
+			return err
+		}
+		last := ""
+		for _, k := range keys { // newest first
+			if k.Mode == p.Mode {
+				last = k.ID
+				break
+			}
+		}
+		if last != newest {
+			return Errorf(CodeInvalidState, "a newer key was issued after this form was shown; its secret was shown once, to whoever issued it")
+		}
+		return nil
+	}, func(tx Tx, key *APIKey) error {
 		if p.Actor == nil {
 			return nil
 		}
@@ -207,8 +228,10 @@ func (s *Service) RotateKey(ctx context.Context, p *Principal) (*APIKey, string,
 	})
 }
 
-// issueKey issues a key; then, when set, runs in the same transaction.
-func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, then func(Tx, *APIKey) error) (*APIKey, string, error) {
+// issueKey issues a key; check, when set, runs under the shop's lock before
+// anything is written, then after the key is inserted, both in the same
+// transaction.
+func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, check func(Tx) error, then func(Tx, *APIKey) error) (*APIKey, string, error) {
 	if !mode.Valid() {
 		return nil, "", Invalid("mode", "must be test or live")
 	}
@@ -218,6 +241,11 @@ func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, then f
 		shop, err := tx.ShopGetForUpdate(ctx, shopID)
 		if err != nil {
 			return notFoundAs(err, "shop")
+		}
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
 		}
 		now := s.clock.Now()
 		secret = NewSecret(mode, shop.Region)

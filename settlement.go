@@ -320,13 +320,31 @@ func (s *Service) ReportEntries(ctx context.Context, id, exp, sig string) (*Sett
 		if st, err = tx.SettlementGet(ctx, id); err != nil {
 			return err
 		}
-		loc := RegionOf(st.Currency).Location()
-		start, _ := time.ParseInLocation(time.DateOnly, st.PeriodFrom, loc)
-		end, _ := time.ParseInLocation(time.DateOnly, st.PeriodTo, loc)
-		entries, err = tx.LedgerEntriesOf(ctx, st.MerchantID, st.Test, st.Currency, start.UTC(), end.AddDate(0, 0, 1).UTC())
+		entries, err = settlementEntries(ctx, tx, st)
 		return err
 	})
 	return st, entries, notFoundAs(err, "report")
+}
+
+// SettlementEntries is a register of the principal's merchant and contour
+// with the ledger entries of its period, the rows of its report, for the
+// dashboard, which has the user's session instead of a signed link.
+func (s *Service) SettlementEntries(ctx context.Context, p *Principal, id string) (*Settlement, []*ledger.Entry, error) {
+	st, err := s.GetSettlement(ctx, p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := read(ctx, s, func(tx Tx) ([]*ledger.Entry, error) { return settlementEntries(ctx, tx, st) })
+	return st, entries, err
+}
+
+// settlementEntries reads the ledger entries of a register's period, whole
+// days of its region's calendar.
+func settlementEntries(ctx context.Context, tx Tx, st *Settlement) ([]*ledger.Entry, error) {
+	loc := RegionOf(st.Currency).Location()
+	start, _ := time.ParseInLocation(time.DateOnly, st.PeriodFrom, loc)
+	end, _ := time.ParseInLocation(time.DateOnly, st.PeriodTo, loc)
+	return tx.LedgerEntriesOf(ctx, st.MerchantID, st.Test, st.Currency, start.UTC(), end.AddDate(0, 0, 1).UTC())
 }
 
 // GetSettlement returns a register of the principal's merchant and contour.

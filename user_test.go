@@ -605,7 +605,18 @@ func TestAuditOfIdempotentOperation(t *testing.T) {
 		}
 
 		// Key rotation through the dashboard is audited with the new key.
-		key, _, err := b.svc.RotateKey(b.ctx, p)
+		keys, err := b.svc.ListKeys(b.ctx, p.Shop.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newest := ""
+		for _, k := range keys { // newest first
+			if k.Mode == p.Mode {
+				newest = k.ID
+				break
+			}
+		}
+		key, _, err := b.svc.RotateKey(b.ctx, p, newest)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,9 @@ type Config struct {
 	Accounts *httpapi.AuthThrottle
 	// Secure marks the session cookie Secure: the dashboard is behind TLS.
 	Secure bool
+	// TestClock is set only with `serve --test-clock`: the sandbox page
+	// then advances it, as the operator API does.
+	TestClock *payd.TestClock
 }
 
 // Handler serves the dashboard's pages.
@@ -41,12 +44,13 @@ type Handler struct {
 	throttle *httpapi.AuthThrottle
 	accounts *httpapi.AuthThrottle
 	secure   bool
+	clock    *payd.TestClock
 }
 
 // New returns the dashboard.
 func New(cfg Config) *Handler {
 	return &Handler{svc: cfg.Service, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
-		source: cfg.Source, throttle: cfg.Throttle, accounts: cfg.Accounts, secure: cfg.Secure}
+		source: cfg.Source, throttle: cfg.Throttle, accounts: cfg.Accounts, secure: cfg.Secure, clock: cfg.TestClock}
 }
 
 // maxForm bounds every form the dashboard reads, except evidence uploads,

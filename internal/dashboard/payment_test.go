@@ -182,10 +182,18 @@ func TestTimelineShowsAttempts(t *testing.T) {
 		c := env.As(shop, false)
 		c.Post("/v1/webhook-endpoints", idemKey(), map[string]any{"url": rc.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201)
 		id := paidPayment(t, c, "99.00", "order-hook", false)
-		paydtest.Eventually(t, "the first attempt", func() bool { return calls.Load() == 1 })
+		// The first attempt is recorded (its retry due a minute after it)
+		// before the clock moves; moved earlier, the retry would fall due a
+		// minute after the moved time.
+		paydtest.Eventually(t, "the first attempt recorded", func() bool {
+			items := c.Get("/v1/events?object_id=" + id).Expect(t, 200).JSON(t)["items"].([]any)
+			return len(items) == 1 && items[0].(map[string]any)["delivery"].(map[string]any)["attempts"] == float64(1)
+		})
 		env.Clock.Advance(payd.RetrySchedule()[0] + time.Second)
-		env.Service.KickDeliveries()
-		paydtest.Eventually(t, "the retry", func() bool { return calls.Load() == 2 })
+		paydtest.Eventually(t, "the retry", func() bool {
+			env.Service.KickDeliveries()
+			return calls.Load() == 2
+		})
 
 		v := newVisitor(t, env)
 		v.signIn(newUser(t, env, shop.MerchantID, payd.RoleDeveloper))

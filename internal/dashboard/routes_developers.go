@@ -1,10 +1,43 @@
 package dashboard
 
+import (
+	"net/http"
+
+	"github.com/paydhq/payd"
+)
+
 // developerPages are the routes of API keys, webhook endpoints, the events log, balance and settlements, the sandbox.
 func developerPages(h *Handler) []page {
-	return nil
+	get, post := http.MethodGet, http.MethodPost
+	return []page{
+		{get, "developers", payd.PermRead, h.developers},
+		{get, "developers/keys", payd.PermRead, h.keys},
+		{post, "developers/keys/rotate", payd.PermDevelopers, h.rotateKey},
+		{get, "developers/webhooks", payd.PermRead, h.webhooks},
+		{post, "developers/webhooks", payd.PermDevelopers, h.createWebhook},
+		{get, "developers/webhooks/{id}", payd.PermRead, h.webhook},
+		{post, "developers/webhooks/{id}", payd.PermDevelopers, h.updateWebhook},
+		{post, "developers/webhooks/{id}/rotate", payd.PermDevelopers, h.rotateWebhookSecret},
+		{post, "developers/webhooks/{id}/test", payd.PermDevelopers, h.testWebhook},
+		{get, "developers/events", payd.PermRead, h.events},
+		{get, "balance", payd.PermRead, h.balance},
+		// The mode switch of a register's page leads to its section.
+		{get, "settlements", payd.PermRead, func(q *req) { http.Redirect(q.w, q.r, q.base()+"balance", http.StatusSeeOther) }},
+		// settlements/{id} and settlements/{id}.csv: one pattern, since a
+		// wildcard is a whole segment.
+		{get, "settlements/{file}", payd.PermRead, h.settlement},
+		{get, "sandbox", payd.PermDevelopers, h.sandbox},
+		{post, "sandbox/simulate", payd.PermDevelopers, h.simulate},
+		{post, "sandbox/clock", payd.PermDevelopers, h.advanceClock},
+	}
 }
 
 // developersNotices are the words shown after those pages' posts, by the code
 // their redirects carry.
-var developersNotices = map[string]string{}
+var developersNotices = map[string]string{
+	"webhook_saved":   "The webhook endpoint was saved.",
+	"webhook_tested":  "A test event was sent to the endpoint.",
+	"simulated":       "The outcome will be applied to the payment in a moment.",
+	"clock_advanced":  "The test clock was moved forward.",
+	"already_rotated": "A newer key was issued after that form was shown, so no other key was issued. Its secret was shown once, on the page that answered the rotation.",
+}

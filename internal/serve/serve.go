@@ -383,7 +383,7 @@ func (in *Instance) dashboard(cfg Config, k keys, limiter ratelimit.Limiter, sou
 	}
 	d := dashboard.New(dashboard.Config{Service: in.Service, Key: k.forms, Log: in.log, Source: source,
 		Throttle: throttle("dashboard"), Accounts: throttle("dashboard_account"),
-		Secure: strings.HasPrefix(cfg.PublicURL, "https://")})
+		Secure: strings.HasPrefix(cfg.PublicURL, "https://"), TestClock: in.TestClock})
 	if cfg.DashboardOwnListener {
 		mux := http.NewServeMux()
 		d.Register(mux)

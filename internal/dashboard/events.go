@@ -1,0 +1,92 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
+)
+
+// eventLogFilters are the events log's filters; a cursor is bound to them.
+var eventLogFilters = []string{"type", "object_id"}
+
+type eventRow struct {
+	*payd.Event
+	// Pretty is the body indented for reading; what was delivered is the
+	// body as stored, byte for byte.
+	Pretty string
+	// Payment is the payment the event is about, to link its page; ""
+	// for an event of another object.
+	Payment string
+}
+
+type eventsView struct {
+	Rows          []eventRow
+	Types         []payd.EventType
+	Type, Object  string
+	Next, Problem string
+	Key           string
+}
+
+// events is the events log: the API's keyset list of events, newest
+// first, filtered by type or object, each with its body and its delivery
+// summary.
+func (h *Handler) events(q *req) {
+	vals := q.r.URL.Query()
+	v := eventsView{Types: payd.EventTypes, Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
+	keep := url.Values{}
+	for _, f := range append(eventLogFilters, "cursor") {
+		if x, ok := vals[f]; ok {
+			keep[f] = x
+		}
+	}
+	lp, print, err := httpapi.ParseList(keep, eventLogFilters...)
+	params := &payd.EventListParams{ListParams: lp, ObjectID: v.Object}
+	params.Limit = pageRows
+	if err == nil && v.Type != "" {
+		if !payd.EventType(v.Type).Valid() {
+			err = payd.Invalid("type", "unknown event type %q", v.Type)
+		}
+		params.Type = payd.EventType(v.Type)
+	}
+	if err == nil && len(v.Object) > 40 {
+		err = payd.Invalid("object_id", "object_id must be at most 40 characters")
+	}
+	if err != nil {
+		var pe *payd.Error
+		if errors.As(err, &pe) {
+			v.Problem = pe.Message
+			q.render(http.StatusBadRequest, "events", "developers", q.l.T("Events"), v)
+			return
+		}
+		q.fail(err)
+		return
+	}
+	page, err := h.svc.ListEvents(q.ctx, q.principal(), params)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	for _, e := range page.Items {
+		var buf bytes.Buffer
+		if json.Indent(&buf, e.Body, "", "  ") != nil {
+			buf.Reset()
+			buf.Write(e.Body)
+		}
+		row := eventRow{Event: e, Pretty: buf.String()}
+		if strings.HasPrefix(e.ObjectID, payd.PrefixPayment) {
+			row.Payment = e.ObjectID
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if c := httpapi.EncodeCursor(page.Next, print); c != nil {
+		keep.Set("cursor", *c)
+		v.Next = "?" + keep.Encode()
+	}
+	q.render(http.StatusOK, "events", "developers", q.l.T("Events"), v)
+}

@@ -1,0 +1,95 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+// developers is the overview: where the keys, the webhook endpoints and
+// the events log are.
+func (h *Handler) developers(q *req) {
+	q.render(http.StatusOK, "developers", "developers", q.l.T("Developers"), nil)
+}
+
+// keyRow is what the keys page shows of a key: its hint (prefix and last
+// four characters), never the secret, which is not stored.
+type keyRow struct {
+	*payd.APIKey
+	State string
+}
+
+type keysView struct {
+	Keys []keyRow
+	// Newest is the id of the mode's newest key, the rotation form's
+	// guard: a second submit of the same form finds a newer key and
+	// issues nothing.
+	Newest string
+	Err    formError
+	// Secret is set only on the answer to a rotation: the one time the
+	// new secret is shown.
+	Secret string
+	Key    *payd.APIKey
+}
+
+// keys lists the shop's keys of the page's mode, newest first.
+func (h *Handler) keys(q *req) { h.showKeys(q, http.StatusOK, keysView{}) }
+
+func (h *Handler) showKeys(q *req, status int, v keysView) {
+	all, err := h.svc.ListKeys(q.ctx, q.shop.ID)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	mode := q.principal().Mode
+	now := h.now()
+	for _, k := range all {
+		if k.Mode != mode {
+			continue
+		}
+		if v.Newest == "" && v.Secret == "" {
+			v.Newest = k.ID
+		}
+		v.Keys = append(v.Keys, keyRow{APIKey: k, State: keyState(k, now)})
+	}
+	name := "keys"
+	if v.Secret != "" {
+		name = "key_secret"
+	}
+	q.render(status, name, "developers", q.l.T("API keys"), v)
+}
+
+// keyState names where a key is in its life: working, working until its
+// overlap ends, expired, revoked.
+func keyState(k *payd.APIKey, now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		return "expired"
+	case k.ExpiresAt != nil:
+		return "expiring"
+	}
+	return "active"
+}
+
+// rotateKey issues a new key of the page's mode; the others of the mode
+// keep working for the contract's 24 hours. The answer shows the new
+// secret once: it is in this answer only (no-store), never kept to be
+// shown again. A second submit of the same form finds a newer key than
+// the form saw and issues nothing.
+func (h *Handler) rotateKey(q *req) {
+	key, secret, err := h.svc.RotateKey(q.ctx, q.principal(), q.r.PostForm.Get("newest"))
+	if err != nil {
+		var pe *payd.Error
+		if errors.As(err, &pe) && pe.Code == payd.CodeInvalidState {
+			q.redirect("developers/keys", "already_rotated")
+			return
+		}
+		q.fail(err)
+		return
+	}
+	h.showKeys(q, http.StatusOK, keysView{Secret: secret, Key: key})
+}

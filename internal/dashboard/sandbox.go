@@ -1,0 +1,149 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paydhq/payd"
+)
+
+// simulateOutcomes are the contract's simulate outcomes (Sandbox: simulate), in
+// the order the page offers them.
+var simulateOutcomes = []string{"succeed", "authorize", "decline", "expire", "three_ds_fail", "provider_timeout", "late_webhook", "duplicate_webhook"}
+
+// testClockUnits are the units the clock form offers, with their length.
+var testClockUnits = map[string]time.Duration{"minutes": time.Minute, "hours": time.Hour, "days": 24 * time.Hour}
+
+// maxClockAdvance bounds one advance of the test clock from the page.
+const maxClockAdvance = 366 * 24 * time.Hour
+
+type sandboxView struct {
+	Pending  []paymentRow
+	Outcomes []string
+	Payment  string
+	Outcome  string
+	Key      string
+	Err      formError
+	// Clock is set when the service runs with a test clock.
+	Clock bool
+	Now   time.Time
+	// Offset is the clock's lead over the wall clock when the page was
+	// made, in milliseconds: the form sends it back, and a clock already
+	// moved since is not moved again (a double submit is one advance).
+	Offset int64
+}
+
+// sandbox is the test data's tools: an outcome for a test payment, and the
+// test clock. Live data has no sandbox: its address is not found.
+// A pending payment's "choose" link fills the form's payment id.
+func (h *Handler) sandbox(q *req) {
+	h.showSandbox(q, http.StatusOK, sandboxView{Payment: q.r.URL.Query().Get("payment")})
+}
+
+func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
+	if !q.test {
+		q.problem(http.StatusNotFound, q.l.T("The sandbox works with test data only."))
+		return
+	}
+	page, err := h.svc.ListPayments(q.ctx, q.principal(), &payd.PaymentListParams{
+		ListParams: payd.ListParams{Limit: 10}, Status: payd.PaymentPending})
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	for _, item := range page.Items {
+		var row paymentRow
+		if err := json.Unmarshal(item.JSON, &row); err != nil {
+			q.fail(err)
+			return
+		}
+		v.Pending = append(v.Pending, row)
+	}
+	v.Outcomes, v.Key, v.Clock, v.Now = simulateOutcomes, newKey(), h.clock != nil, h.now()
+	if h.clock != nil {
+		v.Offset = testClockOffset(h.clock)
+	}
+	q.render(status, "sandbox", "sandbox", q.l.T("Sandbox"), v)
+}
+
+// simulate has the sandbox bank apply an outcome to a test payment, as
+// `POST /test/payments/{id}/simulate` does, with the form's key.
+func (h *Handler) simulate(q *req) {
+	if !q.test {
+		q.problem(http.StatusNotFound, q.l.T("The sandbox works with test data only."))
+		return
+	}
+	idem := formIdempotency(q.r)
+	if idem.Key == "" {
+		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+		return
+	}
+	id := strings.TrimSpace(q.r.PostForm.Get("payment_id"))
+	outcome := q.r.PostForm.Get("outcome")
+	delay := 0
+	if s := strings.TrimSpace(q.r.PostForm.Get("delay_seconds")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > 300 {
+			h.showSandbox(q, http.StatusBadRequest, sandboxView{Payment: id, Outcome: outcome, Err: formError{Form: "simulate",
+				Field: "delay_seconds", Message: q.l.T("The delay is a whole number of seconds, 0 to 300.")}})
+			return
+		}
+		delay = n
+	}
+	if _, err := h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, time.Duration(delay)*time.Second); err != nil {
+		if fe := refusedAs("simulate", err); fe != nil {
+			if contractError(err).Code == payd.CodeNotFound {
+				fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")
+			}
+			h.showSandbox(q, httpStatusOf(contractError(err)), sandboxView{Payment: id, Outcome: outcome, Err: *fe})
+			return
+		}
+		q.fail(err)
+		return
+	}
+	q.redirect("sandbox", "simulated")
+}
+
+// advanceClock moves the service's test clock forward, as the operator's
+// `POST /admin/v1/clock/advance` does. The clock is the whole service's:
+// it exists only in a deployment started with --test-clock, for tests.
+func (h *Handler) advanceClock(q *req) {
+	if !q.test || h.clock == nil {
+		q.problem(http.StatusNotFound, q.l.T("The service runs without a test clock."))
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(q.r.PostForm.Get("amount")))
+	unit, ok := testClockUnits[q.r.PostForm.Get("unit")]
+	if err != nil || !ok || n < 1 || time.Duration(n)*unit > maxClockAdvance {
+		h.showSandbox(q, http.StatusBadRequest, sandboxView{Err: formError{Form: "clock", Field: "amount",
+			Message: q.l.T("Enter a whole number of minutes, hours or days, up to a year.")}})
+		return
+	}
+	testClockMu.Lock()
+	defer testClockMu.Unlock()
+	seen, err := strconv.ParseInt(q.r.PostForm.Get("offset"), 10, 64)
+	if err != nil {
+		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+		return
+	}
+	// The same form again finds the clock ahead of what it saw: already
+	// done. A second apart is the clocks' reading, not an advance.
+	if d := testClockOffset(h.clock) - seen; d < -1000 || d > 1000 {
+		q.redirect("sandbox", "clock_advanced")
+		return
+	}
+	h.clock.Advance(time.Duration(n) * unit)
+	q.redirect("sandbox", "clock_advanced")
+}
+
+// testClockMu makes the check and the advance of the test clock one step, so
+// two submits at once advance it once.
+var testClockMu sync.Mutex
+
+// testClockOffset is how far the test clock is ahead of the wall clock, in
+// milliseconds.
+func testClockOffset(c *payd.TestClock) int64 { return c.Now().Sub(time.Now()).Milliseconds() }
