@@ -41,7 +41,7 @@ func TestDashboardEvidenceFromTheBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("evidence-submit")))
 	d.tab.waitFor(t, "the answer", `location.search.includes("done=") && document.readyState === "complete"`)
 
-	ev := d.api.Get("/v1/disputes/" + id).Expect(t, 200).JSON(t)["evidence"].([]any)
+	ev := d.api.Get("/v1/disputes/"+id).Expect(t, 200).JSON(t)["evidence"].([]any)
 	if len(ev) != 1 {
 		t.Fatalf("%d evidence files, want 1", len(ev))
 	}

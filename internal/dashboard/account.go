@@ -12,7 +12,7 @@ import (
 type accountView struct {
 	Secret, URL string // the pending secret, shown while enrolling
 	QR          template.URL
-	Enroll      bool   // the merchant requires a second factor
+	Enroll      bool // the merchant requires a second factor
 	Err         formError
 }
 

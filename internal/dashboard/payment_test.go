@@ -186,7 +186,7 @@ func TestTimelineShowsAttempts(t *testing.T) {
 		// before the clock moves; moved earlier, the retry would fall due a
 		// minute after the moved time.
 		paydtest.Eventually(t, "the first attempt recorded", func() bool {
-			items := c.Get("/v1/events?object_id=" + id).Expect(t, 200).JSON(t)["items"].([]any)
+			items := c.Get("/v1/events?object_id="+id).Expect(t, 200).JSON(t)["items"].([]any)
 			return len(items) == 1 && items[0].(map[string]any)["delivery"].(map[string]any)["attempts"] == float64(1)
 		})
 		env.Clock.Advance(payd.RetrySchedule()[0] + time.Second)
