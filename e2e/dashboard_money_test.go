@@ -86,3 +86,28 @@ func TestDashboardLinkOpens(t *testing.T) {
 		t.Fatalf("the link's page shows %q", body)
 	}
 }
+
+// A developer rotates the test key: the new secret is shown once, works
+// at once against the API, and no page shows it again.
+func TestDashboardKeyRotationShowsTheSecretOnce(t *testing.T) {
+	d := openDesk(t, paydtest.Backends(t)[0], payd.RoleDeveloper)
+	d.signIn(t, d.email, d.match)
+	d.tab.do("open the keys",
+		chromedp.Navigate(d.base+"/dashboard/test/developers/keys"),
+		chromedp.WaitVisible(chromedp.ID("rotate-form")))
+	d.tab.checkAccessible(t, "keys")
+	d.tab.do("issue a new key",
+		chromedp.Submit(chromedp.ID("rotate-form")),
+		chromedp.WaitVisible(chromedp.ID("new-secret")))
+	secret := get(d.tab, "read the secret", chromedp.Value(chromedp.ID("new-secret")))
+	if !strings.HasPrefix(secret, "test_") {
+		t.Fatalf("new secret %q", secret)
+	}
+	d.api.WithKey(secret).Get("/v1/shop").Expect(t, 200)
+	for _, page := range []string{"/dashboard/test/developers/keys", "/dashboard/test/developers", "/dashboard/audit"} {
+		d.tab.do("open "+page, chromedp.Navigate(d.base+page), chromedp.WaitReady(chromedp.CSS("main")))
+		if html := get(d.tab, "read "+page, chromedp.Evaluate[string](`document.documentElement.outerHTML`)); strings.Contains(html, secret) {
+			t.Fatalf("%s shows the secret again", page)
+		}
+	}
+}

@@ -67,7 +67,6 @@ func TestCrashRecovery(t *testing.T) {
 	s := &crashServer{bin: bin, dir: filepath.Join(dir, "data"), addr: freeAddr(t), admin: freeAddr(t)}
 	s.start(t)
 	defer s.kill()
-	raw, _ := os.ReadFile(filepath.Join(s.dir, "dev.json"))
 	var info struct {
 		AdminToken string `json:"admin_token"`
 		Shops      []struct {
@@ -75,7 +74,12 @@ func TestCrashRecovery(t *testing.T) {
 			SecretKey string `json:"secret_key"`
 		} `json:"shops"`
 	}
-	json.Unmarshal(raw, &info)
+	// A ready answer on the address may come from another test's server
+	// that took the port first; this one's dev.json says it is ours.
+	raw, err := os.ReadFile(filepath.Join(s.dir, "dev.json"))
+	if err != nil || json.Unmarshal(raw, &info) != nil || len(info.Shops) == 0 {
+		t.Fatalf("payd answered ready but its dev.json has no shop (%v); was %s taken by another process?", err, s.addr)
+	}
 	shop := info.Shops[0]
 	api := "http://" + s.addr + "/v1"
 	client := &http.Client{Timeout: 5 * time.Second}
