@@ -25,6 +25,7 @@ const (
 	AuditSignInFailed       AuditAction = "failed sign in"
 	AuditSignOutEverywhere  AuditAction = "sign out everywhere"
 	AuditRotateKey          AuditAction = "rotate key"
+	AuditSetEmbedOrigins    AuditAction = "set embed origins"
 	AuditDeleteWebhook      AuditAction = "delete webhook endpoint"
 )
 

@@ -152,3 +152,30 @@ func (p *Payment) payerReturnURL() string {
 	}
 	return p.ReturnURL
 }
+
+// SetEmbedOrigins replaces the origins that may frame the shop's embedded
+// payment form, as a dashboard user of the shop's merchant: validated as
+// the operator's settings are, audited in the same transaction.
+func (s *Service) SetEmbedOrigins(ctx context.Context, p *Principal, origins []string) (shop *Shop, err error) {
+	if origins == nil {
+		origins = []string{}
+	}
+	if err := validateEmbedOrigins(origins); err != nil {
+		return nil, err
+	}
+	err = s.store.Tx(ctx, func(tx Tx) (err error) {
+		if shop, err = tx.ShopGetForUpdate(ctx, p.Shop.ID); err != nil {
+			return notFoundAs(err, "shop")
+		}
+		shop.Settings.EmbedOrigins = origins
+		tx.AfterCommit(func() { s.auth.invalidate(shop.ID) })
+		if err := tx.ShopUpdate(ctx, shop); err != nil {
+			return err
+		}
+		if p.Actor == nil {
+			return nil
+		}
+		return s.auditShop(ctx, tx, p.Actor, shop.MerchantID, shop.ID, "", AuditSetEmbedOrigins, shop.ID)
+	})
+	return shop, withOp("set embed origins", err)
+}

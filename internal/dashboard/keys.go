@@ -11,7 +11,7 @@ import (
 // developers is the overview: where the keys, the webhook endpoints and
 // the events log are.
 func (h *Handler) developers(q *req) {
-	q.render(http.StatusOK, "developers", "developers", q.l.T("Developers"), nil)
+	q.render(http.StatusOK, "developers", "developers", q.l.T("Developers"), struct{ M5 bool }{h.svc.Stage() >= payd.StageM5})
 }
 
 // keyRow is what the keys page shows of a key: its hint (prefix and last

@@ -20,6 +20,8 @@ func developerPages(h *Handler) []page {
 		{post, "developers/webhooks/{id}/rotate", payd.PermDevelopers, h.rotateWebhookSecret},
 		{post, "developers/webhooks/{id}/test", payd.PermDevelopers, h.testWebhook},
 		{get, "developers/events", payd.PermRead, h.events},
+		{get, "developers/embedding", payd.PermRead, h.embedding},
+		{post, "developers/embedding", payd.PermDevelopers, h.setEmbedding},
 		{get, "balance", payd.PermRead, h.balance},
 		// The mode switch of a register's page leads to its section.
 		{get, "settlements", payd.PermRead, func(q *req) { http.Redirect(q.w, q.r, q.base()+"balance", http.StatusSeeOther) }},
@@ -36,6 +38,7 @@ func developerPages(h *Handler) []page {
 // their redirects carry.
 var developersNotices = map[string]string{
 	"webhook_saved":   "The webhook endpoint was saved.",
+	"embedding_saved": "The origins that may embed the payment form were saved.",
 	"webhook_tested":  "A test event was sent to the endpoint.",
 	"simulated":       "The outcome will be applied to the payment in a moment.",
 	"clock_advanced":  "The test clock was moved forward.",

@@ -180,4 +180,13 @@ var dashboardDeveloperMessages = []struct{ en, ru, kk string }{
 		"Минуттың, сағаттың немесе күннің бүтін санын енгізіңіз — бір жылдан аспауы керек."},
 	{"The outcome will be applied to the payment in a moment.", "Исход будет применён к платежу через мгновение.", "Нәтиже төлемге сәлден кейін қолданылады."},
 	{"The test clock was moved forward.", "Тестовые часы переведены вперёд.", "Сынақ сағаты алға жылжытылды."},
+	{"Embedded payment form", "Встроенная форма оплаты", "Кірістірілген төлем формасы"},
+	{"Pages that may embed the form", "Страницы, в которые можно встроить форму", "Форманы кірістіруге болатын беттер"},
+	{"The payment form opens inside the pages of these origins only; the browser refuses it in any other page. One origin a line, written as a browser writes it: https://shop.example.com. Test payments may also use http://localhost and other local addresses.",
+		"Форма оплаты открывается только внутри страниц этих источников; на любой другой странице браузер её не покажет. По одному источнику в строке, так, как его пишет браузер: https://shop.example.com. Тестовые платежи могут использовать и http://localhost и другие локальные адреса.",
+		"Төлем формасы тек осы көздердің беттерінде ашылады; басқа кез келген бетте браузер оны көрсетпейді. Әр жолға бір көз, браузер жазатындай: https://shop.example.com. Сынақ төлемдері http://localhost және басқа жергілікті мекенжайларды да пайдалана алады."},
+	{"Origins", "Источники", "Көздер"},
+	{"The origins of your pages that may show the payment form inside them.", "Источники ваших страниц, в которых можно показать форму оплаты.", "Төлем формасын ішінде көрсете алатын беттеріңіздің көздері."},
+	{"The origins that may embed the payment form were saved.", "Источники, которые могут встроить форму оплаты, сохранены.", "Төлем формасын кірістіре алатын көздер сақталды."},
+	{"This page is part of a later stage of the service.", "Эта страница относится к более позднему этапу сервиса.", "Бұл бет сервистің кейінгі кезеңіне жатады."},
 }
