@@ -135,13 +135,23 @@ func TestSettlementScheduled(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		env := paydtest.Start(t, b, nil)
+		// The scenario starts on a Tuesday at noon in Moscow, whatever the
+		// machine's day and hour: the next weekday is then Wednesday, with
+		// no weekend between, so the test does not depend on the day it
+		// runs.
+		loc := payd.RegionRU.Location()
+		now := env.Clock.Now().In(loc)
+		start := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, loc).AddDate(0, 0, 1)
+		for start.Weekday() != time.Tuesday {
+			start = start.AddDate(0, 0, 1)
+		}
+		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": int(start.Sub(env.Clock.Now()).Seconds())}).Expect(t, 200)
 		shop := env.NewShop(payd.RegionRU, "")
 		c := env.As(shop, false)
 		env.AdminDo("PATCH", "/admin/v1/merchants/"+shop.MerchantID, map[string]any{"settlement_delay_days": 0, "auto_settle": true}).Expect(t, 200)
 		env.AdminDo("PATCH", "/admin/v1/merchants/"+shop.MerchantID, map[string]any{"settlement_delay_days": 31}).
 			ExpectError(t, 400, payd.CodeInvalidRequest, "settlement_delay_days")
 		paidPayment(t, c, "1000.00")
-		loc := payd.RegionRU.Location()
 		// Move to the next day of the calendar, then on to a weekday.
 		next := func() time.Time {
 			env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 86400}).Expect(t, 200)
