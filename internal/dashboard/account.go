@@ -84,7 +84,7 @@ type auditView struct {
 
 // auditLog lists what the merchant's users did, newest first.
 func (h *Handler) auditLog(q *req) {
-	lp, print, err := listParams(q)
+	lp, print, keep, err := listQuery(q.r.URL.Query())
 	if err != nil {
 		q.fail(err)
 		return
@@ -94,5 +94,5 @@ func (h *Handler) auditLog(q *req) {
 		q.fail(err)
 		return
 	}
-	q.render(http.StatusOK, "audit", "users", q.l.T("Audit log"), auditView{Entries: page.Items, Next: nextLink(page.Next, print)})
+	q.render(http.StatusOK, "audit", "users", q.l.T("Audit log"), auditView{Entries: page.Items, Next: nextPage(keep, page.Next, print)})
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
@@ -27,12 +26,11 @@ func (h *Handler) balance(q *req) {
 		q.fail(err)
 		return
 	}
-	lp, print, err := httpapi.ParseList(settlementCursor(q))
+	lp, print, keep, err := listQuery(q.r.URL.Query())
 	if err != nil {
 		q.fail(err)
 		return
 	}
-	lp.Limit = pageRows
 	page, err := h.svc.ListSettlements(q.ctx, p, &payd.SettlementListParams{ListParams: lp})
 	if err != nil {
 		q.fail(err)
@@ -42,19 +40,8 @@ func (h *Handler) balance(q *req) {
 	for _, st := range page.Items {
 		v.Settlements = append(v.Settlements, st.View(""))
 	}
-	if c := httpapi.EncodeCursor(page.Next, print); c != nil {
-		v.Next = "?cursor=" + *c
-	}
+	v.Next = nextPage(keep, page.Next, print)
 	q.render(http.StatusOK, "balance", "balance", q.l.T("Balance and settlements"), v)
-}
-
-// settlementCursor keeps the cursor of a list without filters.
-func settlementCursor(q *req) map[string][]string {
-	out := map[string][]string{}
-	if c, ok := q.r.URL.Query()["cursor"]; ok {
-		out["cursor"] = c
-	}
-	return out
 }
 
 // registerRow is one posting of the register's report: a line of an entry on

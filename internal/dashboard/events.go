@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/internal/httpapi"
 )
 
 // eventLogFilters are the events log's filters; a cursor is bound to them.
@@ -39,15 +37,8 @@ type eventsView struct {
 func (h *Handler) events(q *req) {
 	vals := q.r.URL.Query()
 	v := eventsView{Types: payd.EventTypes, Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
-	keep := url.Values{}
-	for _, f := range append(eventLogFilters, "cursor") {
-		if x, ok := vals[f]; ok {
-			keep[f] = x
-		}
-	}
-	lp, print, err := httpapi.ParseList(keep, eventLogFilters...)
+	lp, print, keep, err := listQuery(vals, eventLogFilters...)
 	params := &payd.EventListParams{ListParams: lp, ObjectID: v.Object}
-	params.Limit = pageRows
 	if err == nil && v.Type != "" {
 		if !payd.EventType(v.Type).Valid() {
 			err = payd.Invalid("type", "unknown event type %q", v.Type)
@@ -84,9 +75,6 @@ func (h *Handler) events(q *req) {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	if c := httpapi.EncodeCursor(page.Next, print); c != nil {
-		keep.Set("cursor", *c)
-		v.Next = "?" + keep.Encode()
-	}
+	v.Next = nextPage(keep, page.Next, print)
 	q.render(http.StatusOK, "events", "developers", q.l.T("Events"), v)
 }

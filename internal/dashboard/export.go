@@ -18,9 +18,11 @@ const exportPage = payd.MaxPageSize
 // paymentsCSV streams the filtered list as CSV, page by page of the same
 // keyset query as the list, flushing as it goes.
 func (h *Handler) paymentsCSV(q *req) {
-	vals := filtersOf(q.r.URL.Query())
+	// The export starts at the newest payment whatever page it was
+	// asked from.
+	vals := q.r.URL.Query()
 	vals.Del("cursor")
-	params, _, err := paymentQuery(vals)
+	params, _, _, err := paymentQuery(vals)
 	if err != nil {
 		q.fail(err)
 		return

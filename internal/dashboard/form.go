@@ -49,24 +49,3 @@ func formAmount(q *req, paymentID, field string) (*money.Amount, error) {
 }
 
 func httpStatusOf(pe *payd.Error) int { return httpapi.StatusOf(pe.Code) }
-
-// listParams reads the cursor of a list without filters, pages of
-// pageRows.
-func listParams(q *req) (payd.ListParams, string, error) {
-	vals := url.Values{}
-	if c := q.r.URL.Query().Get("cursor"); c != "" {
-		vals.Set("cursor", c)
-	}
-	lp, print, err := httpapi.ParseList(vals)
-	lp.Limit = pageRows
-	return lp, print, err
-}
-
-// nextLink is the address of a list's next page, or "" at its end.
-func nextLink(next *payd.Cursor, print string) string {
-	c := httpapi.EncodeCursor(next, print)
-	if c == nil {
-		return ""
-	}
-	return "?cursor=" + url.QueryEscape(*c)
-}

@@ -10,7 +10,6 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
@@ -24,16 +23,15 @@ var paymentFilters = []string{"status", "from", "to", "q"}
 
 // paymentQuery reads the filters of the payments list: status, a period of
 // whole UTC days (from, to inclusive) and an order id to search for.
-func paymentQuery(vals url.Values) (*payd.PaymentListParams, string, error) {
-	lp, print, err := httpapi.ParseList(filtersOf(vals), paymentFilters...)
+func paymentQuery(vals url.Values) (*payd.PaymentListParams, string, url.Values, error) {
+	lp, print, keep, err := listQuery(vals, paymentFilters...)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	lp.Limit = pageRows
 	p := &payd.PaymentListParams{ListParams: lp}
 	if s := vals.Get("status"); s != "" {
 		if !payd.PaymentStatus(s).Valid() {
-			return nil, "", payd.Invalid("status", "unknown status")
+			return nil, "", nil, payd.Invalid("status", "unknown status")
 		}
 		p.Status = payd.PaymentStatus(s)
 	}
@@ -48,24 +46,13 @@ func paymentQuery(vals url.Values) (*payd.PaymentListParams, string, error) {
 		}
 		d, err := time.Parse("2006-01-02", v)
 		if err != nil {
-			return nil, "", payd.Invalid(f.name, "a date such as 2026-01-31")
+			return nil, "", nil, payd.Invalid(f.name, "a date such as 2026-01-31")
 		}
 		d = d.AddDate(0, 0, f.next)
 		*f.dst = &d
 	}
 	p.OrderID = strings.TrimSpace(vals.Get("q"))
-	return p, print, nil
-}
-
-// filtersOf keeps the filters and the cursor of a list's query.
-func filtersOf(vals url.Values) url.Values {
-	out := url.Values{}
-	for _, f := range append(paymentFilters, "cursor") {
-		if v, ok := vals[f]; ok {
-			out[f] = v
-		}
-	}
-	return out
+	return p, print, keep, nil
 }
 
 // paymentRow is what a list row shows of a payment, read from the
@@ -107,7 +94,7 @@ func (h *Handler) payments(q *req) {
 			return
 		}
 	}
-	params, print, err := paymentQuery(vals)
+	params, print, keep, err := paymentQuery(vals)
 	if err != nil {
 		var pe *payd.Error
 		if errors.As(err, &pe) {
@@ -147,13 +134,7 @@ func (h *Handler) payments(q *req) {
 		}
 		v.Rows = append(v.Rows, rv)
 	}
-	keep := filtersOf(vals)
-	keep.Del("cursor")
-	if c := httpapi.EncodeCursor(page.Next, print); c != nil {
-		next := filtersOf(vals)
-		next.Set("cursor", *c)
-		v.Next = "?" + next.Encode()
-	}
+	v.Next = nextPage(keep, page.Next, print)
 	v.Export = q.base() + "payments.csv?" + keep.Encode()
 	q.render(http.StatusOK, "payments", "payments", q.l.T("Payments"), v)
 }
