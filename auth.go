@@ -46,6 +46,7 @@ func (s *Service) Authenticate(ctx context.Context, shopID, secret string, ip ne
 	if mode == ModeLive && !shop.Live() {
 		return nil, Errorf(CodeShopNotLive, "live keys work after the shop is activated; use a test key until then")
 	}
+	s.noteKeyUse(ctx, match, now)
 	return &Principal{Shop: shop, Mode: mode, KeyID: match.ID}, nil
 }
 

@@ -16,6 +16,8 @@ type authStore struct {
 	shop  *Shop
 	key   APIKey
 	loads atomic.Int64
+	// touches counts the recorded uses of the key.
+	touches atomic.Int64
 }
 
 type authTx struct {
@@ -24,6 +26,12 @@ type authTx struct {
 }
 
 func (s *authStore) View(ctx context.Context, fn func(Tx) error) error { return fn(authTx{s: s}) }
+func (s *authStore) Tx(ctx context.Context, fn func(Tx) error) error   { return fn(authTx{s: s}) }
+
+func (t authTx) KeyTouch(context.Context, string, time.Time) error {
+	t.s.touches.Add(1)
+	return nil
+}
 
 func (t authTx) ShopGet(_ context.Context, id string) (*Shop, error) {
 	t.s.loads.Add(1)
@@ -68,6 +76,10 @@ func TestAuthCache(t *testing.T) {
 		}
 		if n := st.loads.Load(); n != 1 {
 			t.Fatalf("%d loads for 5 requests within the TTL, want 1", n)
+		}
+		// The key's use is recorded once, not per request (KeyUseEvery).
+		if n := st.touches.Load(); n != 1 {
+			t.Fatalf("%d uses recorded for 5 requests within a minute, want 1", n)
 		}
 		// A change made elsewhere (another instance) shows once the entry
 		// is AuthCacheTTL old.

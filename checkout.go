@@ -76,7 +76,7 @@ func (s *Service) checkoutChoices(ctx context.Context, tx Tx, shop *Shop, pay *P
 		return []checkoutChoice{{pay.MethodType, route}}, err
 	}
 	var out []checkoutChoice
-	for _, m := range offeredMethods(pay.Region) {
+	for _, m := range OfferedMethods(pay.Region) {
 		r, ok := MethodRange(shop, m, pay.Amount.Currency)
 		if !ok || !shop.Settings.MethodEnabled(m) || pay.Amount.Minor < r.Min || pay.Amount.Minor > r.Max {
 			continue

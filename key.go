@@ -39,6 +39,9 @@ type APIKey struct {
 	CreatedAt time.Time  `json:"created_at"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// LastUsedAt is when the key last authenticated a request, to within
+	// KeyUseEvery; nil when it never did.
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 }
 
 // Usable reports whether the key authenticates at now.

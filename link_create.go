@@ -32,7 +32,7 @@ var regionCurrency = map[Region]money.Currency{RegionRU: money.RUB, RegionKZ: mo
 // one of them takes can be paid), narrowed by the link's own min and max.
 // ok is false when no method of the shop takes the currency.
 func linkBounds(shop *Shop, l *PaymentLink) (lo, hi int64, ok bool) {
-	for _, m := range offeredMethods(shop.Region) {
+	for _, m := range OfferedMethods(shop.Region) {
 		r, has := MethodRange(shop, m, l.Currency)
 		if !has || !shop.Settings.MethodEnabled(m) {
 			continue

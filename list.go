@@ -61,5 +61,8 @@ type PaymentListParams struct {
 	Test    bool
 	OrderID string
 	Status  PaymentStatus
+	// Method filters by Payment.KnownMethod; the dashboard's filter, not
+	// the API's.
+	Method  string
 	Created TimeRange
 }

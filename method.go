@@ -85,9 +85,9 @@ func IsQRMethod(method string) bool {
 	return false
 }
 
-// offeredMethods returns the methods this build offers in region, in the
+// OfferedMethods returns the methods this build offers in region, in the
 // order the payer is offered them.
-func offeredMethods(region Region) []string {
+func OfferedMethods(region Region) []string {
 	var out []string
 	for _, m := range regionMethods[region] {
 		if m.Offered {

@@ -261,6 +261,9 @@ type PaymentView struct {
 	ID        string
 	CreatedAt time.Time
 	JSON      json.RawMessage
+	// ShopID is set by ListPaymentsOfShops, whose items come from several
+	// shops; the rendering does not carry it.
+	ShopID string
 }
 
 // PaymentViewVersion is the version of what View renders. A payment's
@@ -320,6 +323,16 @@ func (p *Payment) Method() string {
 		return p.PaymentMethod.Type
 	}
 	return MethodBankCard
+}
+
+// KnownMethod is the method the payer used, else the one the payment is
+// restricted to, else "" while the payer has not chosen: what a list
+// filtered by method matches.
+func (p *Payment) KnownMethod() string {
+	if p.PaymentMethod != nil && p.PaymentMethod.Type != "" {
+		return p.PaymentMethod.Type
+	}
+	return p.MethodType
 }
 
 // declineReason is the cancellation reason a provider gave, or

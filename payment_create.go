@@ -298,7 +298,7 @@ func (s *Service) paymentMethodsFor(p *Principal, in *PaymentCreate) ([]string, 
 	}
 	candidates := []string{in.MethodType}
 	if in.MethodType == "" {
-		candidates = offeredMethods(p.Shop.Region)
+		candidates = OfferedMethods(p.Shop.Region)
 	}
 	var fits []string
 	var reason error

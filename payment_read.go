@@ -3,6 +3,8 @@ package payd
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // scoped loads a payment of the principal's shop and mode, locked for
@@ -21,6 +23,55 @@ func (s *Service) GetPayment(ctx context.Context, p *Principal, id string) (*Pay
 func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (Page[*PaymentView], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
 	return read(ctx, s, func(tx Tx) (Page[*PaymentView], error) { return tx.PaymentViewList(ctx, params) })
+}
+
+// ListPaymentsOfShops is ListPayments over several shops of one user at
+// once, in one order: each shop's page is read as ListPayments reads it,
+// in one transaction, and the pages are merged newest first. A shop's
+// page holds every payment of that shop that can come before the merged
+// page's last, so the merged page misses none, and its cursor serves every
+// shop: the work is one page per shop, never a walk of the history.
+func (s *Service) ListPaymentsOfShops(ctx context.Context, ps []*Principal, params *PaymentListParams) (Page[*PaymentView], error) {
+	if len(ps) == 1 {
+		return s.ListPayments(ctx, ps[0], params)
+	}
+	return read(ctx, s, func(tx Tx) (Page[*PaymentView], error) {
+		var all []*PaymentView
+		more := false
+		for _, p := range ps {
+			one := *params
+			one.ShopID, one.Test = p.Shop.ID, p.Test()
+			page, err := tx.PaymentViewList(ctx, &one)
+			if err != nil {
+				return Page[*PaymentView]{}, err
+			}
+			for _, v := range page.Items {
+				v.ShopID = p.Shop.ID
+			}
+			all = append(all, page.Items...)
+			more = more || page.Next != nil
+		}
+		slices.SortFunc(all, func(a, b *PaymentView) int {
+			if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
+		limit := params.Limit
+		if limit <= 0 {
+			limit = DefaultPageSize
+		}
+		var out Page[*PaymentView]
+		if len(all) > limit {
+			all, more = all[:limit], true
+		}
+		out.Items = all
+		if more && len(all) > 0 {
+			last := all[len(all)-1]
+			out.Next = &Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+		}
+		return out, nil
+	})
 }
 
 // OperatorPayment returns any payment by id, for operators.

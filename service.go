@@ -125,6 +125,8 @@ type Service struct {
 
 	// auth caches shops and keys for Authenticate.
 	auth *authCache
+	// keyUses throttles the recording of keys' last use.
+	keyUses keyUses
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead

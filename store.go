@@ -69,6 +69,9 @@ type Tx interface {
 	// exceptID, and without an earlier expiry, the expiry at.
 	KeyExpireOthers(ctx context.Context, shopID string, mode Mode, exceptID string, at time.Time) error
 	KeyRevoke(ctx context.Context, id string, at time.Time) error
+	// KeyTouch records that key id authenticated a request at at, unless a
+	// later use is already recorded.
+	KeyTouch(ctx context.Context, id string, at time.Time) error
 
 	// IdempotencyLockGet takes a lock on the key for the rest of the
 	// transaction without waiting and reads the key's record. locked false

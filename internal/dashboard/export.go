@@ -22,10 +22,16 @@ func (h *Handler) paymentsCSV(q *req) {
 	// asked from.
 	vals := q.r.URL.Query()
 	vals.Del("cursor")
-	params, _, _, err := paymentQuery(vals)
+	params, _, _, err := paymentQuery(vals, q.methods())
 	if err != nil {
 		q.fail(err)
 		return
+	}
+	all := len(q.shops) > 1 && vals.Get("shops") == "all"
+	who := q.listed(all)
+	name := q.shop.ID
+	if all {
+		name = "all-shops"
 	}
 	params.Limit = exportPage
 	mode := "live"
@@ -34,12 +40,12 @@ func (h *Handler) paymentsCSV(q *req) {
 	}
 	w := q.w
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="payments-`+q.shop.ID+"-"+mode+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="payments-`+name+"-"+mode+`.csv"`)
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "created_at", "status", "amount", "currency", "captured", "refunded", "order_id", "method", "description", "test"})
+	_ = cw.Write([]string{"id", "created_at", "status", "amount", "currency", "captured", "refunded", "order_id", "method", "description", "test", "shop_id"})
 	flusher, _ := w.(http.Flusher)
 	for {
-		page, err := h.svc.ListPayments(q.ctx, q.principal(), params)
+		page, err := h.svc.ListPaymentsOfShops(q.ctx, who, params)
 		if err != nil {
 			// Headers are gone; the truncated file ends with a line that
 			// says so, and the log has the reason.
@@ -61,7 +67,7 @@ func (h *Handler) paymentsCSV(q *req) {
 			_ = cw.Write([]string{row.ID, row.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z"), string(row.Status),
 				money.FormatValue(row.Amount.Minor), string(row.Amount.Currency),
 				money.FormatValue(row.Captured.Minor), money.FormatValue(row.Refunded.Minor),
-				cell(row.OrderID), method, cell(row.Description), boolText(q.test)})
+				cell(row.OrderID), method, cell(row.Description), boolText(q.test), shopOf(item, q.shop.ID)})
 		}
 		cw.Flush()
 		if flusher != nil {
@@ -72,6 +78,15 @@ func (h *Handler) paymentsCSV(q *req) {
 		}
 		params.After = page.Next
 	}
+}
+
+// shopOf is the shop of a listed payment: the one it was listed from when
+// the list spans shops, else the page's.
+func shopOf(v *payd.PaymentView, page string) string {
+	if v.ShopID != "" {
+		return v.ShopID
+	}
+	return page
 }
 
 // cell keeps a merchant's text from being read as a formula by a

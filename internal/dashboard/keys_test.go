@@ -143,3 +143,58 @@ func TestKeyRotation(t *testing.T) {
 		}
 	})
 }
+
+// The keys page shows when each key was last used: not yet for a new key,
+// the time of its first request after one, and the use is recorded at
+// most once a minute, the later use winning.
+func TestKeyLastUse(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		ctx := context.Background()
+		shop := env.NewShop(payd.RegionRU, "")
+		dev := newVisitor(t, env)
+		dev.signIn(newUser(t, env, shop.MerchantID, payd.RoleDeveloper))
+		lastUse := func(mode payd.Mode) *time.Time {
+			t.Helper()
+			keys, err := env.Service.ListKeys(ctx, shop.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				if k.Mode == mode {
+					return k.LastUsedAt
+				}
+			}
+			t.Fatalf("no %s key", mode)
+			return nil
+		}
+		if p := dev.get("/dashboard/test/developers/keys"); !strings.Contains(p.body, "not used yet") {
+			t.Fatalf("a new key's page does not say it was not used\n%s", p.body)
+		}
+		c := env.As(shop, false)
+		c.Get("/v1/payments").Expect(t, 200)
+		first := env.Clock.Now()
+		used := lastUse(payd.ModeTest)
+		if used == nil || used.After(first) {
+			t.Fatalf("last use after a request = %v, want at most %v", used, first)
+		}
+		if lastUse(payd.ModeLive) != nil {
+			t.Fatal("the unused live key has a last use")
+		}
+		if p := dev.get("/dashboard/test/developers/keys"); strings.Contains(p.body, "not used yet") {
+			t.Fatal("the test keys page still says the used key was not used")
+		}
+		// Within the minute: no write.
+		env.Clock.Advance(30 * time.Second)
+		c.Get("/v1/payments").Expect(t, 200)
+		if again := lastUse(payd.ModeTest); !again.Equal(*used) {
+			t.Fatalf("a use within a minute moved the last use from %v to %v", used, again)
+		}
+		env.Clock.Advance(payd.KeyUseEvery)
+		c.Get("/v1/payments").Expect(t, 200)
+		if later := lastUse(payd.ModeTest); !later.After(*used) {
+			t.Fatalf("a use a minute later left the last use at %v", later)
+		}
+	})
+}

@@ -14,7 +14,7 @@ var labels = map[string]map[string]string{
 		"pending": "Pending", "waiting_for_capture": "Waiting for capture", "succeeded": "Succeeded", "canceled": "Canceled",
 	},
 	"refund": {"pending": "Pending", "succeeded": "Succeeded", "canceled": "Canceled"},
-	"method": {"bank_card": "Bank card", "sbp": "SBP (Faster Payments)", "kz_qr": "QR in your bank's app"},
+	"method": {"bank_card": "Bank card", "sbp": "SBP (Faster Payments)", "kz_qr": "QR in your bank's app", "installments": "Installments"},
 	"role":   {"admin": "Administrator", "support": "Support", "developer": "Developer", "viewer": "Viewer"},
 	"delivery": {
 		"pending": "Pending", "succeeded": "Delivered", "failed": "Failed", "skipped": "Skipped", "retrying": "Retrying",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,11 +20,12 @@ const pageRows = 50
 
 // paymentFilters are the query parameters that filter the payments list;
 // a cursor is bound to them as the API's are.
-var paymentFilters = []string{"status", "from", "to", "q"}
+var paymentFilters = []string{"status", "method", "from", "to", "q", "shops"}
 
-// paymentQuery reads the filters of the payments list: status, a period of
-// whole UTC days (from, to inclusive) and an order id to search for.
-func paymentQuery(vals url.Values) (*payd.PaymentListParams, string, url.Values, error) {
+// paymentQuery reads the filters of the payments list: status, method
+// (one of methods), a period of whole UTC days (from, to inclusive) and
+// an order id to search for.
+func paymentQuery(vals url.Values, methods []string) (*payd.PaymentListParams, string, url.Values, error) {
 	lp, print, keep, err := listQuery(vals, paymentFilters...)
 	if err != nil {
 		return nil, "", nil, err
@@ -34,6 +36,15 @@ func paymentQuery(vals url.Values) (*payd.PaymentListParams, string, url.Values,
 			return nil, "", nil, payd.Invalid("status", "unknown status")
 		}
 		p.Status = payd.PaymentStatus(s)
+	}
+	if m := vals.Get("method"); m != "" {
+		if !slices.Contains(methods, m) {
+			return nil, "", nil, payd.Invalid("method", "unknown payment method")
+		}
+		p.Method = m
+	}
+	if s := vals.Get("shops"); s != "" && s != "all" {
+		return nil, "", nil, payd.Invalid("shops", "either all or absent")
 	}
 	for _, f := range []struct {
 		name string
@@ -74,27 +85,71 @@ type paymentRow struct {
 // a page of 50 rows cheap to render.
 type rowView struct {
 	ID, OrderID, Status, StatusLabel, Created, Amount, Method string
+	// Shop is the row's shop when the list shows all shops: its name,
+	// and the link that opens the payment in that shop.
+	ShopID, ShopName string
 }
 
 type paymentsView struct {
-	Rows                  []rowView
-	Status, From, To, Q   string
-	Next, Export, Problem string
-	Statuses              []payd.PaymentStatus
+	Rows                        []rowView
+	Status, Method, From, To, Q string
+	Next, Export, Problem       string
+	Statuses                    []payd.PaymentStatus
+	Methods                     []string
+	// Several is set for a merchant of more than one shop, who may list
+	// all of them at once (All).
+	Several, All bool
+}
+
+// methods are the payment methods the user's shops offer, for the
+// method filter.
+func (q *req) methods() []string {
+	var out []string
+	for _, sh := range q.shops {
+		for _, m := range payd.OfferedMethods(sh.Region) {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// listed is who the payments list reads as: the chosen shop, or every
+// shop of the merchant when the list asks for all of them.
+func (q *req) listed(all bool) []*payd.Principal {
+	if !all {
+		return []*payd.Principal{q.principal()}
+	}
+	out := make([]*payd.Principal, len(q.shops))
+	for i, sh := range q.shops {
+		p := *q.principal()
+		p.Shop = sh
+		out[i] = &p
+	}
+	return out
 }
 
 func (h *Handler) payments(q *req) {
 	vals := q.r.URL.Query()
-	v := paymentsView{Status: vals.Get("status"), From: vals.Get("from"), To: vals.Get("to"), Q: vals.Get("q"),
-		Statuses: []payd.PaymentStatus{payd.PaymentPending, payd.PaymentWaitingForCapture, payd.PaymentSucceeded, payd.PaymentCanceled}}
-	// A payment id goes straight to its page.
+	v := paymentsView{Status: vals.Get("status"), Method: vals.Get("method"), From: vals.Get("from"), To: vals.Get("to"), Q: vals.Get("q"),
+		Statuses: []payd.PaymentStatus{payd.PaymentPending, payd.PaymentWaitingForCapture, payd.PaymentSucceeded, payd.PaymentCanceled},
+		Methods:  q.methods(), Several: len(q.shops) > 1, All: len(q.shops) > 1 && vals.Get("shops") == "all"}
+	// A payment id goes straight to its page, in whichever listed shop
+	// holds it.
 	if id := strings.TrimSpace(v.Q); payd.ValidID(payd.PrefixPayment, id) {
-		if _, err := h.svc.GetPayment(q.ctx, q.principal(), id); err == nil {
-			http.Redirect(q.w, q.r, q.base()+"payments/"+id, http.StatusSeeOther)
-			return
+		for _, p := range q.listed(v.All) {
+			if _, err := h.svc.GetPayment(q.ctx, p, id); err == nil {
+				to := q.base() + "payments/" + id
+				if v.All {
+					to += "?shop=" + url.QueryEscape(p.Shop.ID)
+				}
+				http.Redirect(q.w, q.r, to, http.StatusSeeOther)
+				return
+			}
 		}
 	}
-	params, print, keep, err := paymentQuery(vals)
+	params, print, keep, err := paymentQuery(vals, v.Methods)
 	if err != nil {
 		var pe *payd.Error
 		if errors.As(err, &pe) {
@@ -105,10 +160,14 @@ func (h *Handler) payments(q *req) {
 		q.fail(err)
 		return
 	}
-	page, err := h.svc.ListPayments(q.ctx, q.principal(), params)
+	page, err := h.svc.ListPaymentsOfShops(q.ctx, q.listed(v.All), params)
 	if err != nil {
 		q.fail(err)
 		return
+	}
+	names := map[string]string{}
+	for _, sh := range q.shops {
+		names[sh.ID] = sh.Name
 	}
 	words := map[string]string{}
 	word := func(kind, value string) string {
@@ -131,6 +190,9 @@ func (h *Handler) payments(q *req) {
 			Created: row.CreatedAt.UTC().Format(timeLayout), Amount: q.l.Amount(row.Amount.Minor, string(row.Amount.Currency))}
 		if row.PaymentMethod != nil {
 			rv.Method = word("method", row.PaymentMethod.Type)
+		}
+		if v.All {
+			rv.ShopID, rv.ShopName = item.ShopID, names[item.ShopID]
 		}
 		v.Rows = append(v.Rows, rv)
 	}

@@ -66,7 +66,12 @@ func (sqliteDialect) isUnique(err error) bool {
 	return false
 }
 
-func (sqliteDialect) ddl(s string) string { return strings.ReplaceAll(s, "BYTEA", "BLOB") }
+// ddl turns a migration's PostgreSQL text into SQLite's: BYTEA is BLOB, and
+// a cast of a TEXT document to jsonb is dropped, since SQLite's -> and ->>
+// read JSON held as text.
+func (sqliteDialect) ddl(s string) string {
+	return strings.NewReplacer("BYTEA", "BLOB", "::jsonb", "").Replace(s)
+}
 
 // SQLite's planner takes an index that gives the ORDER BY over a sort
 // whenever one fits the WHERE, with or without statistics (the plan tests

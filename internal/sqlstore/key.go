@@ -8,22 +8,22 @@ import (
 	"github.com/paydhq/payd"
 )
 
-const keyCols = `id, shop_id, mode, hint, secret_hash, created_at, expires_at, revoked_at`
+const keyCols = `id, shop_id, mode, hint, secret_hash, created_at, expires_at, revoked_at, last_used_at`
 
 func scanKey(r interface{ Scan(...any) error }) (*payd.APIKey, error) {
 	var k payd.APIKey
 	var created int64
-	var expires, revoked sql.NullInt64
-	if err := r.Scan(&k.ID, &k.ShopID, &k.Mode, &k.Hint, &k.Hash, &created, &expires, &revoked); err != nil {
+	var expires, revoked, used sql.NullInt64
+	if err := r.Scan(&k.ID, &k.ShopID, &k.Mode, &k.Hint, &k.Hash, &created, &expires, &revoked, &used); err != nil {
 		return nil, noRows(err)
 	}
-	k.CreatedAt, k.ExpiresAt, k.RevokedAt = fromMicros(created), timePtr(expires), timePtr(revoked)
+	k.CreatedAt, k.ExpiresAt, k.RevokedAt, k.LastUsedAt = fromMicros(created), timePtr(expires), timePtr(revoked), timePtr(used)
 	return &k, nil
 }
 
 func (t *tx) KeyInsert(ctx context.Context, k *payd.APIKey) error {
-	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		k.ID, k.ShopID, k.Mode, k.Hint, k.Hash, micros(k.CreatedAt), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt))
+	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		k.ID, k.ShopID, k.Mode, k.Hint, k.Hash, micros(k.CreatedAt), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), nullMicros(k.LastUsedAt))
 	return err
 }
 
@@ -57,4 +57,12 @@ func (t *tx) KeyExpireOthers(ctx context.Context, shopID string, mode payd.Mode,
 
 func (t *tx) KeyRevoke(ctx context.Context, id string, at time.Time) error {
 	return t.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, micros(at))
+}
+
+// KeyTouch moves last_used_at forward only: two instances recording uses
+// out of order leave the later one.
+func (t *tx) KeyTouch(ctx context.Context, id string, at time.Time) error {
+	_, err := t.exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
+		id, micros(at))
+	return err
 }

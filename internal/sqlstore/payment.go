@@ -59,8 +59,8 @@ func (t *tx) PaymentInsertAtCommit(ctx context.Context, p *payd.Payment) error {
 
 // paymentInsertSQL inserts a payment row of paymentRow.
 const paymentInsertSQL = `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view, view_version)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view, view_version, method)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
 // paymentRow is the arguments of paymentInsertSQL.
 func paymentRow(p *payd.Payment) ([]any, error) {
@@ -69,7 +69,16 @@ func paymentRow(p *payd.Payment) ([]any, error) {
 		return nil, err
 	}
 	return []any{p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
-		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view, payd.PaymentViewVersion}, nil
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view, payd.PaymentViewVersion, methodColumn(p)}, nil
+}
+
+// methodColumn is the payments.method of p: the method its payer used,
+// else the one it is restricted to, else NULL (migration 0018).
+func methodColumn(p *payd.Payment) any {
+	if m := p.KnownMethod(); m != "" {
+		return m
+	}
+	return nil
 }
 
 // paymentDocs encodes what a payment row keeps: the document, and the
@@ -116,8 +125,8 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7
-		WHERE id = $1`, p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion)
+	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7,
+		method = $8 WHERE id = $1`, p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion, methodColumn(p))
 }
 
 // paymentViewCurrent is the condition of a stored rendering of the running
@@ -172,6 +181,8 @@ func paymentListWhere(p *payd.PaymentListParams) where {
 	switch {
 	case p.OrderID != "":
 		w.index, w.unique = "payments_order", true
+	case p.Method != "":
+		w.index = "payments_method"
 	case p.Status != "":
 		w.index = "payments_status"
 	}
@@ -180,6 +191,9 @@ func paymentListWhere(p *payd.PaymentListParams) where {
 	}
 	if p.Status != "" {
 		w.add("status = ?", p.Status)
+	}
+	if p.Method != "" {
+		w.add("method = ?", p.Method)
 	}
 	w.createdRange(p.Created)
 	return w

@@ -38,6 +38,11 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Status: payd.PaymentSucceeded})
 				return err
 			},
+			"payments by method": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
+				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, Method: payd.MethodSBP,
+					Status: payd.PaymentSucceeded, Created: created})
+				return err
+			},
 			"payments by order id": func(ctx context.Context, tx payd.Tx, lp payd.ListParams) error {
 				_, err := tx.PaymentViewList(ctx, &payd.PaymentListParams{ListParams: lp, ShopID: "sh_1", Test: true, OrderID: "o-1", Status: payd.PaymentPending})
 				return err

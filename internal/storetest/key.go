@@ -148,4 +148,38 @@ func testKey(t *testing.T, open func(t *testing.T) payd.Store) {
 			wantDiff(t, "key after KeyRevoke", want, got)
 		}
 	})
+
+	t.Run("Touch", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := addMerchant(t, s, now)
+		sh := addShop(t, s, m.ID, now)
+		k, bystander := newKey(sh.ID, payd.ModeTest, now), newKey(sh.ID, payd.ModeTest, now)
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.KeyInsert(ctx, k); err != nil {
+				return err
+			}
+			return tx.KeyInsert(ctx, bystander)
+		})
+		used := now.Add(time.Hour)
+		mustTx(t, s, func(tx payd.Tx) error { return tx.KeyTouch(ctx, k.ID, used) })
+		// An earlier use recorded late (another instance's) does not move
+		// the last use back.
+		mustTx(t, s, func(tx payd.Tx) error { return tx.KeyTouch(ctx, k.ID, used.Add(-time.Minute)) })
+		k.LastUsedAt = ptr(used)
+		for _, want := range []*payd.APIKey{k, bystander} {
+			var got *payd.APIKey
+			mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.KeyGet(ctx, want.ID); return err })
+			wantDiff(t, "key after KeyTouch", want, got)
+		}
+		later := used.Add(time.Minute)
+		mustTx(t, s, func(tx payd.Tx) error { return tx.KeyTouch(ctx, k.ID, later) })
+		var got *payd.APIKey
+		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.KeyGet(ctx, k.ID); return err })
+		if got.LastUsedAt == nil || !got.LastUsedAt.Equal(later) {
+			t.Fatalf("last use after a later KeyTouch = %v, want %v", got.LastUsedAt, later)
+		}
+	})
 }

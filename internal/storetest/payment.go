@@ -149,11 +149,15 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		for i := range 5 {
 			p := newPayment(shop, fmt.Sprintf("view-%d", i), now.Add(time.Duration(i)*time.Second), now.Add(time.Hour))
 			p.Metadata = map[string]string{"n": fmt.Sprint(i)}
+			if i == 0 {
+				p.MethodType = payd.MethodSBP // restricted when created, not yet paid
+			}
 			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
 			pays = append(pays, p)
 		}
-		for _, p := range []*payd.Payment{pays[1], pays[3]} {
+		for i, p := range []*payd.Payment{pays[1], pays[3]} {
 			p.Status, p.CapturedAmount, p.FeeFixed, p.FeeAmount = payd.PaymentSucceeded, p.Amount.Minor, true, 70
+			p.PaymentMethod = &payd.PaymentMethodData{Type: []string{payd.MethodSBP, payd.MethodBankCard}[i]}
 			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentUpdate(ctx, p) })
 		}
 		render := func(p *payd.Payment) string {
@@ -193,6 +197,22 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		ids, views = walk(payd.PaymentListParams{OrderID: "view-2"})
 		wantDiff(t, "PaymentViewList by order id", []string{pays[2].ID}, ids)
 		wantDiff(t, "PaymentViewList by order id, rendering", []string{render(pays[2])}, views)
+		// The method filter matches the method used, else the one a
+		// payment is restricted to; a payment whose payer has not chosen
+		// matches none.
+		for _, c := range []struct {
+			params payd.PaymentListParams
+			want   []string
+		}{
+			{payd.PaymentListParams{Method: payd.MethodSBP}, []string{pays[1].ID, pays[0].ID}},
+			{payd.PaymentListParams{Method: payd.MethodBankCard}, []string{pays[3].ID}},
+			{payd.PaymentListParams{Method: payd.MethodInstallments}, nil},
+			{payd.PaymentListParams{Method: payd.MethodSBP, Status: payd.PaymentSucceeded}, []string{pays[1].ID}},
+			{payd.PaymentListParams{Method: payd.MethodSBP, OrderID: "view-0"}, []string{pays[0].ID}},
+		} {
+			ids, _ = walk(c.params)
+			wantDiff(t, fmt.Sprintf("PaymentViewList by method %+v", c.params), c.want, ids)
+		}
 	})
 
 	t.Run("Lookups", func(t *testing.T) {

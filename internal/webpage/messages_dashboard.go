@@ -93,6 +93,8 @@ var dashboardMessages = []struct{ en, ru, kk string }{
 	{"Payment id or order id", "ID платежа или заказа", "Төлем немесе тапсырыс ID"},
 	{"Status", "Статус", "Күйі"},
 	{"Any", "Любой", "Кез келген"},
+	{"All shops", "Все магазины", "Барлық дүкендер"},
+	{"Installments", "Рассрочка", "Бөліп төлеу"},
 	{"From (UTC)", "С (UTC)", "Бастап (UTC)"},
 	{"To (UTC)", "По (UTC)", "Дейін (UTC)"},
 	{"Export CSV", "Выгрузить CSV", "CSV жүктеп алу"},

@@ -29,6 +29,8 @@ var dashboardDeveloperMessages = []struct{ en, ru, kk string }{
 	{"Works until", "Действует до", "Жарамдылық мерзімі"},
 	{"State", "Состояние", "Жағдайы"},
 	{"no end", "бессрочно", "мерзімсіз"},
+	{"Last used", "Последнее использование", "Соңғы қолданылуы"},
+	{"not used yet", "ещё не использовался", "әлі қолданылмаған"},
 	{"The shop has no key of this mode yet.", "У магазина пока нет ключей этого режима.", "Дүкенде бұл режимнің кілті әзірге жоқ."},
 	{"Rotate the key", "Заменить ключ", "Кілтті ауыстыру"},
 	{"A new key is issued and shown once. The keys issued before it keep working for 24 hours, time enough to put the new one in place.",
