@@ -131,7 +131,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 // allPhases are the phases of one run, in the order they run.
-var allPhases = []string{"create", "get", "list", "dashboard", "refund", "floor"}
+// export, after them, runs once: one CSV export of the whole list.
+var allPhases = []string{"create", "get", "list", "dashboard", "refund", "floor", "export"}
 
 func splitList(s string) []string {
 	var out []string
@@ -334,7 +335,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	a.ids = seeded
 	defer a.client.CloseIdleConnections()
 	var dk *desk
-	if slices.Contains(cfg.phases, "dashboard") {
+	if slices.Contains(cfg.phases, "dashboard") || slices.Contains(cfg.phases, "export") {
 		if dk, err = signIn(ctx, a.client, srv.api, shop.ShopID, dev.Dashboard); err != nil {
 			return fail(fmt.Errorf("dashboard sign-in: %w", err))
 		}
@@ -428,6 +429,18 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 					record(pgb.run(ctx, c, p.d))
 				}
 			}
+		}
+	}
+	if slices.Contains(cfg.phases, "export") && ctx.Err() == nil {
+		if _, err := srv.settle(ctx, a.client, settleLimit); err != nil && ctx.Err() == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("before the export: %v", err))
+		}
+		e, err := dk.export(ctx, srv.pid())
+		if err != nil {
+			res.Notes = append(res.Notes, "export: "+err.Error())
+		}
+		if res.Export = e; e != nil {
+			fmt.Fprintf(log, "%s: export %d rows in %.2f s\n", name, e.Rows, e.Seconds)
 		}
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("waited %.1f s in all for the server's background jobs to finish before phases", settled.Seconds()))

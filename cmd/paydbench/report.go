@@ -44,18 +44,19 @@ type Settings struct {
 
 // DatabaseResult is one database: every run, the medians, the ratios.
 type DatabaseResult struct {
-	Database         string    `json:"database"`
-	Version          string    `json:"version,omitempty"`
-	Skipped          string    `json:"skipped,omitempty"`
-	Error            string    `json:"error,omitempty"`
-	Phases           []Summary `json:"phases,omitempty"`
-	Ratios           []Ratio   `json:"ratios,omitempty"`
-	ServerPeakRSSMiB float64   `json:"server_peak_rss_mib,omitempty"`
-	ServerRSSEndMiB  float64   `json:"server_rss_end_mib,omitempty"`
-	CreatedPayments  int       `json:"created_payments,omitempty"`
-	SeededPayments   int       `json:"seeded_payments,omitempty"`
-	Notes            []string  `json:"notes,omitempty"`
-	Runs             []Stats   `json:"runs,omitempty"`
+	Database         string     `json:"database"`
+	Version          string     `json:"version,omitempty"`
+	Skipped          string     `json:"skipped,omitempty"`
+	Error            string     `json:"error,omitempty"`
+	Phases           []Summary  `json:"phases,omitempty"`
+	Ratios           []Ratio    `json:"ratios,omitempty"`
+	ServerPeakRSSMiB float64    `json:"server_peak_rss_mib,omitempty"`
+	ServerRSSEndMiB  float64    `json:"server_rss_end_mib,omitempty"`
+	CreatedPayments  int        `json:"created_payments,omitempty"`
+	SeededPayments   int        `json:"seeded_payments,omitempty"`
+	Export           *ExportRun `json:"export,omitempty"`
+	Notes            []string   `json:"notes,omitempty"`
+	Runs             []Stats    `json:"runs,omitempty"`
 }
 
 // Ratio compares payment creation through the API with the floor at the
@@ -296,6 +297,10 @@ func writeTable(w io.Writer, rep *Report) {
 			d.ServerPeakRSSMiB, d.ServerRSSEndMiB, d.CreatedPayments)
 		if d.SeededPayments > 0 {
 			fmt.Fprintf(w, "the shop held %d seeded payments before the phases\n", d.SeededPayments)
+		}
+		if e := d.Export; e != nil {
+			fmt.Fprintf(w, "export: %d rows (%.1f MiB) in %.2f s, %.0f rows/s; server RSS %.1f MiB before, at most %.1f MiB during\n",
+				e.Rows, float64(e.Bytes)/(1<<20), e.Seconds, e.RowsPerSecond, e.RSSBeforeMiB, e.RSSPeakMiB)
 		}
 		for _, n := range d.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)

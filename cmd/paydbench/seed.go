@@ -28,7 +28,7 @@ type seedRows struct {
 
 var (
 	seedPaymentCols = []string{"id", "shop_id", "test", "status", "order_id", "amount", "currency", "created_at",
-		"provider", "provider_payment_id", "doc", "expires_at", "view"}
+		"provider", "provider_payment_id", "doc", "expires_at", "view", "method"}
 	seedEventCols  = []string{"id", "shop_id", "merchant_id", "test", "type", "object_id", "created_at", "body", "delivery_status"}
 	seedRefundCols = []string{"id", "shop_id", "test", "payment_id", "status", "created_at", "doc"}
 )
@@ -100,7 +100,7 @@ func (s *seeder) batch(from, to int) (*seedRows, error) {
 			return nil, err
 		}
 		rows.payments = append(rows.payments, []any{p.ID, s.shopID, true, string(p.Status), p.OrderID, p.Amount.Minor, "RUB",
-			micros(created), p.Provider, p.ProviderPaymentID, string(doc), micros(p.ExpiresAt), string(view)})
+			micros(created), p.Provider, p.ProviderPaymentID, string(doc), micros(p.ExpiresAt), string(view), p.KnownMethod()})
 		evID := s.ids.New(payd.PrefixEvent, at)
 		body, err := json.Marshal(map[string]any{"id": evID, "type": event, "created_at": at, "test": true,
 			"data": map[string]any{"object_type": "payment", "object": json.RawMessage(view)}})
