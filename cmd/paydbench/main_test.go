@@ -93,7 +93,7 @@ func TestProcParsers(t *testing.T) {
 
 func TestTargets(t *testing.T) {
 	dbs := []DatabaseResult{
-		{Database: "postgres", ServerPeakRSSMiB: 60, Phases: []Summary{
+		{Database: "postgres", ServerPeakRSSMiB: 60, Export: &ExportRun{Rows: 100000, Bytes: 17 << 20, RSSBeforeMiB: 70, RSSPeakMiB: 90}, Phases: []Summary{
 			{Phase: "create", Clients: 16, PerSecond: 700, P99Ms: 30},
 			{Phase: "create", Clients: 64, PerSecond: 800, P99Ms: 90},
 			{Phase: "floor", Clients: 16, PerSecond: 1000, P99Ms: 10},
@@ -129,6 +129,13 @@ func TestTargets(t *testing.T) {
 	check("postgres: dashboard payments pages/s vs the API's list pages/s", true, false) // 45%
 	check("sqlite: dashboard payments pages/s vs the API's list pages/s", false, false)
 	check("sqlite: server peak RSS under load", false, false)
+	check("postgres: server RSS growth during the CSV export", true, false) // 20 MiB
+	check("sqlite: server RSS growth during the CSV export", false, false)
+	dbs[0].Export.RSSPeakMiB = 74
+	for _, tg := range evaluateTargets(dbs) {
+		got[tg.Name] = tg
+	}
+	check("postgres: server RSS growth during the CSV export", true, true) // 4 MiB
 }
 
 func TestFlagsRefuseRemoteDatabase(t *testing.T) {
