@@ -91,6 +91,13 @@ func TestSandboxPage(t *testing.T) {
 		if p := viewer.get("/dashboard/test/sandbox"); p.status != http.StatusForbidden {
 			t.Fatalf("viewer's sandbox = %d", p.status)
 		}
+		// The way there is shown only to whom may use it.
+		if p := viewer.get("/dashboard/test/developers"); p.status != 200 || strings.Contains(p.body, `id="dev-sandbox"`) {
+			t.Fatalf("viewer's developers page = %d, links the sandbox: %v", p.status, strings.Contains(p.body, `id="dev-sandbox"`))
+		}
+		if p := dev.get("/dashboard/test/developers"); !strings.Contains(p.body, `id="dev-sandbox"`) {
+			t.Fatal("the developer's page does not link the sandbox")
+		}
 		byHand := formOf(t, viewer.get("/dashboard/test/").body, "signout-form")
 		byHand.Set("amount", "5")
 		byHand.Set("unit", "days")
