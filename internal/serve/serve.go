@@ -387,7 +387,11 @@ func (in *Instance) dashboard(cfg Config, k keys, limiter ratelimit.Limiter, sou
 	if cfg.DashboardOwnListener {
 		mux := http.NewServeMux()
 		d.Register(mux)
-		in.Dashboard = httpapi.Frame(httpapi.FrameConfig{Logger: in.log, Metrics: metrics}, mux)
+		// On a listener of its own the dashboard is traced as the APIs
+		// are; under /dashboard/ of the API listener the API's handler
+		// traces it already.
+		in.Dashboard = tracing.Handler(httpapi.Frame(httpapi.FrameConfig{Logger: in.log, Metrics: metrics}, mux),
+			cfg.TracerProvider, "dashboard")
 	}
 	return d
 }
