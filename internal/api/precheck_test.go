@@ -105,3 +105,55 @@ func precheckHandler(rc *receiver, answer string, status int, delay time.Duratio
 		io.WriteString(w, answer)
 	})
 }
+
+// TestPrecheckBusyPage: a second choice while the shop's pre-check of the
+// first is still running gets the "still checking" page, in the
+// payment's language, and does not start a second pre-check.
+func TestPrecheckBusyPage(t *testing.T) {
+	t.Parallel()
+	b := paydtest.Backends(t)[0]
+	rc := newReceiver(t)
+	env := startWithReceiver(t, b, rc)
+	var calls sync.WaitGroup
+	calls.Add(1)
+	var mu sync.Mutex
+	n := 0
+	release := make(chan struct{})
+	rc.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		first := n == 1
+		mu.Unlock()
+		if first {
+			calls.Done()
+		}
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"decision":"allow"}`)
+	})
+	shop := env.NewShop(payd.RegionRU, "")
+	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"authorize_request_webhook": true}).Expect(t, 200)
+	c := env.As(shop, false)
+	c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/pre", "events": []string{"payment.authorize_request"}}).Expect(t, 201)
+	pay := c.Post("/v1/payments", key(), newPayment("100.00", map[string]any{
+		"confirmation": map[string]any{"type": "redirect", "return_url": "https://shop.example.com/return", "locale": "ru_RU"}})).Expect(t, 201).JSON(t)
+	url := pay["confirmation"].(map[string]any)["confirmation_url"].(string)
+	payer := env.Payer()
+	csrf := payer.Get(url).CSRF()
+	done := make(chan *paydtest.Page, 1)
+	go func() { done <- payer.Post(url, "csrf", csrf, "method", "bank_card") }()
+	calls.Wait() // the first choice's pre-check has reached the shop
+	busy := env.Payer().Post(url, "csrf", csrf, "method", "bank_card")
+	close(release)
+	if first := <-done; first.Status != http.StatusSeeOther {
+		t.Fatalf("the first choice = %d", first.Status)
+	}
+	if busy.Status != http.StatusConflict || !strings.Contains(busy.Body, "Магазин ещё проверяет этот платёж") {
+		t.Fatalf("the second choice = %d\n%s", busy.Status, busy.Body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d pre-checks for one payment, want 1", n)
+	}
+}

@@ -151,7 +151,7 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(err, payd.ErrPrecheckBusy) {
-		h.render(w, http.StatusConflict, view{Title: "Try again", Message: "The shop is still checking this payment. Try again in a few seconds."})
+		h.message(w, http.StatusConflict, l, "Try again", "The shop is still checking this payment. Try again in a few seconds.")
 		return
 	}
 	switch payd.ErrorCodeOf(err) {
