@@ -30,3 +30,14 @@ func TestMappedTextsAreInTheCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// A kind of label named by two page groups stops the program rather than
+// showing one group's words on the other's pages.
+func TestLabelKindNamedTwice(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("merging two groups that both name status did not panic")
+		}
+	}()
+	mergeLabels(map[string]map[string]string{"status": {"a": "A"}}, map[string]map[string]string{"status": {"b": "B"}})
+}

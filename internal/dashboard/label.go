@@ -8,8 +8,28 @@ import (
 
 // labels are the words the pages show for the values of the contract's
 // enums, as keys of the catalogue (English); a value without one is shown
-// as it is, so a new status is never hidden.
-var labels = map[string]map[string]string{
+// as it is, so a new status is never hidden. Each page group keeps its
+// own kinds beside its pages.
+var labels = mergeLabels(coreLabels, moneyLabels, developerLabels)
+
+// mergeLabels joins the groups' kinds; a kind named by two groups is a
+// mistake that would silently show one group's words on the other's
+// pages, so it stops the program at start (and every test).
+func mergeLabels(groups ...map[string]map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, g := range groups {
+		for kind, words := range g {
+			if _, dup := out[kind]; dup {
+				panic("dashboard: label kind " + kind + " is named twice")
+			}
+			out[kind] = words
+		}
+	}
+	return out
+}
+
+// coreLabels are the kinds of the payments pages and the users'.
+var coreLabels = map[string]map[string]string{
 	"status": {
 		"pending": "Pending", "waiting_for_capture": "Waiting for capture", "succeeded": "Succeeded", "canceled": "Canceled",
 	},

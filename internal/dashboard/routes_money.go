@@ -45,11 +45,3 @@ var moneyLabels = map[string]map[string]string{
 	"payout":       {"pending": "Pending", "processing": "Processing", "succeeded": "Succeeded", "canceled": "Canceled"},
 	"destination":  {"card": "Card", "sbp": "SBP (Faster Payments)", "bank_account": "Bank account"},
 }
-
-// The labels of these pages join the table in one place, here, so that
-// label.go stays shared without edits from each group of pages.
-func init() {
-	for kind, words := range moneyLabels {
-		labels[kind] = words
-	}
-}
