@@ -214,6 +214,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		tp = sdk
 	}
 
+	// Every listener is bound before storage is opened and before anything
+	// tells a developer where to call: with a port taken, the start fails
+	// here, leaving no database file behind and no dev.json or banner
+	// pointing at a service that is not there.
+	binds := []bind{{o.addr, "--addr"}}
+	if o.adminToken != "" {
+		binds = append(binds, bind{o.adminAddr, "--admin-addr"})
+	}
+	if o.dashboardAddr != "" {
+		binds = append(binds, bind{o.dashboardAddr, "--dashboard-addr"})
+	}
+	listeners, err := bindAll(binds)
+	if err != nil {
+		return err
+	}
 	in, err := serve.New(ctx, serve.Config{
 		TracerProvider: tp,
 		DatabaseURL:    o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
@@ -224,12 +239,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		DashboardOwnListener: o.dashboardAddr != "", Sessions: o.sessions,
 	})
 	if err != nil {
+		closeAll(listeners)
 		return err
 	}
 	adminURL := scheme + "://" + o.adminAddr
-	// Every listener is bound before anything tells a developer where
-	// to call: with a port taken, the start fails here, before dev.json
-	// and the banner would point at a service that is not there.
+	// The servers in the order of binds: the service has an operator
+	// API exactly when it has a token, and a dashboard handler of its
+	// own exactly when it has an address.
 	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
 	if in.Admin != nil {
 		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
@@ -237,10 +253,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if in.Dashboard != nil {
 		servers = append(servers, newHTTPServer(o.dashboardAddr, in.Dashboard, log))
 	}
-	listeners, err := bindAll(servers)
-	if err != nil {
+	if len(servers) != len(listeners) {
+		closeAll(listeners)
 		in.Close(context.Background())
-		return err
+		return fmt.Errorf("serve: %d listeners bound for %d servers", len(listeners), len(servers))
 	}
 	if o.dev {
 		dashURL := o.publicURL + dashboard.Prefix
@@ -315,18 +331,20 @@ func refuseAmbiguousFraming(log *slog.Logger) http.Handler {
 	}))
 }
 
+// bind is an address to listen on and the flag that chose it.
+type bind struct{ addr, flag string }
+
 // bindAll binds the address of every server, in order. When one cannot be
 // bound, the ones already bound are closed again and the error names the
 // flag that chose the address.
-func bindAll(servers []*http.Server) ([]net.Listener, error) {
-	flags := []string{"--addr", "--admin-addr"}
+func bindAll(binds []bind) ([]net.Listener, error) {
 	var out []net.Listener
-	for i, srv := range servers {
-		ln, err := net.Listen("tcp", srv.Addr)
+	for _, b := range binds {
+		ln, err := net.Listen("tcp", b.addr)
 		if err != nil {
 			closeAll(out)
 			return nil, fmt.Errorf("listen on %s (%s): %w: another process holds it (a payd started earlier?); stop it or choose another %s",
-				srv.Addr, flags[i], err, flags[i])
+				b.addr, b.flag, err, b.flag)
 		}
 		out = append(out, ln)
 	}

@@ -287,12 +287,13 @@ func TestServeSessionFlags(t *testing.T) {
 	}
 }
 
-// TestServePortTakenBeforeBanner: with the API's or the operator's port
-// taken, serve fails naming the flag, before it prints the banner or
-// writes a dev.json that would point at the other process.
+// TestServePortTakenBeforeBanner: with the API's, the operator's or the
+// dashboard's port taken, serve fails naming the flag, before it opens
+// storage (no database file is left in the data directory), prints the
+// banner or writes a dev.json that would point at the other process.
 func TestServePortTakenBeforeBanner(t *testing.T) {
 	t.Parallel()
-	for _, flagName := range []string{"--addr", "--admin-addr"} {
+	for _, flagName := range []string{"--addr", "--admin-addr", "--dashboard-addr"} {
 		t.Run(flagName, func(t *testing.T) {
 			t.Parallel()
 			taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -301,11 +302,11 @@ func TestServePortTakenBeforeBanner(t *testing.T) {
 			}
 			defer taken.Close()
 			dir := t.TempDir()
-			addrs := map[string]string{"--addr": freeAddr(t), "--admin-addr": freeAddr(t)}
+			addrs := map[string]string{"--addr": freeAddr(t), "--admin-addr": freeAddr(t), "--dashboard-addr": freeAddr(t)}
 			addrs[flagName] = taken.Addr().String()
 			var stdout, stderr bytes.Buffer
 			err = run(context.Background(), []string{"serve", "--dev", "--test-clock", "--data-dir", dir,
-				"--addr", addrs["--addr"], "--admin-addr", addrs["--admin-addr"]},
+				"--addr", addrs["--addr"], "--admin-addr", addrs["--admin-addr"], "--dashboard-addr", addrs["--dashboard-addr"]},
 				func(string) string { return "" }, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), "address already in use") {
 				t.Fatalf("serve on a taken %s: %v", flagName, err)
@@ -318,6 +319,9 @@ func TestServePortTakenBeforeBanner(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), flagName) {
 				t.Fatalf("the error does not name %s: %v", flagName, err)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Fatalf("the data directory holds %d files after a start that never served: %v", len(left), left[0].Name())
 			}
 		})
 	}
