@@ -20,6 +20,21 @@ func testKey(t *testing.T, open func(t *testing.T) payd.Store) {
 		return got
 	}
 
+	// keyPair inserts two keys of mode of a new shop: the one a case
+	// changes and a bystander that must stay as it was.
+	keyPair := func(t *testing.T, s payd.Store, mode payd.Mode, now time.Time) (k, bystander *payd.APIKey) {
+		t.Helper()
+		sh := addShop(t, s, addMerchant(t, s, now).ID, now)
+		k, bystander = newKey(sh.ID, mode, now), newKey(sh.ID, mode, now)
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.KeyInsert(t.Context(), k); err != nil {
+				return err
+			}
+			return tx.KeyInsert(t.Context(), bystander)
+		})
+		return k, bystander
+	}
+
 	t.Run("InsertGetList", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
@@ -123,15 +138,7 @@ func testKey(t *testing.T, open func(t *testing.T) payd.Store) {
 		s := open(t)
 		ctx := t.Context()
 		now := ts(time.Now())
-		m := addMerchant(t, s, now)
-		sh := addShop(t, s, m.ID, now)
-		k, bystander := newKey(sh.ID, payd.ModeLive, now), newKey(sh.ID, payd.ModeLive, now)
-		mustTx(t, s, func(tx payd.Tx) error {
-			if err := tx.KeyInsert(ctx, k); err != nil {
-				return err
-			}
-			return tx.KeyInsert(ctx, bystander)
-		})
+		k, bystander := keyPair(t, s, payd.ModeLive, now)
 
 		err := s.Tx(ctx, func(tx payd.Tx) error { return tx.KeyRevoke(ctx, newID(payd.PrefixKey, now), now) })
 		wantErr(t, "KeyRevoke of a missing id", err, payd.ErrNoRows)
@@ -154,15 +161,7 @@ func testKey(t *testing.T, open func(t *testing.T) payd.Store) {
 		s := open(t)
 		ctx := t.Context()
 		now := ts(time.Now())
-		m := addMerchant(t, s, now)
-		sh := addShop(t, s, m.ID, now)
-		k, bystander := newKey(sh.ID, payd.ModeTest, now), newKey(sh.ID, payd.ModeTest, now)
-		mustTx(t, s, func(tx payd.Tx) error {
-			if err := tx.KeyInsert(ctx, k); err != nil {
-				return err
-			}
-			return tx.KeyInsert(ctx, bystander)
-		})
+		k, bystander := keyPair(t, s, payd.ModeTest, now)
 		used := now.Add(time.Hour)
 		mustTx(t, s, func(tx payd.Tx) error { return tx.KeyTouch(ctx, k.ID, used) })
 		// An earlier use recorded late (another instance's) does not move
