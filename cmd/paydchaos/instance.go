@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/paydhq/payd/internal/pgserver"
 )
 
 // instance is one `payd serve` process; it keeps its ports across restarts,
@@ -21,7 +23,7 @@ type instance struct {
 	port, adminPort int
 	args            []string
 	mu              sync.Mutex
-	proc            *child
+	proc            *pgserver.Child
 	starts, kills   int
 }
 
@@ -37,7 +39,7 @@ func (in *instance) start() error {
 	defer in.mu.Unlock()
 	args := append([]string{"serve", "--addr", in.addr(), "--admin-addr", "127.0.0.1:" + strconv.Itoa(in.adminPort),
 		"--data-dir", filepath.Join(in.dir, fmt.Sprintf("data-%d", in.n)), "--log-format", "json"}, in.args...)
-	p, err := startChild(in.String(), exec.Command(in.bin, args...), in.log(), syscall.SIGKILL, nil)
+	p, err := pgserver.StartChild(in.String(), exec.Command(in.bin, args...), in.log(), syscall.SIGKILL, nil)
 	if err != nil {
 		return err
 	}
@@ -46,7 +48,7 @@ func (in *instance) start() error {
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if p.exited() {
+		if p.Exited() {
 			return fmt.Errorf("%s exited at start; see %s", in, in.log())
 		}
 		if resp, err := client.Get(in.readyURL()); err == nil {
@@ -64,7 +66,7 @@ func (in *instance) start() error {
 func (in *instance) kill() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.proc.stop(syscall.SIGKILL, 5*time.Second)
+	in.proc.Stop(syscall.SIGKILL, 5*time.Second)
 	in.kills++
 }
 
@@ -72,13 +74,13 @@ func (in *instance) kill() {
 func (in *instance) shutdown() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.proc != nil && !in.proc.exited() {
-		in.proc.stop(syscall.SIGTERM, 20*time.Second)
+	if in.proc != nil && !in.proc.Exited() {
+		in.proc.Stop(syscall.SIGTERM, 20*time.Second)
 	}
 }
 
 func (in *instance) alive() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.proc != nil && !in.proc.exited()
+	return in.proc != nil && !in.proc.Exited()
 }

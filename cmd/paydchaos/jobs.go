@@ -33,6 +33,11 @@ func (cl *cluster) checkJobs(book *ledgerBook, faults faultLog, from, to time.Ti
 	var b strings.Builder
 	// Leadership can change at each kill and each PostgreSQL restart.
 	changes := faults.kills + faults.pgRestarts
+	if faults.failover != nil {
+		// and at each failover and switchover: the primary's river_leader
+		// row is unlogged, so the new primary starts with none.
+		changes += faults.failover.kills + faults.failover.switchovers
+	}
 	for _, kind := range append(sweepKinds, hourlyKinds...) {
 		since := from
 		if !strings.HasPrefix(kind, "expire_") {

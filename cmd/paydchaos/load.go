@@ -49,10 +49,26 @@ type ledgerBook struct {
 	maxLatency        time.Duration
 	abandoned         []string
 	ops               map[string]int
+	// refusedByRoute counts the 503 answers by route.
+	refusedByRoute map[string]int
+	// writes has every answer to a write (POST) in order of arrival, to
+	// measure the windows in which none was acknowledged.
+	writes []writeMark
+	// lost and doubled count the acknowledged objects the checks found
+	// missing or stored more than once.
+	lost, doubled int
+}
+
+// writeMark is one attempt of a write: when it was sent and answered, and
+// whether it was acknowledged (2xx) or refused (503, a cut connection).
+type writeMark struct {
+	sent, answered time.Time
+	ok             bool
 }
 
 func newBook() *ledgerBook {
-	return &ledgerBook{status: map[int]int{}, reasons: map[string]int{}, first: map[string][]byte{}, ops: map[string]int{}}
+	return &ledgerBook{status: map[int]int{}, reasons: map[string]int{}, first: map[string][]byte{}, ops: map[string]int{},
+		refusedByRoute: map[string]int{}}
 }
 
 func (b *ledgerBook) problem(format string, args ...any) {
@@ -107,7 +123,15 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 		c.book.mu.Lock()
 		c.book.maxLatency = max(c.book.maxLatency, took)
 		c.book.mu.Unlock()
+		mark := func(ok bool) {
+			if method == http.MethodPost {
+				c.book.mu.Lock()
+				c.book.writes = append(c.book.writes, writeMark{sent: start, answered: time.Now(), ok: ok})
+				c.book.mu.Unlock()
+			}
+		}
 		if err != nil {
+			mark(false)
 			c.book.mu.Lock()
 			if took >= hangLimit {
 				c.book.hangs++
@@ -131,11 +155,13 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 		json.Unmarshal(out, &e)
 		switch st := resp.StatusCode; {
 		case st == http.StatusBadGateway:
+			mark(false)
 			// The balancer lost the connection: the request may or may
 			// not have run; the same key makes the retry safe.
 			time.Sleep(100 * time.Millisecond)
 			continue
 		case st >= 500:
+			mark(false)
 			if st != http.StatusServiceUnavailable {
 				c.book.problem("%s %s answered %d: %s", method, path, st, out)
 			} else if e.Type != "error" || e.Code != "provider_unavailable" || e.RequestID == "" || resp.Header.Get("Retry-After") == "" {
@@ -143,6 +169,7 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 			} else {
 				c.book.mu.Lock()
 				c.book.reasons[reason(e.Description)]++
+				c.book.refusedByRoute[route(method, path)]++
 				c.book.mu.Unlock()
 			}
 			time.Sleep(retryAfter(resp, 2*time.Second))
@@ -153,6 +180,9 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 		case st == http.StatusConflict && e.Code == "idempotency_in_progress":
 			time.Sleep(500 * time.Millisecond)
 			continue
+		}
+		if resp.StatusCode < 300 {
+			mark(true)
 		}
 		if key != "" && resp.StatusCode < 300 {
 			c.book.mu.Lock()
@@ -168,6 +198,17 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 		}
 		return resp.StatusCode, out
 	}
+}
+
+// route names a request's route with its ids left out.
+func route(method, path string) string {
+	seg := strings.Split(path, "/")
+	for i := 1; i < len(seg); i++ {
+		if seg[i-1] == "payments" || seg[i-1] == "refunds" {
+			seg[i] = "{id}"
+		}
+	}
+	return method + " " + strings.Join(seg, "/")
 }
 
 func reason(desc string) string {

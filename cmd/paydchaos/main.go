@@ -55,6 +55,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/paydhq/payd/internal/pgserver"
 )
 
 type config struct {
@@ -64,6 +65,10 @@ type config struct {
 	seed       uint64
 	paydBin    string
 	keep       bool
+	// failover selects the failover run (failover.go) instead of the
+	// chaos faults.
+	failover bool
+	failoverConfig
 }
 
 func main() {
@@ -74,23 +79,42 @@ func main() {
 	flag.Uint64Var(&cfg.seed, "seed", 0, "random seed (0: from the time); printed, so a run can be repeated")
 	flag.StringVar(&cfg.paydBin, "payd", "", "payd binary (default: built from this module)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the run's directory (logs, data) even when it passes")
+	flag.BoolVar(&cfg.failover, "failover", false, "the failover run: a Patroni cluster of three PostgreSQL nodes whose primary is killed and switched over (failover.go)")
+	cfg.failoverConfig.flags()
 	flag.Parse()
 	if cfg.seed == 0 {
 		cfg.seed = uint64(time.Now().UnixNano())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "paydchaos: FAIL:", err)
+	name := "paydchaos"
+	if cfg.failover {
+		name = "paydfailover"
+	}
+	last, err := run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: FAIL: %v\n", name, err)
+	} else {
+		fmt.Printf("%s: PASS\n", name)
+	}
+	// The failover run ends with its figures, pass or fail.
+	if last != "" {
+		fmt.Println(last)
+	}
+	if err != nil {
 		os.Exit(1)
 	}
-	fmt.Println("paydchaos: PASS")
 }
 
 // cluster is everything the run started.
 type cluster struct {
-	dir       string
-	pg        *postgres
+	dir string
+	pg  *pgserver.Server
+	// patroni is the failover run's cluster, in place of pg.
+	patroni *pgserver.Patroni
+	// dbURL is what the instances are given: pg's, or every node of
+	// patroni's.
+	dbURL     string
 	redis     *redisServer
 	instances []*instance
 	proxyURL  string
@@ -99,12 +123,19 @@ type cluster struct {
 	clients   int
 }
 
-func run(ctx context.Context, cfg config) (err error) {
+// run runs the load and the faults and checks the outcome; last is the
+// failover run's summary line.
+func run(ctx context.Context, cfg config) (last string, err error) {
 	dir, err := os.MkdirTemp("", "paydchaos-")
 	if err != nil {
-		return err
+		return "", err
 	}
-	fmt.Printf("paydchaos: seed %d, %d clients, %v of faults; logs in %s\n", cfg.seed, cfg.clients, cfg.duration, dir)
+	if cfg.failover {
+		fmt.Printf("paydfailover: seed %d, %d clients, %d kills and %d switchovers (Patroni ttl %d s); logs in %s\n",
+			cfg.seed, cfg.clients, cfg.kills, cfg.switchovers, cfg.patroni.TTL, dir)
+	} else {
+		fmt.Printf("paydchaos: seed %d, %d clients, %v of faults; logs in %s\n", cfg.seed, cfg.clients, cfg.duration, dir)
+	}
 	cl := &cluster{dir: dir, clients: cfg.clients, token: "adm_chaos_" + strconv.FormatUint(cfg.seed%1e9, 36) + "xxxxxxxxxxxxxxxx"}
 	defer func() {
 		cl.shutdown()
@@ -115,14 +146,17 @@ func run(ctx context.Context, cfg config) (err error) {
 		}
 	}()
 	if err := cl.build(cfg); err != nil {
-		return err
+		return "", err
 	}
 	shops, err := cl.setup()
 	if err != nil {
-		return err
+		return "", err
 	}
 	rnd := rand.New(rand.NewPCG(cfg.seed, 1))
 	book := newBook()
+	if cfg.measure > 0 {
+		cl.measureCreation(cfg, shops, book)
+	}
 
 	// Load.
 	stopLoad := make(chan struct{})
@@ -135,7 +169,12 @@ func run(ctx context.Context, cfg config) (err error) {
 		go func() { defer wg.Done(); c.run() }()
 	}
 	loadStart := time.Now()
-	faults := cl.faults(ctx, cfg, rnd, book)
+	var faults faultLog
+	if cfg.failover {
+		faults = cl.failovers(ctx, cfg, rnd, book)
+	} else {
+		faults = cl.faults(ctx, cfg, rnd, book)
+	}
 	close(stopLoad)
 	// Clients finish the operation in hand, retrying as long as it takes
 	// within a minute; after that they give up and say so.
@@ -143,9 +182,9 @@ func run(ctx context.Context, cfg config) (err error) {
 	wg.Wait()
 	loadEnd := time.Now()
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return "", ctx.Err()
 	}
-	fmt.Printf("paydchaos: load over after %v: %s\n", loadEnd.Sub(loadStart).Round(time.Second), faults)
+	fmt.Printf("%s: load over after %v: %s\n", faults.name(), loadEnd.Sub(loadStart).Round(time.Second), faults)
 	return cl.verify(ctx, shops, book, faults, loadStart, loadEnd)
 }
 
@@ -159,13 +198,33 @@ func (cl *cluster) build(cfg config) error {
 			return fmt.Errorf("build payd: %v\n%s", err, out)
 		}
 	}
-	pg, err := newPostgres(cl.dir)
-	if err != nil {
-		return err
-	}
-	cl.pg = pg
-	if err := pg.start(); err != nil {
-		return err
+	if cfg.failover {
+		p, err := pgserver.StartPatroni(cl.dir, cfg.patroni)
+		cl.patroni = p
+		if err != nil {
+			return err
+		}
+		// A database of payd's own, made on the primary.
+		db, err := sql.Open("pgx", p.URL("postgres"))
+		if err != nil {
+			return err
+		}
+		_, err = db.Exec("CREATE DATABASE payd")
+		db.Close()
+		if err != nil {
+			return fmt.Errorf("create database: %w", err)
+		}
+		cl.dbURL = p.URL("payd")
+	} else {
+		pg, err := pgserver.New(cl.dir, "pg")
+		if err != nil {
+			return err
+		}
+		cl.pg = pg
+		if err := pg.Start(); err != nil {
+			return err
+		}
+		cl.dbURL = pg.URL("postgres")
 	}
 	port, err := freePort()
 	if err != nil {
@@ -186,7 +245,7 @@ func (cl *cluster) build(cfg config) error {
 	}
 	cl.proxyURL = "http://" + ln.Addr().String()
 	var backends []string
-	for n := 1; n <= 3; n++ {
+	for n := 1; n <= cfg.instances(); n++ {
 		p, err := freePort()
 		if err != nil {
 			return err
@@ -196,7 +255,7 @@ func (cl *cluster) build(cfg config) error {
 			return err
 		}
 		in := &instance{n: n, bin: bin, dir: cl.dir, port: p, adminPort: ap, args: []string{
-			"--database-url", pg.url(), "--redis-url", cl.redis.url(), "--admin-token", cl.token,
+			"--database-url", cl.dbURL, "--redis-url", cl.redis.url(), "--admin-token", cl.token,
 			"--public-url", cl.proxyURL, "--webhook-allow-host", "127.0.0.1", "--webhook-ca-file", ca, "--test-clock",
 			// Jobs of a killed instance are run again after this; the
 			// default of 5 minutes would outlast the run.
@@ -221,8 +280,11 @@ func (cl *cluster) shutdown() {
 	if cl.redis != nil && cl.redis.proc != nil {
 		cl.redis.kill()
 	}
-	if cl.pg != nil && cl.pg.proc != nil {
-		cl.pg.stop(false)
+	if cl.pg != nil {
+		cl.pg.Stop(false)
+	}
+	if cl.patroni != nil {
+		cl.patroni.Close()
 	}
 	if cl.rc != nil {
 		cl.rc.srv.Close()
@@ -232,6 +294,9 @@ func (cl *cluster) shutdown() {
 // faultLog counts what was done to the cluster and what was seen meanwhile.
 type faultLog struct {
 	kills, pgRestarts, redisRestarts int
+	// The failover run's: the primary killed and switched over, with
+	// what was measured at each (failover.go).
+	failover *failoverLog
 	// readyFailedDuringOutage counts the PostgreSQL outages in which every
 	// running instance's /readyz answered 503; readyRecovery is the
 	// longest time /readyz took to come back after PostgreSQL did.
@@ -240,6 +305,9 @@ type faultLog struct {
 }
 
 func (f faultLog) String() string {
+	if f.failover != nil {
+		return f.failover.String()
+	}
 	return fmt.Sprintf("%d instance kills, %d PostgreSQL restarts, %d Redis restarts", f.kills, f.pgRestarts, f.redisRestarts)
 }
 
@@ -277,7 +345,7 @@ func (cl *cluster) faults(ctx context.Context, cfg config, rnd *rand.Rand, book 
 			}
 		case 1:
 			immediate := rnd.IntN(2) == 0
-			cl.pg.stop(immediate)
+			cl.pg.Stop(immediate)
 			log.pgRestarts++
 			time.Sleep(1500 * time.Millisecond)
 			if cl.allNotReady() {
@@ -286,7 +354,7 @@ func (cl *cluster) faults(ctx context.Context, cfg config, rnd *rand.Rand, book 
 				book.problem("PostgreSQL down (immediate=%v) but some instance's /readyz still answered 200", immediate)
 			}
 			time.Sleep(time.Duration(rnd.IntN(2500)) * time.Millisecond)
-			if err := cl.pg.start(); err != nil {
+			if err := cl.pg.Start(); err != nil {
 				book.problem("restart PostgreSQL: %v", err)
 				return log
 			}
@@ -350,7 +418,7 @@ func (cl *cluster) waitAllReady(d time.Duration) bool {
 
 // db opens the run's own PostgreSQL for the checks that read the job table.
 func (cl *cluster) db() (*sql.DB, error) {
-	db, err := sql.Open("pgx", cl.pg.url())
+	db, err := sql.Open("pgx", cl.dbURL)
 	if err != nil {
 		return nil, err
 	}
@@ -359,4 +427,35 @@ func (cl *cluster) db() (*sql.DB, error) {
 		return nil, errors.Join(errors.New("open the run's PostgreSQL"), err)
 	}
 	return db, nil
+}
+
+func (f faultLog) name() string {
+	if f.failover != nil {
+		return "paydfailover"
+	}
+	return "paydchaos"
+}
+
+// outages counts the faults in which no database accepted writes for a
+// while.
+func (f faultLog) outages() int {
+	if f.failover != nil {
+		return f.failover.kills
+	}
+	return f.pgRestarts
+}
+
+// complete reports whether every kind of fault the run promises happened.
+func (f faultLog) complete() bool {
+	if f.failover != nil {
+		return f.failover.kills > 0 && f.failover.switchovers > 0
+	}
+	return f.kills > 0 && f.pgRestarts > 0 && f.redisRestarts > 0
+}
+
+// count adds one to a counter of the book.
+func (b *ledgerBook) count(n *int) {
+	b.mu.Lock()
+	*n++
+	b.mu.Unlock()
 }

@@ -162,9 +162,9 @@ func (cl *cluster) missing(shops []*shop, book *ledgerBook) (payments, events []
 }
 
 // verify lets the cluster settle and checks everything the run promises.
-func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, faults faultLog, loadStart, loadEnd time.Time) error {
+func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, faults faultLog, loadStart, loadEnd time.Time) (last string, err error) {
 	if !cl.waitAllReady(60 * time.Second) {
-		return fmt.Errorf("the instances are not all ready after the faults")
+		return "", fmt.Errorf("the instances are not all ready after the faults")
 	}
 	// Past the 5-minute lease of claimed deliveries and River's rescue of
 	// the jobs of killed instances.
@@ -180,15 +180,14 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 	}
 	advance()
 	var pendingPayments, pendingEvents []string
-	var err error
 	for round := 1; ; round++ {
 		pendingPayments, pendingEvents, err = cl.missing(shops, book)
 		if err != nil {
-			return err
+			return "", err
 		}
 		unfinished, err := cl.unfinishedJobs()
 		if err != nil {
-			return err
+			return "", err
 		}
 		if len(pendingPayments) == 0 && len(pendingEvents) == 0 && unfinished == 0 {
 			break
@@ -226,7 +225,7 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 			OrderID string `json:"order_id"`
 		}](cl, s, "/v1/payments")
 		if err != nil {
-			return err
+			return "", err
 		}
 		seen := map[string]int{}
 		for _, it := range items {
@@ -242,11 +241,13 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 		}
 		for order, n := range seen {
 			if n > 1 {
+				book.count(&book.doubled)
 				book.problem("order %s stored %d times", order, n)
 			}
 		}
 		for order, p := range acked {
 			if p.shop == s && seen[order] == 0 {
+				book.count(&book.lost)
 				book.problem("acknowledged payment %s (%s) is lost", p.id, order)
 			}
 		}
@@ -255,7 +256,7 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 			PaymentID string `json:"payment_id"`
 		}](cl, s, "/v1/refunds")
 		if err != nil {
-			return err
+			return "", err
 		}
 		perPayment := map[string][]string{}
 		for _, r := range refunds {
@@ -269,12 +270,14 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 			got := perPayment[p.id]
 			for _, id := range p.refunds {
 				if !slices.Contains(got, id) {
+					book.count(&book.lost)
 					book.problem("acknowledged refund %s of %s is lost", id, p.id)
 				}
 			}
 			// One refund key per payment: more than one refund is a
 			// retry that ran twice.
 			if len(got) > 1 {
+				book.count(&book.doubled)
 				book.problem("payment %s has %d refunds from one Idempotency-Key", p.id, len(got))
 			}
 			if len(got) == 1 && len(p.refunds) == 0 && !strings.Contains(abandoned, "ref-"+order) {
@@ -297,32 +300,38 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 
 	jobs, err := cl.checkJobs(book, faults, loadStart, loadEnd)
 	if err != nil {
-		return err
+		return "", err
 	}
 
 	book.mu.Lock()
 	defer book.mu.Unlock()
-	fmt.Printf("paydchaos: %s\n", faults)
+	fmt.Printf("%s: %s\n", faults.name(), faults)
 	fmt.Printf("  operations acknowledged: %v; %d payments and %d refunds stored; %d replays compared\n", book.ops, nPayments, nRefunds, book.replays)
 	fmt.Printf("  answers by status: %v; 503 by reason: %v\n", book.status, book.reasons)
 	fmt.Printf("  unanswered requests (connection cut): %d; hangs over %v: %d; slowest answer %v\n", book.unanswered, hangLimit, book.hangs, book.maxLatency.Round(time.Millisecond))
-	fmt.Printf("  /readyz failed in %d of %d PostgreSQL outages; back within %v at most\n", faults.readyFailedDuringOutage, faults.pgRestarts, faults.readyRecovery.Round(time.Millisecond))
+	fmt.Printf("  /readyz failed in %d of %d outages of the database; back within %v at most\n", faults.readyFailedDuringOutage, faults.outages(), faults.readyRecovery.Round(time.Millisecond))
+	if len(book.refusedByRoute) > 0 {
+		fmt.Printf("  503 by route: %v\n", book.refusedByRoute)
+	}
 	fmt.Printf("  events delivered: %d distinct, %d duplicates; settled %v after the load\n", received, duplicates, settled.Round(time.Second))
 	fmt.Printf("  ledger check: %s\n", ledger)
 	fmt.Print(jobs)
 	if len(book.abandoned) > 0 {
 		fmt.Printf("  given up at the drain deadline: %d requests\n", len(book.abandoned))
 	}
+	if faults.failover != nil {
+		last = faults.failover.report(book)
+	}
 	if len(book.problems) > 0 {
 		for _, p := range book.problems {
 			fmt.Println("  PROBLEM:", p)
 		}
-		return fmt.Errorf("%d problems", len(book.problems))
+		return last, fmt.Errorf("%d problems", len(book.problems))
 	}
-	if book.ops["create"] == 0 || faults.kills == 0 || faults.pgRestarts == 0 || faults.redisRestarts == 0 {
-		return fmt.Errorf("the run proved little: %v operations, %s", book.ops, faults)
+	if book.ops["create"] == 0 || !faults.complete() {
+		return last, fmt.Errorf("the run proved little: %v operations, %s", book.ops, faults)
 	}
-	return nil
+	return last, nil
 }
 
 // adminAt calls in's operator API.

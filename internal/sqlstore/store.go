@@ -107,6 +107,7 @@ func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Sto
 		return nil, err
 	}
 	cfg.Tracer = tracer
+	cfg.OnPgError = dropReadOnly(cfg.OnPgError)
 	db := sql.OpenDB(pipeConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
@@ -207,8 +208,16 @@ func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
 	return translate(fn(&tx{q: s.rdb, d: s.d}))
 }
 
-// Ready pings the database and checks the schema is current.
+// Ready checks the schema is current and, on PostgreSQL, that the server
+// accepts writes (writable, unavailable.go): behind a failover, a pool can
+// hold connections to a node that has become a standby or been made
+// read-only, and an instance that cannot write is not ready.
 func (s *Store) Ready(ctx context.Context) error {
+	if s.d.Name() == "postgres" {
+		if err := writable(ctx, s.db); err != nil {
+			return err
+		}
+	}
 	return s.schemaCurrent(ctx)
 }
 

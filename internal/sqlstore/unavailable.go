@@ -47,7 +47,8 @@ func translate(err error) error {
 
 // unreachable reports whether err says the database cannot be reached or
 // dropped the connection: it is down, restarting, refusing connections or
-// resetting them. A canceled request is not one of them.
+// resetting them, or it is not the primary any more (read-only). A
+// canceled request is not one of them.
 func unreachable(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
@@ -58,7 +59,8 @@ func unreachable(err error) bool {
 		case "57P01", // admin_shutdown: the server is stopping
 			"57P02", // crash_shutdown
 			"57P03", // cannot_connect_now: starting up or shutting down
-			"53300": // too_many_connections
+			"53300", // too_many_connections
+			readOnlyCode: // a standby or a demoted primary (dropReadOnly)
 			return true
 		}
 		// Class 08: connection exception.
@@ -79,4 +81,56 @@ func unreachable(err error) bool {
 	// pgx reports a connection it already closed this way, without a
 	// type of its own.
 	return strings.Contains(err.Error(), "conn closed")
+}
+
+// A server that refuses writes answers SQLSTATE 25006
+// (read_only_sql_transaction): a standby, or a primary made read-only
+// (default_transaction_read_only) or demoted without its sessions being
+// ended. With a connection string naming every node and
+// target_session_attrs=read-write, a new connection lands on whichever node
+// is primary now, but one opened before the failover stays where it was and
+// would fail every statement for as long as the pool kept it; the job
+// queue shares the pool, so its leader would stay there too (riverqueue
+// issue 1225). dropReadOnly closes such a connection at its first
+// read-only error, so the pool opens a fresh one; the request itself
+// answers 503 (unreachable) and its retry reaches the new primary.
+func dropReadOnly(next pgconn.PgErrorHandler) pgconn.PgErrorHandler {
+	return func(c *pgconn.PgConn, pe *pgconn.PgError) bool {
+		if pe.Code == readOnlyCode {
+			return false
+		}
+		return next == nil || next(c, pe)
+	}
+}
+
+// readOnlyCode is SQLSTATE read_only_sql_transaction.
+const readOnlyCode = "25006"
+
+// writable reports a server that accepts no writes as unavailable: in
+// recovery (a standby) or read-only by default. The connection that saw
+// it is closed, as dropReadOnly would, so that the next check connects
+// afresh.
+func writable(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer conn.Close()
+	var readOnly bool
+	err = conn.QueryRowContext(ctx,
+		`SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'`).Scan(&readOnly)
+	if err != nil {
+		return translate(err)
+	}
+	if readOnly {
+		// driver.ErrBadConn tells the pool to discard the connection.
+		conn.Raw(func(dc any) error {
+			if pc, ok := dc.(*pipeConn); ok {
+				pc.Conn.Close()
+			}
+			return driver.ErrBadConn
+		})
+		return errUnavailable()
+	}
+	return nil
 }

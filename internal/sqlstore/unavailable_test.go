@@ -35,6 +35,7 @@ func TestTranslateUnavailable(t *testing.T) {
 		{"BadConn", driver.ErrBadConn, true},
 		{"UnexpectedEOF", io.ErrUnexpectedEOF, true},
 		{"ConnClosed", errors.New("conn closed"), true},
+		{"ReadOnly", fmt.Errorf("commit: %w", &pgconn.PgError{Code: "25006"}), true},
 		{"UniqueViolation", &pgconn.PgError{Code: "23505"}, false},
 		{"SerializationFailure", &pgconn.PgError{Code: "40001"}, false},
 		{"ContractError", fmt.Errorf("capture: %w", payd.NotFound("payment")), false},
