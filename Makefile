@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test build fuzz bench lint chaos generate
+.PHONY: run test build fuzz bench lint chaos failover generate
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -44,6 +44,12 @@ bench:
 ## with instances killed and PostgreSQL and Redis restarted (about 2 minutes; CHAOS_FLAGS='--duration 10m' for longer)
 chaos:
 	$(GO) run ./cmd/paydchaos $(CHAOS_FLAGS)
+
+## failover: two instances on a Patroni cluster of three PostgreSQL nodes of its own (etcd, synchronous_mode), under load,
+## with the primary killed once and switched over once (about 2 minutes; needs the patroni and etcd-server packages;
+## FAILOVER_FLAGS='--kills 5 --switchovers 5' for the long form, see docs/operations.md)
+failover:
+	$(GO) run ./cmd/paydchaos --failover $(FAILOVER_FLAGS)
 
 lint:
 	gofmt -l . | (! grep .)

@@ -303,3 +303,26 @@ func jsonID(raw []byte) string {
 	json.Unmarshal(raw, &v)
 	return v.ID
 }
+
+// probe creates payments one after another, a few dozen a second, until
+// told to stop: in the failover run, the steady writes whose answers time
+// each window (the other clients spend much of their time polling a
+// payment's status).
+func (c *client) probe() {
+	for i := 0; !c.stopped(); i++ {
+		order := fmt.Sprintf("probe-%d-%d", c.n, i)
+		st, raw := c.call(http.MethodPost, "/v1/payments", "pay-"+order, map[string]any{
+			"amount": map[string]any{"value": "1.00", "currency": "RUB"}, "order_id": order, "capture": true,
+			"confirmation": map[string]any{"type": "qr"},
+		})
+		if st == http.StatusOK || st == http.StatusCreated {
+			c.book.mu.Lock()
+			c.book.ops["create"]++
+			c.book.payments = append(c.book.payments, &payment{shop: c.shop, id: jsonID(raw), orderID: order})
+			c.book.mu.Unlock()
+		} else if st != 0 {
+			c.book.problem("probe create: final answer %d %s", st, raw)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}

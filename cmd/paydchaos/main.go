@@ -121,6 +121,9 @@ type cluster struct {
 	rc        *receiver
 	token     string
 	clients   int
+	// unlimited lifts the shops' rate limits (the failover run's probes,
+	// the creation measurement).
+	unlimited bool
 }
 
 // run runs the load and the faults and checks the outcome; last is the
@@ -145,6 +148,7 @@ func run(ctx context.Context, cfg config) (last string, err error) {
 			fmt.Printf("paydchaos: the run's logs and data stay in %s\n", dir)
 		}
 	}()
+	cl.unlimited = cfg.failover || cfg.measure > 0
 	if err := cl.build(cfg); err != nil {
 		return "", err
 	}
@@ -167,6 +171,16 @@ func run(ctx context.Context, cfg config) (last string, err error) {
 			http: &http.Client{Timeout: hangLimit}, rnd: rand.New(rand.NewPCG(cfg.seed, uint64(i)+2))}
 		wg.Add(1)
 		go func() { defer wg.Done(); c.run() }()
+	}
+	if cfg.failover {
+		// Writes that never wait on a payment's status, so that each
+		// window is measured to the moment.
+		for i := range 2 {
+			c := &client{n: 100 + i, base: cl.proxyURL, shop: shops[i%len(shops)], book: book, stop: stopLoad, drainBy: &drainBy,
+				http: &http.Client{Timeout: hangLimit}, rnd: rand.New(rand.NewPCG(cfg.seed, uint64(i)+200))}
+			wg.Add(1)
+			go func() { defer wg.Done(); c.probe() }()
+		}
 	}
 	loadStart := time.Now()
 	var faults faultLog

@@ -48,6 +48,15 @@ func (cl *cluster) addShops(merchant string, shops *[]*shop) error {
 		if err := cl.admin("POST", "/admin/v1/shops/"+s.ID+"/keys", map[string]any{"mode": "test"}, &k); err != nil {
 			return err
 		}
+		if cl.unlimited {
+			// As paydbench does: the default 120 creations a minute
+			// would turn the probes and the measurement into waits.
+			var out any
+			limits := map[string]int{"requests_per_minute": 1_000_000, "payments_per_minute": 1_000_000}
+			if err := cl.admin("PATCH", "/admin/v1/shops/"+s.ID, limits, &out); err != nil {
+				return err
+			}
+		}
 		sh := &shop{id: s.ID, key: k.Secret}
 		raw, _ := json.Marshal(map[string]any{"url": cl.rc.srv.URL + "/hook", "events": webhookEvents})
 		req, _ := http.NewRequest("POST", cl.proxyURL+"/v1/webhook-endpoints", bytes.NewReader(raw))

@@ -57,9 +57,9 @@ func unreachable(err error) bool {
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "57P01", // admin_shutdown: the server is stopping
-			"57P02", // crash_shutdown
-			"57P03", // cannot_connect_now: starting up or shutting down
-			"53300", // too_many_connections
+			"57P02",      // crash_shutdown
+			"57P03",      // cannot_connect_now: starting up or shutting down
+			"53300",      // too_many_connections
 			readOnlyCode: // a standby or a demoted primary (dropReadOnly)
 			return true
 		}
