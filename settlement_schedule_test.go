@@ -27,11 +27,11 @@ func TestDueCutoff(t *testing.T) {
 		holidays map[string]bool
 		want     string
 	}{
-		{"2026-11-24", 0, nil, "2026-11-23"}, // Tuesday: Monday, just ended
-		{"2026-11-23", 0, nil, "2026-11-22"}, // Monday: Friday to Sunday
-		{"2026-11-24", 1, nil, "2026-11-22"}, // Tuesday, one more day: up to Sunday (Friday's register)
-		{"2026-11-23", 1, nil, "2026-11-19"}, // Monday: Friday has not had its business day after it
-		{"2026-11-27", 1, nil, "2026-11-25"}, // Friday: Wednesday, Thursday having passed
+		{"2026-11-24", 0, nil, "2026-11-23"},     // Tuesday: Monday, just ended
+		{"2026-11-23", 0, nil, "2026-11-22"},     // Monday: Friday to Sunday
+		{"2026-11-24", 1, nil, "2026-11-22"},     // Tuesday, one more day: up to Sunday (Friday's register)
+		{"2026-11-23", 1, nil, "2026-11-19"},     // Monday: Friday has not had its business day after it
+		{"2026-11-27", 1, nil, "2026-11-25"},     // Friday: Wednesday, Thursday having passed
 		{"2026-11-26", 1, nil, "2026-11-24"},     // Thursday: Tuesday, Wednesday having passed
 		{"2026-11-26", 1, holiday, "2026-11-23"}, // Wednesday off: Tuesday waits for Thursday to pass
 		{"2026-11-26", 2, holiday, "2026-11-22"}, // Monday and Tuesday passed after the weekend, Wednesday off
