@@ -56,6 +56,8 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
 		{"Event", testEvent},
+		{"EventFeed", testEventFeed},
+		{"SandboxReset", testSandboxReset},
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},
 		{"Tx", testTx},
