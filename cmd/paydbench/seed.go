@@ -392,10 +392,12 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 	var load func(rows *seedRows) error
 	var merchantID string
 	var finish func() error
-	// A build before migration 0016 has no running totals; the seeded
-	// ledger is then postings alone, as that build kept it, so that the
-	// benchmark can measure it too.
-	withTotals := true
+	// columns are the columns each table has. An older build may lack
+	// some (the running totals of migration 0016, the payment's method
+	// column of 0018); the seed then writes what that build kept, so that
+	// the benchmark can measure it too.
+	var columns func(table string) (map[string]bool, error)
+	have := seedSchema{}
 	if database == "postgres" {
 		conn, err := pgx.Connect(ctx, pgURL)
 		if err != nil {
@@ -405,12 +407,13 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 		if err := conn.QueryRow(ctx, `SELECT merchant_id FROM shops WHERE id = $1`, shopID).Scan(&merchantID); err != nil {
 			return nil, fmt.Errorf("seed: the shop: %w", err)
 		}
-		if err := conn.QueryRow(ctx, `SELECT to_regclass('ledger_totals') IS NOT NULL`).Scan(&withTotals); err != nil {
-			return nil, fmt.Errorf("seed: %w", err)
+		columns = func(table string) (map[string]bool, error) {
+			return queryStringSet(ctx, func(q string, args ...any) (pgx.Rows, error) { return conn.Query(ctx, q, args...) },
+				`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`, table)
 		}
 		load = func(r *seedRows) error {
 			for _, t := range r.tables() {
-				if len(t.rows) == 0 || (!withTotals && t.name == "ledger_totals") {
+				if t = have.project(t); len(t.rows) == 0 {
 					continue
 				}
 				if _, err := conn.CopyFrom(ctx, pgx.Identifier{t.name}, t.cols, pgx.CopyFromRows(t.rows)); err != nil {
@@ -423,7 +426,7 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 		// not a planner surprised by an unanalyzed table.
 		finish = func() error {
 			_, err := conn.Exec(ctx, `ANALYZE payments; ANALYZE events; ANALYZE refunds; ANALYZE ledger_entries; ANALYZE ledger_postings; ANALYZE settlements`)
-			if err == nil && withTotals {
+			if err == nil && len(have["ledger_totals"]) > 0 {
 				_, err = conn.Exec(ctx, `ANALYZE ledger_totals`)
 			}
 			return err
@@ -438,8 +441,21 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 		if err := db.QueryRowContext(ctx, `SELECT merchant_id FROM shops WHERE id = $1`, shopID).Scan(&merchantID); err != nil {
 			return nil, fmt.Errorf("seed: the shop: %w", err)
 		}
-		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_totals'`).Scan(&withTotals); err != nil {
-			return nil, fmt.Errorf("seed: %w", err)
+		columns = func(table string) (map[string]bool, error) {
+			rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info($1)`, table)
+			if err != nil {
+				return nil, err
+			}
+			defer rows.Close()
+			out := map[string]bool{}
+			for rows.Next() {
+				var c string
+				if err := rows.Scan(&c); err != nil {
+					return nil, err
+				}
+				out[c] = true
+			}
+			return out, rows.Err()
 		}
 		var tx *sql.Tx
 		inTx := 0
@@ -473,9 +489,7 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 			// SQLite binds at most 32,766 values a statement: 100 rows of
 			// at most 14 columns stay far below.
 			for _, t := range r.tables() {
-				if !withTotals && t.name == "ledger_totals" {
-					continue
-				}
+				t = have.project(t)
 				for len(t.rows) > 0 {
 					k := min(len(t.rows), 100)
 					if err := insert(t.name, t.cols, t.rows[:k]); err != nil {
@@ -505,6 +519,11 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 			// the database now keeps that work out of the first phase.
 			_, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 			return err
+		}
+	}
+	for _, t := range (&seedRows{}).tables() {
+		if have[t.name], err = columns(t.name); err != nil {
+			return nil, fmt.Errorf("seed: the columns of %s: %w", t.name, err)
 		}
 	}
 	s := newSeeder(shopID, merchantID, n)
@@ -541,4 +560,56 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 	out.available, out.seconds = s.Available, time.Since(started).Seconds()
 	fmt.Fprintf(log, "%s: seeded %d payments with their ledger in %.1f s\n", database, n, out.seconds)
 	return out, nil
+}
+
+// seedSchema is the columns of each table of the server's database.
+type seedSchema map[string]map[string]bool
+
+// project keeps the columns the table has; a table that does not exist
+// gets no rows.
+func (h seedSchema) project(t seedTable) seedTable {
+	have := h[t.name]
+	if len(have) == 0 {
+		t.rows = nil
+		return t
+	}
+	var keep []int
+	for i, c := range t.cols {
+		if have[c] {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(t.cols) {
+		return t
+	}
+	out := seedTable{name: t.name}
+	for _, i := range keep {
+		out.cols = append(out.cols, t.cols[i])
+	}
+	for _, r := range t.rows {
+		row := make([]any, len(keep))
+		for j, i := range keep {
+			row[j] = r[i]
+		}
+		out.rows = append(out.rows, row)
+	}
+	return out
+}
+
+// queryStringSet reads one text column of a query into a set.
+func queryStringSet(ctx context.Context, query func(q string, args ...any) (pgx.Rows, error), q string, args ...any) (map[string]bool, error) {
+	rows, err := query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out[c] = true
+	}
+	return out, rows.Err()
 }
