@@ -470,7 +470,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 	if hwm, rss, ok := peakRSS(srv.pid()); ok {
 		res.ServerPeakRSSMiB, res.ServerRSSEndMiB = hwm, rss
 	}
-	res.CreatedPayments = len(a.ids)
+	res.CreatedPayments = len(a.ids) - len(sd.reads)
 	srv.stop()
 	if !srv.stoppedCleanly() {
 		res.Notes = append(res.Notes, "payd did not stop within its grace period and was killed")
