@@ -3,9 +3,13 @@
 //
 // For each database it builds and starts `payd serve --dev` as a separate
 // process, creates payments over keep-alive HTTP connections at each client
-// count, reads them back by id and by list, and — in the same run, against
-// a scratch database with the same tables — times the least a payment
-// creation must write (four INSERTs in one transaction) with no HTTP at all.
+// count, reads them back by id and by list, reads the balance, refunds, and
+// — in the same run, against a scratch database with the same tables —
+// times the least a payment creation must write (four INSERTs in one
+// transaction) with no HTTP at all. With --seed-payments the shop first
+// gets that many payments with their ledger and registers, at each size
+// asked for, so that reads, balances and refunds are measured on an old
+// shop.
 // The ratio of the two says how much the service adds to what the database
 // must do anyway. Every phase is bounded in time and in count; only
 // 127.0.0.1 is contacted; the server is stopped at the end, also on error.
