@@ -37,10 +37,15 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeRefusesDuplicateNames -fuzztime=20000x ./internal/httpapi/
 	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=200000x ./internal/urlguard/
 
-## bench: payd's merchant API against the database floor, then webhook fan-out, on SQLite and PostgreSQL
-## (about 18 minutes on 2 cores; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines)
+## bench: payd's merchant API against the database floor, balances and refunds of a shop with 10^4 and
+## 10^6 payments, then webhook fan-out, on SQLite and PostgreSQL (about 45 minutes on 2 cores and 60 GB of
+## free disk; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines; BENCH_SCALE=10000,100000 for a
+## shorter scale check)
+BENCH_SCALE ?= 10000,1000000
 bench:
 	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') $(BENCH_FLAGS)
+	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') \
+		--phases balance,refund --clients 16 --seed-payments $(BENCH_SCALE) $(BENCH_FLAGS)
 	$(GO) run ./cmd/hookbench $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)')
 
 ## chaos: the fault test: three instances on a throwaway PostgreSQL and Redis of their own, under load,

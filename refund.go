@@ -155,12 +155,25 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		// lock; only a refund that reaches into available takes the
 		// merchant's lock, so refunds of different payments covered by
 		// their own money run side by side.
-		unreleased, err := tx.LedgerAccountBalance(ctx, pendingAcct)
-		if err != nil {
-			return 0, nil, err
+		// Once released (the flag is set under the payment's lock, which
+		// this transaction holds), nothing posts to the payment's pending
+		// part again: it is zero, and reading it would be a round trip for
+		// nothing.
+		var unreleased int64
+		if !pay.PendingReleased {
+			if unreleased, err = tx.LedgerAccountBalance(ctx, pendingAcct); err != nil {
+				return 0, nil, err
+			}
 		}
 		fromPending := min(in.Amount.Minor, max(0, unreleased))
 		rest := in.Amount.Minor - fromPending
+		// freezeMayChange is whether this refund can change the contour's
+		// payout freeze: only by taking available below zero, or from
+		// below zero (refund_beyond_available). Every movement of
+		// available settles the freeze after it, so a refund that leaves
+		// available at or above zero, where it was, leaves the freeze as
+		// it is, and need not read it again under the merchant's lock.
+		freezeMayChange := false
 		if rest > 0 {
 			if _, err := tx.MerchantGetForUpdate(ctx, pay.MerchantID); err != nil {
 				return 0, nil, err
@@ -172,6 +185,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 			if rest > max(0, available) && !p.Shop.Settings.RefundBeyondAvailable {
 				return 0, nil, refundInsufficient(rest, fromPending, available, c)
 			}
+			freezeMayChange = available-rest < 0
 		}
 		if in.Receipt {
 			return 0, nil, &Error{Code: CodeReceiptInvalid, Param: "receipt", Message: "receipts are not accepted: the fiscalization module is not enabled in this build"}
@@ -193,7 +207,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		if err := tx.PaymentUpdate(ctx, pay); err != nil {
 			return 0, nil, err
 		}
-		if rest > 0 {
+		if freezeMayChange {
 			if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
 				return 0, nil, err
 			}

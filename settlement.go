@@ -236,6 +236,19 @@ func (s *Service) formSettlement(ctx context.Context, merchantID string, test bo
 		if !end.Before(s.clock.Now().In(loc)) && !end.Equal(s.clock.Now().In(loc)) {
 			return Errorf(CodeInvalidState, "the period %s is not over yet", day)
 		}
+		// A registered day is refused before its entries are read: the
+		// hourly run asks about every day of the last two weeks, nearly
+		// all of them registered, under the merchant's lock (and on
+		// SQLite the one writer). The insert below still refuses a
+		// register formed meanwhile by another instance.
+		done, err := tx.SettlementList(ctx, &SettlementListParams{ListParams: ListParams{Limit: 1},
+			MerchantID: merchantID, Test: test, Currency: c, PeriodFrom: day, PeriodTo: day})
+		if err != nil {
+			return err
+		}
+		if len(done.Items) > 0 {
+			return Errorf(CodeInvalidState, "the period %s is already registered", day)
+		}
 		entries, err := tx.LedgerEntriesOf(ctx, merchantID, test, c, start.UTC(), end.UTC())
 		if err != nil {
 			return err

@@ -6,9 +6,9 @@ package money
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 )
 
 // Currency is an ISO 4217 code the contract accepts.
@@ -78,13 +78,20 @@ func ParseSigned(s string) (int64, error) {
 // FormatValue prints minor units in the contract's form. Negative values
 // get a leading minus (the SignedAmount form).
 func FormatValue(minor int64) string {
-	sign := ""
+	return string(appendValue(make([]byte, 0, 24), minor))
+}
+
+// appendValue appends FormatValue(minor) to b without fmt, which the
+// encoding of every amount would otherwise pay for.
+func appendValue(b []byte, minor int64) []byte {
 	u := uint64(minor)
 	if minor < 0 {
-		sign = "-"
+		b = append(b, '-')
 		u = uint64(-(minor + 1)) + 1 // safe for math.MinInt64
 	}
-	return fmt.Sprintf("%s%d.%02d", sign, u/100, u%100)
+	b = strconv.AppendUint(b, u/100, 10)
+	cents := u % 100
+	return append(b, '.', byte('0'+cents/10), byte('0'+cents%10))
 }
 
 // Amount is the contract's unsigned `Amount` object in minor units.
@@ -105,8 +112,23 @@ type wire struct {
 }
 
 // MarshalJSON writes {"value":"123.45","currency":"RUB"}.
-func (a Amount) MarshalJSON() ([]byte, error) {
-	return json.Marshal(wire{Value: FormatValue(a.Minor), Currency: a.Currency})
+func (a Amount) MarshalJSON() ([]byte, error) { return appendWire(a.Minor, a.Currency) }
+
+// appendWire writes the wire form by hand: an amount is in every payment,
+// refund and balance the service encodes, several times in each, and
+// encoding it through a struct costs a reflection walk and a copy each
+// time. A currency that is not three capital letters (never a valid one)
+// goes through the encoder, which escapes it.
+func appendWire(minor int64, c Currency) ([]byte, error) {
+	if len(c) != 3 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' || c[2] < 'A' || c[2] > 'Z' {
+		return json.Marshal(wire{Value: FormatValue(minor), Currency: c})
+	}
+	b := make([]byte, 0, 48)
+	b = append(b, `{"value":"`...)
+	b = appendValue(b, minor)
+	b = append(b, `","currency":"`...)
+	b = append(b, c...)
+	return append(b, `"}`...), nil
 }
 
 // UnmarshalJSON reads the wire form strictly; see ParseValue.
@@ -134,9 +156,7 @@ type Signed struct {
 func (s Signed) String() string { return FormatValue(s.Minor) + " " + string(s.Currency) }
 
 // MarshalJSON writes {"value":"-1.00","currency":"RUB"}.
-func (s Signed) MarshalJSON() ([]byte, error) {
-	return json.Marshal(wire{Value: FormatValue(s.Minor), Currency: s.Currency})
-}
+func (s Signed) MarshalJSON() ([]byte, error) { return appendWire(s.Minor, s.Currency) }
 
 // UnmarshalJSON reads the signed wire form.
 func (s *Signed) UnmarshalJSON(b []byte) error {

@@ -2,6 +2,7 @@ package money
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -58,7 +59,8 @@ func TestParseSigned(t *testing.T) {
 
 func TestFormatValue(t *testing.T) {
 	t.Parallel()
-	for minor, want := range map[int64]string{0: "0.00", 1: "0.01", 100: "1.00", 123456: "1234.56", -5: "-0.05", -12345: "-123.45", MaxMinor: "9999999999999.99"} {
+	for minor, want := range map[int64]string{0: "0.00", 1: "0.01", 100: "1.00", 123456: "1234.56", -5: "-0.05", -12345: "-123.45", MaxMinor: "9999999999999.99",
+		math.MinInt64: "-92233720368547758.08", math.MaxInt64: "92233720368547758.07", 7: "0.07", -100: "-1.00"} {
 		if got := FormatValue(minor); got != want {
 			t.Errorf("FormatValue(%d) = %q; want %q", minor, got, want)
 		}
@@ -67,6 +69,15 @@ func TestFormatValue(t *testing.T) {
 
 func TestAmountJSON(t *testing.T) {
 	t.Parallel()
+	// The hand-written encoding is the encoder's, also for a currency that
+	// needs escaping (never a valid one).
+	for _, a := range []Amount{New(0, USD), New(-7, EUR), {Minor: 5, Currency: `R"B`}, {Minor: 5, Currency: "<é>"}, {Minor: 5}} {
+		got, err := json.Marshal(a)
+		want, _ := json.Marshal(wire{Value: FormatValue(a.Minor), Currency: a.Currency})
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%#v: %s, %v; want %s", a, got, err, want)
+		}
+	}
 	b, err := json.Marshal(New(150000, RUB))
 	if err != nil || string(b) != `{"value":"1500.00","currency":"RUB"}` {
 		t.Fatalf("marshal = %s, %v", b, err)

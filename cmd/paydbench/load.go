@@ -206,6 +206,19 @@ func (a *api) listWorker(int) op {
 	}
 }
 
+// balanceWorker reads the merchant's balance: the Balance object of
+// every currency the test contour ever moved, from the ledger's running
+// totals (docs/money.md).
+func (a *api) balanceWorker(int) op {
+	return func(ctx context.Context, _ int64) error {
+		b, err := a.do(ctx, http.MethodGet, "/v1/balance", nil, nil, http.StatusOK)
+		if err == nil && !bytes.Contains(b, []byte(`"available"`)) {
+			return fmt.Errorf("balance: no available in the answer")
+		}
+		return err
+	}
+}
+
 // preparePaid makes n paid payments for the refund phase: QR payments,
 // which have their bank attempt at once, paid through the sandbox's
 // simulate. It runs before the phase and is not measured.
@@ -264,8 +277,9 @@ func (a *api) preparePaid(ctx context.Context, n, clients int) error {
 }
 
 // refundWorker refunds 1.00 of a paid payment per operation, spreading the
-// refunds over the prepared payments; each payment's unreleased 99.30 covers
-// 99 of them.
+// refunds over the paid payments. A prepared payment's unreleased 99.30
+// covers 99 of them; a seeded payment's money is available, so each of its
+// refunds reads the merchant's available balance under the merchant's lock.
 func (a *api) refundWorker(int) op {
 	return func(ctx context.Context, n int64) error {
 		if len(a.paid) == 0 {

@@ -3,9 +3,13 @@
 //
 // For each database it builds and starts `payd serve --dev` as a separate
 // process, creates payments over keep-alive HTTP connections at each client
-// count, reads them back by id and by list, and — in the same run, against
-// a scratch database with the same tables — times the least a payment
-// creation must write (four INSERTs in one transaction) with no HTTP at all.
+// count, reads them back by id and by list, reads the balance, refunds, and
+// — in the same run, against a scratch database with the same tables —
+// times the least a payment creation must write (four INSERTs in one
+// transaction) with no HTTP at all. With --seed-payments the shop first
+// gets that many payments with their ledger and registers, at each size
+// asked for, so that reads, balances and refunds are measured on an old
+// shop.
 // The ratio of the two says how much the service adds to what the database
 // must do anyway. Every phase is bounded in time and in count; only
 // 127.0.0.1 is contacted; the server is stopped at the end, also on error.
@@ -60,7 +64,10 @@ type config struct {
 	perfDir       string
 	tmpDir        string
 	keep          bool
-	seedPayments  int
+	// seedPayments are the shop's sizes to measure at: each database is
+	// measured once per size, with a fresh server, after loading that
+	// many payments (0: none).
+	seedPayments []int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -83,7 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.perfDir, "perf", "", "record the server with `perf record -g` during the first run's API phases into this directory")
 	fs.StringVar(&c.tmpDir, "tmp-dir", "", "parent of the run's temporary directory (its file system is SQLite's disk)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (server logs, SQLite files)")
-	fs.IntVar(&c.seedPayments, "seed-payments", 0, "load this many realistic payments (with events and refunds) into the demo shop before the phases")
+	seeds := fs.String("seed-payments", "0", "load this many realistic payments (with events, refunds, their ledger and registers) into the demo shop before the phases; a comma-separated list measures each database once per size")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: paydbench [flags]\n\nMeasures payd's merchant API against the database floor. Flags:\n")
 		fs.PrintDefaults()
@@ -113,7 +120,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.clients = append(c.clients, n)
 	}
+	for _, s := range splitList(*seeds) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > 100_000_000 {
+			return nil, fmt.Errorf("--seed-payments: %q is not a count 0..100000000", s)
+		}
+		c.seedPayments = append(c.seedPayments, n)
+	}
 	switch {
+	case len(c.seedPayments) == 0:
+		return nil, errors.New("--seed-payments must not be empty")
 	case len(c.databases) == 0 || len(c.clients) == 0 || len(c.phases) == 0:
 		return nil, errors.New("--databases, --clients and --phases must not be empty")
 	case c.duration <= 0 || c.maxOps < 1 || c.runs < 1 || c.timeout <= 0:
@@ -132,7 +148,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
-var allPhases = []string{"create", "get", "list", "dashboard", "refund", "floor", "export"}
+var allPhases = []string{"create", "get", "list", "balance", "dashboard", "refund", "floor", "export"}
 
 func splitList(s string) []string {
 	var out []string
@@ -225,14 +241,22 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*Report, error) {
 		}
 	}
 	var errs []error
-	for _, name := range cfg.databases {
-		db := benchDatabase(ctx, cfg, name, bin, filepath.Join(tmp, name), log)
-		if db.Error != "" {
-			errs = append(errs, fmt.Errorf("%s: %s", name, db.Error))
-		}
-		rep.Databases = append(rep.Databases, db)
-		if ctx.Err() != nil {
-			break
+	for _, seed := range cfg.seedPayments {
+		for _, name := range cfg.databases {
+			dir := filepath.Join(tmp, fmt.Sprintf("%s-%d", name, seed))
+			db := benchDatabase(ctx, cfg, name, bin, dir, seed, log)
+			if db.Error != "" {
+				errs = append(errs, fmt.Errorf("%s with %d payments: %s", name, seed, db.Error))
+			}
+			rep.Databases = append(rep.Databases, db)
+			if !cfg.keep {
+				// A seeded SQLite database takes gigabytes; the next size
+				// needs the room.
+				os.RemoveAll(dir)
+			}
+			if ctx.Err() != nil {
+				break
+			}
 		}
 	}
 	rep.Targets = evaluateTargets(rep.Databases)
@@ -242,7 +266,7 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*Report, error) {
 
 // benchDatabase runs every phase on one database. Whatever happens, the
 // server is stopped and the scratch schemas dropped before it returns.
-func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log io.Writer) (res DatabaseResult) {
+func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed int, log io.Writer) (res DatabaseResult) {
 	res = DatabaseResult{Database: name}
 	fail := func(err error) DatabaseResult {
 		res.Error = err.Error()
@@ -305,12 +329,12 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	if err := raiseLimits(ctx, srv.admin, dev.AdminToken, shop.ShopID); err != nil {
 		return fail(err)
 	}
-	var seeded []string
-	if cfg.seedPayments > 0 {
-		if seeded, err = seedPayments(ctx, name, serverURL, srv.dataDir, shop.ShopID, cfg.seedPayments, maxKeptIDs/2, log); err != nil {
+	sd := &seeded{}
+	if seed > 0 {
+		if sd, err = seedPayments(ctx, name, serverURL, srv.dataDir, shop.ShopID, seed, maxKeptIDs/2, log); err != nil {
 			return fail(err)
 		}
-		res.SeededPayments = cfg.seedPayments
+		res.SeededPayments, res.SeedSeconds = seed, sd.seconds
 	}
 	fl, err := openFloor(ctx, floorURL, filepath.Join(dir, "floor"), run)
 	if err != nil {
@@ -331,8 +355,9 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 
 	maxClients := slices.Max(cfg.clients)
 	a := &api{client: loopbackClient(maxClients, 30*time.Second), base: srv.api, shopID: shop.ShopID, secret: shop.SecretKey, run: run}
-	// Reads go to seeded payments as well as to those the run creates.
-	a.ids = seeded
+	// Reads go to seeded payments as well as to those the run creates;
+	// refunds to seeded payments whose money is available.
+	a.ids, a.paid = sd.reads, sd.paid
 	defer a.client.CloseIdleConnections()
 	var dk *desk
 	if slices.Contains(cfg.phases, "dashboard") || slices.Contains(cfg.phases, "export") {
@@ -387,8 +412,9 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 		return s
 	}
 
-	// The refund phase needs paid payments: make them once, unmeasured.
-	if slices.Contains(cfg.phases, "refund") {
+	// The refund phase needs paid payments: without seeded ones, make
+	// them once, unmeasured.
+	if slices.Contains(cfg.phases, "refund") && len(a.paid) == 0 {
 		if err := a.preparePaid(ctx, 1000, maxClients); err != nil {
 			return fail(fmt.Errorf("preparing paid payments: %w", err))
 		}
@@ -406,6 +432,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 			{"create", cfg.duration, a.createWorker, true},
 			{"get", cfg.duration, a.getWorker, true},
 			{"list", cfg.duration, a.listWorker, true},
+			{"balance", cfg.duration, a.balanceWorker, true},
 			{"dashboard", cfg.duration, dk.pagesWorker, true},
 			{"refund", cfg.duration, a.refundWorker, true},
 			{"floor", cfg.floorDuration, fl.worker, false},
@@ -447,7 +474,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, log 
 	if hwm, rss, ok := peakRSS(srv.pid()); ok {
 		res.ServerPeakRSSMiB, res.ServerRSSEndMiB = hwm, rss
 	}
-	res.CreatedPayments = len(a.ids)
+	res.CreatedPayments = len(a.ids) - len(sd.reads)
 	srv.stop()
 	if !srv.stoppedCleanly() {
 		res.Notes = append(res.Notes, "payd did not stop within its grace period and was killed")

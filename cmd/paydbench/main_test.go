@@ -136,6 +136,19 @@ func TestTargets(t *testing.T) {
 		got[tg.Name] = tg
 	}
 	check("postgres: server RSS growth during the CSV export", true, true) // 4 MiB
+
+	// Balance and refunds at the largest seeded shop against the smallest.
+	check("sqlite, 16 clients: balance/s at the largest seeded shop vs the smallest", false, false)
+	scaled := []DatabaseResult{
+		{Database: "sqlite", SeededPayments: 10_000, Phases: []Summary{{Phase: "balance", Clients: 16, PerSecond: 1000}, {Phase: "refund", Clients: 16, PerSecond: 400}}},
+		{Database: "sqlite", SeededPayments: 1_000_000, Phases: []Summary{{Phase: "balance", Clients: 16, PerSecond: 950}, {Phase: "refund", Clients: 16, PerSecond: 300}}},
+	}
+	for _, tg := range evaluateTargets(scaled) {
+		got[tg.Name] = tg
+	}
+	check("sqlite, 16 clients: balance/s at the largest seeded shop vs the smallest", true, true) // 95%
+	check("sqlite, 16 clients: refund/s at the largest seeded shop vs the smallest", true, false) // 75%
+	check("postgres, 16 clients: refund/s at the largest seeded shop vs the smallest", false, false)
 }
 
 func TestFlagsRefuseRemoteDatabase(t *testing.T) {
@@ -152,6 +165,12 @@ func TestFlagsRefuseRemoteDatabase(t *testing.T) {
 	}
 	if c, err := parseFlags([]string{"--phases", "create, floor"}, &out); err != nil || len(c.phases) != 2 {
 		t.Fatalf("--phases create,floor: %+v %v", c, err)
+	}
+	if c, err := parseFlags([]string{"--seed-payments", "10000,1000000"}, &out); err != nil || len(c.seedPayments) != 2 {
+		t.Fatalf("--seed-payments 10000,1000000: %+v %v", c, err)
+	}
+	if _, err := parseFlags([]string{"--seed-payments", "-1"}, &out); err == nil {
+		t.Fatal("a negative seed was accepted")
 	}
 	if _, err := parseFlags([]string{"--phases", "create,nope"}, &out); err == nil {
 		t.Fatal("an unknown phase was accepted")
@@ -171,7 +190,8 @@ func TestLoopbackClientRefusesOtherHosts(t *testing.T) {
 }
 
 // The workers against a stand-in for the API: create remembers ids, get
-// reads them, list follows next_cursor to the end and starts over.
+// reads them, list follows next_cursor to the end and starts over, balance
+// reads the balance.
 func TestWorkersAgainstFakeAPI(t *testing.T) {
 	var mu sync.Mutex
 	var ids []string
@@ -207,6 +227,8 @@ func TestWorkersAgainstFakeAPI(t *testing.T) {
 			}
 		case strings.HasPrefix(r.URL.Path, "/v1/payments/pay_"):
 			fmt.Fprint(w, `{}`)
+		case r.URL.Path == "/v1/balance":
+			fmt.Fprint(w, `{"items":[{"currency":"RUB","available":{"value":"1.00","currency":"RUB"}}]}`)
 		default:
 			w.WriteHeader(404)
 		}
@@ -217,7 +239,7 @@ func TestWorkersAgainstFakeAPI(t *testing.T) {
 	for _, ph := range []struct {
 		name string
 		w    func(int) op
-	}{{"create", a.createWorker}, {"get", a.getWorker}, {"list", a.listWorker}} {
+	}{{"create", a.createWorker}, {"get", a.getWorker}, {"list", a.listWorker}, {"balance", a.balanceWorker}} {
 		s := runPhase(ctx, ph.name, 4, time.Minute, 40, ph.w)
 		if s.Ops != 40 || s.Errors != 0 {
 			t.Fatalf("%s: %+v", ph.name, s)

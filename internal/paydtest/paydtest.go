@@ -96,15 +96,20 @@ func (b Backend) DatabaseURL(t testing.TB) string {
 
 // Env is a running service.
 type Env struct {
-	T         testing.TB
-	Backend   Backend
-	Instance  *serve.Instance
-	API       *httptest.Server
-	Admin     *httptest.Server
-	Token     string
-	Clock     *payd.TestClock
-	Service   *payd.Service
-	validator ResponseValidator
+	T        testing.TB
+	Backend  Backend
+	Instance *serve.Instance
+	API      *httptest.Server
+	Admin    *httptest.Server
+	Token    string
+	Clock    *payd.TestClock
+	Service  *payd.Service
+	// DatabaseURL is the PostgreSQL database of the service (its own
+	// schema), empty on SQLite; DataDir holds the SQLite file. Tests that
+	// load rows beside the service, as the benchmark's seeder does, use
+	// them.
+	DatabaseURL, DataDir string
+	validator            ResponseValidator
 }
 
 // ResponseValidator checks a response against the OpenAPI document.
@@ -162,8 +167,9 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dbURL := b.DatabaseURL(t)
 	in, err := serve.New(ctx, serve.Config{
-		DatabaseURL: b.DatabaseURL(t), DataDir: dir, AdminToken: token, TestClock: true,
+		DatabaseURL: dbURL, DataDir: dir, AdminToken: token, TestClock: true,
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, WebhookRootCAs: opts.WebhookRootCAs,
@@ -179,7 +185,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	}
 	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, Service: in.Service,
 		API: &httptest.Server{Listener: ln, Config: &http.Server{Handler: in.API}}, Admin: httptest.NewServer(in.Admin),
-		validator: defaultValidator}
+		DatabaseURL: dbURL, DataDir: dir, validator: defaultValidator}
 	env.API.Start()
 	t.Cleanup(func() {
 		env.API.Close()

@@ -54,3 +54,9 @@ func OpenCounting(ctx context.Context, url string) (*Store, *RoundTrips, error) 
 	s, err := openPostgres(ctx, url, rt)
 	return s, rt, err
 }
+
+// ExplainLedgerDay is the database's plan of the selection of a period's
+// entries in LedgerEntriesOf.
+func (s *Store) ExplainLedgerDay(ctx context.Context) (string, error) {
+	return explain(ctx, s.d, s.db, ledgerDayEntriesSQL, []any{"mer_1", true, "RUB", int64(0), int64(86_400_000_000)})
+}

@@ -137,6 +137,26 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 	})
 }
 
+// A register's read of its day is one range of ledger_postings_owner_at,
+// not a walk of every posting of the contour (migration 0023), also on a
+// fresh database whose statistics say the table is empty.
+func TestLedgerDayPlanIsARange(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		s := openUnmigrated(t, b)
+		if _, err := s.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := s.ExplainLedgerDay(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "ledger_postings_owner_at") {
+			t.Fatalf("the day's entries are not read through ledger_postings_owner_at:\n%s", plan)
+		}
+	})
+}
+
 // planProblem names what keeps a plan from being an index walk in order,
 // or returns "".
 func planProblem(db, plan string) string {

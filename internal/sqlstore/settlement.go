@@ -72,11 +72,16 @@ func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (
 		func(s *payd.Settlement) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
 }
 
+// ledgerDayEntriesSQL selects the entries of a period of one merchant's
+// contour and currency: a range of ledger_postings_owner_at (migration
+// 0023), whatever the history before it.
+const ledgerDayEntriesSQL = `SELECT DISTINCT entry_id FROM ledger_postings
+			WHERE owner = $1 AND test = $2 AND currency = $3 AND at >= $4 AND at < $5`
+
 func (t *tx) LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT e.id, e.at, e.kind, e.ref_type, e.ref_id, p.account_key, p.amount
 		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
-		WHERE e.id IN (SELECT DISTINCT entry_id FROM ledger_postings
-			WHERE owner = $1 AND test = $2 AND currency = $3 AND at >= $4 AND at < $5)
+		WHERE e.id IN (`+ledgerDayEntriesSQL+`)
 		ORDER BY e.at, e.id, p.seq`, merchantID, test, c, micros(from), micros(to))
 	if err != nil {
 		return nil, err
