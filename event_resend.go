@@ -4,12 +4,19 @@ import "context"
 
 // ResendEvent delivers an event again, now, to every active endpoint of
 // its shop and mode subscribed to its type. The event itself never
-// changes; the answer is the event with its delivery summary.
+// changes; the answer is the event with its delivery summary. A test
+// event also moves to the end of its shop's sandbox feed, so that a
+// running `payd listen` forwards it again (docs/sandbox.md).
 func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
 	return s.idempotent(ctx, "resend event", p, idem, func(tx Tx) (Outcome, any, error) {
 		ev, err := tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "event")
+		}
+		if ev.Test {
+			if err := tx.EventResequence(ctx, p.Shop.ID, ev.ID); err != nil {
+				return 0, nil, err
+			}
 		}
 		endpoints, err := s.subscribers(ctx, tx, ev)
 		if err != nil {

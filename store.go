@@ -95,6 +95,16 @@ type Tx interface {
 	EventGet(ctx context.Context, shopID string, test bool, id string) (*Event, error)
 	EventList(ctx context.Context, p *EventListParams) (Page[*Event], error)
 	EventDeleteBefore(ctx context.Context, t time.Time) (int64, error)
+	// EventInsert numbers a test event in its shop's sandbox feed;
+	// EventResequence gives a test event of the shop the feed's next
+	// number (ErrNoRows when the shop has no such test event). EventFeed
+	// lists the feed after p.After in number order, at most p.Limit;
+	// EventFeedLast is the shop's highest number, 0 for an empty feed.
+	// Numbers only grow; on PostgreSQL they may commit out of order and
+	// leave gaps (docs/sandbox.md, "payd listen").
+	EventResequence(ctx context.Context, shopID, id string) error
+	EventFeed(ctx context.Context, p *EventFeedParams) ([]EventFeedItem, error)
+	EventFeedLast(ctx context.Context, shopID string) (int64, error)
 
 	// PaymentInsert inserts p; a payment already holding its order id (or
 	// id) is ErrConflict, with the transaction still usable.

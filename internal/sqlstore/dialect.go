@@ -37,6 +37,13 @@ type dialect interface {
 	// indexedBy follows a list's FROM table to make the query use the
 	// named index, where the database takes such a hint.
 	indexedBy(index string) string
+	// nextFeedSeq is an SQL expression for the next number of the
+	// sandbox event feed of the shop bound to $n (migration 0019).
+	nextFeedSeq(n int) string
+	// forShare is appended to a SELECT that must keep its row from
+	// being locked for update until the transaction ends, without
+	// keeping other sharers out.
+	forShare() string
 }
 
 type sqliteDialect struct{}
@@ -69,9 +76,23 @@ func (sqliteDialect) isUnique(err error) bool {
 // ddl turns a migration's PostgreSQL text into SQLite's: BYTEA is BLOB, and
 // a cast of a TEXT document to jsonb is dropped, since SQLite's -> and ->>
 // read JSON held as text.
+//
+// SQLite has no sequences: the one migration that creates one (0019, the
+// sandbox event feed) numbers the feed by nextFeedSeq instead.
 func (sqliteDialect) ddl(s string) string {
-	return strings.NewReplacer("BYTEA", "BLOB", "::jsonb", "").Replace(s)
+	return strings.NewReplacer("BYTEA", "BLOB", "::jsonb", "", "CREATE SEQUENCE events_feed_seq;", "").Replace(s)
 }
+
+// nextFeedSeq takes the shop's highest number plus one: the single writer
+// makes it unique and gives numbers in commit order, so a feed reader
+// never sees a number appear below one it has already read. The partial
+// index events_feed makes it one index probe.
+func (sqliteDialect) nextFeedSeq(n int) string {
+	return "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE shop_id = $" + strconv.Itoa(n) + " AND test)"
+}
+
+// SQLite's single writer already excludes every other transaction.
+func (sqliteDialect) forShare() string { return "" }
 
 // SQLite's planner takes an index that gives the ORDER BY over a sort
 // whenever one fits the WHERE, with or without statistics (the plan tests
@@ -128,6 +149,14 @@ func (postgresDialect) keysetRead(ctx context.Context, q querier, fn func(contex
 	}
 	return tx.Commit()
 }
+
+// nextFeedSeq draws from one sequence for every shop: numbers never repeat
+// and never wait for another transaction, but may commit out of order (a
+// transaction that drew earlier can commit later) and leave gaps (a
+// rollback's). The feed's reader allows for both (docs/sandbox.md).
+func (postgresDialect) nextFeedSeq(int) string { return "nextval('events_feed_seq')" }
+
+func (postgresDialect) forShare() string { return " FOR SHARE" }
 
 func (postgresDialect) Name() string       { return "postgres" }
 func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }

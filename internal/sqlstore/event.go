@@ -30,9 +30,15 @@ func scanEvent(r interface{ Scan(...any) error }) (*payd.Event, error) {
 }
 
 func (t *tx) EventInsert(ctx context.Context, e *payd.Event) error {
+	// Only test events are numbered in the sandbox feed: a live event's
+	// insert stays as cheap as it was.
+	seq := "0"
+	if e.Test {
+		seq = t.d.nextFeedSeq(2)
+	}
 	_, err := t.exec(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body,
-		delivery_status, delivery_attempts, deliveries_total, deliveries_pending)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+		delivery_status, delivery_attempts, deliveries_total, deliveries_pending, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, `+seq+`)`,
 		e.ID, e.ShopID, e.MerchantID, e.Test, e.Type, e.ObjectID, micros(e.CreatedAt), string(e.Body),
 		e.Delivery.Status, e.Delivery.Attempts, e.Deliveries)
 	return err
@@ -70,4 +76,39 @@ func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time) (int64, er
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+func (t *tx) EventResequence(ctx context.Context, shopID, id string) error {
+	res, err := t.exec(ctx, `UPDATE events SET seq = `+t.d.nextFeedSeq(1)+` WHERE shop_id = $1 AND test AND id = $2`, shopID, id)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err == nil && n == 0 {
+		err = payd.ErrNoRows
+	}
+	return err
+}
+
+func (t *tx) EventFeed(ctx context.Context, p *payd.EventFeedParams) ([]payd.EventFeedItem, error) {
+	var out []payd.EventFeedItem
+	err := eachRow(ctx, t.q, `SELECT seq, id, type, created_at FROM events
+		WHERE shop_id = $1 AND test AND seq > $2 ORDER BY seq LIMIT $3`, []any{p.ShopID, p.After, p.Limit},
+		func(r *sql.Rows) error {
+			var it payd.EventFeedItem
+			var created int64
+			if err := r.Scan(&it.Seq, &it.ID, &it.Type, &created); err != nil {
+				return err
+			}
+			it.CreatedAt = fromMicros(created)
+			out = append(out, it)
+			return nil
+		})
+	return out, err
+}
+
+func (t *tx) EventFeedLast(ctx context.Context, shopID string) (int64, error) {
+	var last int64
+	err := t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE shop_id = $1 AND test`, shopID).Scan(&last)
+	return last, err
 }

@@ -225,3 +225,89 @@ func testEvent(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 }
+
+// testEventFeed: the sandbox feed numbers test events in insert order and
+// renumbers a resent one past every other, so a reader that goes on from
+// the last number it saw gets the resent event again; live events and
+// other shops' never show.
+func testEventFeed(t *testing.T, open func(t *testing.T) payd.Store) {
+	s := open(t)
+	ctx := t.Context()
+	now := ts(time.Now())
+	shopID, otherShop, merchantID := newID(payd.PrefixShop, now), newID(payd.PrefixShop, now), newID(payd.PrefixMerchant, now)
+	feed := func(after int64, limit int) (items []payd.EventFeedItem, last int64) {
+		t.Helper()
+		if err := s.View(ctx, func(tx payd.Tx) (err error) {
+			if last, err = tx.EventFeedLast(ctx, shopID); err != nil {
+				return err
+			}
+			items, err = tx.EventFeed(ctx, &payd.EventFeedParams{ShopID: shopID, After: after, Limit: limit})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return items, last
+	}
+	ids := func(items []payd.EventFeedItem) []string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it.ID)
+		}
+		return out
+	}
+	if items, last := feed(0, 10); len(items) != 0 || last != 0 {
+		t.Fatalf("empty feed: %v, last %d", items, last)
+	}
+
+	var test []*payd.Event
+	for i := range 3 {
+		e := newEvent(shopID, merchantID, true, payd.EventPaymentSucceeded, "pay_1", now.Add(time.Duration(i)*time.Second))
+		live := newEvent(shopID, merchantID, false, payd.EventPaymentSucceeded, "pay_1", now)
+		other := newEvent(otherShop, merchantID, true, payd.EventPaymentSucceeded, "pay_2", now)
+		mustTx(t, s, func(tx payd.Tx) error {
+			for _, ev := range []*payd.Event{e, live, other} {
+				if err := tx.EventInsert(ctx, ev); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		test = append(test, e)
+	}
+	items, last := feed(0, 10)
+	if got, want := ids(items), []string{test[0].ID, test[1].ID, test[2].ID}; !slices.Equal(got, want) {
+		t.Fatalf("feed = %v, want %v", got, want)
+	}
+	for i := 1; i < len(items); i++ {
+		if items[i].Seq <= items[i-1].Seq {
+			t.Fatalf("numbers do not grow: %+v", items)
+		}
+	}
+	if last != items[2].Seq || items[0].Type != payd.EventPaymentSucceeded || !items[0].CreatedAt.Equal(test[0].CreatedAt) {
+		t.Fatalf("last %d, items %+v", last, items)
+	}
+	if page, _ := feed(items[0].Seq, 1); len(page) != 1 || page[0].ID != test[1].ID {
+		t.Fatalf("page after the first: %+v", page)
+	}
+
+	// A resend moves the first event past the others; nothing else moves.
+	mustTx(t, s, func(tx payd.Tx) error { return tx.EventResequence(ctx, shopID, test[0].ID) })
+	again, newLast := feed(last, 10)
+	if len(again) != 1 || again[0].ID != test[0].ID || again[0].Seq <= last || newLast != again[0].Seq {
+		t.Fatalf("after the resend: %+v, last %d (was %d)", again, newLast, last)
+	}
+	if !again[0].CreatedAt.Equal(test[0].CreatedAt) {
+		t.Fatalf("the resend changed created_at: %v", again[0].CreatedAt)
+	}
+	// A live event, or another shop's, is not in this shop's feed.
+	live := newEvent(shopID, merchantID, false, payd.EventPaymentSucceeded, "pay_3", now)
+	mustTx(t, s, func(tx payd.Tx) error { return tx.EventInsert(ctx, live) })
+	err := s.Tx(ctx, func(tx payd.Tx) error { return tx.EventResequence(ctx, shopID, live.ID) })
+	if !errors.Is(err, payd.ErrNoRows) {
+		t.Fatalf("resequence of a live event: %v, want ErrNoRows", err)
+	}
+	err = s.Tx(ctx, func(tx payd.Tx) error { return tx.EventResequence(ctx, otherShop, test[1].ID) })
+	if !errors.Is(err, payd.ErrNoRows) {
+		t.Fatalf("resequence through another shop: %v, want ErrNoRows", err)
+	}
+}

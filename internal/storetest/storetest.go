@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
 		{"Event", testEvent},
+		{"EventFeed", testEventFeed},
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},
 		{"Tx", testTx},
