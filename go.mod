@@ -26,6 +26,7 @@ require (
 	github.com/riverqueue/river/rivertype v0.31.0
 	github.com/riverqueue/rivercontrib/otelriver v0.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+	github.com/stripe/stripe-go/v85 v85.0.0
 	go.opentelemetry.io/contrib/exporters/autoexport v0.72.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	go.opentelemetry.io/otel v1.47.0

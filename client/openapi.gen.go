@@ -4509,6 +4509,96 @@ func (e SimulateDispute503JSONResponseBodyType) Valid() bool {
 	}
 }
 
+// Defines values for ListEventFeed400JSONResponseBodyType.
+const (
+	ListEventFeed400JSONResponseBodyTypeError ListEventFeed400JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed400JSONResponseBodyType enum.
+func (e ListEventFeed400JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed400JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListEventFeed401JSONResponseBodyType.
+const (
+	ListEventFeed401JSONResponseBodyTypeError ListEventFeed401JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed401JSONResponseBodyType enum.
+func (e ListEventFeed401JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed401JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListEventFeed403JSONResponseBodyType.
+const (
+	ListEventFeed403JSONResponseBodyTypeError ListEventFeed403JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed403JSONResponseBodyType enum.
+func (e ListEventFeed403JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed403JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListEventFeed429JSONResponseBodyType.
+const (
+	ListEventFeed429JSONResponseBodyTypeError ListEventFeed429JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed429JSONResponseBodyType enum.
+func (e ListEventFeed429JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed429JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListEventFeed500JSONResponseBodyType.
+const (
+	ListEventFeed500JSONResponseBodyTypeError ListEventFeed500JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed500JSONResponseBodyType enum.
+func (e ListEventFeed500JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed500JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListEventFeed503JSONResponseBodyType.
+const (
+	ListEventFeed503JSONResponseBodyTypeError ListEventFeed503JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed503JSONResponseBodyType enum.
+func (e ListEventFeed503JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed503JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateTestDispute400JSONResponseBodyType.
 const (
 	CreateTestDispute400JSONResponseBodyTypeError CreateTestDispute400JSONResponseBodyType = "error"
@@ -4788,6 +4878,81 @@ const (
 func (e SimulatePayment503JSONResponseBodyType) Valid() bool {
 	switch e {
 	case SimulatePayment503JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox401JSONResponseBodyType.
+const (
+	ResetSandbox401JSONResponseBodyTypeError ResetSandbox401JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox401JSONResponseBodyType enum.
+func (e ResetSandbox401JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox401JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox403JSONResponseBodyType.
+const (
+	ResetSandbox403JSONResponseBodyTypeError ResetSandbox403JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox403JSONResponseBodyType enum.
+func (e ResetSandbox403JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox403JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox429JSONResponseBodyType.
+const (
+	ResetSandbox429JSONResponseBodyTypeError ResetSandbox429JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox429JSONResponseBodyType enum.
+func (e ResetSandbox429JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox429JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox500JSONResponseBodyType.
+const (
+	ResetSandbox500JSONResponseBodyTypeError ResetSandbox500JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox500JSONResponseBodyType enum.
+func (e ResetSandbox500JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox500JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox503JSONResponseBodyType.
+const (
+	ResetSandbox503JSONResponseBodyTypeError ResetSandbox503JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox503JSONResponseBodyType enum.
+func (e ResetSandbox503JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox503JSONResponseBodyTypeError:
 		return true
 	default:
 		return false
@@ -5743,6 +5908,24 @@ type EventDelivery struct {
 	Status string `json:"status"`
 }
 
+// EventFeed defines model for EventFeed.
+type EventFeed struct {
+	Items []EventFeedItem `json:"items"`
+
+	// LastSequence The highest sequence of the shop's feed when it was read (0 for an empty feed); a reader that starts now goes on from it.
+	LastSequence int64 `json:"last_sequence"`
+}
+
+// EventFeedItem defines model for EventFeedItem.
+type EventFeedItem struct {
+	CreatedAt time.Time `json:"created_at"`
+	ID        EventID   `json:"id"`
+	Sequence  int64     `json:"sequence"`
+
+	// Type The list grows only through a dated changelog entry; values are never renamed or removed. Receivers acknowledge unknown types and skip them.
+	Type EventType `json:"type"`
+}
+
 // EventID defines model for EventId.
 type EventID = string
 
@@ -6208,6 +6391,24 @@ type ReserveRule struct {
 
 // ReturnURL https only, at most 2048 characters, no credentials (`user:pass@`), no spaces or control characters, and a public address: private and loopback ranges, internal names (`localhost`, `*.local`, `*.internal`) and non-standard IP notations resolving to them are rejected after canonicalization. With a test key local addresses are accepted. A violation gives `400 invalid_request`.
 type ReturnURL = string
+
+// SandboxReset defines model for SandboxReset.
+type SandboxReset struct {
+	// Deleted How many rows of each kind the reset deleted.
+	Deleted struct {
+		Disputes           int `json:"disputes"`
+		Events             int `json:"events"`
+		EvidenceFiles      int `json:"evidence_files"`
+		IdempotencyRecords int `json:"idempotency_records"`
+		LedgerEntries      int `json:"ledger_entries"`
+		PaymentLinks       int `json:"payment_links"`
+		Payments           int `json:"payments"`
+		Payouts            int `json:"payouts"`
+		Refunds            int `json:"refunds"`
+		Settlements        int `json:"settlements"`
+		WebhookDeliveries  int `json:"webhook_deliveries"`
+	} `json:"deleted"`
+}
 
 // Settlement One settlement per currency per period; merchant level.
 type Settlement struct {
@@ -7580,6 +7781,33 @@ type SimulateDispute501JSONResponseBodyType string
 // SimulateDispute503JSONResponseBodyType defines parameters for SimulateDispute.
 type SimulateDispute503JSONResponseBodyType string
 
+// ListEventFeedParams defines parameters for ListEventFeed.
+type ListEventFeedParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// AfterSequence Only events whose `sequence` is greater; 0 (the default) reads from the start.
+	AfterSequence *int64 `form:"after_sequence,omitempty" json:"after_sequence,omitempty"`
+}
+
+// ListEventFeed400JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed400JSONResponseBodyType string
+
+// ListEventFeed401JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed401JSONResponseBodyType string
+
+// ListEventFeed403JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed403JSONResponseBodyType string
+
+// ListEventFeed429JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed429JSONResponseBodyType string
+
+// ListEventFeed500JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed500JSONResponseBodyType string
+
+// ListEventFeed503JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed503JSONResponseBodyType string
+
 // CreateTestDisputeParams defines parameters for CreateTestDispute.
 type CreateTestDisputeParams struct {
 	// IdempotencyKey Idempotency key, 8..128 characters, valid 24 hours. The alias header `Idempotence-Key` is accepted in its place. A replay with the same key and body returns the original response with status `200`; the same key with a different body gives `409 idempotency_conflict`; a replay while the first request is still processed gives `409 idempotency_in_progress`. A key shorter than 8 characters gives `400 invalid_request`.
@@ -7654,6 +7882,21 @@ type SimulatePayment500JSONResponseBodyType string
 
 // SimulatePayment503JSONResponseBodyType defines parameters for SimulatePayment.
 type SimulatePayment503JSONResponseBodyType string
+
+// ResetSandbox401JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox401JSONResponseBodyType string
+
+// ResetSandbox403JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox403JSONResponseBodyType string
+
+// ResetSandbox429JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox429JSONResponseBodyType string
+
+// ResetSandbox500JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox500JSONResponseBodyType string
+
+// ResetSandbox503JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox503JSONResponseBodyType string
 
 // ListWebhookEndpoints400JSONResponseBodyType defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpoints400JSONResponseBodyType string
@@ -8765,6 +9008,15 @@ type ClientInterface interface {
 	// Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
 	SimulateDispute(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListEventFeed Read the shop's sandbox event feed
+	//
+	// Test keys only. Every test event has a `sequence` in its shop's feed, given when the event is created and given anew, higher than any before, when it is resent (`POST /events/{event_id}/resend`): a resent event keeps its body and `created_at` and appears again at the end of the feed. A reader that asks for the events after the last `sequence` it has seen therefore misses neither new events nor resent ones (`payd listen` does so, and keeps that number across restarts). Numbers only grow but may have gaps, and an event may become visible a moment after one with a higher number; a reader that must not miss such an event reads again from below a gap for a few seconds (docs/sandbox.md).
+	//
+	// Errors: `403 forbidden` with a live key.
+	//
+	// Corresponds with GET /test/events (the `ListEventFeed` operationId).
+	ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateTestDisputeWithBody Open a sandbox dispute on a test payment (stage M2)
 	//
 	// Test keys only; stage M2 (`payd serve --stage M2`): before it the route answers `501 not_implemented` and is left out of the served document. Opens a dispute on a `succeeded` test payment as the bank would, in `opened`, and holds its sum like a live dispute: the payment's `disputed_amount` and the balance's `disputed` grow by it and `refundable_amount` falls by it. Event `dispute.opened` follows.
@@ -8808,6 +9060,17 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
 	SimulatePayment(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetSandbox Delete the shop's test data
+	//
+	// Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
+	//
+	// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+	//
+	// Errors: `403 forbidden` with a live key.
+	//
+	// Corresponds with POST /test/reset (the `ResetSandbox` operationId).
+	ResetSandbox(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -9542,6 +9805,25 @@ func (c *RawClient) SimulateDispute(ctx context.Context, disputeID DisputeIDPath
 	return c.Client.Do(req)
 }
 
+// ListEventFeed Read the shop's sandbox event feed
+//
+// Test keys only. Every test event has a `sequence` in its shop's feed, given when the event is created and given anew, higher than any before, when it is resent (`POST /events/{event_id}/resend`): a resent event keeps its body and `created_at` and appears again at the end of the feed. A reader that asks for the events after the last `sequence` it has seen therefore misses neither new events nor resent ones (`payd listen` does so, and keeps that number across restarts). Numbers only grow but may have gaps, and an event may become visible a moment after one with a higher number; a reader that must not miss such an event reads again from below a gap for a few seconds (docs/sandbox.md).
+//
+// Errors: `403 forbidden` with a live key.
+//
+// Corresponds with GET /test/events (the `ListEventFeed` operationId).
+func (c *RawClient) ListEventFeed(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventFeedRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreateTestDisputeWithBody Open a sandbox dispute on a test payment (stage M2)
 //
 // Test keys only; stage M2 (`payd serve --stage M2`): before it the route answers `501 not_implemented` and is left out of the served document. Opens a dispute on a `succeeded` test payment as the bank would, in `opened`, and holds its sum like a live dispute: the payment's `disputed_amount` and the balance's `disputed` grow by it and `refundable_amount` falls by it. Event `dispute.opened` follows.
@@ -9616,6 +9898,27 @@ func (c *RawClient) SimulatePaymentWithBody(ctx context.Context, paymentID Payme
 // Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
 func (c *RawClient) SimulatePayment(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSimulatePaymentRequest(c.Server, paymentID, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetSandbox Delete the shop's test data
+//
+// Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
+//
+// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+//
+// Errors: `403 forbidden` with a live key.
+//
+// Corresponds with POST /test/reset (the `ResetSandbox` operationId).
+func (c *RawClient) ResetSandbox(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetSandboxRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -11578,6 +11881,72 @@ func NewSimulateDisputeRequestWithBody(server string, disputeID DisputeIDPath, p
 	return req, nil
 }
 
+// NewListEventFeedRequest constructs an http.Request for the ListEventFeed method
+func NewListEventFeedRequest(server string, params *ListEventFeedParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/test/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AfterSequence != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after_sequence", *params.AfterSequence, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCreateTestDisputeRequest calls the generic CreateTestDispute builder with application/json body
 func NewCreateTestDisputeRequest(server string, paymentID PaymentIDPath, params *CreateTestDisputeParams, body CreateTestDisputeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11715,6 +12084,33 @@ func NewSimulatePaymentRequestWithBody(server string, paymentID PaymentIDPath, p
 			req.Header.Set("Idempotence-Key", headerParam1)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewResetSandboxRequest constructs an http.Request for the ResetSandbox method
+func NewResetSandboxRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/test/reset")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -12341,6 +12737,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /test/disputes/{dispute_id}/simulate (the `SimulateDispute` operationId).
 	SimulateDisputeWithResponse(ctx context.Context, disputeID DisputeIDPath, params *SimulateDisputeParams, body SimulateDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulateDisputeResponse, error)
 
+	// ListEventFeedWithResponse Read the shop's sandbox event feed
+	//
+	// Test keys only. Every test event has a `sequence` in its shop's feed, given when the event is created and given anew, higher than any before, when it is resent (`POST /events/{event_id}/resend`): a resent event keeps its body and `created_at` and appears again at the end of the feed. A reader that asks for the events after the last `sequence` it has seen therefore misses neither new events nor resent ones (`payd listen` does so, and keeps that number across restarts). Numbers only grow but may have gaps, and an event may become visible a moment after one with a higher number; a reader that must not miss such an event reads again from below a gap for a few seconds (docs/sandbox.md).
+	//
+	// Errors: `403 forbidden` with a live key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /test/events (the `ListEventFeed` operationId).
+	ListEventFeedWithResponse(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*ListEventFeedResponse, error)
+
 	// CreateTestDisputeWithBodyWithResponse Open a sandbox dispute on a test payment (stage M2)
 	//
 	// Test keys only; stage M2 (`payd serve --stage M2`): before it the route answers `501 not_implemented` and is left out of the served document. Opens a dispute on a `succeeded` test payment as the bank would, in `opened`, and holds its sum like a live dispute: the payment's `disputed_amount` and the balance's `disputed` grow by it and `refundable_amount` falls by it. Event `dispute.opened` follows.
@@ -12384,6 +12791,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /test/payments/{payment_id}/simulate (the `SimulatePayment` operationId).
 	SimulatePaymentWithResponse(ctx context.Context, paymentID PaymentIDPath, params *SimulatePaymentParams, body SimulatePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*SimulatePaymentResponse, error)
+
+	// ResetSandboxWithResponse Delete the shop's test data
+	//
+	// Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
+	//
+	// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+	//
+	// Errors: `403 forbidden` with a live key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /test/reset (the `ResetSandbox` operationId).
+	ResetSandboxWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -17314,6 +17734,140 @@ func (r SimulateDisputeResponse) ContentType() string {
 	return ""
 }
 
+// ListEventFeedResponse200Headers the declared response headers of an HTTP 200 response for ListEventFeed
+type ListEventFeedResponse200Headers struct {
+	XRequestID string
+}
+
+// ListEventFeedResponse400Headers the declared response headers of an HTTP 400 response for ListEventFeed
+type ListEventFeedResponse400Headers struct {
+	XRequestID string
+}
+
+// ListEventFeedResponse401Headers the declared response headers of an HTTP 401 response for ListEventFeed
+type ListEventFeedResponse401Headers struct {
+	XRequestID string
+}
+
+// ListEventFeedResponse403Headers the declared response headers of an HTTP 403 response for ListEventFeed
+type ListEventFeedResponse403Headers struct {
+	XRequestID string
+}
+
+// ListEventFeedResponse429Headers the declared response headers of an HTTP 429 response for ListEventFeed
+type ListEventFeedResponse429Headers struct {
+	RetryAfter int
+	XRequestID string
+}
+
+// ListEventFeedResponse500Headers the declared response headers of an HTTP 500 response for ListEventFeed
+type ListEventFeedResponse500Headers struct {
+	XRequestID string
+}
+
+// ListEventFeedResponse503Headers the declared response headers of an HTTP 503 response for ListEventFeed
+type ListEventFeedResponse503Headers struct {
+	RetryAfter int
+	XRequestID string
+}
+
+type ListEventFeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EventFeed
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventFeedResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListEventFeedResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEventFeedResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListEventFeedResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventFeedResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEventFeedResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEventFeedResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventFeedResponse) GetJSON200() *EventFeed {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventFeedResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventFeedResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListEventFeedResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListEventFeedResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListEventFeedResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListEventFeedResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventFeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventFeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventFeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventFeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateTestDisputeResponse200Headers the declared response headers of an HTTP 200 response for CreateTestDispute
 type CreateTestDisputeResponse200Headers struct {
 	XRequestID string
@@ -17688,6 +18242,126 @@ func (r SimulatePaymentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SimulatePaymentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ResetSandboxResponse200Headers the declared response headers of an HTTP 200 response for ResetSandbox
+type ResetSandboxResponse200Headers struct {
+	XRequestID string
+}
+
+// ResetSandboxResponse401Headers the declared response headers of an HTTP 401 response for ResetSandbox
+type ResetSandboxResponse401Headers struct {
+	XRequestID string
+}
+
+// ResetSandboxResponse403Headers the declared response headers of an HTTP 403 response for ResetSandbox
+type ResetSandboxResponse403Headers struct {
+	XRequestID string
+}
+
+// ResetSandboxResponse429Headers the declared response headers of an HTTP 429 response for ResetSandbox
+type ResetSandboxResponse429Headers struct {
+	RetryAfter int
+	XRequestID string
+}
+
+// ResetSandboxResponse500Headers the declared response headers of an HTTP 500 response for ResetSandbox
+type ResetSandboxResponse500Headers struct {
+	XRequestID string
+}
+
+// ResetSandboxResponse503Headers the declared response headers of an HTTP 503 response for ResetSandbox
+type ResetSandboxResponse503Headers struct {
+	RetryAfter int
+	XRequestID string
+}
+
+type ResetSandboxResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxReset
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ResetSandboxResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ResetSandboxResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResetSandboxResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResetSandboxResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ResetSandboxResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResetSandboxResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetSandboxResponse) GetJSON200() *SandboxReset {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ResetSandboxResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ResetSandboxResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResetSandboxResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ResetSandboxResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResetSandboxResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetSandboxResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetSandboxResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetSandboxResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetSandboxResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19080,6 +19754,23 @@ func (c *ClientWithResponses) SimulateDisputeWithResponse(ctx context.Context, d
 	return ParseSimulateDisputeResponse(rsp)
 }
 
+// ListEventFeedWithResponse Read the shop's sandbox event feed
+//
+// Test keys only. Every test event has a `sequence` in its shop's feed, given when the event is created and given anew, higher than any before, when it is resent (`POST /events/{event_id}/resend`): a resent event keeps its body and `created_at` and appears again at the end of the feed. A reader that asks for the events after the last `sequence` it has seen therefore misses neither new events nor resent ones (`payd listen` does so, and keeps that number across restarts). Numbers only grow but may have gaps, and an event may become visible a moment after one with a higher number; a reader that must not miss such an event reads again from below a gap for a few seconds (docs/sandbox.md).
+//
+// Errors: `403 forbidden` with a live key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /test/events (the `ListEventFeed` operationId).
+func (c *ClientWithResponses) ListEventFeedWithResponse(ctx context.Context, params *ListEventFeedParams, reqEditors ...RequestEditorFn) (*ListEventFeedResponse, error) {
+	rsp, err := c.ListEventFeed(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventFeedResponse(rsp)
+}
+
 // CreateTestDisputeWithBodyWithResponse Open a sandbox dispute on a test payment (stage M2)
 //
 // Test keys only; stage M2 (`payd serve --stage M2`): before it the route answers `501 not_implemented` and is left out of the served document. Opens a dispute on a `succeeded` test payment as the bank would, in `opened`, and holds its sum like a live dispute: the payment's `disputed_amount` and the balance's `disputed` grow by it and `refundable_amount` falls by it. Event `dispute.opened` follows.
@@ -19146,6 +19837,25 @@ func (c *ClientWithResponses) SimulatePaymentWithResponse(ctx context.Context, p
 		return nil, err
 	}
 	return ParseSimulatePaymentResponse(rsp)
+}
+
+// ResetSandboxWithResponse Delete the shop's test data
+//
+// Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
+//
+// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+//
+// Errors: `403 forbidden` with a live key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /test/reset (the `ResetSandbox` operationId).
+func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error) {
+	rsp, err := c.ResetSandbox(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetSandboxResponse(rsp)
 }
 
 // ListWebhookEndpointsWithResponse List webhook endpoints
@@ -24940,6 +25650,161 @@ func ParseSimulateDisputeResponse(rsp *http.Response) (*SimulateDisputeResponse,
 	return response, nil
 }
 
+// ParseListEventFeedResponse parses an HTTP response from a ListEventFeedWithResponse call
+func ParseListEventFeedResponse(rsp *http.Response) (*ListEventFeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventFeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EventFeed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventFeedResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListEventFeedResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEventFeedResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListEventFeedResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventFeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEventFeedResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEventFeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreateTestDisputeResponse parses an HTTP response from a CreateTestDisputeWithResponse call
 func ParseCreateTestDisputeResponse(rsp *http.Response) (*CreateTestDisputeResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -25375,6 +26240,144 @@ func ParseSimulatePaymentResponse(rsp *http.Response) (*SimulatePaymentResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SimulatePaymentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResetSandboxResponse parses an HTTP response from a ResetSandboxWithResponse call
+func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetSandboxResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxReset
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ResetSandboxResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ResetSandboxResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResetSandboxResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResetSandboxResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ResetSandboxResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResetSandboxResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -78,7 +78,7 @@ func TestListenForwardsAcrossRestart(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"listen", "--api-url", env.API.URL + "/v1", "--shop-id", shop.ID, "--secret-key", shop.TestKey,
-			"--forward-to", "http://" + local.addr + "/hook", "--poll-interval", "200ms"}, func(string) string { return "" }, out, out)
+			"--data-dir", t.TempDir(), "--forward-to", "http://" + local.addr + "/hook", "--poll-interval", "200ms"}, func(string) string { return "" }, out, out)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -148,12 +148,12 @@ func TestListenPollsAtDebug(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"listen", "--api-url", env.API.URL + "/v1", "--shop-id", shop.ID, "--secret-key", shop.TestKey,
-			"--forward-to", "http://127.0.0.1:1/hook", "--poll-interval", "100ms"}, func(string) string { return "" }, io.Discard, io.Discard)
+			"--data-dir", t.TempDir(), "--forward-to", "http://127.0.0.1:1/hook", "--poll-interval", "100ms"}, func(string) string { return "" }, io.Discard, io.Discard)
 	}()
 	polls := func(level string) int {
 		n := 0
 		for _, line := range strings.Split(logs.String(), "\n") {
-			if strings.Contains(line, "level="+level+" ") && strings.Contains(line, `route="GET /v1/events"`) {
+			if strings.Contains(line, "level="+level+" ") && (strings.Contains(line, `route="GET /v1/events"`) || strings.Contains(line, `route="GET /v1/test/events"`)) {
 				n++
 			}
 		}

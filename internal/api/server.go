@@ -87,7 +87,7 @@ const ListenUserAgent = "payd-listen"
 // listenPoll picks out a successful poll of the event list by `payd
 // listen`, whose log line is written at debug level.
 func listenPoll(r *http.Request, route string, status int) bool {
-	return route == "GET /v1/events" && status == http.StatusOK && strings.HasPrefix(r.UserAgent(), ListenUserAgent+"/")
+	return (route == "GET /v1/events" || route == "GET /v1/test/events") && status == http.StatusOK && strings.HasPrefix(r.UserAgent(), ListenUserAgent+"/")
 }
 
 func (s *Server) routes() {
@@ -121,6 +121,7 @@ func (s *Server) routes() {
 	m.Handle("GET /v1/events", s.auth(s.listEvents))
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
 	m.Handle("POST /v1/events/{event_id}/resend", s.auth(s.resendEvent))
+	m.Handle("GET /v1/test/events", s.auth(s.eventFeed))
 
 	m.Handle("POST /v1/webhook-endpoints", s.auth(s.createWebhookEndpoint))
 	m.Handle("GET /v1/webhook-endpoints", s.auth(s.listWebhookEndpoints))
