@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/money"
@@ -82,6 +83,10 @@ type Config struct {
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
 	HoldIdempotentFunc func(key string)
+	// SandboxResetStepFunc, when set, is called by a sandbox reset before
+	// it deletes each kind (tests only: a request can be sent into the
+	// middle of a reset).
+	SandboxResetStepFunc func(kind SandboxKind)
 	// Sessions bounds dashboard sessions; zero fields take the defaults.
 	Sessions SessionPolicy
 	// Argon2 are the parameters of new password hashes; nil means
@@ -103,6 +108,7 @@ type Service struct {
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
+	sandboxResetStep  func(kind SandboxKind)
 	publicURL         string
 	paths             Paths
 	providers         map[string]Provider
@@ -168,7 +174,7 @@ func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc, publicURL: cfg.PublicURL, paths: cfg.Paths,
+		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2,
@@ -247,7 +253,31 @@ var (
 // transaction. A replay with the same request gets the first answer's
 // body with OutcomeOK; a different request under the key gets idempotency_conflict;
 // a replay while the first runs gets idempotency_in_progress.
-func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
+//
+// A change of a shop's test data waits while the shop's sandbox is being
+// reset (ResetSandbox), and then runs on what the reset left: it lands
+// wholly after the reset. After sandboxWait it answers 503 to be retried.
+func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+	// Wall time, not the service clock: the wait is for another request
+	// of this process or another, which a test clock does not move.
+	deadline := time.Now().Add(sandboxWait)
+	for {
+		resp, err := s.idempotentOnce(ctx, op, p, idem, fn)
+		if !errors.Is(err, errSandboxResetting) {
+			return resp, err
+		}
+		if time.Now().After(deadline) {
+			return nil, withOp(op, &Error{Code: CodeProviderUnavailable, Message: "the shop's sandbox is being reset; retry in a moment", RetryAfter: time.Second})
+		}
+		select {
+		case <-ctx.Done():
+			return nil, withOp(op, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
 	defer func() { err = withOp(op, err) }()
 	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
 	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
@@ -265,6 +295,9 @@ func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem 
 		}
 		if !locked {
 			return errInProgress
+		}
+		if err := sandboxFence(ctx, tx, p); err != nil {
+			return err
 		}
 		now := s.clock.Now()
 		if rec != nil && now.Before(rec.ExpiresAt) {

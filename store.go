@@ -61,6 +61,27 @@ type Tx interface {
 	ShopList(ctx context.Context, p *ShopListParams) (Page[*Shop], error)
 	ShopListByMerchant(ctx context.Context, merchantID string) ([]*Shop, error)
 	ShopCount(ctx context.Context) (int, error)
+	// ShopSandboxResetMark sets (at) or clears (nil) the mark of a sandbox
+	// reset under way on a shop. ShopSandboxResetting reports the mark and
+	// holds the shop's row until the transaction ends against a
+	// transaction that would lock it for update (a share lock on
+	// PostgreSQL; SQLite's single writer holds everything); a transaction
+	// that waited for the lock reads the mark as it committed.
+	ShopSandboxResetMark(ctx context.Context, shopID string, at *time.Time) error
+	ShopSandboxResetting(ctx context.Context, shopID string) (bool, error)
+	// SandboxDelete deletes one batch of a sandbox reset: at most p.Limit
+	// objects of p.Kind of the shop's test data, with their ledger
+	// entries (LedgerEntriesDelete) and what else hangs on them. It
+	// returns what it deleted and how many objects of p.Kind, which is
+	// below p.Limit once none are left.
+	SandboxDelete(ctx context.Context, p *SandboxDeleteParams) (SandboxResetCounts, int64, error)
+	// LedgerEntriesDelete deletes the test contour's entries caused by the
+	// objects refIDs of refType, with their postings, and takes their sums
+	// off the running totals, removing the totals of accounts and buckets
+	// left without postings. It is the one way entries leave the ledger:
+	// only a sandbox reset deletes any, and never a live one. It returns
+	// how many entries it deleted.
+	LedgerEntriesDelete(ctx context.Context, refType string, refIDs []string) (int64, error)
 
 	KeyInsert(ctx context.Context, k *APIKey) error
 	KeyGet(ctx context.Context, id string) (*APIKey, error)

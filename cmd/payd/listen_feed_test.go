@@ -129,7 +129,7 @@ func sandboxPayment(t *testing.T, c *paydtest.Client, n int, outcome, status str
 	c.Post("/v1/test/payments/"+id+"/simulate", fmt.Sprintf("feed-sim-%04d", n), map[string]any{"outcome": outcome}).Expect(t, 202)
 	c.WaitStatus(id, status)
 	var list struct{ Items []struct{ ID string } }
-	c.Get("/v1/events?object_id=" + id).Expect(t, 200).Decode(t, &list)
+	c.Get("/v1/events?object_id="+id).Expect(t, 200).Decode(t, &list)
 	if len(list.Items) != 1 {
 		t.Fatalf("payment %s has %d events, want 1", id, len(list.Items))
 	}

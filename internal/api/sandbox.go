@@ -55,3 +55,19 @@ func (s *Server) eventFeed(w http.ResponseWriter, r *http.Request, p *payd.Princ
 	}{out, last})
 	return nil
 }
+
+// resetSandbox is `POST /v1/test/reset`. It takes no Idempotency-Key: a
+// reset is idempotent by nature and deletes the shop's records of keys.
+func (s *Server) resetSandbox(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
+	if !p.Test() {
+		return &payd.Error{Code: payd.CodeForbidden, Message: "the sandbox reset works with test keys only"}
+	}
+	deleted, err := s.svc.ResetSandbox(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, struct {
+		Deleted *payd.SandboxResetCounts `json:"deleted"`
+	}{deleted})
+	return nil
+}

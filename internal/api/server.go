@@ -122,6 +122,7 @@ func (s *Server) routes() {
 	m.Handle("GET /v1/events/{event_id}", s.auth(s.getEvent))
 	m.Handle("POST /v1/events/{event_id}/resend", s.auth(s.resendEvent))
 	m.Handle("GET /v1/test/events", s.auth(s.eventFeed))
+	m.Handle("POST /v1/test/reset", s.auth(s.resetSandbox))
 
 	m.Handle("POST /v1/webhook-endpoints", s.auth(s.createWebhookEndpoint))
 	m.Handle("GET /v1/webhook-endpoints", s.auth(s.listWebhookEndpoints))

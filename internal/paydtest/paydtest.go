@@ -117,6 +117,8 @@ type Options struct {
 	WebhookAllowHosts []string
 	// HoldIdempotentFunc runs while a request holds its idempotency key.
 	HoldIdempotentFunc func(key string)
+	// SandboxResetStepFunc runs before a sandbox reset deletes each kind.
+	SandboxResetStepFunc func(kind payd.SandboxKind)
 	// WebhookRootCAs are the roots webhook deliveries trust.
 	WebhookRootCAs *x509.CertPool
 	// LiveProviders are live provider adapters (NewLiveProvider).
@@ -164,7 +166,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		DatabaseURL: b.DatabaseURL(t), DataDir: dir, AdminToken: token, TestClock: true,
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
-		HoldIdempotentFunc: opts.HoldIdempotentFunc, WebhookRootCAs: opts.WebhookRootCAs,
+		HoldIdempotentFunc: opts.HoldIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
 		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger, TracerProvider: opts.TracerProvider,

@@ -1,8 +1,11 @@
--- A sandbox reset in progress (docs/sandbox.md, "Sandbox reset"). The row
--- exists from the reset's first transaction to its last; a merchant API
--- change to the shop's test data that finds it waits for the reset to end,
--- so that it lands wholly after the reset, never among its batches.
-CREATE TABLE sandbox_resets (
-    shop_id    TEXT PRIMARY KEY,
-    started_at BIGINT NOT NULL
-);
+-- A sandbox reset in progress (docs/sandbox.md, "Sandbox reset"): set on
+-- the shop's row from the reset's first transaction to its last. A
+-- merchant API change to the shop's test data reads it under a share lock
+-- of the same row and waits while it is set, so that it lands wholly
+-- before the reset (the reset's first transaction waits for it) or wholly
+-- after, never among its batches. On the row itself, not a table beside
+-- it, because PostgreSQL re-reads a row it waited to lock: a writer that
+-- waited for the reset's first transaction sees the mark at once.
+ALTER TABLE shops ADD COLUMN sandbox_reset_at BIGINT;
+-- The reset deletes a batch of payments' bank attempts by payment.
+CREATE INDEX sandbox_attempts_payment ON sandbox_attempts (payment_id);

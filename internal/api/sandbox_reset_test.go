@@ -1,0 +1,188 @@
+package api_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/money"
+)
+
+// resetEnv starts a service at stage M2 with a live bank, and a merchant
+// with two shops: a, activated, and b.
+func resetEnv(t *testing.T, b paydtest.Backend) (env *paydtest.Env, a, other *paydtest.Shop, bank *paydtest.LiveProvider) {
+	t.Helper()
+	bank = paydtest.NewLiveProvider("acquirer")
+	env = paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM2, LiveProviders: []payd.Provider{bank},
+		WebhookAllowHosts: []string{"127.0.0.1"}})
+	a = env.NewShop(payd.RegionRU, "")
+	other = env.NewShop(payd.RegionRU, a.MerchantID)
+	env.AdminDo("POST", "/admin/v1/shops/"+a.ID+"/activate", nil).Expect(t, 200)
+	env.AdminDo("PUT", "/admin/v1/provider-routes", map[string]any{
+		"region": "ru", "method": payd.MethodSBP, "currency": money.RUB, "providers": []string{"acquirer"}}).Expect(t, 200)
+	return env, a, other, bank
+}
+
+// liveView is everything the live key of a shop reads; a reset of the
+// sandbox must leave it as it was, byte for byte.
+func liveView(t *testing.T, live *paydtest.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, path := range []string{"/v1/payments", "/v1/refunds", "/v1/events", "/v1/disputes", "/v1/balance", "/v1/settlements", "/v1/webhook-endpoints"} {
+		out[path] = string(live.Get(path).Expect(t, 200).Body)
+	}
+	return out
+}
+
+// TestSandboxReset: a reset deletes the shop's test data and nothing
+// else — live data, the other shop's test objects, keys, webhook
+// endpoints and settings stay — and the test balance is then what the
+// other shop's remaining entries say, with the ledger check passing.
+func TestSandboxReset(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, a, other, bank := resetEnv(t, b)
+		c, live, oc := env.As(a, false), env.As(a, true), env.As(other, false)
+
+		// Live: a paid payment with its event, and a live endpoint.
+		pid := live.Post("/v1/payments", key(), qrPayment("1000.00")).Expect(t, 201).JSON(t)["id"].(string)
+		var lp payd.Payment
+		env.AdminDo("GET", "/admin/v1/payments/"+pid, nil).Expect(t, 200).Decode(t, &lp)
+		if err := bank.Notify(t.Context(), env.Service, payd.Notification{ID: "n1", Kind: payd.NotifySucceeded, ProviderPaymentID: lp.ProviderPaymentID}); err != nil {
+			t.Fatal(err)
+		}
+		live.WaitStatus(pid, "succeeded")
+		live.Post("/v1/webhook-endpoints", key(), map[string]any{"url": "https://127.0.0.1:1/live", "events": []string{"payment.succeeded"}}).Expect(t, 201)
+
+		// The other shop's test payment: its money stays in the test
+		// balance of the merchant.
+		kept := paidPayment(t, oc, "300.00")
+		balanceAfterOther := balanceOf(t, c)
+
+		// The shop's sandbox: an endpoint, payments, a refund, a dispute,
+		// their events and deliveries.
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": "https://127.0.0.1:1/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201)
+		p1, p2 := paidPayment(t, c, "500.00"), paidPayment(t, c, "700.00")
+		c.Post("/v1/refunds", key(), map[string]any{"payment_id": p1, "amount": rub("100.00")}).Expect(t, 201)
+		openDispute(t, c, p2, map[string]any{"amount": rub("200.00")})
+		c.Post("/v1/payments", key(), qrPayment("10.00")).Expect(t, 201)
+		before := liveView(t, live)
+		shopBefore := c.Get("/v1/shop").Expect(t, 200).Body
+		endpointsBefore := c.Get("/v1/webhook-endpoints").Expect(t, 200).Body
+
+		env.As(a, true).Post("/v1/test/reset", key(), nil).Expect(t, 403)
+		var res struct{ Deleted map[string]int64 }
+		c.Post("/v1/test/reset", "", nil).Expect(t, 200).Decode(t, &res)
+		d := res.Deleted
+		if d["payments"] != 3 || d["refunds"] != 1 || d["disputes"] != 1 || d["events"] < 3 || d["ledger_entries"] < 4 || d["idempotency_records"] < 5 {
+			t.Fatalf("deleted %v", d)
+		}
+
+		for _, path := range []string{"/v1/payments", "/v1/refunds", "/v1/disputes", "/v1/events"} {
+			if items := c.Get(path).Expect(t, 200).JSON(t)["items"].([]any); len(items) != 0 {
+				t.Errorf("%s after the reset: %v", path, items)
+			}
+		}
+		c.Get("/v1/payments/"+p1).Expect(t, 404)
+		if diff := cmp.Diff(before, liveView(t, live)); diff != "" {
+			t.Errorf("live data changed (-before +after):\n%s", diff)
+		}
+		if got := c.Get("/v1/shop").Expect(t, 200).Body; string(got) != string(shopBefore) {
+			t.Errorf("shop changed:\n%s\n%s", shopBefore, got)
+		}
+		if got := c.Get("/v1/webhook-endpoints").Expect(t, 200).Body; string(got) != string(endpointsBefore) {
+			t.Errorf("webhook endpoints changed:\n%s\n%s", endpointsBefore, got)
+		}
+		oc.Get("/v1/payments/"+kept).Expect(t, 200)
+		if got := balanceOf(t, c); !equal(got, balanceAfterOther) {
+			t.Errorf("test balance after the reset %v, want the other shop's %v", got, balanceAfterOther)
+		}
+		checkLedger(t, env)
+
+		// The key still works, an idempotency key used before the reset
+		// makes a new object, and a second reset finds nothing.
+		c.Post("/v1/payments", "again-0001", qrPayment("10.00")).Expect(t, 201)
+		c.Post("/v1/test/reset", "", nil).Expect(t, 200)
+		c.Post("/v1/test/reset", "", nil).Expect(t, 200).Decode(t, &res)
+		for k, v := range res.Deleted {
+			if v != 0 {
+				t.Errorf("a second reset deleted %d %s", v, k)
+			}
+		}
+		checkLedger(t, env)
+	})
+}
+
+// TestSandboxResetRacingRequests: payments created while a reset runs
+// land wholly before it (deleted with their idempotency record: the same
+// key then creates a new payment) or wholly after it (kept with their
+// record: the same key replays the payment), never half. Requests are
+// sent before the reset, and into its middle: after its payments are
+// deleted and before its idempotency records are, where a payment that
+// did not wait for the reset would stay while its record went.
+func TestSandboxResetRacingRequests(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		var c *paydtest.Client
+		var mu sync.Mutex
+		var keys, ids []string
+		bodies := map[string]map[string]any{}
+		var wg sync.WaitGroup
+		create := func(k string) {
+			defer wg.Done()
+			body := qrPayment("20.00")
+			mu.Lock()
+			bodies[k] = body
+			mu.Unlock()
+			id := c.Post("/v1/payments", k, body).Expect(t, 201).JSON(t)["id"].(string)
+			mu.Lock()
+			keys, ids = append(keys, k), append(ids, id)
+			mu.Unlock()
+		}
+		step := func(kind payd.SandboxKind) {
+			if kind != payd.SandboxEvents {
+				return
+			}
+			for i := range 3 {
+				wg.Add(1)
+				go create(fmt.Sprintf("mid-%04d", i))
+			}
+			// Long enough for a request that does not wait for the
+			// reset to finish; one that waits only lands later.
+			time.Sleep(300 * time.Millisecond)
+		}
+		env := paydtest.Start(t, b, &paydtest.Options{SandboxResetStepFunc: step})
+		a := env.NewShop(payd.RegionRU, "")
+		c = env.As(a, false)
+		for i := range 3 {
+			wg.Add(1)
+			create(fmt.Sprintf("before-%04d", i))
+		}
+		c.Post("/v1/test/reset", "", nil).Expect(t, 200)
+		wg.Wait()
+		before, after := 0, 0
+		for i, id := range ids {
+			again := c.Post("/v1/payments", keys[i], bodies[keys[i]])
+			if c.Get("/v1/payments/"+id).Status == 200 {
+				after++
+				if again.Expect(t, 200).JSON(t)["id"] != id {
+					t.Errorf("payment %s (%s) kept but its key no longer replays it", id, keys[i])
+				}
+			} else {
+				before++
+				if got := again.Expect(t, 201).JSON(t)["id"]; got == id {
+					t.Errorf("payment %s (%s) deleted but its key still replays it", id, keys[i])
+				}
+			}
+		}
+		if before != 3 || after != 3 {
+			t.Errorf("%d payments landed before the reset and %d after, want 3 and 3 (the ones sent into its middle)", before, after)
+		}
+		checkLedger(t, env)
+	})
+}

@@ -1,0 +1,231 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ledger"
+)
+
+// The store's half of a sandbox reset (payd.ResetSandbox; migration 0020).
+
+func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at *time.Time) error {
+	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`, shopID, nullMicros(at))
+}
+
+// ShopSandboxResetting reads the mark under a share lock of the shop's
+// row: changes of the shop's test data share it with each other, and the
+// reset's first transaction, which locks the row for update, waits for
+// them. A reader that waited for that transaction is given the row as it
+// committed (PostgreSQL re-reads a row it waited to lock), so it sees the
+// mark. SQLite's single writer orders the two the same way.
+func (t *tx) ShopSandboxResetting(ctx context.Context, shopID string) (bool, error) {
+	var at sql.NullInt64
+	err := t.q.QueryRowContext(ctx, `SELECT sandbox_reset_at FROM shops WHERE id = $1`+t.d.forShare(), shopID).Scan(&at)
+	return at.Valid, noRows(err)
+}
+
+// ids runs a query of one column of ids.
+func (t *tx) ids(ctx context.Context, query string, args ...any) ([]string, error) {
+	var out []string
+	err := eachRow(ctx, t.q, query, args, func(r *sql.Rows) error {
+		var id string
+		if err := r.Scan(&id); err != nil {
+			return err
+		}
+		out = append(out, id)
+		return nil
+	})
+	return out, err
+}
+
+// deleteIn deletes the rows of table whose column is one of ids, bound as
+// one JSON array so that the statement's text is the same for any batch.
+func (t *tx) deleteIn(ctx context.Context, table, column string, ids []string) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	list, _ := json.Marshal(ids)
+	res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE `+column+` IN (`+t.d.jsonStrings(1)+`)`, string(list))
+	if err != nil {
+		return 0, fmt.Errorf("delete %s: %w", table, err)
+	}
+	return res.RowsAffected()
+}
+
+func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c payd.SandboxResetCounts, n int64, err error) {
+	// objects deletes a batch of one object table whose rows belong to the
+	// shop's test data, with their ledger entries (refType) and the rows
+	// of other tables that hang on them (deps: table and column).
+	objects := func(table, refType string, deps ...[2]string) ([]string, int64, error) {
+		// Locked first: a job changing one of them (a refund's outcome
+		// and its entry) commits before the entries are read, and one
+		// that comes later finds the object gone.
+		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit)
+		if err != nil || len(ids) == 0 {
+			return nil, 0, err
+		}
+		if refType != "" {
+			if c.LedgerEntries, err = t.LedgerEntriesDelete(ctx, refType, ids); err != nil {
+				return nil, 0, err
+			}
+		}
+		for _, d := range deps {
+			if _, err := t.deleteIn(ctx, d[0], d[1], ids); err != nil {
+				return nil, 0, err
+			}
+		}
+		n, err := t.deleteIn(ctx, table, "id", ids)
+		return ids, n, err
+	}
+	switch p.Kind {
+	case payd.SandboxRefunds:
+		_, c.Refunds, err = objects("refunds", "refund")
+		n = c.Refunds
+	case payd.SandboxEvidenceFiles:
+		// Files written before their shop was kept beside them (0014)
+		// are found by their dispute.
+		var ids []string
+		ids, err = t.ids(ctx, `SELECT id FROM evidence_files WHERE (shop_id = $1 AND test)
+			OR dispute_id IN (SELECT id FROM disputes WHERE shop_id = $1 AND test) LIMIT $2`, p.ShopID, p.Limit)
+		if err == nil {
+			_, err = t.deleteIn(ctx, "evidence_chunks", "file_id", ids)
+		}
+		if err == nil {
+			c.EvidenceFiles, err = t.deleteIn(ctx, "evidence_files", "id", ids)
+		}
+		n = c.EvidenceFiles
+	case payd.SandboxDisputes:
+		_, c.Disputes, err = objects("disputes", "dispute")
+		n = c.Disputes
+	case payd.SandboxPayouts:
+		_, c.Payouts, err = objects("payouts", "payout")
+		n = c.Payouts
+	case payd.SandboxPaymentLinks:
+		_, c.PaymentLinks, err = objects("payment_links", "", [2]string{"link_payments", "link_id"})
+		n = c.PaymentLinks
+	case payd.SandboxPayments:
+		_, c.Payments, err = objects("payments", "payment", [2]string{"sandbox_attempts", "payment_id"}, [2]string{"link_payments", "payment_id"})
+		n = c.Payments
+	case payd.SandboxSettlements:
+		// Registers are the merchant's, of all its shops.
+		var ids []string
+		if ids, err = t.ids(ctx, `SELECT id FROM settlements WHERE merchant_id = $1 AND test LIMIT $2`+t.d.forUpdate(), p.MerchantID, p.Limit); err != nil {
+			break
+		}
+		if c.LedgerEntries, err = t.LedgerEntriesDelete(ctx, "settlement", ids); err != nil {
+			break
+		}
+		if c.Settlements, err = t.deleteIn(ctx, "settlements", "id", ids); err != nil {
+			break
+		}
+		n = c.Settlements
+		if n < int64(p.Limit) {
+			// The last batch: the test contour's deposit movements,
+			// which registers withheld and released.
+			var more int64
+			more, err = t.LedgerEntriesDelete(ctx, "merchant", []string{p.MerchantID})
+			c.LedgerEntries += more
+		}
+	case payd.SandboxEvents:
+		var ids []string
+		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test LIMIT $2`, p.ShopID, p.Limit); err != nil {
+			break
+		}
+		if _, err = t.deleteIn(ctx, "delivery_attempts", "event_id", ids); err != nil {
+			break
+		}
+		if c.WebhookDeliveries, err = t.deleteIn(ctx, "webhook_deliveries", "event_id", ids); err != nil {
+			break
+		}
+		c.Events, err = t.deleteIn(ctx, "events", "id", ids)
+		n = c.Events
+	case payd.SandboxIdempotency:
+		var res sql.Result
+		res, err = t.exec(ctx, `DELETE FROM idempotency_keys WHERE shop_id = $1 AND mode = $2 AND idem_key IN
+			(SELECT idem_key FROM idempotency_keys WHERE shop_id = $1 AND mode = $2 LIMIT $3)`, p.ShopID, payd.ModeTest, p.Limit)
+		if err == nil {
+			c.IdempotencyRecords, err = res.RowsAffected()
+		}
+		n = c.IdempotencyRecords
+	default:
+		return c, 0, fmt.Errorf("sandbox delete: unknown kind %q", p.Kind)
+	}
+	return c, n, err
+}
+
+// LedgerEntriesDelete is the one statement group that removes entries from
+// the ledger (store.go). It reads the postings it is about to delete, takes
+// their sums off the running totals in the way a posting adds them
+// (addTotals: slots no other transaction holds, a new one named after the
+// batch otherwise), deletes postings and entries, and then the totals left
+// without any posting, which the ledger check would otherwise report.
+// Only test entries are ever deleted: an entry with a live posting is left
+// alone.
+func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []string) (int64, error) {
+	if len(refIDs) == 0 {
+		return 0, nil
+	}
+	list, _ := json.Marshal(refIDs)
+	var entries []string
+	seen := map[string]bool{}
+	var postings []ledger.Posting
+	err := eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
+		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)
+			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND NOT l.test)
+		ORDER BY p.entry_id, p.seq`, []any{refType, string(list)}, func(r *sql.Rows) error {
+		var id string
+		var a ledger.Account
+		var amount int64
+		if err := r.Scan(&id, &a.Owner, &a.Test, &a.Currency, &a.Bucket, &a.Sub, &amount); err != nil {
+			return err
+		}
+		if !seen[id] {
+			seen[id] = true
+			entries = append(entries, id)
+		}
+		postings = append(postings, ledger.Posting{Account: a, Amount: amount})
+		return nil
+	})
+	if err != nil || len(entries) == 0 {
+		return 0, err
+	}
+	deltas := totalsOf(postings)
+	for k, v := range deltas {
+		deltas[k] = -v
+	}
+	if err := t.addTotals(ctx, "reset:"+entries[0], deltas); err != nil {
+		return 0, err
+	}
+	if _, err := t.deleteIn(ctx, "ledger_postings", "entry_id", entries); err != nil {
+		return 0, err
+	}
+	n, err := t.deleteIn(ctx, "ledger_entries", "id", entries)
+	if err != nil {
+		return 0, err
+	}
+	return n, t.dropEmptyTotals(ctx, deltas)
+}
+
+// dropEmptyTotals deletes the totals among keys whose account or bucket
+// has no posting left.
+func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) error {
+	keys := make([]totalKey, 0, len(deltas))
+	for k := range deltas {
+		keys = append(keys, k)
+	}
+	for from := 0; from < len(keys); from += totalsBatch {
+		where, args := totalsMatch(keys[from:min(from+totalsBatch, len(keys))], nil, nil)
+		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE (`+where+`) AND NOT EXISTS (SELECT 1 FROM ledger_postings p
+			WHERE p.owner = ledger_totals.owner AND p.test = ledger_totals.test AND p.currency = ledger_totals.currency
+				AND p.bucket = ledger_totals.bucket AND (ledger_totals.kind = '`+totalBucket+`' OR p.sub = ledger_totals.sub))`, args...); err != nil {
+			return fmt.Errorf("drop emptied ledger totals: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package payd
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// SandboxResetCounts says how many rows of each kind a sandbox reset
+// deleted (the contract's SandboxReset.deleted).
+type SandboxResetCounts struct {
+	Payments           int64 `json:"payments"`
+	Refunds            int64 `json:"refunds"`
+	Disputes           int64 `json:"disputes"`
+	EvidenceFiles      int64 `json:"evidence_files"`
+	PaymentLinks       int64 `json:"payment_links"`
+	Payouts            int64 `json:"payouts"`
+	Settlements        int64 `json:"settlements"`
+	Events             int64 `json:"events"`
+	WebhookDeliveries  int64 `json:"webhook_deliveries"`
+	IdempotencyRecords int64 `json:"idempotency_records"`
+	LedgerEntries      int64 `json:"ledger_entries"`
+}
+
+func (c *SandboxResetCounts) add(o SandboxResetCounts) {
+	c.Payments += o.Payments
+	c.Refunds += o.Refunds
+	c.Disputes += o.Disputes
+	c.EvidenceFiles += o.EvidenceFiles
+	c.PaymentLinks += o.PaymentLinks
+	c.Payouts += o.Payouts
+	c.Settlements += o.Settlements
+	c.Events += o.Events
+	c.WebhookDeliveries += o.WebhookDeliveries
+	c.IdempotencyRecords += o.IdempotencyRecords
+	c.LedgerEntries += o.LedgerEntries
+}
+
+// SandboxKind is one kind of test data a reset deletes, batch by batch.
+type SandboxKind string
+
+// The kinds in the order a reset deletes them: what refers to a payment
+// before the payment, so that a batch never leaves a row whose parent is
+// gone while the reset is still on its way to it.
+const (
+	SandboxRefunds       SandboxKind = "refunds"
+	SandboxEvidenceFiles SandboxKind = "evidence_files"
+	SandboxDisputes      SandboxKind = "disputes"
+	SandboxPayouts       SandboxKind = "payouts"
+	SandboxPaymentLinks  SandboxKind = "payment_links"
+	SandboxPayments      SandboxKind = "payments"
+	SandboxSettlements   SandboxKind = "settlements"
+	SandboxEvents        SandboxKind = "events"
+	SandboxIdempotency   SandboxKind = "idempotency"
+)
+
+// SandboxKinds lists every kind in deletion order.
+var SandboxKinds = []SandboxKind{SandboxRefunds, SandboxEvidenceFiles, SandboxDisputes, SandboxPayouts,
+	SandboxPaymentLinks, SandboxPayments, SandboxSettlements, SandboxEvents, SandboxIdempotency}
+
+// SandboxDeleteParams asks for one batch of a reset: at most Limit rows of
+// Kind of the shop's test data (of its merchant's test contour for
+// settlements), with what hangs on them.
+type SandboxDeleteParams struct {
+	ShopID     string
+	MerchantID string
+	Kind       SandboxKind
+	Limit      int
+}
+
+// SandboxResetBatch is how many objects one transaction of a reset
+// deletes: small enough that a batch takes milliseconds and holds up no
+// other shop (on SQLite, whose one writer every shop shares, each batch is
+// a short turn), large enough that 10^5 payments take a few hundred
+// transactions (docs/benchmarks.md, sandbox reset).
+const SandboxResetBatch = 500
+
+// sandboxWait bounds how long a merchant API change waits for a reset of
+// its shop's sandbox; after it the change answers 503, to be retried.
+const sandboxWait = 60 * time.Second
+
+// errSandboxResetting: the shop's sandbox is being reset; the change is
+// tried again when the reset ends.
+var errSandboxResetting = errors.New("sandbox reset in progress")
+
+// ResetSandbox is `POST /test/reset`: it deletes the shop's test data and
+// keeps its keys, webhook endpoints and settings. It marks the shop first,
+// in a transaction that waits for every change of the shop's test data
+// under way; changes that come later wait until the mark is gone (see
+// idempotent), so each lands wholly before or wholly after the reset.
+// Then it deletes kind by kind in batches of SandboxResetBatch, each its
+// own transaction, and removes the mark. A reset that stopped half way
+// (the process died) left the mark: the next reset of the shop finishes
+// the work and removes it.
+func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxResetCounts, error) {
+	if !p.Test() {
+		return nil, Errorf(CodeForbidden, "the sandbox reset works with test keys only")
+	}
+	shopID, merchantID := p.Shop.ID, p.Shop.MerchantID
+	now := s.clock.Now()
+	if err := s.store.Tx(ctx, func(tx Tx) error {
+		if _, err := tx.ShopGetForUpdate(ctx, shopID); err != nil {
+			return err
+		}
+		return tx.ShopSandboxResetMark(ctx, shopID, &now)
+	}); err != nil {
+		return nil, withOp("reset sandbox", err)
+	}
+	var total SandboxResetCounts
+	for _, kind := range SandboxKinds {
+		if s.sandboxResetStep != nil {
+			s.sandboxResetStep(kind)
+		}
+		for {
+			var got SandboxResetCounts
+			var n int64
+			err := s.store.Tx(ctx, func(tx Tx) (err error) {
+				// The merchant's row first, as every money operation
+				// of the merchant takes it (ledger_post.go): one under
+				// way commits its entries before the batch reads them.
+				if _, err := tx.MerchantGetForUpdate(ctx, merchantID); err != nil {
+					return err
+				}
+				got, n, err = tx.SandboxDelete(ctx, &SandboxDeleteParams{ShopID: shopID, MerchantID: merchantID, Kind: kind, Limit: SandboxResetBatch})
+				return err
+			})
+			if err != nil {
+				// The mark stays: changes keep waiting (then answer
+				// 503) until a reset finishes.
+				return nil, withOp("reset sandbox "+string(kind), err)
+			}
+			total.add(got)
+			if n < SandboxResetBatch {
+				break
+			}
+		}
+	}
+	if err := s.store.Tx(ctx, func(tx Tx) error { return tx.ShopSandboxResetMark(ctx, shopID, nil) }); err != nil {
+		return nil, withOp("reset sandbox", err)
+	}
+	return &total, nil
+}
+
+// sandboxFence is the first step of a change of the shop's test data: it
+// holds the shop against a reset starting until the change commits, and
+// reports a reset under way.
+func sandboxFence(ctx context.Context, tx Tx, p *Principal) error {
+	if !p.Test() {
+		return nil
+	}
+	resetting, err := tx.ShopSandboxResetting(ctx, p.Shop.ID)
+	if err != nil {
+		return err
+	}
+	if resetting {
+		return errSandboxResetting
+	}
+	return nil
+}
