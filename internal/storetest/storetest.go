@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"PaymentLink", testLink},
 		{"Event", testEvent},
 		{"EventFeed", testEventFeed},
+		{"SandboxReset", testSandboxReset},
 		{"WebhookEndpoint", testWebhookEndpoint},
 		{"ProviderRoute", testProviderRoute},
 		{"Tx", testTx},

@@ -1,0 +1,141 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ledger"
+	"github.com/paydhq/payd/money"
+)
+
+// testSandboxReset: the mark of a reset, and its batches: a batch deletes
+// at most its limit of the shop's test objects with their ledger entries,
+// takes their sums off the running totals (and drops the totals left
+// without postings), and never touches live rows or another shop's.
+func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
+	t.Run("Mark", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		resetting := func() (on bool) {
+			t.Helper()
+			mustTx(t, s, func(tx payd.Tx) (err error) { on, err = tx.ShopSandboxResetting(ctx, shop.ID); return err })
+			return on
+		}
+		if resetting() {
+			t.Fatal("a new shop reads as being reset")
+		}
+		mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, &now) })
+		if !resetting() {
+			t.Fatal("the mark is not read")
+		}
+		mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, nil) })
+		if resetting() {
+			t.Fatal("the cleared mark is still read")
+		}
+	})
+
+	t.Run("Delete", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := addMerchant(t, s, now)
+		shop, other := addShop(t, s, m.ID, now), addShop(t, s, m.ID, now)
+		capture := func(pay *payd.Payment) {
+			e := &ledger.Entry{ID: newID("ent_", now), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: pay.ID,
+				Postings: ledger.Move(sacct(pay.Test, money.RUB, ledger.ProviderClearing), macct(m.ID, pay.Test, money.RUB, ledger.Pending, pay.ID), 1000)}
+			postEntries(t, s, e)
+		}
+		var mine []*payd.Payment
+		for range 3 {
+			p := addPayment(t, s, shop, true, now)
+			capture(p)
+			mine = append(mine, p)
+		}
+		live, kept := addPayment(t, s, shop, false, now), addPayment(t, s, other, true, now)
+		capture(live)
+		capture(kept)
+		ev := newEvent(shop.ID, m.ID, true, payd.EventPaymentSucceeded, mine[0].ID, now)
+		liveEv := newEvent(shop.ID, m.ID, false, payd.EventPaymentSucceeded, live.ID, now)
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.EventInsert(ctx, ev); err != nil {
+				return err
+			}
+			return tx.EventInsert(ctx, liveEv)
+		})
+
+		batch := func(kind payd.SandboxKind, limit int) (c payd.SandboxResetCounts, n int64) {
+			t.Helper()
+			mustTx(t, s, func(tx payd.Tx) (err error) {
+				c, n, err = tx.SandboxDelete(ctx, &payd.SandboxDeleteParams{ShopID: shop.ID, MerchantID: m.ID, Kind: kind, Limit: limit})
+				return err
+			})
+			return c, n
+		}
+		if c, n := batch(payd.SandboxPayments, 2); n != 2 || c.Payments != 2 || c.LedgerEntries != 2 {
+			t.Fatalf("first batch: %d, %+v", n, c)
+		}
+		if c, n := batch(payd.SandboxPayments, 2); n != 1 || c.LedgerEntries != 1 {
+			t.Fatalf("last batch: %d, %+v", n, c)
+		}
+		if _, n := batch(payd.SandboxPayments, 2); n != 0 {
+			t.Fatalf("a batch after the last deleted %d", n)
+		}
+		if c, n := batch(payd.SandboxEvents, 10); n != 1 || c.Events != 1 {
+			t.Fatalf("events: %d, %+v", n, c)
+		}
+		for _, p := range mine {
+			if _, err := getPayment(t, s, p.ID); err != payd.ErrNoRows {
+				t.Fatalf("payment %s after the reset: %v", p.ID, err)
+			}
+		}
+		for _, p := range []*payd.Payment{live, kept} {
+			if _, err := getPayment(t, s, p.ID); err != nil {
+				t.Fatalf("payment %s: %v", p.ID, err)
+			}
+		}
+		mustView(t, s, func(tx payd.Tx) error {
+			if _, err := tx.EventGet(ctx, shop.ID, false, liveEv.ID); err != nil {
+				t.Errorf("the live event: %v", err)
+			}
+			for _, c := range []struct {
+				a    ledger.Account
+				want int64
+			}{
+				{macct(m.ID, true, money.RUB, ledger.Pending, mine[0].ID), 0},
+				{macct(m.ID, true, money.RUB, ledger.Pending, kept.ID), 1000},
+				{macct(m.ID, false, money.RUB, ledger.Pending, live.ID), 1000},
+				{sacct(true, money.RUB, ledger.ProviderClearing), -1000},
+			} {
+				if got, err := tx.LedgerAccountBalance(ctx, c.a); err != nil || got != c.want {
+					t.Errorf("%s = %d %v, want %d", c.a.Key(), got, err, c.want)
+				}
+			}
+			buckets, err := tx.LedgerBucketByCurrency(ctx, m.ID, true, ledger.Pending)
+			if err != nil || buckets[money.RUB] != 1000 {
+				t.Errorf("test pending = %v %v, want 1000", buckets, err)
+			}
+			return nil
+		})
+		if got := totalMismatches(t, s); len(got) != 0 {
+			t.Fatalf("totals after the reset: %+v", got)
+		}
+
+		// LedgerEntriesDelete leaves a live entry alone, whatever names it.
+		var n int64
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.LedgerEntriesDelete(ctx, "payment", []string{live.ID}); return err })
+		if n != 0 {
+			t.Fatalf("deleted %d live entries", n)
+		}
+	})
+}
+
+func getPayment(t *testing.T, s payd.Store, id string) (p *payd.Payment, err error) {
+	t.Helper()
+	err = s.View(t.Context(), func(tx payd.Tx) error { p, err = tx.PaymentGet(t.Context(), id); return err })
+	return p, err
+}
