@@ -1,5 +1,5 @@
 // Command payd is the merchant payments service: one binary with the
-// subcommands serve, migrate, admin, listen and version.
+// subcommands serve, migrate, admin, listen, trigger, sandbox and version.
 package main
 
 import (
@@ -32,6 +32,8 @@ Usage:
   payd migrate [flags]   apply schema migrations
   payd admin   ...       operator command-line client (payd admin --help)
   payd listen  [flags]   forward a shop's sandbox events to a local server
+  payd trigger TYPE      cause a sandbox event of a type (payd trigger --list)
+  payd sandbox reset     delete the shop's test data
   payd version           print the version
 `
 
@@ -59,6 +61,10 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
 	case "listen":
 		return runListen(ctx, args[1:], getenv, stdout, stderr)
+	case "trigger":
+		return runTrigger(ctx, args[1:], getenv, stdout, stderr)
+	case "sandbox":
+		return runSandbox(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "payd", version)
 		return nil

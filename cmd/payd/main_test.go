@@ -11,7 +11,7 @@ import (
 // to stdout and succeed; a wrong flag fails pointing at that help.
 func TestSubcommandHelp(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"serve", "migrate", "listen", "admin"} {
+	for _, cmd := range []string{"serve", "migrate", "listen", "admin", "trigger"} {
 		for _, help := range []string{"-h", "-help", "--help"} {
 			var stdout, stderr bytes.Buffer
 			err := run(context.Background(), []string{cmd, help}, func(string) string { return "" }, &stdout, &stderr)

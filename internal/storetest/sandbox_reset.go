@@ -127,7 +127,10 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		// LedgerEntriesDelete leaves a live entry alone, whatever names it.
 		var n int64
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.LedgerEntriesDelete(ctx, "payment", []string{live.ID}); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			n, err = tx.LedgerEntriesDelete(ctx, "payment", []string{live.ID})
+			return err
+		})
 		if n != 0 {
 			t.Fatalf("deleted %d live entries", n)
 		}
