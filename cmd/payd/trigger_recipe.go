@@ -36,14 +36,20 @@ type recipe struct {
 // payd's own additions (payd.EventTypes; a test keeps the two equal).
 var recipes = []recipe{
 	{event: "payment.succeeded", about: "QR payment, simulate succeed",
-		run: func(tr *trigger, ctx context.Context) error { _, err := tr.payment(ctx, true, "succeed", "succeeded"); return err }},
+		run: func(tr *trigger, ctx context.Context) error {
+			_, err := tr.payment(ctx, true, "succeed", "succeeded")
+			return err
+		}},
 	{event: "payment.waiting_for_capture", about: "QR payment with capture false, simulate authorize",
 		run: func(tr *trigger, ctx context.Context) error {
 			_, err := tr.payment(ctx, false, "authorize", "waiting_for_capture")
 			return err
 		}},
 	{event: "payment.canceled", about: "QR payment, simulate decline",
-		run: func(tr *trigger, ctx context.Context) error { _, err := tr.payment(ctx, true, "decline", "canceled"); return err }},
+		run: func(tr *trigger, ctx context.Context) error {
+			_, err := tr.payment(ctx, true, "decline", "canceled")
+			return err
+		}},
 	{event: "payment.authorize_request", about: "operator turns the shop's pre-check on; QR payment; the setting is restored", operator: true,
 		run: (*trigger).authorizeRequest},
 	{event: "refund.succeeded", about: "paid payment, refund",
@@ -72,7 +78,10 @@ var recipes = []recipe{
 	{event: "dispute.opened", about: "paid payment, sandbox dispute", stage: "M2",
 		run: func(tr *trigger, ctx context.Context) error { _, err := tr.dispute(ctx, ""); return err }},
 	{event: "dispute.evidence_required", about: "sandbox dispute, simulate evidence_required", stage: "M2",
-		run: func(tr *trigger, ctx context.Context) error { _, err := tr.dispute(ctx, "evidence_required"); return err }},
+		run: func(tr *trigger, ctx context.Context) error {
+			_, err := tr.dispute(ctx, "evidence_required")
+			return err
+		}},
 	{event: "dispute.submitted", about: "sandbox dispute, evidence uploaded and attached, operator submits it to the bank", operator: true, stage: "M2",
 		run: func(tr *trigger, ctx context.Context) error {
 			id, err := tr.dispute(ctx, "")

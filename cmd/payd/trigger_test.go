@@ -61,7 +61,7 @@ func TestTriggerEveryEventType(t *testing.T) {
 					t.Fatalf("payd trigger %s: %v\n%s", r.event, err, out.String())
 				}
 				var list struct{ Items []struct{ ID, Type string } }
-				env.As(shop, false).Get("/v1/events?type=" + r.event).Expect(t, 200).Decode(t, &list)
+				env.As(shop, false).Get("/v1/events?type="+r.event).Expect(t, 200).Decode(t, &list)
 				if len(list.Items) != 1 {
 					t.Fatalf("%d %s events after the trigger, want 1\n%s", len(list.Items), r.event, out.String())
 				}
