@@ -139,7 +139,7 @@ func TestRefundLifecycleAndBalance(t *testing.T) {
 }
 
 // checkLedger fails the test when a money invariant is broken.
-func checkLedger(t *testing.T, env *paydtest.Env) {
+func checkLedger(t testing.TB, env *paydtest.Env) {
 	t.Helper()
 	var res struct {
 		OK       bool

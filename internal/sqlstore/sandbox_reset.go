@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -213,17 +214,54 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 }
 
 // dropEmptyTotals deletes the totals among keys whose account or bucket
-// has no posting left.
+// has no posting left. An account is looked up by its key, through the
+// postings' index of account keys; a bucket, of which a batch touches a
+// few, through the index of owner, contour, currency and bucket.
 func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) error {
-	keys := make([]totalKey, 0, len(deltas))
+	accounts := map[string]totalKey{}
+	var keys []string
+	var empty []totalKey
 	for k := range deltas {
-		keys = append(keys, k)
+		if k.kind == totalAccount {
+			key := ledger.Account{Owner: k.owner, Test: k.test, Currency: k.currency, Bucket: k.bucket, Sub: k.sub}.Key()
+			accounts[key] = k
+			keys = append(keys, key)
+			continue
+		}
+		var posted bool
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings
+			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4)`, k.owner, k.test, k.currency, k.bucket).Scan(&posted); err != nil {
+			return fmt.Errorf("drop emptied ledger totals: %w", err)
+		}
+		if !posted {
+			empty = append(empty, k)
+		}
 	}
-	for from := 0; from < len(keys); from += totalsBatch {
-		where, args := totalsMatch(keys[from:min(from+totalsBatch, len(keys))], nil, nil)
-		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE (`+where+`) AND NOT EXISTS (SELECT 1 FROM ledger_postings p
-			WHERE p.owner = ledger_totals.owner AND p.test = ledger_totals.test AND p.currency = ledger_totals.currency
-				AND p.bucket = ledger_totals.bucket AND (ledger_totals.kind = '`+totalBucket+`' OR p.sub = ledger_totals.sub))`, args...); err != nil {
+	if len(keys) > 0 {
+		list, _ := json.Marshal(keys)
+		posted := map[string]bool{}
+		err := eachRow(ctx, t.q, `SELECT DISTINCT account_key FROM ledger_postings WHERE account_key IN (`+t.d.jsonStrings(1)+`)`,
+			[]any{string(list)}, func(r *sql.Rows) error {
+				var key string
+				if err := r.Scan(&key); err != nil {
+					return err
+				}
+				posted[key] = true
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("drop emptied ledger totals: %w", err)
+		}
+		for key, k := range accounts {
+			if !posted[key] {
+				empty = append(empty, k)
+			}
+		}
+	}
+	slices.SortFunc(empty, compareTotalKeys)
+	for from := 0; from < len(empty); from += totalsBatch {
+		where, args := totalsMatch(empty[from:min(from+totalsBatch, len(empty))], nil, nil)
+		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE `+where, args...); err != nil {
 			return fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 	}
