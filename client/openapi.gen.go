@@ -4554,6 +4554,21 @@ func (e ListEventFeed403JSONResponseBodyType) Valid() bool {
 	}
 }
 
+// Defines values for ListEventFeed422JSONResponseBodyType.
+const (
+	ListEventFeed422JSONResponseBodyTypeError ListEventFeed422JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ListEventFeed422JSONResponseBodyType enum.
+func (e ListEventFeed422JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ListEventFeed422JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListEventFeed429JSONResponseBodyType.
 const (
 	ListEventFeed429JSONResponseBodyTypeError ListEventFeed429JSONResponseBodyType = "error"
@@ -4884,6 +4899,21 @@ func (e SimulatePayment503JSONResponseBodyType) Valid() bool {
 	}
 }
 
+// Defines values for ResetSandbox400JSONResponseBodyType.
+const (
+	ResetSandbox400JSONResponseBodyTypeError ResetSandbox400JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox400JSONResponseBodyType enum.
+func (e ResetSandbox400JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox400JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResetSandbox401JSONResponseBodyType.
 const (
 	ResetSandbox401JSONResponseBodyTypeError ResetSandbox401JSONResponseBodyType = "error"
@@ -4908,6 +4938,36 @@ const (
 func (e ResetSandbox403JSONResponseBodyType) Valid() bool {
 	switch e {
 	case ResetSandbox403JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox409JSONResponseBodyType.
+const (
+	ResetSandbox409JSONResponseBodyTypeError ResetSandbox409JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox409JSONResponseBodyType enum.
+func (e ResetSandbox409JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox409JSONResponseBodyTypeError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetSandbox422JSONResponseBodyType.
+const (
+	ResetSandbox422JSONResponseBodyTypeError ResetSandbox422JSONResponseBodyType = "error"
+)
+
+// Valid indicates whether the value is a known member of the ResetSandbox422JSONResponseBodyType enum.
+func (e ResetSandbox422JSONResponseBodyType) Valid() bool {
+	switch e {
+	case ResetSandbox422JSONResponseBodyTypeError:
 		return true
 	default:
 		return false
@@ -7799,6 +7859,9 @@ type ListEventFeed401JSONResponseBodyType string
 // ListEventFeed403JSONResponseBodyType defines parameters for ListEventFeed.
 type ListEventFeed403JSONResponseBodyType string
 
+// ListEventFeed422JSONResponseBodyType defines parameters for ListEventFeed.
+type ListEventFeed422JSONResponseBodyType string
+
 // ListEventFeed429JSONResponseBodyType defines parameters for ListEventFeed.
 type ListEventFeed429JSONResponseBodyType string
 
@@ -7883,11 +7946,29 @@ type SimulatePayment500JSONResponseBodyType string
 // SimulatePayment503JSONResponseBodyType defines parameters for SimulatePayment.
 type SimulatePayment503JSONResponseBodyType string
 
+// ResetSandboxParams defines parameters for ResetSandbox.
+type ResetSandboxParams struct {
+	// IdempotencyKey Idempotency key, 8..128 characters, valid 24 hours. The alias header `Idempotence-Key` is accepted in its place. A replay with the same key and body returns the original response with status `200`; the same key with a different body gives `409 idempotency_conflict`; a replay while the first request is still processed gives `409 idempotency_in_progress`. A key shorter than 8 characters gives `400 invalid_request`.
+	IdempotencyKey IdempotencyKey `json:"Idempotency-Key"`
+
+	// IdempotenceKey Accepted alias of `Idempotency-Key` with the same rules. New clients should send `Idempotency-Key`.
+	IdempotenceKey *IdempotenceKey `json:"Idempotence-Key,omitempty"`
+}
+
+// ResetSandbox400JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox400JSONResponseBodyType string
+
 // ResetSandbox401JSONResponseBodyType defines parameters for ResetSandbox.
 type ResetSandbox401JSONResponseBodyType string
 
 // ResetSandbox403JSONResponseBodyType defines parameters for ResetSandbox.
 type ResetSandbox403JSONResponseBodyType string
+
+// ResetSandbox409JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox409JSONResponseBodyType string
+
+// ResetSandbox422JSONResponseBodyType defines parameters for ResetSandbox.
+type ResetSandbox422JSONResponseBodyType string
 
 // ResetSandbox429JSONResponseBodyType defines parameters for ResetSandbox.
 type ResetSandbox429JSONResponseBodyType string
@@ -9065,12 +9146,12 @@ type ClientInterface interface {
 	//
 	// Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
 	//
-	// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+	// The reset is idempotent by nature (a second one finds less or nothing to delete). Its `Idempotency-Key` is checked as on every POST but not kept: the reset deletes the shop's idempotency records, and a repeated reset is harmless. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
 	//
 	// Errors: `403 forbidden` with a live key.
 	//
 	// Corresponds with POST /test/reset (the `ResetSandbox` operationId).
-	ResetSandbox(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ResetSandbox(ctx context.Context, params *ResetSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -9912,13 +9993,13 @@ func (c *RawClient) SimulatePayment(ctx context.Context, paymentID PaymentIDPath
 //
 // Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
 //
-// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+// The reset is idempotent by nature (a second one finds less or nothing to delete). Its `Idempotency-Key` is checked as on every POST but not kept: the reset deletes the shop's idempotency records, and a repeated reset is harmless. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
 //
 // Errors: `403 forbidden` with a live key.
 //
 // Corresponds with POST /test/reset (the `ResetSandbox` operationId).
-func (c *RawClient) ResetSandbox(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewResetSandboxRequest(c.Server)
+func (c *RawClient) ResetSandbox(ctx context.Context, params *ResetSandboxParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetSandboxRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12090,7 +12171,7 @@ func NewSimulatePaymentRequestWithBody(server string, paymentID PaymentIDPath, p
 }
 
 // NewResetSandboxRequest constructs an http.Request for the ResetSandbox method
-func NewResetSandboxRequest(server string) (*http.Request, error) {
+func NewResetSandboxRequest(server string, params *ResetSandboxParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12111,6 +12192,30 @@ func NewResetSandboxRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+		if params.IdempotenceKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotence-Key", *params.IdempotenceKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotence-Key", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -12796,14 +12901,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
 	//
-	// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+	// The reset is idempotent by nature (a second one finds less or nothing to delete). Its `Idempotency-Key` is checked as on every POST but not kept: the reset deletes the shop's idempotency records, and a repeated reset is harmless. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
 	//
 	// Errors: `403 forbidden` with a live key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /test/reset (the `ResetSandbox` operationId).
-	ResetSandboxWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
+	ResetSandboxWithResponse(ctx context.Context, params *ResetSandboxParams, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -17754,6 +17859,11 @@ type ListEventFeedResponse403Headers struct {
 	XRequestID string
 }
 
+// ListEventFeedResponse422Headers the declared response headers of an HTTP 422 response for ListEventFeed
+type ListEventFeedResponse422Headers struct {
+	XRequestID string
+}
+
 // ListEventFeedResponse429Headers the declared response headers of an HTTP 429 response for ListEventFeed
 type ListEventFeedResponse429Headers struct {
 	RetryAfter int
@@ -17782,6 +17892,8 @@ type ListEventFeedResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -17796,6 +17908,8 @@ type ListEventFeedResponse struct {
 	Headers401 *ListEventFeedResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *ListEventFeedResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListEventFeedResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListEventFeedResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -17822,6 +17936,11 @@ func (r ListEventFeedResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListEventFeedResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListEventFeedResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -18253,6 +18372,11 @@ type ResetSandboxResponse200Headers struct {
 	XRequestID string
 }
 
+// ResetSandboxResponse400Headers the declared response headers of an HTTP 400 response for ResetSandbox
+type ResetSandboxResponse400Headers struct {
+	XRequestID string
+}
+
 // ResetSandboxResponse401Headers the declared response headers of an HTTP 401 response for ResetSandbox
 type ResetSandboxResponse401Headers struct {
 	XRequestID string
@@ -18260,6 +18384,16 @@ type ResetSandboxResponse401Headers struct {
 
 // ResetSandboxResponse403Headers the declared response headers of an HTTP 403 response for ResetSandbox
 type ResetSandboxResponse403Headers struct {
+	XRequestID string
+}
+
+// ResetSandboxResponse409Headers the declared response headers of an HTTP 409 response for ResetSandbox
+type ResetSandboxResponse409Headers struct {
+	XRequestID string
+}
+
+// ResetSandboxResponse422Headers the declared response headers of an HTTP 422 response for ResetSandbox
+type ResetSandboxResponse422Headers struct {
 	XRequestID string
 }
 
@@ -18285,10 +18419,16 @@ type ResetSandboxResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SandboxReset
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -18297,10 +18437,16 @@ type ResetSandboxResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ResetSandboxResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ResetSandboxResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ResetSandboxResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *ResetSandboxResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ResetSandboxResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ResetSandboxResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ResetSandboxResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -18314,6 +18460,11 @@ func (r ResetSandboxResponse) GetJSON200() *SandboxReset {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ResetSandboxResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ResetSandboxResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
@@ -18322,6 +18473,16 @@ func (r ResetSandboxResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ResetSandboxResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ResetSandboxResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ResetSandboxResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -19843,15 +20004,15 @@ func (c *ClientWithResponses) SimulatePaymentWithResponse(ctx context.Context, p
 //
 // Test keys only. Deletes the shop's test payments, refunds, disputes and their evidence files, payment links, payouts, events and their deliveries, idempotency records, and the test contour's ledger entries and settlement registers of the shop's merchant (they sum every shop of the merchant). API keys, webhook endpoints and the shop's settings stay; live data is never touched. The test balance afterwards is what the remaining ledger entries say.
 //
-// The reset is idempotent by nature (a second one finds less or nothing to delete) and takes no `Idempotency-Key`: it deletes the shop's idempotency records, its own among them. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
+// The reset is idempotent by nature (a second one finds less or nothing to delete). Its `Idempotency-Key` is checked as on every POST but not kept: the reset deletes the shop's idempotency records, and a repeated reset is harmless. A merchant API request that changes the shop's test data while the reset runs waits for it and takes effect after it.
 //
 // Errors: `403 forbidden` with a live key.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /test/reset (the `ResetSandbox` operationId).
-func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error) {
-	rsp, err := c.ResetSandbox(ctx, reqEditors...)
+func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, params *ResetSandboxParams, reqEditors ...RequestEditorFn) (*ResetSandboxResponse, error) {
+	rsp, err := c.ResetSandbox(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -25692,6 +25853,13 @@ func ParseListEventFeedResponse(rsp *http.Response) (*ListEventFeedResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25756,6 +25924,16 @@ func ParseListEventFeedResponse(rsp *http.Response) (*ListEventFeedResponse, err
 			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListEventFeedResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListEventFeedResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -26281,6 +26459,13 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26294,6 +26479,20 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -26329,6 +26528,16 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ResetSandboxResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ResetSandboxResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26349,6 +26558,26 @@ func ParseResetSandboxResponse(rsp *http.Response) (*ResetSandboxResponse, error
 			headers.XRequestID = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers ResetSandboxResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers ResetSandboxResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers ResetSandboxResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -356,6 +356,33 @@ func (c *Client) SimulatePayment(ctx context.Context, paymentID string, p Simula
 	return err
 }
 
+// ListEventFeed reads the shop's sandbox event feed (test keys only): the
+// test events numbered after afterSequence, lowest first, and the feed's
+// last number. A resent event appears again with a new, higher number
+// (docs/sandbox.md, "payd listen").
+func (c *Client) ListEventFeed(ctx context.Context, afterSequence int64, limit int, opts ...RequestEditorFn) (*EventFeed, error) {
+	p := &ListEventFeedParams{AfterSequence: &afterSequence}
+	if limit > 0 {
+		l := Limit(limit)
+		p.Limit = &l
+	}
+	r, err := c.raw.ListEventFeedWithResponse(ctx, p, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return body(r.StatusCode(), r.JSON200)
+}
+
+// ResetSandbox deletes the shop's test data and keeps its keys, webhook
+// endpoints and settings (test keys only; docs/sandbox.md).
+func (c *Client) ResetSandbox(ctx context.Context, opts ...RequestEditorFn) (*SandboxReset, error) {
+	r, err := c.raw.ResetSandboxWithResponse(ctx, &ResetSandboxParams{}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return body(r.StatusCode(), r.JSON200)
+}
+
 // CreateTestDispute opens a dispute on a test payment (stage M2).
 func (c *Client) CreateTestDispute(ctx context.Context, paymentID string, p TestDisputeCreate, opts ...RequestEditorFn) (*Dispute, error) {
 	r, err := c.raw.CreateTestDisputeWithResponse(ctx, paymentID, &CreateTestDisputeParams{}, p, opts...)

@@ -58,6 +58,10 @@ var specOperations = map[string]string{
 	"POST /test/payments/{payment_id}/disputes":    "M2",
 	"POST /test/disputes/{dispute_id}/simulate":    "M2",
 	"GET /openapi.json":                            "",
+	// Ours, in the test namespace (docs/changelog.md, 2026-11-26): the
+	// sandbox event feed of payd listen, and the sandbox reset.
+	"GET /test/events": "",
+	"POST /test/reset": "",
 }
 
 var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -380,6 +384,8 @@ func TestListResponses(t *testing.T) {
 		"GET /payment-methods":   true,
 		"GET /webhook-endpoints": true,
 		"GET /balance":           true,
+		// Read by after_sequence, not by cursor.
+		"GET /test/events": true,
 	}
 	for _, o := range operations(t, raw) {
 		if o.method != "GET" || strings.HasSuffix(o.path, "}") || o.path == "/shop" || o.path == "/openapi.json" {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"time"
 )
 
 const sandboxUsage = `payd sandbox — the shop's sandbox
@@ -49,7 +51,7 @@ func runSandbox(ctx context.Context, args []string, getenv func(string) string, 
 	var res struct {
 		Deleted map[string]int64 `json:"deleted"`
 	}
-	if err := c.do(ctx, false, http.MethodPost, "/test/reset", "", nil, &res); err != nil {
+	if err := c.do(ctx, false, http.MethodPost, "/test/reset", "sandbox-reset-"+strconv.FormatInt(time.Now().UnixNano(), 36), nil, &res); err != nil {
 		return fmt.Errorf("sandbox reset: %w", err)
 	}
 	fmt.Fprintf(stdout, "Reset the sandbox of %s: deleted", c.shopID)

@@ -56,11 +56,15 @@ func (s *Server) eventFeed(w http.ResponseWriter, r *http.Request, p *payd.Princ
 	return nil
 }
 
-// resetSandbox is `POST /v1/test/reset`. It takes no Idempotency-Key: a
-// reset is idempotent by nature and deletes the shop's records of keys.
+// resetSandbox is `POST /v1/test/reset`. Its Idempotency-Key is checked
+// as on every POST but not kept: a reset is idempotent by nature and
+// deletes the shop's records of keys.
 func (s *Server) resetSandbox(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 	if !p.Test() {
 		return &payd.Error{Code: payd.CodeForbidden, Message: "the sandbox reset works with test keys only"}
+	}
+	if _, err := httpapi.ReadIdempotent(w, r, nil); err != nil {
+		return err
 	}
 	deleted, err := s.svc.ResetSandbox(r.Context(), p)
 	if err != nil {

@@ -77,7 +77,7 @@ func TestSandboxReset(t *testing.T) {
 
 		env.As(a, true).Post("/v1/test/reset", key(), nil).Expect(t, 403)
 		var res struct{ Deleted map[string]int64 }
-		c.Post("/v1/test/reset", "", nil).Expect(t, 200).Decode(t, &res)
+		c.Post("/v1/test/reset", key(), nil).Expect(t, 200).Decode(t, &res)
 		d := res.Deleted
 		if d["payments"] != 3 || d["refunds"] != 1 || d["disputes"] != 1 || d["events"] < 3 || d["ledger_entries"] < 4 || d["idempotency_records"] < 5 {
 			t.Fatalf("deleted %v", d)
@@ -107,8 +107,8 @@ func TestSandboxReset(t *testing.T) {
 		// The key still works, an idempotency key used before the reset
 		// makes a new object, and a second reset finds nothing.
 		c.Post("/v1/payments", "again-0001", qrPayment("10.00")).Expect(t, 201)
-		c.Post("/v1/test/reset", "", nil).Expect(t, 200)
-		c.Post("/v1/test/reset", "", nil).Expect(t, 200).Decode(t, &res)
+		c.Post("/v1/test/reset", key(), nil).Expect(t, 200)
+		c.Post("/v1/test/reset", key(), nil).Expect(t, 200).Decode(t, &res)
 		for k, v := range res.Deleted {
 			if v != 0 {
 				t.Errorf("a second reset deleted %d %s", v, k)
@@ -163,7 +163,7 @@ func TestSandboxResetRacingRequests(t *testing.T) {
 			wg.Add(1)
 			create(fmt.Sprintf("before-%04d", i))
 		}
-		c.Post("/v1/test/reset", "", nil).Expect(t, 200)
+		c.Post("/v1/test/reset", key(), nil).Expect(t, 200)
 		wg.Wait()
 		before, after := 0, 0
 		for i, id := range ids {
