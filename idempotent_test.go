@@ -40,6 +40,9 @@ func (t raceTx) IdempotencyLockGet(context.Context, string, Mode, string) (*Idem
 	return nil, true, nil
 }
 
+// ShopSandboxResetting: no reset of the sandbox is under way.
+func (t raceTx) ShopSandboxResetting(context.Context, string) (bool, error) { return false, nil }
+
 func (t raceTx) IdempotencyPut(context.Context, *IdempotencyRecord) error {
 	return t.s.putErr
 }
