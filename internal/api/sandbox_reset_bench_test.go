@@ -35,7 +35,18 @@ func BenchmarkSandboxReset(b *testing.B) {
 		b.Run(be.Name, func(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
-				env := paydtest.Start(b, be, nil)
+				var stepMu sync.Mutex
+				var last time.Time
+				var lastKind payd.SandboxKind
+				step := func(k payd.SandboxKind) {
+					stepMu.Lock()
+					defer stepMu.Unlock()
+					if !last.IsZero() && os.Getenv("PAYD_BENCH_RESET_STEPS") != "" {
+						b.Logf("%s: %v", lastKind, time.Since(last))
+					}
+					last, lastKind = time.Now(), k
+				}
+				env := paydtest.Start(b, be, &paydtest.Options{SandboxResetStepFunc: step})
 				shop, other := env.NewShop(payd.RegionRU, ""), env.NewShop(payd.RegionRU, "")
 				seedTestPayments(b, env, shop, n)
 				env.AdminDo("PATCH", "/admin/v1/shops/"+other.ID, map[string]any{"requests_per_minute": 1000000, "payments_per_minute": 1000000}).Expect(b, 200)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -196,13 +195,6 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
-	deltas := totalsOf(postings)
-	for k, v := range deltas {
-		deltas[k] = -v
-	}
-	if err := t.addTotals(ctx, "reset:"+entries[0], deltas); err != nil {
-		return 0, err
-	}
 	if _, err := t.deleteIn(ctx, "ledger_postings", "entry_id", entries); err != nil {
 		return 0, err
 	}
@@ -210,17 +202,33 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil {
 		return 0, err
 	}
-	return n, t.dropEmptyTotals(ctx, deltas)
+	// Totals left without postings go (most of a reset's: each payment's
+	// own sub-accounts); the few others, the buckets and the service's
+	// accounts, have the sums taken off as a posting adds them.
+	deltas := totalsOf(postings)
+	emptied, err := t.dropEmptyTotals(ctx, deltas)
+	if err != nil {
+		return 0, err
+	}
+	rest := map[totalKey]int64{}
+	for k, v := range deltas {
+		if !emptied[k] && v != 0 {
+			rest[k] = -v
+		}
+	}
+	return n, t.addTotals(ctx, "reset:"+entries[0], rest)
 }
 
 // dropEmptyTotals deletes the totals among keys whose account or bucket
-// has no posting left. An account is looked up by its key, through the
-// postings' index of account keys; a bucket, of which a batch touches a
-// few, through the index of owner, contour, currency and bucket.
-func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) error {
+// has no posting left, and returns them. An account is looked up by its
+// key, through the postings' index of account keys; a bucket, of which a
+// batch touches a few, through the index of owner, contour, currency and
+// bucket. Each delete names a total by its primary key's columns, so it
+// is an index lookup however many totals the table holds.
+func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) (map[totalKey]bool, error) {
+	empty := map[totalKey]bool{}
 	accounts := map[string]totalKey{}
 	var keys []string
-	var empty []totalKey
 	for k := range deltas {
 		if k.kind == totalAccount {
 			key := ledger.Account{Owner: k.owner, Test: k.test, Currency: k.currency, Bucket: k.bucket, Sub: k.sub}.Key()
@@ -231,39 +239,28 @@ func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) err
 		var posted bool
 		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings
 			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4)`, k.owner, k.test, k.currency, k.bucket).Scan(&posted); err != nil {
-			return fmt.Errorf("drop emptied ledger totals: %w", err)
+			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 		if !posted {
-			empty = append(empty, k)
+			empty[k] = true
 		}
 	}
-	if len(keys) > 0 {
-		list, _ := json.Marshal(keys)
-		posted := map[string]bool{}
-		err := eachRow(ctx, t.q, `SELECT DISTINCT account_key FROM ledger_postings WHERE account_key IN (`+t.d.jsonStrings(1)+`)`,
-			[]any{string(list)}, func(r *sql.Rows) error {
-				var key string
-				if err := r.Scan(&key); err != nil {
-					return err
-				}
-				posted[key] = true
-				return nil
-			})
-		if err != nil {
-			return fmt.Errorf("drop emptied ledger totals: %w", err)
+	// One indexed probe per account: a list of keys bound as one array
+	// was planned by PostgreSQL as a scan of every posting.
+	for _, key := range keys {
+		var posted bool
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings WHERE account_key = $1)`, key).Scan(&posted); err != nil {
+			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
-		for key, k := range accounts {
-			if !posted[key] {
-				empty = append(empty, k)
-			}
+		if !posted {
+			empty[accounts[key]] = true
 		}
 	}
-	slices.SortFunc(empty, compareTotalKeys)
-	for from := 0; from < len(empty); from += totalsBatch {
-		where, args := totalsMatch(empty[from:min(from+totalsBatch, len(empty))], nil, nil)
-		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE `+where, args...); err != nil {
-			return fmt.Errorf("drop emptied ledger totals: %w", err)
+	for k := range empty {
+		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4
+			AND bucket = $5 AND sub = $6`, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub); err != nil {
+			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 	}
-	return nil
+	return empty, nil
 }
