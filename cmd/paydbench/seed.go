@@ -447,15 +447,7 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 				return nil, err
 			}
 			defer rows.Close()
-			out := map[string]bool{}
-			for rows.Next() {
-				var c string
-				if err := rows.Scan(&c); err != nil {
-					return nil, err
-				}
-				out[c] = true
-			}
-			return out, rows.Err()
+			return scanStringSet(rows)
 		}
 		var tx *sql.Tx
 		inTx := 0
@@ -603,6 +595,16 @@ func queryStringSet(ctx context.Context, query func(q string, args ...any) (pgx.
 		return nil, err
 	}
 	defer rows.Close()
+	return scanStringSet(rows)
+}
+
+// scanStringSet reads the rows of one text column into a set; pgx's rows
+// and database/sql's both serve.
+func scanStringSet(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}) (map[string]bool, error) {
 	out := map[string]bool{}
 	for rows.Next() {
 		var c string
