@@ -39,7 +39,7 @@ func TestEventFeed(t *testing.T) {
 			t.Fatalf("event sequence %v not after %v", ev["sequence"], start)
 		}
 		id := ev["id"].(string)
-		if got := c.Get("/v1/events?object_id=" + pay).Expect(t, 200).JSON(t)["items"].([]any); len(got) == 0 {
+		if got := c.Get("/v1/events?object_id="+pay).Expect(t, 200).JSON(t)["items"].([]any); len(got) == 0 {
 			t.Fatal("the payment's event is not in the events list")
 		}
 		c.Post("/v1/events/"+id+"/resend", key(), nil).Expect(t, 202)
