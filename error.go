@@ -93,6 +93,11 @@ var ErrConflict = errors.New("unique violation")
 // in the same mode.
 var ErrOrderIDTaken = errors.New("order_id taken")
 
+// ErrSandboxResetting is returned by Tx.IdempotencyLockGet of a test key
+// while the shop's sandbox is being reset (ResetSandbox): the change waits
+// and is tried again when the reset ends.
+var ErrSandboxResetting = errors.New("sandbox reset in progress")
+
 // withOp names the operation an internal error came from as it leaves the
 // domain ("capture payment: ..."), so that an internal_error in the log says
 // which operation failed. A contract error (*Error) is the answer itself

@@ -36,12 +36,11 @@ func (s *raceStore) Tx(ctx context.Context, fn func(Tx) error) error {
 
 func (s *raceStore) View(ctx context.Context, fn func(Tx) error) error { return fn(raceTx{s: s}) }
 
+// IdempotencyLockGet finds no record, and no reset of the sandbox under
+// way.
 func (t raceTx) IdempotencyLockGet(context.Context, string, Mode, string) (*IdempotencyRecord, bool, error) {
 	return nil, true, nil
 }
-
-// ShopSandboxResetting: no reset of the sandbox is under way.
-func (t raceTx) ShopSandboxResetting(context.Context, string) (bool, error) { return false, nil }
 
 func (t raceTx) IdempotencyPut(context.Context, *IdempotencyRecord) error {
 	return t.s.putErr

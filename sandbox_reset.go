@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -79,10 +78,6 @@ const SandboxResetBatch = 500
 // its shop's sandbox; after it the change answers 503, to be retried.
 const sandboxWait = 60 * time.Second
 
-// errSandboxResetting: the shop's sandbox is being reset; the change is
-// tried again when the reset ends.
-var errSandboxResetting = errors.New("sandbox reset in progress")
-
 // ResetSandbox is `POST /test/reset`: it deletes the shop's test data and
 // keeps its keys, webhook endpoints and settings. It marks the shop first,
 // in a transaction that waits for every change of the shop's test data
@@ -98,12 +93,10 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 	}
 	shopID, merchantID := p.Shop.ID, p.Shop.MerchantID
 	now := s.clock.Now()
-	if err := s.store.Tx(ctx, func(tx Tx) error {
-		if _, err := tx.ShopGetForUpdate(ctx, shopID); err != nil {
-			return err
-		}
-		return tx.ShopSandboxResetMark(ctx, shopID, &now)
-	}); err != nil {
+	// Setting the mark waits for every change of the shop's test data
+	// under way (Tx.ShopSandboxResetMark); it takes no other lock first,
+	// so that a change holding the fence never waits for it.
+	if err := s.store.Tx(ctx, func(tx Tx) error { return tx.ShopSandboxResetMark(ctx, shopID, &now) }); err != nil {
 		return nil, withOp("reset sandbox", err)
 	}
 	var total SandboxResetCounts
@@ -139,21 +132,4 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 		return nil, withOp("reset sandbox", err)
 	}
 	return &total, nil
-}
-
-// sandboxFence is the first step of a change of the shop's test data: it
-// holds the shop against a reset starting until the change commits, and
-// reports a reset under way.
-func sandboxFence(ctx context.Context, tx Tx, p *Principal) error {
-	if !p.Test() {
-		return nil
-	}
-	resetting, err := tx.ShopSandboxResetting(ctx, p.Shop.ID)
-	if err != nil {
-		return err
-	}
-	if resetting {
-		return errSandboxResetting
-	}
-	return nil
 }

@@ -62,13 +62,11 @@ type Tx interface {
 	ShopListByMerchant(ctx context.Context, merchantID string) ([]*Shop, error)
 	ShopCount(ctx context.Context) (int, error)
 	// ShopSandboxResetMark sets (at) or clears (nil) the mark of a sandbox
-	// reset under way on a shop. ShopSandboxResetting reports the mark and
-	// holds the shop's row until the transaction ends against a
-	// transaction that would lock it for update (a share lock on
-	// PostgreSQL; SQLite's single writer holds everything); a transaction
-	// that waited for the lock reads the mark as it committed.
+	// reset under way on a shop. Setting it first waits for every
+	// transaction that holds the shop's sandbox fence (IdempotencyLockGet
+	// of a test key) to end, and holds the fence against new ones until it
+	// commits; it must be the transaction's first step.
 	ShopSandboxResetMark(ctx context.Context, shopID string, at *time.Time) error
-	ShopSandboxResetting(ctx context.Context, shopID string) (bool, error)
 	// SandboxDelete deletes one batch of a sandbox reset: at most p.Limit
 	// objects of p.Kind of the shop's test data, with their ledger
 	// entries (LedgerEntriesDelete) and what else hangs on them. It
@@ -99,7 +97,11 @@ type Tx interface {
 	// means another transaction holds the key (and rec is nil); rec nil
 	// with locked true means there is no record. The read may miss a
 	// record committed while the lock was being taken: IdempotencyPut
-	// still refuses to overwrite it.
+	// still refuses to overwrite it. It must be the transaction's first
+	// step. For a test key it also holds the shop's sandbox fence until
+	// the transaction ends, shared with every other change of the shop's
+	// test data, and returns ErrSandboxResetting when the shop's reset
+	// mark is set (as committed before the fence was held).
 	IdempotencyLockGet(ctx context.Context, shopID string, mode Mode, key string) (rec *IdempotencyRecord, locked bool, err error)
 	IdempotencyGet(ctx context.Context, shopID string, mode Mode, key string) (*IdempotencyRecord, error)
 	// IdempotencyPut stores r, replacing an expired record of the same key;

@@ -40,10 +40,11 @@ type dialect interface {
 	// nextFeedSeq is an SQL expression for the next number of the
 	// sandbox event feed of the shop bound to $n (migration 0019).
 	nextFeedSeq(n int) string
-	// forShare is appended to a SELECT that must keep its row from
-	// being locked for update until the transaction ends, without
-	// keeping other sharers out.
-	forShare() string
+	// fenceLock is a statement that takes a transaction-scoped lock on
+	// the BIGINT $1, waiting for it: shared with other sharers, or
+	// exclusive. Empty where the database has one writer, which holds
+	// everything anyway.
+	fenceLock(shared bool) string
 }
 
 type sqliteDialect struct{}
@@ -92,7 +93,7 @@ func (sqliteDialect) nextFeedSeq(n int) string {
 }
 
 // SQLite's single writer already excludes every other transaction.
-func (sqliteDialect) forShare() string { return "" }
+func (sqliteDialect) fenceLock(bool) string { return "" }
 
 // SQLite's planner takes an index that gives the ORDER BY over a sort
 // whenever one fits the WHERE, with or without statistics (the plan tests
@@ -156,7 +157,15 @@ func (postgresDialect) keysetRead(ctx context.Context, q querier, fn func(contex
 // rollback's). The feed's reader allows for both (docs/sandbox.md).
 func (postgresDialect) nextFeedSeq(int) string { return "nextval('events_feed_seq')" }
 
-func (postgresDialect) forShare() string { return " FOR SHARE" }
+// fenceLock uses a transaction-level advisory lock: unlike a row lock it
+// writes nothing (no tuple header, no multixact for its many sharers) and
+// needs no round trip of its own (Tx.IdempotencyLockGet).
+func (postgresDialect) fenceLock(shared bool) string {
+	if shared {
+		return "SELECT pg_advisory_xact_lock_shared($1)"
+	}
+	return "SELECT pg_advisory_xact_lock($1)"
+}
 
 func (postgresDialect) Name() string       { return "postgres" }
 func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }

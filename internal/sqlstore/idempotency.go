@@ -40,20 +40,32 @@ var (
 // IdempotencyLockGet takes the lock and reads the record in one statement:
 // one round trip fewer on the path of every POST. On PostgreSQL the read
 // sees the statement's snapshot, taken just before the lock; the service
-// allows for that (see Service.idempotent).
+// allows for that (see Service.idempotent). For a test key the statement
+// also reads the shop's reset mark, after the shop's sandbox fence was
+// taken by the statement before it (fence), which goes in the same batch.
 func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, bool, error) {
 	var locked bool
 	var hash, body []byte
-	var status, created, expires sql.NullInt64
-	// Its columns are plain, so on PostgreSQL it may carry the BEGIN.
-	err := t.q.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at
-		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`,
-		lockKey(shopID, mode, key), shopID, mode, key).Scan(&locked, &hash, &status, &body, &created, &expires)
-	if err != nil || !locked || !status.Valid {
-		if err == nil && locked {
-			t.absentKey = idemScope(shopID, mode, key)
+	var status, created, expires, resetAt sql.NullInt64
+	mark := "NULL"
+	if mode == payd.ModeTest {
+		if err := t.fence(ctx, shopID, true); err != nil {
+			return nil, false, err
 		}
+		mark = "(SELECT sandbox_reset_at FROM shops WHERE id = $2)"
+	}
+	// Its columns are plain, so on PostgreSQL it may carry the BEGIN.
+	err := t.q.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at, `+mark+`
+		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`,
+		lockKey(shopID, mode, key), shopID, mode, key).Scan(&locked, &hash, &status, &body, &created, &expires, &resetAt)
+	switch {
+	case err != nil || !locked:
 		return nil, locked, err
+	case resetAt.Valid:
+		return nil, true, payd.ErrSandboxResetting
+	case !status.Valid:
+		t.absentKey = idemScope(shopID, mode, key)
+		return nil, true, nil
 	}
 	return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key, RequestHash: hash, Outcome: statusOutcome[status.Int64],
 		Body: body, CreatedAt: fromMicros(created.Int64), ExpiresAt: fromMicros(expires.Int64)}, true, nil

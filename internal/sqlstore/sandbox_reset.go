@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -14,19 +15,42 @@ import (
 // The store's half of a sandbox reset (payd.ResetSandbox; migration 0020).
 
 func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at *time.Time) error {
+	if at != nil {
+		if err := t.fence(ctx, shopID, false); err != nil {
+			return err
+		}
+	}
 	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`, shopID, nullMicros(at))
 }
 
-// ShopSandboxResetting reads the mark under a share lock of the shop's
-// row: changes of the shop's test data share it with each other, and the
-// reset's first transaction, which locks the row for update, waits for
-// them. A reader that waited for that transaction is given the row as it
-// committed (PostgreSQL re-reads a row it waited to lock), so it sees the
-// mark. SQLite's single writer orders the two the same way.
-func (t *tx) ShopSandboxResetting(ctx context.Context, shopID string) (bool, error) {
-	var at sql.NullInt64
-	err := t.q.QueryRowContext(ctx, `SELECT sandbox_reset_at FROM shops WHERE id = $1`+t.d.forShare(), shopID).Scan(&at)
-	return at.Valid, noRows(err)
+// fence takes the shop's sandbox fence until the transaction ends: shared
+// by the changes of the shop's test data (IdempotencyLockGet of a test
+// key), exclusive for setting the reset mark, which so waits for every
+// change under way, and which a change that comes later waits for. A
+// change reads the mark in a statement after the one that took the fence:
+// under READ COMMITTED each statement has a snapshot of its own, taken
+// after the previous statement ended, so it sees a mark committed while
+// the fence was awaited. On PostgreSQL the shared fence goes to the
+// database with the statement after it, in one round trip (pgpipe.go).
+// SQLite's single writer orders the two without it.
+func (t *tx) fence(ctx context.Context, shopID string, shared bool) error {
+	q := t.d.fenceLock(shared)
+	if q == "" {
+		return nil
+	}
+	if shared {
+		ctx = context.WithValue(ctx, keepForNext, true)
+	}
+	_, err := t.q.ExecContext(ctx, q, fenceKey(shopID))
+	return err
+}
+
+// fenceKey is the 64-bit key of a shop's sandbox fence. Idempotency keys'
+// locks (lockKey) hash another prefix into the same key space.
+func fenceKey(shopID string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("sandbox\x00" + shopID))
+	return int64(h.Sum64())
 }
 
 // ids runs a query of one column of ids.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -20,22 +21,100 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 		ctx := t.Context()
 		now := ts(time.Now())
 		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
-		resetting := func() (on bool) {
+		// The mark is read by a test key's idempotency lock, never by a
+		// live key's.
+		lockErr := func(mode payd.Mode) error {
 			t.Helper()
-			mustTx(t, s, func(tx payd.Tx) (err error) { on, err = tx.ShopSandboxResetting(ctx, shop.ID); return err })
-			return on
+			return s.Tx(ctx, func(tx payd.Tx) error {
+				_, locked, err := tx.IdempotencyLockGet(ctx, shop.ID, mode, "k")
+				if err == nil && !locked {
+					err = fmt.Errorf("IdempotencyLockGet: not locked")
+				}
+				return err
+			})
 		}
-		if resetting() {
-			t.Fatal("a new shop reads as being reset")
+		if err := lockErr(payd.ModeTest); err != nil {
+			t.Fatalf("a new shop: %v", err)
 		}
 		mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, &now) })
-		if !resetting() {
-			t.Fatal("the mark is not read")
+		wantErr(t, "a test key's lock on a marked shop", lockErr(payd.ModeTest), payd.ErrSandboxResetting)
+		if err := lockErr(payd.ModeLive); err != nil {
+			t.Fatalf("a live key's lock on a marked shop: %v", err)
 		}
 		mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, nil) })
-		if resetting() {
-			t.Fatal("the cleared mark is still read")
+		if err := lockErr(payd.ModeTest); err != nil {
+			t.Fatalf("the cleared mark: %v", err)
 		}
+	})
+
+	// Fence: a change of test data under way (a test key's idempotency
+	// lock held) keeps the mark from being set until it ends, and a change
+	// that starts while the mark is being set waits for it and then sees
+	// it — so a change lands wholly before or wholly after a reset.
+	t.Run("Fence", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		// hold runs fn in a transaction and keeps the transaction open
+		// until release is closed; held is closed once fn ran.
+		hold := func(fn func(tx payd.Tx) error) (held, release chan struct{}, done chan error) {
+			held, release, done = make(chan struct{}), make(chan struct{}), make(chan error, 1)
+			go func() {
+				done <- s.Tx(ctx, func(tx payd.Tx) error {
+					if err := fn(tx); err != nil {
+						close(held)
+						return err
+					}
+					close(held)
+					<-release
+					return nil
+				})
+			}()
+			return held, release, done
+		}
+		// blocked says whether a step has not happened a while after it
+		// could have.
+		blocked := func(step chan struct{}) bool {
+			select {
+			case <-step:
+				return false
+			case <-time.After(300 * time.Millisecond):
+				return true
+			}
+		}
+
+		change, endChange, changeDone := hold(func(tx payd.Tx) error {
+			_, _, err := tx.IdempotencyLockGet(ctx, shop.ID, payd.ModeTest, "before")
+			return err
+		})
+		<-change
+		mark, endMark, markDone := hold(func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, &now) })
+		if !blocked(mark) {
+			t.Fatal("the reset mark was set while a change of test data was under way")
+		}
+		close(endChange)
+		if err := <-changeDone; err != nil {
+			t.Fatalf("the change: %v", err)
+		}
+		<-mark
+		later, laterErr := make(chan struct{}), make(chan error, 1)
+		go func() {
+			laterErr <- s.Tx(ctx, func(tx payd.Tx) error {
+				_, _, err := tx.IdempotencyLockGet(ctx, shop.ID, payd.ModeTest, "after")
+				return err
+			})
+			close(later)
+		}()
+		if !blocked(later) {
+			t.Fatal("a change of test data did not wait for the mark being set")
+		}
+		close(endMark)
+		if err := <-markDone; err != nil {
+			t.Fatalf("the mark: %v", err)
+		}
+		wantErr(t, "a change that waited for the mark", <-laterErr, payd.ErrSandboxResetting)
 	})
 
 	t.Run("Delete", func(t *testing.T) {
