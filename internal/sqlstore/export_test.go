@@ -60,3 +60,11 @@ func OpenCounting(ctx context.Context, url string) (*Store, *RoundTrips, error) 
 func (s *Store) ExplainLedgerDay(ctx context.Context) (string, error) {
 	return explain(ctx, s.d, s.db, ledgerDayEntriesSQL, []any{"mer_1", true, "RUB", int64(0), int64(86_400_000_000)})
 }
+
+// GroupWaiting is how many transactions wait in a SQLite store's commit
+// queue (group.go), the leader's group included until it begins.
+func (s *Store) GroupWaiting() int {
+	s.group.mu.Lock()
+	defer s.group.mu.Unlock()
+	return len(s.group.waiting)
+}

@@ -32,6 +32,8 @@ type Store struct {
 	// it is db.
 	rdb *sql.DB
 	d   dialect
+	// group runs Tx on SQLite (group.go); nil on PostgreSQL.
+	group *commitGroup
 }
 
 var _ payd.Store = (*Store)(nil)
@@ -95,7 +97,7 @@ func OpenWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(4)
-	return &Store{db: db, rdb: rdb, d: sqliteDialect{}}, nil
+	return &Store{db: db, rdb: rdb, d: sqliteDialect{}, group: &commitGroup{db: db, d: sqliteDialect{}}}, nil
 }
 
 // openPostgres connects to PostgreSQL through pipeConns (pgpipe.go);
@@ -164,6 +166,11 @@ func (s *Store) Close() error {
 // A database that cannot be reached gives errUnavailable (translate), here
 // and in View and Snapshot, through which every query passes.
 func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
+	if s.group != nil {
+		// SQLite: transactions waiting at the same moment share a
+		// commit (group.go).
+		return s.group.run(ctx, fn)
+	}
 	// On PostgreSQL the BEGIN goes out with the first statement
 	// (pgpipe.go).
 	sqlTx, err := s.db.BeginTx(context.WithValue(ctx, beginLater, true), nil)
