@@ -89,18 +89,30 @@ func (g *commitGroup) lead() {
 	g.waiting = append(g.waiting[:0], g.waiting[n:]...)
 	g.mu.Unlock()
 
+	finished := false
+	defer func() {
+		// Even when commit panics (in the driver): no member may wait
+		// forever, or take a group that did not commit for one that did.
+		if !finished {
+			for _, m := range group {
+				if m.err == nil {
+					m.err = errGroupBroken
+				}
+			}
+		}
+		for _, m := range group[1:] {
+			m.wake <- false
+		}
+		g.mu.Lock()
+		if len(g.waiting) > 0 {
+			g.waiting[0].wake <- true
+		} else {
+			g.leading = false
+		}
+		g.mu.Unlock()
+	}()
 	g.commit(group)
-
-	for _, m := range group[1:] {
-		m.wake <- false
-	}
-	g.mu.Lock()
-	if len(g.waiting) > 0 {
-		g.waiting[0].wake <- true
-	} else {
-		g.leading = false
-	}
-	g.mu.Unlock()
+	finished = true
 }
 
 // errGroupBroken: the database ended the group's transaction under it (a
