@@ -74,13 +74,19 @@ func (s *Service) ListPaymentsOfShops(ctx context.Context, ps []*Principal, para
 	})
 }
 
-// OperatorPayment returns any payment by id, for operators.
+// OperatorPayment returns any payment by id, for operators: the stored
+// payment with its provider and attempts, without the checkout token's
+// hash, which only the payer's pages look up by.
 func (s *Service) OperatorPayment(ctx context.Context, id string) (pay *Payment, err error) {
 	err = s.store.View(ctx, func(tx Tx) error {
 		pay, err = tx.PaymentGet(ctx, id)
 		return err
 	})
-	return pay, notFoundAs(err, "payment")
+	if err != nil {
+		return nil, notFoundAs(err, "payment")
+	}
+	pay.CheckoutTokenHash = nil
+	return pay, nil
 }
 
 // RefreshPaymentViews renders again the stored rendering of every payment

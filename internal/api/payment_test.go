@@ -67,6 +67,11 @@ func TestPaymentRedirectCardSucceeds(t *testing.T) {
 		if strings.Contains(string(got.Body), "/checkout/") {
 			t.Fatal("GET shows the confirmation_url")
 		}
+		// Nor its hash, to an operator.
+		if op := env.AdminDo("GET", "/admin/v1/payments/"+id, nil).Expect(t, 200); strings.Contains(string(op.Body), "checkout_token") ||
+			!strings.Contains(string(op.Body), id) {
+			t.Fatalf("the operator's payment: %s", op.Body)
+		}
 		// Before a method is chosen there is nothing to simulate.
 		c.Post("/v1/test/payments/"+id+"/simulate", key(), map[string]any{"outcome": "succeed"}).
 			ExpectError(t, 422, payd.CodeInvalidState, "")
