@@ -247,7 +247,7 @@ func (s *Service) formSettlement(ctx context.Context, merchantID string, test bo
 			return err
 		}
 		if len(done.Items) > 0 {
-			return Errorf(CodeInvalidState, "the period %s is already registered", day)
+			return errRegistered(day)
 		}
 		entries, err := tx.LedgerEntriesOf(ctx, merchantID, test, c, start.UTC(), end.UTC())
 		if err != nil {
@@ -262,13 +262,18 @@ func (s *Service) formSettlement(ctx context.Context, merchantID string, test bo
 		computeSettlement(st, entries)
 		if err := tx.SettlementInsert(ctx, st); err != nil {
 			if errors.Is(err, ErrConflict) {
-				return Errorf(CodeInvalidState, "the period %s is already registered", day)
+				return errRegistered(day)
 			}
 			return err
 		}
 		return nil
 	})
 	return st, err
+}
+
+// errRegistered refuses a register of a day that has one.
+func errRegistered(day string) error {
+	return Errorf(CodeInvalidState, "the period %s is already registered", day)
 }
 
 // AdvanceSettlement moves a register along its state table (operator

@@ -165,27 +165,27 @@ func (g *commitGroup) commit(group []*grouped) {
 // An error returned by one breaks the group.
 func (g *commitGroup) one(ctx context.Context, sqlTx *sql.Tx, m *grouped, alone bool) error {
 	t := &tx{q: uncanceled{sqlTx}, sqlTx: sqlTx, d: g.d}
-	if alone {
-		m.err, m.panicked = call(m, t)
-		m.err = translate(m.err)
-		m.after = t.afterCommit
-		return nil
-	}
-	if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT member"); err != nil {
-		return translate(err)
+	if !alone {
+		if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT member"); err != nil {
+			return translate(err)
+		}
 	}
 	m.err, m.panicked = call(m, t)
-	if m.err != nil || m.panicked != nil {
-		m.err = translate(m.err)
+	m.err = translate(m.err)
+	failed := m.err != nil || m.panicked != nil
+	if !failed {
+		m.after = t.afterCommit
+	}
+	if alone {
+		return nil
+	}
+	if failed {
 		if _, err := sqlTx.ExecContext(ctx, "ROLLBACK TO member"); err != nil {
 			return fmt.Errorf("%w: %v", errGroupBroken, err)
 		}
 	}
 	if _, err := sqlTx.ExecContext(ctx, "RELEASE member"); err != nil {
 		return fmt.Errorf("%w: %v", errGroupBroken, err)
-	}
-	if m.err == nil && m.panicked == nil {
-		m.after = t.afterCommit
 	}
 	return nil
 }
