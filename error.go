@@ -98,6 +98,12 @@ var ErrOrderIDTaken = errors.New("order_id taken")
 // and is tried again when the reset ends.
 var ErrSandboxResetting = errors.New("sandbox reset in progress")
 
+// ErrClaimRefused is returned by the statement, commit or Store.Tx of a
+// transaction whose Tx.IdempotencyClaim did not hold: the key was not
+// free. Nothing of the transaction is kept; it is run again taking the
+// key's lock first (Tx.IdempotencyLockGet).
+var ErrClaimRefused = errors.New("idempotency key claim refused")
+
 // withOp names the operation an internal error came from as it leaves the
 // domain ("capture payment: ..."), so that an internal_error in the log says
 // which operation failed. A contract error (*Error) is the answer itself

@@ -114,3 +114,96 @@ func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
 		})
 	}
 }
+
+// claimStore is a store that claims keys: the claims of its first refuse
+// transactions do not hold (their commit says so), and IdempotencyLockGet
+// then finds rec.
+type claimStore struct {
+	Store
+	refuse                int
+	rec                   *IdempotencyRecord
+	txs, claims, lockGets int
+}
+
+type claimTx struct {
+	Tx
+	s       *claimStore
+	claimed bool
+}
+
+func (s *claimStore) Tx(ctx context.Context, fn func(Tx) error) error {
+	s.txs++
+	t := &claimTx{s: s}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if t.claimed && s.refuse > 0 {
+		s.refuse--
+		return ErrClaimRefused
+	}
+	return nil
+}
+
+func (t *claimTx) IdempotencyClaim(context.Context, string, Mode, string) (bool, error) {
+	t.s.claims++
+	t.claimed = true
+	return true, nil
+}
+
+func (t *claimTx) IdempotencyLockGet(context.Context, string, Mode, string) (*IdempotencyRecord, bool, error) {
+	t.s.lockGets++
+	return t.s.rec, true, nil
+}
+
+func (t *claimTx) IdempotencyPut(context.Context, *IdempotencyRecord) error { return nil }
+
+// TestIdempotentClaimed: a claimed effect runs in one transaction when its
+// claim holds; when it does not, the effect is run again behind the key's
+// lock, which finds the record to replay or the key free. An effect that
+// is not claimed never asks for a claim.
+func TestIdempotentClaimed(t *testing.T) {
+	t.Parallel()
+	clock := &TestClock{}
+	p := &Principal{Shop: &Shop{ID: "shp_1"}, Mode: ModeTest}
+	idem := Idempotency{Key: "key-1", Hash: []byte{1}}
+	first := &IdempotencyRecord{ShopID: "shp_1", Mode: ModeTest, Key: "key-1", RequestHash: []byte{1},
+		Outcome: OutcomeCreated, Body: []byte(`{"id":"pay_1"}`), ExpiresAt: clock.Now().Add(time.Hour)}
+	cases := []struct {
+		name                                 string
+		claim                                bool
+		refuse                               int
+		rec                                  *IdempotencyRecord
+		wantReplay                           bool
+		wantTxs, wantClaims, wantLocks, runs int
+	}{
+		{"HeldOneTransaction", true, 0, nil, false, 1, 1, 0, 1},
+		{"RefusedThenReplayed", true, 1, first, true, 2, 1, 1, 1},
+		{"RefusedThenFree", true, 1, nil, false, 2, 1, 1, 2},
+		{"NotClaimed", false, 0, nil, false, 1, 0, 1, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := &claimStore{refuse: tc.refuse, rec: tc.rec}
+			s := NewService(Config{Store: st, Clock: clock})
+			runs := 0
+			fn := func(Tx) (Outcome, any, error) { runs++; return OutcomeCreated, map[string]string{"id": "pay_2"}, nil }
+			run := s.idempotent
+			if tc.claim {
+				run = s.claimed
+			}
+			resp, err := run(t.Context(), "test", p, idem, fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Replayed != tc.wantReplay || (tc.wantReplay && !bytes.Equal(resp.Body, first.Body)) ||
+				(!tc.wantReplay && (resp.Outcome != OutcomeCreated || string(resp.Body) != `{"id":"pay_2"}`)) {
+				t.Fatalf("got %+v (%s), replay %v wanted", resp, resp.Body, tc.wantReplay)
+			}
+			if st.txs != tc.wantTxs || st.claims != tc.wantClaims || st.lockGets != tc.wantLocks || runs != tc.runs {
+				t.Fatalf("transactions %d, claims %d, locks %d, effects run %d; want %d, %d, %d, %d",
+					st.txs, st.claims, st.lockGets, runs, tc.wantTxs, tc.wantClaims, tc.wantLocks, tc.runs)
+			}
+		})
+	}
+}

@@ -258,11 +258,25 @@ var (
 // reset (ResetSandbox), and then runs on what the reset left: it lands
 // wholly after the reset. After sandboxWait it answers 503 to be retried.
 func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+	return s.idempotentRun(ctx, op, p, idem, false, fn)
+}
+
+// claimed is idempotent for an effect that does nothing outside the store
+// before its first statement has answered: its key is claimed with that
+// statement, or with the commit (Tx.IdempotencyClaim), which on PostgreSQL
+// saves the round trip of the key's lock. A key that is not free — a
+// replay, a request in flight, a sandbox reset — costs the claimed
+// transaction, rolled back, before the usual one.
+func (s *Service) claimed(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+	return s.idempotentRun(ctx, op, p, idem, true, fn)
+}
+
+func (s *Service) idempotentRun(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	// Wall time, not the service clock: the wait is for another request
 	// of this process or another, which a test clock does not move.
 	deadline := time.Now().Add(sandboxWait)
 	for {
-		resp, err := s.idempotentOnce(ctx, op, p, idem, fn)
+		resp, err := s.idempotentOnce(ctx, op, p, idem, claim, fn)
 		if !errors.Is(err, ErrSandboxResetting) {
 			return resp, err
 		}
@@ -277,7 +291,7 @@ func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem 
 	}
 }
 
-func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
+func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
 	defer func() { err = withOp(op, err) }()
 	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
 	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
@@ -285,23 +299,70 @@ func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, i
 	}
 	defer s.inflight.Delete(flight)
 
-	recorded := false
-	err = s.store.Tx(ctx, func(tx Tx) error {
-		// The lock keeps another instance from running the same key
-		// (PostgreSQL); the record is read in the same statement.
-		// With a test key it also holds the shop's sandbox fence, and
-		// reports a reset under way (ErrSandboxResetting).
-		rec, locked, err := tx.IdempotencyLockGet(ctx, p.Shop.ID, p.Mode, idem.Key)
-		if err != nil {
-			return err
+	resp, recorded, err := s.idempotentTx(ctx, op, p, idem, claim, fn)
+	if claim && errors.Is(err, ErrClaimRefused) {
+		// The key was not free: recorded, taken by a request in flight,
+		// or its shop's sandbox being reset. The lock's way tells which.
+		resp, recorded, err = s.idempotentTx(ctx, op, p, idem, false, fn)
+	}
+	if err == nil {
+		return resp, nil
+	}
+	if recorded && errors.Is(err, ErrConflict) {
+		// The store may send the record with the COMMIT, which then
+		// reports the conflict (Tx.IdempotencyPut).
+		err = errKeyTaken
+	}
+	// On PostgreSQL the record is read in the snapshot of the statement
+	// that takes the lock, so another instance may have committed the key
+	// between that snapshot and the lock. Its effect then shows here as a
+	// refused record (errKeyTaken) or as a rule the first request's effect
+	// now breaks (duplicate_order_id or ErrOrderIDTaken, invalid_state).
+	// Both roll back; the key's committed record, read afresh, is the true
+	// answer. Requests that fail on their own find no record and keep
+	// their error.
+	var pe *Error
+	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl) {
+		if r, rerr := s.committedAnswer(ctx, p, idem); rerr != nil || r != nil {
+			return r, rerr
 		}
-		if !locked {
-			return errInProgress
+		if errors.Is(err, errKeyTaken) {
+			return nil, errInProgress
+		}
+	}
+	return nil, err
+}
+
+// idempotentTx is one transaction of idempotent: the key's claim or its
+// lock and record, then the replay of a live record, or the effect with
+// its record.
+func (s *Service) idempotentTx(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (resp *Response, recorded bool, err error) {
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		claimed := false
+		if claim {
+			var err error
+			if claimed, err = tx.IdempotencyClaim(ctx, p.Shop.ID, p.Mode, idem.Key); err != nil {
+				return err
+			}
 		}
 		now := s.clock.Now()
-		if rec != nil && now.Before(rec.ExpiresAt) {
-			resp, err = replay(rec, idem)
-			return err
+		if !claimed {
+			// The lock keeps another instance from running the same
+			// key (PostgreSQL); the record is read in the same
+			// statement. With a test key it also holds the shop's
+			// sandbox fence, and reports a reset under way
+			// (ErrSandboxResetting).
+			rec, locked, err := tx.IdempotencyLockGet(ctx, p.Shop.ID, p.Mode, idem.Key)
+			if err != nil {
+				return err
+			}
+			if !locked {
+				return errInProgress
+			}
+			if rec != nil && now.Before(rec.ExpiresAt) {
+				resp, err = replay(rec, idem)
+				return err
+			}
 		}
 		if s.holdIdempotent != nil {
 			s.holdIdempotent(idem.Key)
@@ -334,32 +395,7 @@ func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, i
 		}
 		return err
 	})
-	if err == nil {
-		return resp, nil
-	}
-	if recorded && errors.Is(err, ErrConflict) {
-		// The store may send the record with the COMMIT, which then
-		// reports the conflict (Tx.IdempotencyPut).
-		err = errKeyTaken
-	}
-	// On PostgreSQL the record is read in the snapshot of the statement
-	// that takes the lock, so another instance may have committed the key
-	// between that snapshot and the lock. Its effect then shows here as a
-	// refused record (errKeyTaken) or as a rule the first request's effect
-	// now breaks (duplicate_order_id or ErrOrderIDTaken, invalid_state).
-	// Both roll back; the key's committed record, read afresh, is the true
-	// answer. Requests that fail on their own find no record and keep
-	// their error.
-	var pe *Error
-	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl) {
-		if r, rerr := s.committedAnswer(ctx, p, idem); rerr != nil || r != nil {
-			return r, rerr
-		}
-		if errors.Is(err, errKeyTaken) {
-			return nil, errInProgress
-		}
-	}
-	return nil, err
+	return resp, recorded, err
 }
 
 // errKeyTaken is idempotent's own signal that the key's record appeared

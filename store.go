@@ -103,6 +103,20 @@ type Tx interface {
 	// test data, and returns ErrSandboxResetting when the shop's reset
 	// mark is set (as committed before the fence was held).
 	IdempotencyLockGet(ctx context.Context, shopID string, mode Mode, key string) (rec *IdempotencyRecord, locked bool, err error)
+	// IdempotencyClaim is the way of a store that can check a key in the
+	// same round trip as the effect: as the transaction's first step, it
+	// asks that the key be free — no record of it, live or expired, no
+	// other transaction holding its lock, and for a test key no sandbox
+	// reset under way (the fence is held as IdempotencyLockGet holds it).
+	// The claim goes to the database with the transaction's first
+	// statement, or with its commit; when it does not hold, that
+	// statement or the commit fails with ErrClaimRefused, and so does
+	// Store.Tx, keeping nothing. When it holds, the key's lock is held as
+	// after IdempotencyLockGet found no record. Nothing outside the
+	// store may happen before the transaction's first statement answered.
+	// claimed false (a store that does not claim) asks for
+	// IdempotencyLockGet instead, in the same transaction.
+	IdempotencyClaim(ctx context.Context, shopID string, mode Mode, key string) (claimed bool, err error)
 	IdempotencyGet(ctx context.Context, shopID string, mode Mode, key string) (*IdempotencyRecord, error)
 	// IdempotencyPut stores r, replacing an expired record of the same key;
 	// a live record of the key stays and ErrConflict is returned, with the

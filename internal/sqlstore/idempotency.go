@@ -71,6 +71,37 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 		Body: body, CreatedAt: fromMicros(created.Int64), ExpiresAt: fromMicros(expires.Int64)}, true, nil
 }
 
+// IdempotencyClaim keeps, on PostgreSQL, the fence (for a test key) and a
+// guard to go with the transaction's first statement or its COMMIT. The
+// guard takes the key's lock and divides by the count of rows that pass
+// its checks, so a key that is not free fails it with division_by_zero,
+// which pipeConn reports as payd.ErrClaimRefused; a failing statement
+// skips the rest of its batch, so nothing after it runs. Its reads see
+// the statement's snapshot, taken after the fence and just before the
+// lock, as IdempotencyLockGet's do; the record is then a plain INSERT at
+// the commit, which a record committed in between fails.
+func (t *tx) IdempotencyClaim(ctx context.Context, shopID string, mode payd.Mode, key string) (bool, error) {
+	if !t.pipelined {
+		return false, nil
+	}
+	guard := claimSQL
+	if mode == payd.ModeTest {
+		if err := t.fence(ctx, shopID, true); err != nil {
+			return false, err
+		}
+		guard += ` AND (SELECT sandbox_reset_at FROM shops WHERE id = $2) IS NULL`
+	}
+	if _, err := t.q.ExecContext(context.WithValue(ctx, claimGuard, true), guard, lockKey(shopID, mode, key), shopID, mode, key); err != nil {
+		return false, err
+	}
+	t.absentKey = idemScope(shopID, mode, key)
+	return true, nil
+}
+
+const claimSQL = `SELECT 1 / count(*) FROM (SELECT 1) AS one
+	WHERE pg_try_advisory_xact_lock($1)
+	AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE shop_id = $2 AND mode = $3 AND idem_key = $4)`
+
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
 	r := payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key}
 	var status, created, expires int64

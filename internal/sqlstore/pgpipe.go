@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql/driver"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/paydhq/payd"
 )
 
 // PostgreSQL transactions in fewer round trips.
@@ -28,7 +32,10 @@ import (
 // payment's row, the idempotency record) and sends them with the COMMIT:
 // one pgx batch each, one network write and one answer. If a kept write
 // fails, the COMMIT after it in the batch is never run and the transaction
-// rolls back. A list page is one batch: BEGIN READ ONLY, its planner
+// rolls back. An idempotency key's claim (Tx.IdempotencyClaim) is held
+// back with the BEGIN, so a creation whose writes all go with the COMMIT
+// is one batch: BEGIN, the fence, the claim, the payment, the record and
+// COMMIT. A list page is one batch: BEGIN READ ONLY, its planner
 // settings, the page and COMMIT. Transactions begun by anything else (the
 // job queue's own, read snapshots) go through pgx's stdlib driver
 // unchanged. The contexts of BeginTx and of each statement carry what may
@@ -60,8 +67,17 @@ const (
 	// commit and sends it, after the statements kept before it, with the
 	// COMMIT. Nothing later in the transaction may depend on it: its
 	// result is known only at the commit, so the Exec reports one row and
-	// a failure comes from the commit.
+	// a failure comes from the commit. While the BEGIN is held back it
+	// stays held: a transaction of kept statements and writes at the
+	// commit is one batch.
 	sendWithCommit
+	// claimGuard, on an Exec's context while the BEGIN is held back, keeps
+	// the statement as keepForNext does; it is the transaction's claim
+	// (Tx.IdempotencyClaim), which divides by zero when the claim does not
+	// hold. That failure is reported as payd.ErrClaimRefused by the
+	// statement or commit that carried it, and by the transaction's
+	// Commit and Rollback after it.
+	claimGuard
 )
 
 // pipeConnector opens pipeConns.
@@ -96,6 +112,11 @@ type pipeConn struct {
 	// endErr is what it gave.
 	ended  bool
 	endErr error
+	// guard is the place of the claim among the kept statements, from 1
+	// (0: none); guardAt its place in the batch that carries it.
+	guard, guardAt int
+	// refused is set once the claim was found not to hold.
+	refused bool
 }
 
 func (c *pipeConn) pgx() *pgx.Conn { return c.Conn.Conn() }
@@ -128,22 +149,37 @@ func namedArgs(argsV []driver.NamedValue) []any {
 // results of the batch are theirs.
 func (c *pipeConn) batch() (b *pgx.Batch, lead int) {
 	b = &pgx.Batch{}
+	c.guardAt = -1
 	if c.held {
 		b.Queue(c.begin)
 		b.QueuedQueries = append(b.QueuedQueries, c.kept...)
+		if c.guard > 0 {
+			c.guardAt = c.guard
+		}
 	}
-	c.held, c.kept = false, nil
+	c.held, c.kept, c.guard = false, nil, 0
 	return b, len(b.QueuedQueries)
 }
 
 // skip reads the results of the first n statements of a batch.
-func skip(br pgx.BatchResults, n int) error {
-	for range n {
+func (c *pipeConn) skip(br pgx.BatchResults, n int) error {
+	for i := range n {
 		if _, err := br.Exec(); err != nil {
-			return err
+			return c.refusal(i, err)
 		}
 	}
 	return nil
+}
+
+// refusal is the error of the i-th statement of the last batch: the
+// claim's division by zero is payd.ErrClaimRefused.
+func (c *pipeConn) refusal(i int, err error) error {
+	var pe *pgconn.PgError
+	if i != c.guardAt || !errors.As(err, &pe) || pe.Code != "22012" {
+		return err
+	}
+	c.refused = true
+	return fmt.Errorf("%w: %v", payd.ErrClaimRefused, err)
 }
 
 // sendBegin sends what is held back on its own, for a first statement that
@@ -154,7 +190,7 @@ func (c *pipeConn) sendBegin(ctx context.Context) error {
 	}
 	b, lead := c.batch()
 	br := c.pgx().SendBatch(ctx, b)
-	err := skip(br, lead)
+	err := c.skip(br, lead)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -163,14 +199,20 @@ func (c *pipeConn) sendBegin(ctx context.Context) error {
 
 func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Result, error) {
 	switch {
-	case c.held && ctx.Value(keepForNext) != nil:
+	case c.inTx && ctx.Value(sendWithCommit) != nil:
+		c.atCommit = append(c.atCommit, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
+		return driver.RowsAffected(1), nil
+	case c.held && (ctx.Value(keepForNext) != nil || ctx.Value(claimGuard) != nil):
 		c.kept = append(c.kept, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
+		if ctx.Value(claimGuard) != nil {
+			c.guard = len(c.kept)
+		}
 		return driver.RowsAffected(0), nil
 	case c.held:
 		b, lead := c.batch()
 		b.Queue(query, namedArgs(argsV)...)
 		br := c.pgx().SendBatch(ctx, b)
-		err := skip(br, lead)
+		err := c.skip(br, lead)
 		var tag pgconn.CommandTag
 		if err == nil {
 			tag, err = br.Exec()
@@ -179,9 +221,6 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 			err = cerr
 		}
 		return driver.RowsAffected(tag.RowsAffected()), err
-	case c.inTx && ctx.Value(sendWithCommit) != nil:
-		c.atCommit = append(c.atCommit, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
-		return driver.RowsAffected(1), nil
 	}
 	return c.Conn.ExecContext(ctx, query, argsV)
 }
@@ -215,7 +254,11 @@ func (c *pipeConn) queryBatch(ctx context.Context, query string, argsV []driver.
 	}
 	br := c.pgx().SendBatch(ctx, b)
 	defer br.Close()
-	out, err := readRows(c.pgx().TypeMap(), br, lead)
+	var out *heldRows
+	err := c.skip(br, lead)
+	if err == nil {
+		out, err = readRows(c.pgx().TypeMap(), br)
+	}
 	if commit {
 		c.ended = true
 		if err == nil {
@@ -239,12 +282,8 @@ func (c *pipeConn) queryBatch(ctx context.Context, query string, argsV []driver.
 	return out, nil
 }
 
-// readRows reads the rows of the query after the first lead statements of
-// a batch.
-func readRows(m *pgtype.Map, br pgx.BatchResults, lead int) (*heldRows, error) {
-	if err := skip(br, lead); err != nil {
-		return nil, err
-	}
+// readRows reads the rows of the next query of a batch.
+func readRows(m *pgtype.Map, br pgx.BatchResults) (*heldRows, error) {
 	rows, err := br.Query()
 	if err != nil {
 		return nil, err
@@ -324,17 +363,25 @@ func (t pipeTx) Commit() error {
 	switch {
 	case c.ended:
 		return c.endErr
-	case c.held:
-		// Nothing was sent: there is nothing to commit.
+	case c.refused:
+		// The claim did not hold, and what carried it said so; the
+		// transaction is aborted on the server.
+		c.rollback()
+		return payd.ErrClaimRefused
+	case c.held && len(c.atCommit) == 0:
+		// Nothing was written: there is nothing to commit.
 		return nil
 	}
-	b := &pgx.Batch{QueuedQueries: c.atCommit}
+	// What is held back (the BEGIN, a claim) goes first in the batch.
+	b, _ := c.batch()
+	b.QueuedQueries = append(b.QueuedQueries, c.atCommit...)
 	b.Queue("commit")
 	br := c.pgx().SendBatch(c.txCtx, b)
 	var err error
-	for range b.QueuedQueries {
+	for i := range b.QueuedQueries {
 		var tag pgconn.CommandTag
 		if tag, err = br.Exec(); err != nil {
+			err = c.refusal(i, err)
 			break
 		}
 		if tag.String() == "ROLLBACK" {
@@ -352,13 +399,20 @@ func (t pipeTx) Commit() error {
 	return err
 }
 
+// Rollback reports payd.ErrClaimRefused, once the transaction is rolled
+// back, when its claim did not hold: the caller learns it even if what
+// carried the claim's failure was not passed on.
 func (t pipeTx) Rollback() error {
 	c := t.c
 	defer c.endTx()
 	if c.held || c.ended {
 		return nil
 	}
-	return c.rollback()
+	err := c.rollback()
+	if c.refused && err == nil {
+		err = payd.ErrClaimRefused
+	}
+	return err
 }
 
 // rollback ends the transaction on the server, if it is still open there.
@@ -379,4 +433,5 @@ func (c *pipeConn) rollback() error {
 
 func (c *pipeConn) endTx() {
 	c.inTx, c.held, c.begin, c.kept, c.txCtx, c.atCommit, c.ended, c.endErr = false, false, "", nil, nil, nil, false, nil
+	c.guard, c.guardAt, c.refused = 0, -1, false
 }

@@ -16,7 +16,8 @@ import (
 // costs in round trips on PostgreSQL: the BEGIN goes with a first
 // statement that may carry it, and the idempotency record of a key found
 // absent goes with the COMMIT (pgpipe.go). A creation's shape — the key's
-// lock and read, a write, the record — is three round trips, not five.
+// lock and read, a write, the record — is three round trips, not five;
+// with the key claimed and the payment sent with the COMMIT, one.
 func TestPostgresTransactionRoundTrips(t *testing.T) {
 	var url string
 	for _, b := range paydtest.Backends(t) {
@@ -86,6 +87,26 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			}
 			return tx.IdempotencyPut(ctx, record(key))
 		}, nil, 2},
+		{"claimed creation: the claim, the payment and the record go with the BEGIN and the COMMIT", func(tx payd.Tx) error {
+			n++
+			key := "create-claimed-" + string(rune('a'+n))
+			if claimed, err := tx.IdempotencyClaim(ctx, "shop_rt", payd.ModeTest, key); err != nil || !claimed {
+				return errors.Join(err, errors.New("a claim of a new key on PostgreSQL"))
+			}
+			pay := &payd.Payment{ID: "pay_rt_" + key, ShopID: "shop_rt", Test: true, Status: payd.PaymentPending,
+				Amount: money.New(100, money.RUB), OrderID: key, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+				CheckoutTokenHash: []byte(key)}
+			if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
+				return err
+			}
+			return tx.IdempotencyPut(ctx, record(key))
+		}, nil, 1},
+		{"claim refused: a recorded key, the transaction and its ROLLBACK", func(tx payd.Tx) error {
+			if _, err := tx.IdempotencyClaim(ctx, "shop_rt", payd.ModeTest, "create-b"); err != nil {
+				return err
+			}
+			return tx.IdempotencyPut(ctx, record("create-b"))
+		}, payd.ErrClaimRefused, 2},
 		{"replay: lock and read of a live record", func(tx payd.Tx) error {
 			rec, locked, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, "create-b")
 			if err == nil && (!locked || rec == nil) {

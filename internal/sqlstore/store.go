@@ -179,7 +179,10 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	}
 	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, pipelined: s.d.Name() == "postgres"}
 	if err := fn(t); err != nil {
-		_ = sqlTx.Rollback()
+		if errors.Is(sqlTx.Rollback(), payd.ErrClaimRefused) {
+			// Whatever fn made of it, the claim did not hold.
+			return payd.ErrClaimRefused
+		}
 		return translate(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
@@ -238,7 +241,8 @@ type tx struct {
 	// the first statement and the idempotency record with the COMMIT.
 	pipelined bool
 	// absentKey is the key (idemScope) IdempotencyLockGet locked and
-	// found no record of at all, live or expired.
+	// found no record of at all, live or expired, or that
+	// IdempotencyClaim claimed.
 	absentKey string
 }
 

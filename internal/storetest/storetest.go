@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Shop", testShop},
 		{"Key", testKey},
 		{"Idempotency", testIdempotency},
+		{"IdempotencyClaim", testIdempotencyClaim},
 		{"Payment", testPayment},
 		{"PaymentViewsStale", testPaymentViewsStale},
 		{"Refund", testRefund},
