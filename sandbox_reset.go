@@ -74,9 +74,10 @@ type SandboxDeleteParams struct {
 // transactions (docs/benchmarks.md, sandbox reset).
 const SandboxResetBatch = 500
 
-// sandboxWait bounds how long a merchant API change waits for a reset of
-// its shop's sandbox; after it the change answers 503, to be retried.
-const sandboxWait = 60 * time.Second
+// DefaultSandboxWait bounds how long a merchant API change waits for a
+// reset of its shop's sandbox; after it the change answers 503, to be
+// retried.
+const DefaultSandboxWait = 60 * time.Second
 
 // ResetSandbox is `POST /test/reset`: it deletes the shop's test data and
 // keeps its keys, webhook endpoints and settings. It marks the shop first,

@@ -87,6 +87,10 @@ type Config struct {
 	// it deletes each kind (tests only: a request can be sent into the
 	// middle of a reset).
 	SandboxResetStepFunc func(kind SandboxKind)
+	// SandboxWait bounds how long a change of test data waits for a
+	// reset of its shop's sandbox before it answers 503; zero is
+	// DefaultSandboxWait. Tests shorten it.
+	SandboxWait time.Duration
 	// Sessions bounds dashboard sessions; zero fields take the defaults.
 	Sessions SessionPolicy
 	// Argon2 are the parameters of new password hashes; nil means
@@ -109,6 +113,7 @@ type Service struct {
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
 	sandboxResetStep  func(kind SandboxKind)
+	sandboxWait       time.Duration
 	publicURL         string
 	paths             Paths
 	providers         map[string]Provider
@@ -174,7 +179,7 @@ func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, publicURL: cfg.PublicURL, paths: cfg.Paths,
+		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2,
@@ -256,7 +261,7 @@ var (
 //
 // A change of a shop's test data waits while the shop's sandbox is being
 // reset (ResetSandbox), and then runs on what the reset left: it lands
-// wholly after the reset. After sandboxWait it answers 503 to be retried.
+// wholly after the reset. After Config.SandboxWait it answers 503 to be retried.
 func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	return s.idempotentRun(ctx, op, p, idem, false, fn)
 }
@@ -274,7 +279,11 @@ func (s *Service) claimed(ctx context.Context, op string, p *Principal, idem Ide
 func (s *Service) idempotentRun(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	// Wall time, not the service clock: the wait is for another request
 	// of this process or another, which a test clock does not move.
-	deadline := time.Now().Add(sandboxWait)
+	wait := s.sandboxWait
+	if wait <= 0 {
+		wait = DefaultSandboxWait
+	}
+	deadline := time.Now().Add(wait)
 	for {
 		resp, err := s.idempotentOnce(ctx, op, p, idem, claim, fn)
 		if !errors.Is(err, ErrSandboxResetting) {

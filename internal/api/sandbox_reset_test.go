@@ -186,3 +186,38 @@ func TestSandboxResetRacingRequests(t *testing.T) {
 		checkLedger(t, env)
 	})
 }
+
+// TestSandboxResetWaitEnds: a change of test data that has waited its
+// whole bound for a reset of its shop's sandbox answers 503
+// provider_unavailable with Retry-After, and changed nothing: once the
+// reset is over, the same key creates the payment.
+func TestSandboxResetWaitEnds(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		var test *paydtest.Client
+		var waited *paydtest.Response
+		var took time.Duration
+		step := func(kind payd.SandboxKind) {
+			if kind != payd.SandboxEvents {
+				return
+			}
+			start := time.Now()
+			waited = test.Post("/v1/payments", "waits-for-reset", qrPayment("20.00"))
+			took = time.Since(start)
+		}
+		env := paydtest.Start(t, b, &paydtest.Options{SandboxResetStepFunc: step, SandboxWait: 300 * time.Millisecond})
+		test = env.As(env.NewShop(payd.RegionRU, ""), false)
+		test.Post("/v1/test/reset", key(), nil).Expect(t, 200)
+		waited.ExpectError(t, 503, payd.CodeProviderUnavailable, "")
+		if ra := waited.Header.Get("Retry-After"); ra == "" {
+			t.Error("503 after the wait for a reset: no Retry-After")
+		}
+		if took < 300*time.Millisecond || took > 30*time.Second {
+			t.Errorf("answered after %v; the wait's bound is 300ms (the default, a minute, was not to be used)", took)
+		}
+		if items := test.Get("/v1/payments").Expect(t, 200).JSON(t)["items"].([]any); len(items) != 0 {
+			t.Fatalf("%d payments after a change that timed out and a reset, want none", len(items))
+		}
+		test.Post("/v1/payments", "waits-for-reset", qrPayment("20.00")).Expect(t, 201)
+	})
+}

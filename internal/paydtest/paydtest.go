@@ -124,6 +124,9 @@ type Options struct {
 	HoldIdempotentFunc func(key string)
 	// SandboxResetStepFunc runs before a sandbox reset deletes each kind.
 	SandboxResetStepFunc func(kind payd.SandboxKind)
+	// SandboxWait bounds a change's wait for a sandbox reset (zero: a
+	// minute).
+	SandboxWait time.Duration
 	// WebhookRootCAs are the roots webhook deliveries trust.
 	WebhookRootCAs *x509.CertPool
 	// LiveProviders are live provider adapters (NewLiveProvider).
@@ -172,7 +175,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		DatabaseURL: dbURL, DataDir: dir, AdminToken: token, TestClock: true,
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
-		HoldIdempotentFunc: opts.HoldIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, WebhookRootCAs: opts.WebhookRootCAs,
+		HoldIdempotentFunc: opts.HoldIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, SandboxWait: opts.SandboxWait, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
 		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger, TracerProvider: opts.TracerProvider,

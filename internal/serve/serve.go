@@ -78,6 +78,8 @@ type Config struct {
 	HoldIdempotentFunc func(key string)
 	// SandboxResetStepFunc is passed to the service (tests only).
 	SandboxResetStepFunc func(kind payd.SandboxKind)
+	// SandboxWait is passed to the service (tests only; zero: a minute).
+	SandboxWait time.Duration
 	// Stage is the delivery stage served (`payd serve --stage`); zero is
 	// v1. The operations of later stages answer 501 and are left out of
 	// the served OpenAPI document.
@@ -305,7 +307,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path, DashboardSetup: dashboard.SetupPath},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
