@@ -145,6 +145,19 @@ func testIdempotencyClaim(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 		}
 	}
+	// A function that turns the refusal into an error of its own still
+	// leaves Store.Tx reporting the refusal.
+	errOwn := errors.New("the function's own error")
+	err = s.Tx(ctx, func(tx payd.Tx) error {
+		if _, err := tx.IdempotencyClaim(ctx, live.ShopID, live.Mode, live.Key); err != nil {
+			return err
+		}
+		if err := tx.IdempotencyPut(ctx, record(live.Mode, "own-error-beside", now)); err != nil {
+			return errOwn
+		}
+		return errors.New("the first statement carried a refused claim and did not fail")
+	})
+	wantErr(t, "a refused claim the function reported as its own error", err, payd.ErrClaimRefused)
 	// Once the reset is over, the claim of the test key holds.
 	if claimed, err := claim(resetting, true); err != nil || !claimed {
 		t.Fatalf("a claim of a test key after the reset: claimed %v, %v", claimed, err)
