@@ -140,3 +140,63 @@ func TestIdempotencyConcurrentCreatesOne(t *testing.T) {
 		}
 	})
 }
+
+// TestClaimedOperationsReplay: the operations that claim their key in the
+// effect's own round trip (a payment's creation, capture and cancel, a
+// refund) answer a repeated request with the first answer (200,
+// Idempotent-Replayed) and another request under the key — another body,
+// or another route — with idempotency_conflict, doing nothing again.
+func TestClaimedOperationsReplay(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		paid := paidPayment(t, c, "100.00")
+		held := c.Post("/v1/payments", key(), newPayment("100.00", map[string]any{"capture": false,
+			"confirmation": map[string]any{"type": "qr"}})).Expect(t, 201).JSON(t)["id"].(string)
+		c.Post("/v1/test/payments/"+held+"/simulate", key(), map[string]any{"outcome": "authorize"}).Expect(t, 202)
+		c.WaitStatus(held, "waiting_for_capture")
+		pending := c.Post("/v1/payments", key(), newPayment("50.00", nil)).Expect(t, 201).JSON(t)["id"].(string)
+		rub := func(v string) map[string]any { return map[string]any{"value": v, "currency": "RUB"} }
+		cases := []struct {
+			name, path string
+			body       any
+			otherPath  string
+			otherBody  any
+			first      int
+			done       func() bool // the effect, made once
+		}{
+			{"create", "/v1/payments", newPayment("10.00", map[string]any{"order_id": "claimed-create"}),
+				"/v1/payments", newPayment("11.00", map[string]any{"order_id": "claimed-create-other"}), 201,
+				func() bool {
+					return len(c.Get("/v1/payments?limit=100").Expect(t, 200).JSON(t)["items"].([]any)) == 4
+				}},
+			{"refund", "/v1/refunds", map[string]any{"payment_id": paid, "amount": rub("10.00")},
+				"/v1/refunds", map[string]any{"payment_id": paid, "amount": rub("11.00")}, 201,
+				func() bool {
+					return len(c.Get("/v1/refunds?payment_id="+paid).Expect(t, 200).JSON(t)["items"].([]any)) == 1
+				}},
+			{"capture", "/v1/payments/" + held + "/capture", map[string]any{"amount": rub("60.00")},
+				"/v1/payments/" + held + "/capture", map[string]any{"amount": rub("50.00")}, 200,
+				func() bool {
+					return c.Get("/v1/payments/"+held).Expect(t, 200).JSON(t)["captured_amount"].(map[string]any)["value"] == "60.00"
+				}},
+			{"cancel", "/v1/payments/" + pending + "/cancel", nil,
+				"/v1/payments/" + pending + "/capture", nil, 200,
+				func() bool { return c.Get("/v1/payments/"+pending).Expect(t, 200).JSON(t)["status"] == "canceled" }},
+		}
+		for _, tc := range cases {
+			k := key()
+			first := c.Post(tc.path, k, tc.body).Expect(t, tc.first)
+			again := c.Post(tc.path, k, tc.body).Expect(t, 200)
+			if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.Body, again.Body) {
+				t.Fatalf("%s: the replay is not the first answer (Idempotent-Replayed %q):\n%s\n%s",
+					tc.name, again.Header.Get("Idempotent-Replayed"), first.Body, again.Body)
+			}
+			c.Post(tc.otherPath, k, tc.otherBody).ExpectError(t, 409, payd.CodeIdempotencyConflict, "")
+			if !tc.done() {
+				t.Fatalf("%s: the effect is not there once", tc.name)
+			}
+		}
+	})
+}
