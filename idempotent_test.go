@@ -53,13 +53,18 @@ func (t raceTx) IdempotencyGet(context.Context, string, Mode, string) (*Idempote
 	return t.s.committed, nil
 }
 
-func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
-	t.Parallel()
+// idempotentFixture is a principal and its request under a key, and the
+// record of the key's first answer, live for an hour on the clock.
+func idempotentFixture() (*TestClock, *Principal, Idempotency, *IdempotencyRecord) {
 	clock := &TestClock{}
-	p := &Principal{Shop: &Shop{ID: "shp_1"}, Mode: ModeTest}
-	idem := Idempotency{Key: "key-1", Hash: []byte{1}}
 	first := &IdempotencyRecord{ShopID: "shp_1", Mode: ModeTest, Key: "key-1", RequestHash: []byte{1},
 		Outcome: OutcomeCreated, Body: []byte(`{"id":"pay_1"}`), ExpiresAt: clock.Now().Add(time.Hour)}
+	return clock, &Principal{Shop: &Shop{ID: "shp_1"}, Mode: ModeTest}, Idempotency{Key: "key-1", Hash: []byte{1}}, first
+}
+
+func TestIdempotentMeetsARecordCommittedMeanwhile(t *testing.T) {
+	t.Parallel()
+	clock, p, idem, first := idempotentFixture()
 	other := *first
 	other.RequestHash = []byte{2}
 	expired := *first
@@ -163,11 +168,7 @@ func (t *claimTx) IdempotencyPut(context.Context, *IdempotencyRecord) error { re
 // is not claimed never asks for a claim.
 func TestIdempotentClaimed(t *testing.T) {
 	t.Parallel()
-	clock := &TestClock{}
-	p := &Principal{Shop: &Shop{ID: "shp_1"}, Mode: ModeTest}
-	idem := Idempotency{Key: "key-1", Hash: []byte{1}}
-	first := &IdempotencyRecord{ShopID: "shp_1", Mode: ModeTest, Key: "key-1", RequestHash: []byte{1},
-		Outcome: OutcomeCreated, Body: []byte(`{"id":"pay_1"}`), ExpiresAt: clock.Now().Add(time.Hour)}
+	clock, p, idem, first := idempotentFixture()
 	cases := []struct {
 		name                                 string
 		claim                                bool

@@ -89,7 +89,7 @@ func (t *tx) IdempotencyClaim(ctx context.Context, shopID string, mode payd.Mode
 		if err := t.fence(ctx, shopID, true); err != nil {
 			return false, err
 		}
-		guard += ` AND (SELECT sandbox_reset_at FROM shops WHERE id = $2) IS NULL`
+		guard = claimTestSQL
 	}
 	if _, err := t.q.ExecContext(context.WithValue(ctx, claimGuard, true), guard, lockKey(shopID, mode, key), shopID, mode, key); err != nil {
 		return false, err
@@ -98,9 +98,14 @@ func (t *tx) IdempotencyClaim(ctx context.Context, shopID string, mode payd.Mode
 	return true, nil
 }
 
-const claimSQL = `SELECT 1 / count(*) FROM (SELECT 1) AS one
+const (
+	claimSQL = `SELECT 1 / count(*) FROM (SELECT 1) AS one
 	WHERE pg_try_advisory_xact_lock($1)
 	AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE shop_id = $2 AND mode = $3 AND idem_key = $4)`
+	// A test key's claim also asks that the shop's reset mark be clear.
+	claimTestSQL = claimSQL + `
+	AND (SELECT sandbox_reset_at FROM shops WHERE id = $2) IS NULL`
+)
 
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
 	r := payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key}

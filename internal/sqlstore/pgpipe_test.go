@@ -52,6 +52,17 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 		return &payd.IdempotencyRecord{ShopID: "shop_rt", Mode: payd.ModeTest, Key: key, RequestHash: []byte{1},
 			Outcome: payd.OutcomeCreated, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
 	}
+	// paymentAndRecord sends a new payment and the key's record with the
+	// COMMIT, as a redirect payment's creation does.
+	paymentAndRecord := func(tx payd.Tx, key string) error {
+		pay := &payd.Payment{ID: "pay_rt_" + key, ShopID: "shop_rt", Test: true, Status: payd.PaymentPending,
+			Amount: money.New(100, money.RUB), OrderID: key, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+			CheckoutTokenHash: []byte(key)}
+		if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
+			return err
+		}
+		return tx.IdempotencyPut(ctx, record(key))
+	}
 	errRollback := errors.New("roll back")
 	n := 0
 	cases := []struct {
@@ -79,13 +90,7 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			if _, _, err := tx.IdempotencyLockGet(ctx, "shop_rt", payd.ModeTest, key); err != nil {
 				return err
 			}
-			pay := &payd.Payment{ID: "pay_rt_" + key, ShopID: "shop_rt", Test: true, Status: payd.PaymentPending,
-				Amount: money.New(100, money.RUB), OrderID: key, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
-				CheckoutTokenHash: []byte(key)}
-			if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
-				return err
-			}
-			return tx.IdempotencyPut(ctx, record(key))
+			return paymentAndRecord(tx, key)
 		}, nil, 2},
 		{"claimed creation: the claim, the payment and the record go with the BEGIN and the COMMIT", func(tx payd.Tx) error {
 			n++
@@ -93,13 +98,7 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			if claimed, err := tx.IdempotencyClaim(ctx, "shop_rt", payd.ModeTest, key); err != nil || !claimed {
 				return errors.Join(err, errors.New("a claim of a new key on PostgreSQL"))
 			}
-			pay := &payd.Payment{ID: "pay_rt_" + key, ShopID: "shop_rt", Test: true, Status: payd.PaymentPending,
-				Amount: money.New(100, money.RUB), OrderID: key, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
-				CheckoutTokenHash: []byte(key)}
-			if err := tx.PaymentInsertAtCommit(ctx, pay); err != nil {
-				return err
-			}
-			return tx.IdempotencyPut(ctx, record(key))
+			return paymentAndRecord(tx, key)
 		}, nil, 1},
 		{"claim refused: a recorded key, the transaction and its ROLLBACK", func(tx payd.Tx) error {
 			if _, err := tx.IdempotencyClaim(ctx, "shop_rt", payd.ModeTest, "create-b"); err != nil {
