@@ -167,29 +167,6 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		}
 		fromPending := min(in.Amount.Minor, max(0, unreleased))
 		rest := in.Amount.Minor - fromPending
-		// freezeMayChange is whether this refund can change the contour's
-		// payout freeze: only by taking available below zero, or from
-		// below zero (refund_beyond_available). Every movement of
-		// available settles the freeze after it, so a refund that leaves
-		// available at or above zero, where it was, leaves the freeze as
-		// it is, and need not read it again under the merchant's lock.
-		freezeMayChange := false
-		if rest > 0 {
-			if _, err := tx.MerchantGetForUpdate(ctx, pay.MerchantID); err != nil {
-				return 0, nil, err
-			}
-			available, err := tx.LedgerAccountBalance(ctx, availableAcct)
-			if err != nil {
-				return 0, nil, err
-			}
-			if rest > max(0, available) && !p.Shop.Settings.RefundBeyondAvailable {
-				return 0, nil, refundInsufficient(rest, fromPending, available, c)
-			}
-			freezeMayChange = available-rest < 0
-		}
-		if in.Receipt {
-			return 0, nil, &Error{Code: CodeReceiptInvalid, Param: "receipt", Message: "receipts are not accepted: the fiscalization module is not enabled in this build"}
-		}
 		now := s.clock.Now()
 		r := &Refund{ID: s.ids.New(PrefixRefund, now), ShopID: p.Shop.ID, MerchantID: pay.MerchantID, PaymentID: pay.ID,
 			Test: pay.Test, Status: RefundPending, Amount: in.Amount, OrderID: pay.OrderID, Reason: in.Reason,
@@ -206,6 +183,36 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		pay.PendingRefundsAmount += in.Amount.Minor
 		if err := tx.PaymentUpdate(ctx, pay); err != nil {
 			return 0, nil, err
+		}
+		// The part from available is checked after the refund's writes,
+		// under the merchant's lock taken only now: the lock is held for
+		// the check and what must follow it, not for the writes (all of
+		// them are undone if the check refuses). Every change that lowers
+		// available takes this lock before it reads, so the read sees
+		// each of them that came first, and this refund's own posting:
+		// it is available after the refund.
+		// freezeMayChange is whether this refund can change the contour's
+		// payout freeze: only by taking available below zero, or from
+		// below zero (refund_beyond_available). Every movement of
+		// available settles the freeze after it, so a refund that leaves
+		// available at or above zero, where it was, leaves the freeze as
+		// it is, and need not read it again under the merchant's lock.
+		freezeMayChange := false
+		if rest > 0 {
+			if err := tx.MerchantLock(ctx, pay.MerchantID); err != nil {
+				return 0, nil, err
+			}
+			after, err := tx.LedgerAccountBalance(ctx, availableAcct)
+			if err != nil {
+				return 0, nil, err
+			}
+			if after < 0 && !p.Shop.Settings.RefundBeyondAvailable {
+				return 0, nil, refundInsufficient(rest, fromPending, after+rest, c)
+			}
+			freezeMayChange = after < 0
+		}
+		if in.Receipt {
+			return 0, nil, &Error{Code: CodeReceiptInvalid, Param: "receipt", Message: "receipts are not accepted: the fiscalization module is not enabled in this build"}
 		}
 		if freezeMayChange {
 			if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
@@ -239,9 +246,6 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 	}
 	pay, err := tx.PaymentGetForUpdate(ctx, r.PaymentID)
 	if err != nil {
-		return err
-	}
-	if _, err := tx.MerchantGetForUpdate(ctx, pay.MerchantID); err != nil {
 		return err
 	}
 	if r.Status != RefundPending {
@@ -292,11 +296,16 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 	if err := tx.PaymentUpdate(ctx, pay); err != nil {
 		return err
 	}
-	if err := s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test); err != nil {
+	if _, err := s.RecordEvent(ctx, tx, NewEventParams{Shop: shop, Test: r.Test, Type: evType, ObjectType: "refund", ObjectID: r.ID, Object: r.View()}); err != nil {
 		return err
 	}
-	_, err = s.RecordEvent(ctx, tx, NewEventParams{Shop: shop, Test: r.Test, Type: evType, ObjectType: "refund", ObjectID: r.ID, Object: r.View()})
-	return err
+	// Both outcomes only add to available, which needs no check; the
+	// freeze is settled last, under the merchant's lock taken only for
+	// it, so the lock is held for the freeze and the commit alone.
+	if err := tx.MerchantLock(ctx, pay.MerchantID); err != nil {
+		return err
+	}
+	return s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test)
 }
 
 // GetRefund returns a refund of the principal's shop and mode.

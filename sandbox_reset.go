@@ -109,12 +109,9 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 			var got SandboxResetCounts
 			var n int64
 			err := s.store.Tx(ctx, func(tx Tx) (err error) {
-				// The merchant's row first, as every money operation
-				// of the merchant takes it (ledger_post.go): one under
-				// way commits its entries before the batch reads them.
-				if _, err := tx.MerchantGetForUpdate(ctx, merchantID); err != nil {
-					return err
-				}
+				// The batch takes the locks of the objects it deletes
+				// and the merchant's row in the order money operations
+				// take them (Tx.SandboxDelete).
 				got, n, err = tx.SandboxDelete(ctx, &SandboxDeleteParams{ShopID: shopID, MerchantID: merchantID, Kind: kind, Limit: SandboxResetBatch})
 				return err
 			})

@@ -203,6 +203,11 @@ type Tx interface {
 	// MerchantGetForUpdate locks a merchant: money checks across its
 	// payments (the available balance) serialise on it.
 	MerchantGetForUpdate(ctx context.Context, id string) (*Merchant, error)
+	// MerchantLock takes the same lock without reading the merchant. On
+	// PostgreSQL it goes out with the transaction's next statement, which
+	// runs once the lock is held and sees what committed before: lock and
+	// read in one round trip.
+	MerchantLock(ctx context.Context, id string) error
 
 	// FreezeGet returns the freeze of a merchant's contour (never frozen
 	// when none was stored); FreezePut stores it.

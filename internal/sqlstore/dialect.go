@@ -125,6 +125,13 @@ func (postgresDialect) indexedBy(string) string { return "" }
 
 func (postgresDialect) keysetRead(ctx context.Context, q querier, fn func(context.Context, querier) error) error {
 	const plan = `SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`
+	if in, ok := q.(carrying); ok {
+		// The settings go out with the page.
+		if _, err := in.ExecContext(context.WithValue(ctx, writeWithNext, true), plan); err != nil {
+			return err
+		}
+		return fn(ctx, in)
+	}
 	if in, ok := q.(*sql.Tx); ok {
 		if _, err := in.ExecContext(ctx, plan); err != nil {
 			return err

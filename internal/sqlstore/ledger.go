@@ -19,7 +19,9 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 	if err := e.Validate(); err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, $3, $4, $5)`,
+	// The entry and its postings are new rows under the entry's new id:
+	// they go out with the totals' first statement (later).
+	if err := t.later(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, $3, $4, $5)`,
 		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
 		return err
 	}
@@ -37,7 +39,7 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 			q.WriteString("(" + placeholders(len(args)+1, 10) + ")")
 			args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, e.Postings[i].Amount, micros(e.At))
 		}
-		if _, err := t.exec(ctx, q.String(), args...); err != nil {
+		if err := t.later(ctx, q.String(), args...); err != nil {
 			return err
 		}
 	}

@@ -36,9 +36,10 @@ import (
 // transactions post to it at once (bounded by the connections open to
 // the database), and each posting that finds spare slots free folds them.
 // On SQLite, and for every account the service only posts to under a lock
-// it already holds (the merchant's row for available and deposit, the
-// payment's, refund's, dispute's or payout's for its own sub-account), a
-// total is one slot.
+// it already holds (the merchant's row for deposit, the payment's,
+// refund's, dispute's or payout's for its own sub-account), a total is one
+// slot; available, which refunds post to before they take the merchant's
+// lock (docs/money.md), has more only while they do so at once.
 //
 // A read sums a total's slots in one statement, which sees one committed
 // state (PostgreSQL takes a snapshot per statement) plus its own
@@ -213,7 +214,9 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 		return nil
 	}
 	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
-	if _, err := t.exec(ctx, q.String(), vals...); err != nil {
+	// The slots are this transaction's or new under the entry's id: the
+	// addition cannot fail on them, and goes out later.
+	if err := t.later(ctx, q.String(), vals...); err != nil {
 		return fmt.Errorf("add to ledger totals: %w", err)
 	}
 	return nil

@@ -105,7 +105,9 @@ func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {
 }
 
 func (t *tx) PaymentGetForUpdate(ctx context.Context, id string) (*payd.Payment, error) {
-	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.forUpdate(), id))
+	p, err := scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.forUpdate(), id))
+	t.holdLock("payments", id, err)
+	return p, err
 }
 
 func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*payd.Payment, error) {
@@ -125,7 +127,7 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7,
+	return t.updateLocked(ctx, "payments", p.ID, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7,
 		method = $8 WHERE id = $1`, p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion, methodColumn(p))
 }
 
@@ -264,12 +266,14 @@ func (t *tx) SandboxAttemptGetByReference(ctx context.Context, provider, referen
 }
 
 func (t *tx) SandboxAttemptGetForUpdate(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
-	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.forUpdate(), id))
+	a, err := scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.forUpdate(), id))
+	t.holdLock("sandbox_attempts", id, err)
+	return a, err
 }
 
 func (t *tx) SandboxAttemptUpdate(ctx context.Context, a *payd.SandboxAttempt) error {
 	doc, _ := json.Marshal(a)
-	return t.execOne(ctx, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`, a.ID, string(doc))
+	return t.updateLocked(ctx, "sandbox_attempts", a.ID, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`, a.ID, string(doc))
 }
 
 func (t *tx) SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error) {

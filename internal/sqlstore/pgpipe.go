@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -36,7 +37,12 @@ import (
 // back with the BEGIN, so a creation whose writes all go with the COMMIT
 // is one batch: BEGIN, the fence, the claim, the payment, the record and
 // COMMIT. A list page is one batch: BEGIN READ ONLY, its planner
-// settings, the page and COMMIT. Transactions begun by anything else (the
+// settings, the page and COMMIT. Inside a transaction, a write whose
+// outcome is certain (a row under a new key, a change to a row the
+// transaction locked) is not waited for either: it goes out with the next
+// statement, and the store's own queries carry what is held (a refund's
+// row, entry, postings and payment go with the reads between them, and the
+// merchant's lock with the balance read after it). Transactions begun by anything else (the
 // job queue's own, read snapshots) go through pgx's stdlib driver
 // unchanged. The contexts of BeginTx and of each statement carry what may
 // be held back or sent together (the keys below).
@@ -47,16 +53,26 @@ const (
 	// beginLater, on the context of BeginTx, asks for the BEGIN to be
 	// held back until the first statement.
 	beginLater pipeCtxKey = iota
-	// sendWithBegin, on a query's context, lets the held-back BEGIN go
-	// out in the same batch as the query. Only statements whose columns
-	// are of the plain types of pipeValue may carry it; any other first
-	// query is sent after a BEGIN of its own.
+	// sendWithBegin, on a query's context, lets what is held back (the
+	// BEGIN, kept statements) go out in the same batch as the query. Only
+	// statements whose columns are of the plain types of pipeValue may
+	// carry it; any other query is sent after a batch of what is held.
+	// The store's own queries in its transactions carry it (pipeTx).
 	sendWithBegin
 	// keepForNext, on an Exec's context while the BEGIN is held back,
 	// keeps the statement to go out after the BEGIN in the batch of the
 	// next statement. Its result is not looked at: the Exec reports no
-	// rows, and a failure comes from the next statement.
+	// rows, and a failure comes from the next statement. It is for what
+	// only matters to what follows (a lock, a planner setting): a
+	// transaction that sends nothing after it drops it.
 	keepForNext
+	// writeWithNext, on an Exec's context in a transaction begun here,
+	// keeps a write whose outcome is certain (a new row under a fresh
+	// key, a change to a row the transaction holds locked) to go out in
+	// the batch of the next statement, or with the COMMIT if none
+	// follows. Its result is not looked at: the Exec reports one row, and
+	// a failure comes from the statement or the commit that carried it.
+	writeWithNext
 	// commitAfter, on a query's context, sends the COMMIT in the same
 	// batch after the query (and, if it is still held back, the BEGIN
 	// before it): the query is the transaction's last statement and its
@@ -103,7 +119,11 @@ type pipeConn struct {
 	// begin is its text and kept the statements to send after it.
 	held  bool
 	begin string
-	kept  []*pgx.QueuedQuery
+	// kept are the statements to send before the next one; mustSend is
+	// set when one of them is a write (writeWithNext), which the COMMIT
+	// carries if nothing else does.
+	kept     []*pgx.QueuedQuery
+	mustSend bool
 	// txCtx is the context of BeginTx, for COMMIT and ROLLBACK.
 	txCtx context.Context
 	// atCommit are the statements to send with the COMMIT.
@@ -151,15 +171,20 @@ func (c *pipeConn) batch() (b *pgx.Batch, lead int) {
 	b = &pgx.Batch{}
 	c.guardAt = -1
 	if c.held {
+		// The claim is only ever kept behind a held BEGIN, which comes
+		// first: its place among the kept is its place in the batch.
 		b.Queue(c.begin)
-		b.QueuedQueries = append(b.QueuedQueries, c.kept...)
 		if c.guard > 0 {
 			c.guardAt = c.guard
 		}
 	}
-	c.held, c.kept, c.guard = false, nil, 0
+	b.QueuedQueries = append(b.QueuedQueries, c.kept...)
+	c.held, c.kept, c.guard, c.mustSend = false, nil, 0, false
 	return b, len(b.QueuedQueries)
 }
+
+// holds is whether anything waits to go out before the next statement.
+func (c *pipeConn) holds() bool { return c.held || len(c.kept) > 0 }
 
 // skip reads the results of the first n statements of a batch.
 func (c *pipeConn) skip(br pgx.BatchResults, n int) error {
@@ -182,10 +207,10 @@ func (c *pipeConn) refusal(i int, err error) error {
 	return fmt.Errorf("%w: %v", payd.ErrClaimRefused, err)
 }
 
-// sendBegin sends what is held back on its own, for a first statement that
+// sendBegin sends what is held back on its own, for a statement that
 // cannot go with it.
 func (c *pipeConn) sendBegin(ctx context.Context) error {
-	if !c.held {
+	if !c.holds() {
 		return nil
 	}
 	b, lead := c.batch()
@@ -208,7 +233,11 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 			c.guard = len(c.kept)
 		}
 		return driver.RowsAffected(0), nil
-	case c.held:
+	case c.inTx && ctx.Value(writeWithNext) != nil:
+		c.kept = append(c.kept, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
+		c.mustSend = true
+		return driver.RowsAffected(1), nil
+	case c.holds():
 		b, lead := c.batch()
 		b.Queue(query, namedArgs(argsV)...)
 		br := c.pgx().SendBatch(ctx, b)
@@ -227,7 +256,7 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 
 func (c *pipeConn) QueryContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Rows, error) {
 	commit := c.inTx && len(c.atCommit) == 0 && ctx.Value(commitAfter) != nil
-	if commit || (c.held && ctx.Value(sendWithBegin) != nil) {
+	if commit || (c.holds() && ctx.Value(sendWithBegin) != nil) {
 		return c.queryBatch(ctx, query, argsV, commit)
 	}
 	if err := c.sendBegin(ctx); err != nil {
@@ -368,7 +397,7 @@ func (t pipeTx) Commit() error {
 		// transaction is aborted on the server.
 		c.rollback()
 		return payd.ErrClaimRefused
-	case c.held && len(c.atCommit) == 0:
+	case c.held && len(c.atCommit) == 0 && !c.mustSend:
 		// Nothing was written: there is nothing to commit.
 		return nil
 	}
@@ -432,6 +461,33 @@ func (c *pipeConn) rollback() error {
 }
 
 func (c *pipeConn) endTx() {
-	c.inTx, c.held, c.begin, c.kept, c.txCtx, c.atCommit, c.ended, c.endErr = false, false, "", nil, nil, nil, false, nil
+	c.inTx, c.held, c.begin, c.kept, c.mustSend, c.txCtx, c.atCommit, c.ended, c.endErr = false, false, "", nil, false, nil, nil, false, nil
 	c.guard, c.guardAt, c.refused = 0, -1, false
+}
+
+// carrying is the querier of the store's own PostgreSQL transactions
+// (Store.Tx): each of its queries may carry what the connection holds
+// back (sendWithBegin), as every column of the schema, and every
+// expression the store reads, is of a plain type. Queries of others on the
+// same transaction (the job queue's) go after a batch of their own.
+type carrying struct{ *sql.Tx }
+
+func (q carrying) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.Tx.QueryContext(context.WithValue(ctx, sendWithBegin, true), query, args...)
+}
+
+func (q carrying) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return q.Tx.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), query, args...)
+}
+
+// later runs a write whose outcome is certain — a row under a fresh key, a
+// change to a row the transaction holds locked — so that it need not be
+// waited for: in the store's PostgreSQL transactions it goes out with the
+// next statement or the COMMIT (writeWithNext), elsewhere at once.
+func (t *tx) later(ctx context.Context, q string, args ...any) error {
+	if t.pipelined {
+		ctx = context.WithValue(ctx, writeWithNext, true)
+	}
+	_, err := t.exec(ctx, q, args...)
+	return err
 }

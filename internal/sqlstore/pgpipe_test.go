@@ -48,6 +48,11 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	locked := &payd.Payment{ID: "pay_rt_locked", ShopID: "shop_rt", Test: true, Status: payd.PaymentSucceeded,
+		Amount: money.New(100, money.RUB), OrderID: "locked", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if err := s.Tx(ctx, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, locked) }); err != nil {
+		t.Fatal(err)
+	}
 	record := func(key string) *payd.IdempotencyRecord {
 		return &payd.IdempotencyRecord{ShopID: "shop_rt", Mode: payd.ModeTest, Key: key, RequestHash: []byte{1},
 			Outcome: payd.OutcomeCreated, Body: []byte(`{}`), CreatedAt: now, ExpiresAt: now.Add(payd.IdempotencyTTL)}
@@ -123,14 +128,38 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			}
 			return errRollback
 		}, errRollback, 2},
-		{"a read first that cannot carry the BEGIN", func(tx payd.Tx) error {
+		{"a read first carries the BEGIN", func(tx payd.Tx) error {
 			_, err := tx.IdempotencyGet(ctx, "shop_rt", payd.ModeTest, "create-b")
 			return err
+		}, nil, 2},
+		// A refund's shape: the payment's locking read with the BEGIN;
+		// the refund's row and a locked row's update kept, then sent with
+		// the merchant's lock ahead of the balance read; the COMMIT.
+		{"writes of certain outcome and a lock go with the next read", func(tx payd.Tx) error {
+			n++
+			pay, err := tx.PaymentGetForUpdate(ctx, "pay_rt_locked")
+			if err != nil {
+				return err
+			}
+			pay.Description = "update " + string(rune('a'+n))
+			if err := tx.RefundInsert(ctx, &payd.Refund{ID: "rf_rt_" + string(rune('a'+n)), ShopID: "shop_rt", MerchantID: "mer_rt",
+				PaymentID: pay.ID, Test: true, Status: payd.RefundPending, Amount: money.New(100, money.RUB), CreatedAt: now}); err != nil {
+				return err
+			}
+			if err := tx.PaymentUpdate(ctx, pay); err != nil {
+				return err
+			}
+			if err := tx.MerchantLock(ctx, "mer_rt"); err != nil {
+				return err
+			}
+			_, err = tx.LedgerAccountBalance(ctx, ledger.Account{Owner: "mer_rt", Test: true, Currency: money.RUB, Bucket: ledger.Available})
+			return err
 		}, nil, 3},
-		// The entry (with the BEGIN), its postings in one statement, the
-		// running totals' slots locked in one, added to and opened in one
-		// (docs/money.md, "Slots"), and the COMMIT. The second run adds
-		// to the slots the first opened, and opens the new payment's.
+		// The entry, its postings and the lock of the running totals'
+		// slots with the BEGIN; the addition to the slots and the opening
+		// of new ones (docs/money.md, "Slots") with the COMMIT. The
+		// second run adds to the slots the first opened, and opens the
+		// new payment's.
 		{"a capture's ledger entry", func(tx payd.Tx) error {
 			n++
 			pay := "pay_rt_ledger_" + string(rune('a'+n))
@@ -144,7 +173,7 @@ func TestPostgresTransactionRoundTrips(t *testing.T) {
 			postings = append(postings, ledger.Move(pending, reserve, 500)...)
 			return tx.LedgerPost(ctx, &ledger.Entry{ID: "ent_rt_" + pay, At: now, Kind: ledger.KindPaymentCaptured,
 				RefType: "payment", RefID: pay, Postings: postings})
-		}, nil, 5},
+		}, nil, 2},
 	}
 	// Every statement is prepared on its first use, which pgx does in
 	// round trips of its own: each case runs once to warm the

@@ -10,9 +10,9 @@ import (
 
 func (t *tx) RefundInsert(ctx context.Context, r *payd.Refund) error {
 	doc, _ := json.Marshal(r)
-	_, err := t.exec(ctx, `INSERT INTO refunds (id, shop_id, test, payment_id, status, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	// A refund's id is new (ids.go), so its row goes out later.
+	return t.later(ctx, `INSERT INTO refunds (id, shop_id, test, payment_id, status, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		r.ID, r.ShopID, r.Test, r.PaymentID, r.Status, micros(r.CreatedAt), string(doc))
-	return err
 }
 
 func (t *tx) RefundGet(ctx context.Context, id string) (*payd.Refund, error) {
@@ -20,12 +20,14 @@ func (t *tx) RefundGet(ctx context.Context, id string) (*payd.Refund, error) {
 }
 
 func (t *tx) RefundGetForUpdate(ctx context.Context, id string) (*payd.Refund, error) {
-	return scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+t.d.forUpdate(), id))
+	r, err := scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+t.d.forUpdate(), id))
+	t.holdLock("refunds", id, err)
+	return r, err
 }
 
 func (t *tx) RefundUpdate(ctx context.Context, r *payd.Refund) error {
 	doc, _ := json.Marshal(r)
-	return t.execOne(ctx, `UPDATE refunds SET status = $2, doc = $3 WHERE id = $1`, r.ID, r.Status, string(doc))
+	return t.updateLocked(ctx, "refunds", r.ID, `UPDATE refunds SET status = $2, doc = $3 WHERE id = $1`, r.ID, r.Status, string(doc))
 }
 
 func (t *tx) RefundList(ctx context.Context, p *payd.RefundListParams) (payd.Page[*payd.Refund], error) {
@@ -47,6 +49,16 @@ func (t *tx) RefundList(ctx context.Context, p *payd.RefundListParams) (payd.Pag
 	return listPage(ctx, t, `SELECT doc FROM refunds`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Refund, error) { return scanDoc[payd.Refund](r) },
 		func(r *payd.Refund) payd.Cursor { return payd.Cursor{CreatedAt: r.CreatedAt, ID: r.ID} })
+}
+
+// MerchantLock locks the merchant's row for the transaction (later: the
+// lock goes with the next statement on PostgreSQL; SQLite's writer holds
+// every row already).
+func (t *tx) MerchantLock(ctx context.Context, id string) error {
+	if t.d.forUpdate() == "" {
+		return nil
+	}
+	return t.later(ctx, `SELECT 1 FROM merchants WHERE id = $1`+t.d.forUpdate(), id)
 }
 
 func (t *tx) MerchantGetForUpdate(ctx context.Context, id string) (*payd.Merchant, error) {

@@ -88,9 +88,16 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 	objects := func(table, refType string, deps ...[2]string) ([]string, int64, error) {
 		// Locked first: a job changing one of them (a refund's outcome
 		// and its entry) commits before the entries are read, and one
-		// that comes later finds the object gone.
+		// that comes later finds the object gone. Then the merchant's
+		// row, as every money operation on an object takes them (the
+		// object's, then the merchant's, which a refund's decision takes
+		// last): a movement of the merchant's money under way commits
+		// before the entries' sums come off its totals.
 		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit)
 		if err != nil || len(ids) == 0 {
+			return nil, 0, err
+		}
+		if err := t.MerchantLock(ctx, p.MerchantID); err != nil {
 			return nil, 0, err
 		}
 		if refType != "" {
@@ -137,6 +144,12 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		n = c.Payments
 	case payd.SandboxSettlements:
 		// Registers are the merchant's, of all its shops.
+		// The merchant's row first, as the settlement run takes it before
+		// it writes a register: one under way commits before the
+		// registers are read.
+		if err = t.MerchantLock(ctx, p.MerchantID); err != nil {
+			break
+		}
 		var ids []string
 		if ids, err = t.ids(ctx, `SELECT id FROM settlements WHERE merchant_id = $1 AND test LIMIT $2`+t.d.forUpdate(), p.MerchantID, p.Limit); err != nil {
 			break

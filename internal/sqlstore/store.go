@@ -177,13 +177,16 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
 	}
-	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, pipelined: s.d.Name() == "postgres"}
+	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d}
+	if s.d.Name() == "postgres" {
+		t.q, t.pipelined = carrying{sqlTx}, true
+	}
 	if err := fn(t); err != nil {
 		if errors.Is(sqlTx.Rollback(), payd.ErrClaimRefused) {
 			// Whatever fn made of it, the claim did not hold.
 			return payd.ErrClaimRefused
 		}
-		return translate(err)
+		return translate(commitError(err))
 	}
 	if err := sqlTx.Commit(); err != nil {
 		if cerr := commitError(err); cerr != err {
@@ -240,6 +243,10 @@ type tx struct {
 	// pipelined is set in Store.Tx on PostgreSQL: the BEGIN may go with
 	// the first statement and the idempotency record with the COMMIT.
 	pipelined bool
+	// locked are the rows (table and id) this transaction read FOR
+	// UPDATE, on PostgreSQL: a change to one of them cannot miss its row,
+	// so it may go out later (updateLocked).
+	locked map[lockedRow]bool
 	// absentKey is the key (idemScope) IdempotencyLockGet locked and
 	// found no record of at all, live or expired, or that
 	// IdempotencyClaim claimed.
@@ -261,9 +268,10 @@ func (t *tx) AfterCommit(fn func()) {
 func (t *tx) SQLTx() *sql.Tx { return t.sqlTx }
 
 // commitError names the unique violation of a statement PostgreSQL ran
-// with the COMMIT (pgpipe.go): a payment's order id is
-// payd.ErrOrderIDTaken, anything else (the idempotency record) is
-// payd.ErrConflict. Other errors are returned as they are.
+// with the COMMIT or with a later statement (pgpipe.go): a payment's order
+// id is payd.ErrOrderIDTaken, anything else (the idempotency record, a
+// row written later) is payd.ErrConflict. Other errors are returned as
+// they are.
 func commitError(err error) error {
 	var pe *pgconn.PgError
 	switch {
@@ -290,6 +298,31 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 		return nil, fmt.Errorf("%w: %v", payd.ErrConflict, err)
 	}
 	return res, err
+}
+
+// lockedRow names a row a transaction holds locked.
+type lockedRow struct{ table, id string }
+
+// holdLock records that the transaction read row id of table FOR UPDATE,
+// when the read found it.
+func (t *tx) holdLock(table, id string, err error) {
+	if !t.pipelined || err != nil {
+		return
+	}
+	if t.locked == nil {
+		t.locked = map[lockedRow]bool{}
+	}
+	t.locked[lockedRow{table, id}] = true
+}
+
+// updateLocked runs an UPDATE of row id of table: when the transaction
+// holds the row locked, it cannot miss, and goes out with the next
+// statement (later); otherwise it runs at once and must touch the row.
+func (t *tx) updateLocked(ctx context.Context, table, id, q string, args ...any) error {
+	if t.locked[lockedRow{table, id}] {
+		return t.later(ctx, q, args...)
+	}
+	return t.execOne(ctx, q, args...)
 }
 
 // execOne runs an UPDATE or DELETE that must touch exactly one row.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
 
@@ -92,6 +93,72 @@ func testMerchant(t *testing.T, open func(t *testing.T) payd.Store) {
 		s := open(t)
 		m := addMerchant(t, s, ts(time.Now()))
 		wantLocks(t, s, func(ctx context.Context, tx payd.Tx) error { _, err := tx.MerchantGetForUpdate(ctx, m.ID); return err })
+	})
+
+	// MerchantLock takes the same lock, held from the statement after it
+	// (on PostgreSQL it goes out with that statement), and each of the
+	// two ways waits for the other.
+	t.Run("LockLocks", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		m := addMerchant(t, s, ts(time.Now()))
+		lockAndRead := func(ctx context.Context, tx payd.Tx) error {
+			if err := tx.MerchantLock(ctx, m.ID); err != nil {
+				return err
+			}
+			_, err := tx.MerchantGet(ctx, m.ID)
+			return err
+		}
+		wantLocks(t, s, lockAndRead)
+		wantLocksBetween(t, s, lockAndRead, func(ctx context.Context, tx payd.Tx) error {
+			_, err := tx.MerchantGetForUpdate(ctx, m.ID)
+			return err
+		})
+	})
+
+	// The refund's balance check: the read after MerchantLock runs once
+	// the lock is held, so it sees what the transaction that held the
+	// lock committed — a check under the lock counts every movement
+	// checked before it.
+	t.Run("LockThenReadSeesTheHoldersCommit", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		if d := dialect(s); d != "postgres" {
+			t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
+		}
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := addMerchant(t, s, now)
+		avail := macct(m.ID, true, money.RUB, ledger.Available, "")
+		clearing := sacct(true, money.RUB, ledger.ProviderClearing)
+		postEntries(t, s, newEntry(now, ledger.KindPendingReleased, ledger.Move(clearing, avail, 1_000)))
+		read := make(chan int64, 1)
+		errs := make(chan error, 1)
+		mustTx(t, s, func(a payd.Tx) error {
+			if _, err := a.MerchantGetForUpdate(ctx, m.ID); err != nil {
+				return err
+			}
+			go func() {
+				err := s.Tx(ctx, func(b payd.Tx) error {
+					if err := b.MerchantLock(ctx, m.ID); err != nil {
+						return err
+					}
+					got, err := b.LedgerAccountBalance(ctx, avail)
+					read <- got
+					return err
+				})
+				errs <- err
+			}()
+			// B is given time to queue on the lock before A posts.
+			time.Sleep(200 * time.Millisecond)
+			return a.LedgerPost(ctx, newEntry(now, ledger.KindRefundCreated, ledger.Move(avail, clearing, 400)))
+		})
+		if err := <-errs; err != nil {
+			t.Fatalf("B: %v", err)
+		}
+		if got := <-read; got != 600 {
+			t.Errorf("available read after the lock = %d, want 600 (A's refund of 400 committed while B waited)", got)
+		}
 	})
 
 	t.Run("List", func(t *testing.T) {

@@ -56,6 +56,24 @@ func testRefund(t *testing.T, open func(t *testing.T) payd.Store) {
 		dup.ID = r.ID
 		wantErr(t, "RefundInsert of a taken id", s.Tx(ctx, func(tx payd.Tx) error { return tx.RefundInsert(ctx, dup) }), payd.ErrConflict)
 		get("RefundGet after the refused duplicate", func(tx payd.Tx) (*payd.Refund, error) { return tx.RefundGet(ctx, r.ID) })
+		// On PostgreSQL a refund's row goes out with the next statement
+		// or the COMMIT: a duplicate found there still fails the whole
+		// transaction, and takes the writes before it along.
+		fresh := newRefund(pay, 2, now)
+		wantErr(t, "a transaction whose second refund has a taken id", s.Tx(ctx, func(tx payd.Tx) error {
+			if err := tx.RefundInsert(ctx, fresh); err != nil {
+				return err
+			}
+			if err := tx.RefundInsert(ctx, dup); err != nil {
+				return err
+			}
+			_, err := tx.RefundGet(ctx, fresh.ID)
+			return err
+		}), payd.ErrConflict)
+		wantErr(t, "RefundGet of the refund written before the duplicate", s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.RefundGet(ctx, fresh.ID)
+			return err
+		}), payd.ErrNoRows)
 
 		// The read-modify-write of the service: lock, change, write.
 		done := now.Add(time.Minute)

@@ -175,17 +175,24 @@ func testTx(t *testing.T, open func(t *testing.T) payd.Store) {
 // serialises whole transactions instead).
 func wantLocks(t *testing.T, s payd.Store, lock func(ctx context.Context, tx payd.Tx) error) {
 	t.Helper()
+	wantLocksBetween(t, s, lock, lock)
+}
+
+// wantLocksBetween checks that b waits while a transaction that ran a
+// holds the lock (PostgreSQL only), then succeeds once it is free.
+func wantLocksBetween(t *testing.T, s payd.Store, lockA, lockB func(ctx context.Context, tx payd.Tx) error) {
+	t.Helper()
 	if d := dialect(s); d != "postgres" {
 		t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
 	}
 	ctx := t.Context()
 	err := s.Tx(ctx, func(a payd.Tx) error {
-		if err := lock(ctx, a); err != nil {
+		if err := lockA(ctx, a); err != nil {
 			return err
 		}
 		bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
-		berr := s.Tx(bctx, func(b payd.Tx) error { return lock(bctx, b) })
+		berr := s.Tx(bctx, func(b payd.Tx) error { return lockB(bctx, b) })
 		if berr == nil || bctx.Err() == nil {
 			t.Errorf("B's lock ended (error %v) before its deadline while A held the row; want it to wait", berr)
 		}
@@ -194,5 +201,5 @@ func wantLocks(t *testing.T, s payd.Store, lock func(ctx context.Context, tx pay
 	if err != nil {
 		t.Fatalf("transaction A: %v", err)
 	}
-	mustTx(t, s, func(b payd.Tx) error { return lock(ctx, b) })
+	mustTx(t, s, func(b payd.Tx) error { return lockB(ctx, b) })
 }
