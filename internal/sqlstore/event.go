@@ -36,12 +36,12 @@ func (t *tx) EventInsert(ctx context.Context, e *payd.Event) error {
 	if e.Test {
 		seq = t.d.nextFeedSeq(2)
 	}
-	_, err := t.exec(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body,
+	// An event's id is new: its row goes out later.
+	return t.later(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body,
 		delivery_status, delivery_attempts, deliveries_total, deliveries_pending, seq)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, `+seq+`)`,
 		e.ID, e.ShopID, e.MerchantID, e.Test, e.Type, e.ObjectID, micros(e.CreatedAt), string(e.Body),
 		e.Delivery.Status, e.Delivery.Attempts, e.Deliveries)
-	return err
 }
 
 func (t *tx) EventGet(ctx context.Context, shopID string, test bool, id string) (*payd.Event, error) {
