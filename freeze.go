@@ -17,6 +17,9 @@ const ReasonNegativeBalance = "negative_balance"
 // settlement.unfrozen once per shop of the merchant, each with the same
 // SettlementStatus. Setting the state it already has changes nothing.
 func (s *Service) setFreeze(ctx context.Context, tx Tx, merchantID string, test, frozen bool, reason string) error {
+	if err := tx.FreezeLock(ctx, merchantID, test); err != nil {
+		return err
+	}
 	f, err := tx.FreezeGet(ctx, merchantID, test)
 	if err != nil {
 		return err
@@ -47,7 +50,17 @@ func (s *Service) setFreeze(ctx context.Context, tx Tx, merchantID string, test,
 // lifts an automatic freeze once no currency is negative; a freeze an
 // operator set is lifted only by an operator. It runs after every movement
 // that can lower available, in the same transaction.
+//
+// It takes the freeze's lock before it reads the balance, so that two
+// decisions never interleave: the one that takes the lock later sees what
+// the earlier committed, and its own movement. A movement that lowers
+// available holds the merchant's lock as well (its check); one that only
+// adds to it (a refund's decision) need not, and takes this lock alone,
+// so it never waits for the merchant's other money operations.
 func (s *Service) autoFreeze(ctx context.Context, tx Tx, merchantID string, test bool) error {
+	if err := tx.FreezeLock(ctx, merchantID, test); err != nil {
+		return err
+	}
 	available, err := tx.LedgerBucketByCurrency(ctx, merchantID, test, ledger.Available)
 	if err != nil {
 		return err

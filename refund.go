@@ -299,12 +299,9 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 	if _, err := s.RecordEvent(ctx, tx, NewEventParams{Shop: shop, Test: r.Test, Type: evType, ObjectType: "refund", ObjectID: r.ID, Object: r.View()}); err != nil {
 		return err
 	}
-	// Both outcomes only add to available, which needs no check; the
-	// freeze is settled last, under the merchant's lock taken only for
-	// it, so the lock is held for the freeze and the commit alone.
-	if err := tx.MerchantLock(ctx, pay.MerchantID); err != nil {
-		return err
-	}
+	// Both outcomes only add to available, which needs no check and so
+	// not the merchant's lock; the freeze is settled last, under its own
+	// lock (autoFreeze), held for the freeze and the commit alone.
 	return s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test)
 }
 

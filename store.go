@@ -213,6 +213,11 @@ type Tx interface {
 	// when none was stored); FreezePut stores it.
 	FreezeGet(ctx context.Context, merchantID string, test bool) (*Freeze, error)
 	FreezePut(ctx context.Context, f *Freeze) error
+	// FreezeLock takes the lock of a contour's freeze for the
+	// transaction: decisions on the freeze serialise on it, each reading
+	// the balance after taking it. On PostgreSQL it goes out with the
+	// transaction's next statement.
+	FreezeLock(ctx context.Context, merchantID string, test bool) error
 
 	// SettlementInsert inserts a register; one that holds the merchant,
 	// contour, currency and first day of a register already stored (or

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"hash/fnv"
+	"strconv"
 
 	"github.com/paydhq/payd"
 )
@@ -54,6 +56,25 @@ func (t *tx) FreezeGet(ctx context.Context, merchantID string, test bool) (*payd
 	}
 	f.FrozenAt, f.UnfrozenAt = timePtr(frozenAt), timePtr(unfrozenAt)
 	return &f, nil
+}
+
+// FreezeLock takes an exclusive transaction-level advisory lock on the
+// contour's freeze (a lock that needs no row: a contour never frozen has
+// none), sent later; SQLite's writer holds everything already.
+func (t *tx) FreezeLock(ctx context.Context, merchantID string, test bool) error {
+	q := t.d.fenceLock(false)
+	if q == "" {
+		return nil
+	}
+	return t.later(ctx, q, freezeKey(merchantID, test))
+}
+
+// freezeKey is the 64-bit key of a contour's freeze lock, hashed with a
+// prefix of its own into the key space of the other advisory locks.
+func freezeKey(merchantID string, test bool) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("freeze\x00" + merchantID + "\x00" + strconv.FormatBool(test)))
+	return int64(h.Sum64())
 }
 
 func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,32 @@ import (
 )
 
 func testFreeze(t *testing.T, open func(t *testing.T) payd.Store) {
+	// Decisions on a contour's freeze serialise on its lock, held from the
+	// statement after FreezeLock; another contour's lock is another lock.
+	t.Run("LockLocks", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		m := addMerchant(t, s, ts(time.Now()))
+		lockAndRead := func(test bool) func(ctx context.Context, tx payd.Tx) error {
+			return func(ctx context.Context, tx payd.Tx) error {
+				if err := tx.FreezeLock(ctx, m.ID, test); err != nil {
+					return err
+				}
+				_, err := tx.FreezeGet(ctx, m.ID, test)
+				return err
+			}
+		}
+		wantLocks(t, s, lockAndRead(true))
+		if dialect(s) == "postgres" {
+			mustTx(t, s, func(a payd.Tx) error {
+				if err := lockAndRead(true)(t.Context(), a); err != nil {
+					return err
+				}
+				return s.Tx(t.Context(), func(b payd.Tx) error { return lockAndRead(false)(t.Context(), b) })
+			})
+		}
+	})
+
 	t.Run("PutGet", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
