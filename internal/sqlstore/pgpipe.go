@@ -41,10 +41,10 @@ import (
 // outcome is certain (a row under a new key, a change to a row the
 // transaction locked) is not waited for either: it goes out with the next
 // statement, and the store's own queries carry what is held (a refund's
-// row, entry, postings and payment go with the reads between them, and the
-// merchant's lock with the balance read after it). Transactions begun by anything else (the
-// job queue's own, read snapshots) go through pgx's stdlib driver
-// unchanged. The contexts of BeginTx and of each statement carry what may
+// row, entry, postings and payment go with the reads between them, and
+// the merchant's lock with the balance read after it). Transactions begun
+// by anything else (the job queue's own, read snapshots) go through pgx's
+// stdlib driver unchanged. The contexts of BeginTx and of each statement carry what may
 // be held back or sent together (the keys below).
 
 type pipeCtxKey int
@@ -57,7 +57,7 @@ const (
 	// BEGIN, kept statements) go out in the same batch as the query. Only
 	// statements whose columns are of the plain types of pipeValue may
 	// carry it; any other query is sent after a batch of what is held.
-	// The store's own queries in its transactions carry it (pipeTx).
+	// The store's own queries in its transactions carry it (carrying).
 	sendWithBegin
 	// keepForNext, on an Exec's context while the BEGIN is held back,
 	// keeps the statement to go out after the BEGIN in the batch of the

@@ -30,7 +30,11 @@ func testFreeze(t *testing.T, open func(t *testing.T) payd.Store) {
 				if err := lockAndRead(true)(t.Context(), a); err != nil {
 					return err
 				}
-				return s.Tx(t.Context(), func(b payd.Tx) error { return lockAndRead(false)(t.Context(), b) })
+				// Bounded: were the two contours one lock, B would wait
+				// for A, which waits for B.
+				bctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				defer cancel()
+				return s.Tx(bctx, func(b payd.Tx) error { return lockAndRead(false)(bctx, b) })
 			})
 		}
 	})
