@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"hash/fnv"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -11,9 +10,7 @@ import (
 
 // lockKey is the 64-bit key of the idempotency try-lock of a shop's key.
 func lockKey(shopID string, mode payd.Mode, key string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte("idem\x00" + shopID + "\x00" + string(mode) + "\x00" + key))
-	return int64(h.Sum64())
+	return advisoryKey("idem", shopID, string(mode), key)
 }
 
 // idemScope names a key within its shop and mode.

@@ -69,11 +69,22 @@ func (t *tx) FreezeLock(ctx context.Context, merchantID string, test bool) error
 	return t.later(ctx, q, freezeKey(merchantID, test))
 }
 
-// freezeKey is the 64-bit key of a contour's freeze lock, hashed with a
-// prefix of its own into the key space of the other advisory locks.
+// freezeKey is the 64-bit key of a contour's freeze lock.
 func freezeKey(merchantID string, test bool) int64 {
+	return advisoryKey("freeze", merchantID, strconv.FormatBool(test))
+}
+
+// advisoryKey is the 64-bit key of an advisory lock: the FNV-1a hash of
+// its kind and parts joined by NUL, so that the kinds (an idempotency
+// key's lock, a shop's sandbox fence, a contour's freeze) share one key
+// space without meeting.
+func advisoryKey(kind string, parts ...string) int64 {
 	h := fnv.New64a()
-	h.Write([]byte("freeze\x00" + merchantID + "\x00" + strconv.FormatBool(test)))
+	h.Write([]byte(kind))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
 	return int64(h.Sum64())
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -48,9 +47,7 @@ func (t *tx) fence(ctx context.Context, shopID string, shared bool) error {
 // fenceKey is the 64-bit key of a shop's sandbox fence. Idempotency keys'
 // locks (lockKey) hash another prefix into the same key space.
 func fenceKey(shopID string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte("sandbox\x00" + shopID))
-	return int64(h.Sum64())
+	return advisoryKey("sandbox", shopID)
 }
 
 // ids runs a query of one column of ids.

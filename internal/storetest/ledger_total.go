@@ -305,9 +305,7 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 	t.Run("PostingDoesNotWait", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
-		if d := dialect(s); d != "postgres" {
-			t.Skipf("concurrent transactions need PostgreSQL; dialect %q", d)
-		}
+		needPostgres(t, s, "concurrent transactions")
 		ctx := t.Context()
 		now := ts(time.Now())
 		mer := newID(payd.PrefixMerchant, now)

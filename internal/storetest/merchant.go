@@ -123,9 +123,7 @@ func testMerchant(t *testing.T, open func(t *testing.T) payd.Store) {
 	t.Run("LockThenReadSeesTheHoldersCommit", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
-		if d := dialect(s); d != "postgres" {
-			t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
-		}
+		needPostgres(t, s, "row locks between transactions")
 		ctx := t.Context()
 		now := ts(time.Now())
 		m := addMerchant(t, s, now)

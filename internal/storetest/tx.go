@@ -178,13 +178,20 @@ func wantLocks(t *testing.T, s payd.Store, lock func(ctx context.Context, tx pay
 	wantLocksBetween(t, s, lock, lock)
 }
 
+// needPostgres skips a case that needs what only PostgreSQL has (what
+// names it): SQLite's single writer never lets two transactions meet.
+func needPostgres(t *testing.T, s payd.Store, what string) {
+	t.Helper()
+	if d := dialect(s); d != "postgres" {
+		t.Skipf("%s need PostgreSQL; dialect %q", what, d)
+	}
+}
+
 // wantLocksBetween checks that b waits while a transaction that ran a
 // holds the lock (PostgreSQL only), then succeeds once it is free.
 func wantLocksBetween(t *testing.T, s payd.Store, lockA, lockB func(ctx context.Context, tx payd.Tx) error) {
 	t.Helper()
-	if d := dialect(s); d != "postgres" {
-		t.Skipf("row locks between transactions need PostgreSQL; dialect %q", d)
-	}
+	needPostgres(t, s, "row locks between transactions")
 	ctx := t.Context()
 	err := s.Tx(ctx, func(a payd.Tx) error {
 		if err := lockA(ctx, a); err != nil {
