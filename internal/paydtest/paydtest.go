@@ -149,7 +149,8 @@ type Options struct {
 	// (see RedisURL and NewRedisPrefix); empty keeps them in the process.
 	RedisURL    string
 	RedisPrefix string
-	// Logger receives the service's log (nil: none).
+	// Logger receives the service's log (nil: its warnings and errors
+	// are printed if the test fails).
 	Logger *slog.Logger
 	// TracerProvider traces the service (nil: no tracing); tests give one
 	// that records into tracetest's in-memory exporter.
@@ -171,6 +172,10 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		t.Fatal(err)
 	}
 	dbURL := b.DatabaseURL(t)
+	logger, printLog := opts.Logger, func() {}
+	if logger == nil {
+		logger, printLog = logOnFailure(t)
+	}
 	in, err := serve.New(ctx, serve.Config{
 		DatabaseURL: dbURL, DataDir: dir, AdminToken: token, TestClock: true,
 		PublicURL:         "http://" + ln.Addr().String(),
@@ -178,7 +183,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		HoldIdempotentFunc: opts.HoldIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, SandboxWait: opts.SandboxWait, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
-		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: opts.Logger, TracerProvider: opts.TracerProvider,
+		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: logger, TracerProvider: opts.TracerProvider,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)
@@ -197,6 +202,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		defer cancel()
 		in.Close(ctx)
 	})
+	t.Cleanup(printLog)
 	return env
 }
 
