@@ -10,3 +10,7 @@ import (
 func setParentDeathSignal(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// syncDisks has the kernel write out its dirty pages now, rather than
+// during the measured runs.
+func syncDisks() { syscall.Sync() }
