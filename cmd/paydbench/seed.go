@@ -423,10 +423,10 @@ func seedPayments(ctx context.Context, database, pgURL, dataDir, shopID string, 
 			return nil
 		}
 		// The tables as an old shop's are: vacuumed and analyzed. Without
-		// the vacuum, autovacuum takes up gigabytes of rows that were just
-		// copied in (its first pass sets their hint bits and the
-		// visibility map) while the phases run, and its CPU is counted as
-		// the database's, as if every operation cost more on a big
+		// the vacuum, whatever autovacuum has not finished of the rows
+		// just copied in (its first pass sets their hint bits and the
+		// visibility map) runs during the phases, and its CPU is counted
+		// as the database's, as if every operation cost more on a big
 		// ledger. Without the statistics, the planner would be surprised
 		// by an unanalyzed table.
 		finish = func() error {
