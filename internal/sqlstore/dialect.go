@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -80,9 +81,16 @@ func (sqliteDialect) isUnique(err error) bool {
 //
 // SQLite has no sequences: the one migration that creates one (0019, the
 // sandbox event feed) numbers the feed by nextFeedSeq instead.
+//
+// A table's storage parameters (fillfactor, migration 0024) are
+// PostgreSQL's: SQLite has none, and the statements setting them are
+// dropped.
 func (sqliteDialect) ddl(s string) string {
+	s = storageParams.ReplaceAllString(s, "")
 	return strings.NewReplacer("BYTEA", "BLOB", "::jsonb", "", "CREATE SEQUENCE events_feed_seq;", "").Replace(s)
 }
+
+var storageParams = regexp.MustCompile(`(?m)^ALTER TABLE \w+ SET \([a-z_]+ = \d+\);$`)
 
 // nextFeedSeq takes the shop's highest number plus one: the single writer
 // makes it unique and gives numbers in commit order, so a feed reader
