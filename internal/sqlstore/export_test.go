@@ -20,6 +20,9 @@ func (s *Store) MigrateOnly(ctx context.Context, versions ...int) ([]string, err
 	return s.migrateWhere(ctx, func(v int) bool { return slices.Contains(versions, v) })
 }
 
+// SQLiteDDL is a migration's text as SQLite runs it.
+func SQLiteDDL(s string) string { return sqliteDialect{}.ddl(s) }
+
 // LatestVersion is the number of the newest migration.
 func LatestVersion() int { return latestVersion() }
 
