@@ -253,3 +253,29 @@ func TestReadyRefusesAnUnknownMigration(t *testing.T) {
 		}
 	})
 }
+
+// Migration 0024 leaves room on the pages of payments and sandbox
+// attempts on PostgreSQL (SQLite has no such setting: TestSQLiteDDL).
+func TestMigration0024Fillfactor(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		if b.Name != "postgres" {
+			return
+		}
+		ctx := t.Context()
+		s := openUnmigrated(t, b)
+		if _, err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for table, want := range map[string]string{"payments": "fillfactor=70", "sandbox_attempts": "fillfactor=85"} {
+			row := s.DB().QueryRowContext(ctx, `SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass`, table)
+			var got string
+			if err := row.Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(strings.Split(got, ","), want) {
+				t.Errorf("%s's storage parameters = %q, want %s among them", table, got, want)
+			}
+		}
+	})
+}
