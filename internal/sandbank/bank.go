@@ -174,16 +174,26 @@ func (b *Bank) VerifyNotification(payload []byte, signature string) (*payd.Notif
 // notify signs a notification and schedules its delivery to the core at
 // at; the attempt keeps it, to send it again for duplicate_webhook.
 func (b *Bank) notify(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, n payd.Notification, at time.Time) error {
-	n.ProviderPaymentID = a.ID
+	payload, err := b.send(ctx, tx, a.ID, n, at)
+	if err != nil {
+		return err
+	}
+	a.LastNotification = payload
+	return nil
+}
+
+// send signs a notification about the attempt attemptID and schedules its
+// delivery to the core at at; it returns the signed payload.
+func (b *Bank) send(ctx context.Context, tx payd.Tx, attemptID string, n payd.Notification, at time.Time) ([]byte, error) {
+	n.ProviderPaymentID = attemptID
 	if n.ID == "" {
 		n.ID = "ntf_" + ulid.MustNew(ulid.Timestamp(b.clock.Now()), rand.Reader).String()
 	}
 	payload, err := json.Marshal(envelope{Provider: b.name, SentAt: b.clock.Now(), Event: n})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.LastNotification = payload
-	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: payload, Signature: b.sign(payload)}, at)
+	return payload, b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: payload, Signature: b.sign(payload)}, at)
 }
 
 func (b *Bank) resend(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, at time.Time) error {
@@ -350,10 +360,6 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 // (then it is canceled with the `sandbox_decline_code`, or
 // general_decline); `sandbox_delay_seconds` delays the answer.
 func (b *Bank) Refund(ctx context.Context, tx payd.Tx, p *payd.Payment, r *payd.Refund) error {
-	a, err := tx.SandboxAttemptGetForUpdate(ctx, p.ProviderPaymentID)
-	if err != nil {
-		return err
-	}
 	n := payd.Notification{Kind: payd.NotifyRefundSucceeded, RefundID: r.ID}
 	if r.Metadata["sandbox_outcome"] == OutcomeDecline {
 		code := r.Metadata["sandbox_decline_code"]
@@ -366,11 +372,12 @@ func (b *Bank) Refund(ctx context.Context, tx payd.Tx, p *payd.Payment, r *payd.
 	if v, err := strconv.Atoi(r.Metadata["sandbox_delay_seconds"]); err == nil && v >= 0 && v <= 3600 {
 		at = at.Add(time.Duration(v) * time.Second)
 	}
-	last := a.LastNotification
-	if err := b.notify(ctx, tx, a, n, at); err != nil {
-		return err
-	}
-	// duplicate_webhook replays the payment's notification, not a refund's.
-	a.LastNotification = last
-	return tx.SandboxAttemptUpdate(ctx, a)
+	// The attempt is neither read nor locked: a refund's answer changes
+	// nothing on it (duplicate_webhook replays the payment's notification,
+	// not a refund's), and the payment's lock, which the caller holds,
+	// already orders everything done to this payment. The caller holds the
+	// merchant's lock too, so a read here would lengthen the section every
+	// refund of the merchant queues for.
+	_, err := b.send(ctx, tx, p.ProviderPaymentID, n, at)
+	return err
 }
