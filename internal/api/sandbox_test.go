@@ -320,6 +320,23 @@ func aboutAttempt(providerPaymentID string) func([]byte) bool {
 	}
 }
 
+// notificationKind is the kind of the notification a provider_notification
+// job carries.
+func notificationKind(t *testing.T, raw []byte) string {
+	t.Helper()
+	var args payd.ProviderNotificationArgs
+	var env struct {
+		Event payd.Notification `json:"event"`
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		t.Fatalf("notification job %s: %v", raw, err)
+	}
+	if err := json.Unmarshal(args.Payload, &env); err != nil {
+		t.Fatalf("notification %s: %v", args.Payload, err)
+	}
+	return env.Event.Kind
+}
+
 // statusQueryOf matches provider status queries of a payment's attempt.
 func statusQueryOf(id string) func([]byte) bool {
 	return func(raw []byte) bool {
@@ -714,6 +731,28 @@ func TestSandboxSimulate(t *testing.T) {
 			if st := s.get(id)["status"]; st != "pending" {
 				s.t.Fatalf("after a refused simulate: %v", st)
 			}
+		}},
+		{"duplicate_webhook after a refund repeats the payment's notification", func(s *sandbox) {
+			id := s.qrIn(fromSucceeded)
+			refund := s.c.Post("/v1/refunds", key(), map[string]any{"payment_id": id, "amount": rub("10.00")}).Expect(s.t, 201).JSON(s.t)
+			paydtest.Eventually(s.t, "the refund to succeed", func() bool {
+				return s.c.Get("/v1/refunds/"+refund["id"].(string)).Expect(s.t, 200).JSON(s.t)["status"] == "succeeded"
+			})
+			s.simulated(id, "duplicate_webhook")
+			ppid := s.operator(id)["provider_payment_id"].(string)
+			s.waitJobs("notifications (the payment's, the refund's, a repeat)", "provider_notification", 3, aboutAttempt(ppid))
+			var kinds []string
+			for _, j := range s.jobs("provider_notification", aboutAttempt(ppid)) {
+				kinds = append(kinds, notificationKind(s.t, j.args))
+			}
+			slices.Sort(kinds)
+			if want := []string{payd.NotifyRefundSucceeded, payd.NotifySucceeded, payd.NotifySucceeded}; !slices.Equal(kinds, want) {
+				s.t.Fatalf("notifications about the attempt = %v, want %v", kinds, want)
+			}
+			if d := s.discrepancies(id); len(d) != 0 {
+				s.t.Fatalf("the repeat was processed again: %v", d)
+			}
+			s.wantEvents(id, "payment.succeeded")
 		}},
 		{"redirect payment before a method is chosen", func(s *sandbox) {
 			id := s.redirect("100.00", nil)["id"].(string)
