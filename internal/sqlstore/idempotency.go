@@ -8,11 +8,6 @@ import (
 	"github.com/paydhq/payd"
 )
 
-// lockKey is the 64-bit key of the idempotency try-lock of a shop's key.
-func lockKey(shopID string, mode payd.Mode, key string) int64 {
-	return advisoryKey("idem", shopID, string(mode), key)
-}
-
 // idemScope names a key within its shop and mode.
 func idemScope(shopID string, mode payd.Mode, key string) string {
 	return shopID + "\x00" + string(mode) + "\x00" + key

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"hash/fnv"
-	"strconv"
 
 	"github.com/paydhq/payd"
 )
@@ -67,25 +65,6 @@ func (t *tx) FreezeLock(ctx context.Context, merchantID string, test bool) error
 		return nil
 	}
 	return t.later(ctx, q, freezeKey(merchantID, test))
-}
-
-// freezeKey is the 64-bit key of a contour's freeze lock.
-func freezeKey(merchantID string, test bool) int64 {
-	return advisoryKey("freeze", merchantID, strconv.FormatBool(test))
-}
-
-// advisoryKey is the 64-bit key of an advisory lock: the FNV-1a hash of
-// its kind and parts joined by NUL, so that the kinds (an idempotency
-// key's lock, a shop's sandbox fence, a contour's freeze) share one key
-// space without meeting.
-func advisoryKey(kind string, parts ...string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(kind))
-	for _, p := range parts {
-		h.Write([]byte{0})
-		h.Write([]byte(p))
-	}
-	return int64(h.Sum64())
 }
 
 func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {

@@ -44,12 +44,6 @@ func (t *tx) fence(ctx context.Context, shopID string, shared bool) error {
 	return err
 }
 
-// fenceKey is the 64-bit key of a shop's sandbox fence. Idempotency keys'
-// locks (lockKey) hash another prefix into the same key space.
-func fenceKey(shopID string) int64 {
-	return advisoryKey("sandbox", shopID)
-}
-
 // ids runs a query of one column of ids.
 func (t *tx) ids(ctx context.Context, query string, args ...any) ([]string, error) {
 	var out []string
