@@ -193,14 +193,20 @@ func (b *Bank) send(ctx context.Context, tx payd.Tx, attemptID string, n payd.No
 	if err != nil {
 		return nil, err
 	}
-	return payload, b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: payload, Signature: b.sign(payload)}, at)
+	return payload, b.enqueue(ctx, tx, payload, at)
+}
+
+// enqueue signs a notification's payload and schedules its delivery to the
+// core at at.
+func (b *Bank) enqueue(ctx context.Context, tx payd.Tx, payload []byte, at time.Time) error {
+	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: payload, Signature: b.sign(payload)}, at)
 }
 
 func (b *Bank) resend(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, at time.Time) error {
 	if len(a.LastNotification) == 0 {
 		return errors.New("nothing was sent for this attempt yet")
 	}
-	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: a.LastNotification, Signature: b.sign(a.LastNotification)}, at)
+	return b.enqueue(ctx, tx, a.LastNotification, at)
 }
 
 // approve is the payer's confirmation on the bank's pages: Pay in a QR
@@ -375,9 +381,10 @@ func (b *Bank) Refund(ctx context.Context, tx payd.Tx, p *payd.Payment, r *payd.
 	// The attempt is neither read nor locked: a refund's answer changes
 	// nothing on it (duplicate_webhook replays the payment's notification,
 	// not a refund's), and the payment's lock, which the caller holds,
-	// already orders everything done to this payment. The caller holds the
-	// merchant's lock too, so a read here would lengthen the section every
-	// refund of the merchant queues for.
+	// already orders everything done to this payment. A refund drawing on
+	// the available balance holds the merchant's lock here too, so a read
+	// would lengthen the section every such refund of the merchant queues
+	// for.
 	_, err := b.send(ctx, tx, p.ProviderPaymentID, n, at)
 	return err
 }

@@ -3,7 +3,6 @@ package sandbank
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -21,20 +20,15 @@ func (b *Bank) SimulateDispute(ctx context.Context, tx payd.Tx, d *payd.Dispute,
 	if err != nil {
 		return err
 	}
-	now := b.clock.Now()
-	n := payd.Notification{ID: "ntf_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), Kind: kind,
-		ProviderPaymentID: pay.ProviderPaymentID, Dispute: &payd.DisputeNotice{ID: d.ProviderDisputeID}}
+	n := payd.Notification{Kind: kind, Dispute: &payd.DisputeNotice{ID: d.ProviderDisputeID}}
 	switch kind {
 	case payd.NotifyDisputeWon:
 		n.Dispute.Resolution = "the issuer accepted the merchant's case (sandbox)"
 	case payd.NotifyDisputeLost:
 		n.Dispute.Resolution = "the issuer upheld the cardholder's claim (sandbox)"
 	}
-	payload, err := json.Marshal(envelope{Provider: b.name, SentAt: now, Event: n})
-	if err != nil {
-		return err
-	}
-	return b.jobs.Enqueue(ctx, tx, payd.ProviderNotificationArgs{Provider: b.name, Payload: payload, Signature: b.sign(payload)}, now.Add(delay))
+	_, err = b.send(ctx, tx, pay.ProviderPaymentID, n, b.clock.Now().Add(delay))
+	return err
 }
 
 var _ payd.DisputeSimulator = (*Bank)(nil)
