@@ -311,30 +311,24 @@ func (s *sandbox) waitJobs(what, kind string, n int, match func(args []byte) boo
 // aboutAttempt matches provider notifications about a provider attempt.
 func aboutAttempt(providerPaymentID string) func([]byte) bool {
 	return func(raw []byte) bool {
-		var args payd.ProviderNotificationArgs
-		var env struct {
-			Event payd.Notification `json:"event"`
-		}
-		return json.Unmarshal(raw, &args) == nil && json.Unmarshal(args.Payload, &env) == nil &&
-			env.Event.ProviderPaymentID == providerPaymentID
+		n, err := notificationOf(raw)
+		return err == nil && n.ProviderPaymentID == providerPaymentID
 	}
 }
 
-// notificationKind is the kind of the notification a provider_notification
-// job carries.
-func notificationKind(t *testing.T, raw []byte) string {
-	t.Helper()
+// notificationOf is the notification a provider_notification job carries.
+func notificationOf(raw []byte) (payd.Notification, error) {
 	var args payd.ProviderNotificationArgs
 	var env struct {
 		Event payd.Notification `json:"event"`
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
-		t.Fatalf("notification job %s: %v", raw, err)
+		return env.Event, fmt.Errorf("notification job %s: %w", raw, err)
 	}
 	if err := json.Unmarshal(args.Payload, &env); err != nil {
-		t.Fatalf("notification %s: %v", args.Payload, err)
+		return env.Event, fmt.Errorf("notification %s: %w", args.Payload, err)
 	}
-	return env.Event.Kind
+	return env.Event, nil
 }
 
 // statusQueryOf matches provider status queries of a payment's attempt.
@@ -743,7 +737,11 @@ func TestSandboxSimulate(t *testing.T) {
 			s.waitJobs("notifications (the payment's, the refund's, a repeat)", "provider_notification", 3, aboutAttempt(ppid))
 			var kinds []string
 			for _, j := range s.jobs("provider_notification", aboutAttempt(ppid)) {
-				kinds = append(kinds, notificationKind(s.t, j.args))
+				n, err := notificationOf(j.args)
+				if err != nil {
+					s.t.Fatal(err)
+				}
+				kinds = append(kinds, n.Kind)
 			}
 			slices.Sort(kinds)
 			if want := []string{payd.NotifyRefundSucceeded, payd.NotifySucceeded, payd.NotifySucceeded}; !slices.Equal(kinds, want) {

@@ -12,9 +12,8 @@ import (
 // fence and a contour's payout freeze. They share one 64-bit key space.
 
 // advisoryKey is the 64-bit key of an advisory lock: the FNV-1a hash of
-// its kind and parts joined by NUL, so that the kinds (an idempotency
-// key's lock, a shop's sandbox fence, a contour's freeze) share one key
-// space without meeting.
+// its kind and parts joined by NUL, so that keys of different kinds do
+// not meet.
 func advisoryKey(kind string, parts ...string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(kind))
