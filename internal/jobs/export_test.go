@@ -1,0 +1,6 @@
+package jobs
+
+// RegisterWorkers registers every kind's worker on a queue that is never
+// started: River refuses to insert a kind it has no worker for, and a test
+// that counts waiting jobs needs none of them taken.
+func (q *Queue) RegisterWorkers() { registerWorkers(q.workers, nil) }
