@@ -82,3 +82,16 @@ func (s *Service) LedgerEntries(ctx context.Context, merchantID string, test boo
 	}
 	return read(ctx, s, func(tx Tx) ([]*ledger.Entry, error) { return tx.LedgerEntriesOf(ctx, merchantID, test, c, from, to) })
 }
+
+// FoldLedgerTotals folds the running totals' spare slots, those left by
+// postings that ran at once, back into one per total, so that a balance
+// read sums as few rows as the moment's concurrency needs; a periodic job
+// runs it (docs/money.md, "Slots").
+func (s *Service) FoldLedgerTotals(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+		n, err = tx.LedgerTotalsFold(ctx)
+		return err
+	})
+	return n, err
+}

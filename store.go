@@ -259,6 +259,10 @@ type Tx interface {
 	// totals that differ, that have no postings, and the accounts and
 	// buckets with postings but no total.
 	LedgerTotalMismatches(ctx context.Context) ([]LedgerTotalMismatch, error)
+	// LedgerTotalsFold folds the spare slots of the running totals, those
+	// no transaction holds, back into one per total, and returns how many
+	// it removed (a periodic job; docs/money.md, "Slots").
+	LedgerTotalsFold(ctx context.Context) (int, error)
 	// LedgerUnbalanced, LedgerNegativeAccounts and RefundTotals are the
 	// ledger check's reads: the ids of entries whose postings do not sum
 	// to zero (and a note of entries without postings); the keys of the

@@ -16,7 +16,7 @@ import (
 // restarted) may add a run.
 var (
 	sweepKinds  = []string{"expire_payments", "expire_disputes"}
-	hourlyKinds = []string{"purge_events", "purge_idempotency", "settlement_run"}
+	hourlyKinds = []string{"purge_events", "purge_idempotency", "settlement_run", "fold_ledger_totals"}
 )
 
 const sweepInterval = 5 * time.Second

@@ -93,9 +93,20 @@ func (RefreshPaymentViewsArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 1}
 }
 
+// FoldLedgerTotalsArgs folds the spare slots of the ledger's running
+// totals back into one per total.
+type FoldLedgerTotalsArgs struct{}
+
+// Kind names the job.
+func (FoldLedgerTotalsArgs) Kind() string { return "fold_ledger_totals" }
+
+// InsertOpts: tried once; a slot held at the time is folded by the next
+// run, and nothing waits for it.
+func (FoldLedgerTotalsArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
 // periodicArgs are the periodic jobs: the expiry sweeps and the hourly ones.
 func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, RefreshPaymentViewsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}}
+	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, RefreshPaymentViewsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}, FoldLedgerTotalsArgs{}}
 }
 
 // PeriodicKinds names the kinds of the periodic jobs, and for each whether
@@ -156,6 +167,9 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return payd.SettlementRunArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return FoldLedgerTotalsArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 }
@@ -224,6 +238,10 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 		return nil
 	}})
 	river.AddWorker(w, &funcWorker[payd.SettlementRunArgs]{fn: svc.RunSettlements})
+	river.AddWorker(w, &funcWorker[FoldLedgerTotalsArgs]{fn: func(ctx context.Context) error {
+		_, err := svc.FoldLedgerTotals(ctx)
+		return err
+	}})
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {
 		return svc.ReleaseHeld(ctx, a)
 	}})

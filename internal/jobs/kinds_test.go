@@ -50,12 +50,13 @@ func TestPeriodicKinds(t *testing.T) {
 		"expire_payments": true, "expire_disputes": true, "expire_payment_links": true,
 		"remove_expired_evidence": true, "payment_views_refresh": true,
 		"purge_events": false, "purge_idempotency": false, "settlement_run": false,
+		"fold_ledger_totals": true,
 	} {
 		if g, ok := got[kind]; !ok || g != once {
 			t.Errorf("PeriodicKinds()[%q] = %v, %v; want %v, true", kind, g, ok, once)
 		}
 	}
-	if len(got) != 8 {
-		t.Errorf("PeriodicKinds() has %d kinds, want 8: %v", len(got), got)
+	if len(got) != 9 {
+		t.Errorf("PeriodicKinds() has %d kinds, want 9: %v", len(got), got)
 	}
 }

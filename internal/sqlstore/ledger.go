@@ -59,11 +59,17 @@ func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64,
 	return *sum, err
 }
 
+// ledgerBucketsSQL sums the bucket totals of a contour. The kind and the
+// empty sub are written out, not bound, so that both databases see the
+// query within ledger_totals_owner_level (migration 0025), an index of the
+// owner-level totals only.
+const ledgerBucketsSQL = `SELECT currency, bucket, SUM(amount) FROM ledger_totals
+	WHERE kind = '` + totalBucket + `' AND sub = '' AND owner = $1 AND test = $2 GROUP BY currency, bucket`
+
 // LedgerBuckets reads the bucket totals of a contour: a few rows per
 // currency and bucket, whatever the number of postings or sub-accounts.
 func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT currency, bucket, SUM(amount) FROM ledger_totals
-		WHERE kind = $1 AND owner = $2 AND test = $3 GROUP BY currency, bucket`, totalBucket, owner, test)
+	rows, err := t.q.QueryContext(ctx, ledgerBucketsSQL, owner, test)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +150,7 @@ func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, err
 // currency, from the same rows as LedgerBuckets.
 func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_totals
-		WHERE kind = $1 AND owner = $2 AND test = $3 AND bucket = $4 GROUP BY currency`, totalBucket, owner, test, b)
+		WHERE kind = '`+totalBucket+`' AND sub = '' AND owner = $1 AND test = $2 AND bucket = $3 GROUP BY currency`, owner, test, b)
 	if err != nil {
 		return nil, err
 	}

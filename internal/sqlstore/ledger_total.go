@@ -20,10 +20,10 @@ import (
 // kept in slots, rows whose amounts sum to it, and a transaction adds to
 // a slot it alone holds:
 //
-//   - it locks the free slots of each total it touches, skipping those
+//   - it locks one free slot of each total it touches, skipping those
 //     another transaction holds (FOR UPDATE SKIP LOCKED; SQLite's single
-//     writer holds them all), adds to the first and folds the others
-//     into it;
+//     writer holds them all, and a total there is one slot), and adds to
+//     it in place;
 //   - a total none of whose slots is free (or that has none yet) gets a
 //     new slot named after the entry, a key no other transaction can
 //     insert.
@@ -32,9 +32,18 @@ import (
 // however busy the total: a merchant's pending bucket under concurrent
 // captures, the service's clearing account under every merchant's. A
 // new slot is opened only while every slot of its total is held by
-// another transaction, so a total has about as many slots as
-// transactions post to it at once (bounded by the connections open to
-// the database), and each posting that finds spare slots free folds them.
+// another transaction, so a total has at most as many slots as
+// transactions ever posted to it at once (bounded by the connections open
+// to the database). Under a steady load the slots are the same rows,
+// updated in place (heap-only on PostgreSQL, as no indexed column
+// changes): a posting that took every free slot and folded them, as an
+// earlier design did, left the next ones none and made them open new
+// slots, and the rows opened and deleted by the thousand left the hot
+// totals' index ranges full of dead entries that every lock and read then
+// stepped over (docs/benchmarks.md, "Slots that stay"). Spare slots are
+// folded back into one by a periodic job (LedgerTotalsFold), which takes
+// only the slots nobody holds.
+//
 // On SQLite, and for every account the service only posts to under a lock
 // it already holds (the merchant's row for deposit, the payment's,
 // refund's, dispute's or payout's for its own sub-account), a total is one
@@ -115,8 +124,7 @@ func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
 
 // addTotals adds deltas to their totals, in slots no other transaction
 // holds; slot names the slot opened for a total that has none free. It is
-// two statements (lock, add), three when spare slots are folded, per
-// totalsBatch totals.
+// two statements (lock, add) per totalsBatch totals.
 func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
 	keys := make([]totalKey, 0, len(deltas))
 	for k := range deltas {
@@ -124,7 +132,7 @@ func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int
 	}
 	slices.SortFunc(keys, compareTotalKeys)
 	for from := 0; from < len(keys); from += totalsBatch {
-		if err := t.addTotalsOf(ctx, slot, keys[from:min(from+totalsBatch, len(keys))], deltas); err != nil {
+		if _, err := t.addTotalsOf(ctx, slot, keys[from:min(from+totalsBatch, len(keys))], deltas, false); err != nil {
 			return err
 		}
 	}
@@ -138,28 +146,17 @@ func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int
 const totalsBatch = 100
 
 // addTotalsOf is addTotals for some of the keys, at most totalsBatch.
-func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, deltas map[totalKey]int64) error {
-
-	// The free slots of each total, locked for this transaction; on
-	// SQLite every slot is free.
-	where, args := totalsMatch(keys, nil, nil)
-	free := map[totalKey][]string{}
-	err := eachRow(ctx, t.q, `SELECT kind, owner, test, currency, bucket, sub, slot FROM ledger_totals WHERE `+where+
-		` ORDER BY kind, owner, test, currency, bucket, sub, slot`+t.d.skipLocked(), args, func(r *sql.Rows) error {
-		var k totalKey
-		var s string
-		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &k.sub, &s); err != nil {
-			return err
-		}
-		free[k] = append(free[k], s)
-		return nil
-	})
+// With fold it takes every free slot of each total instead of one, folds
+// the spare ones into the first, and opens none (LedgerTotalsFold). It
+// returns how many spare slots it folded.
+func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, deltas map[totalKey]int64, fold bool) (int, error) {
+	free, err := t.lockFreeSlots(ctx, keys, fold)
 	if err != nil {
-		return fmt.Errorf("lock ledger totals: %w", err)
+		return 0, fmt.Errorf("lock ledger totals: %w", err)
 	}
 
-	// Spare slots are folded into the first: deleted, their amounts added
-	// to it. The rows are this transaction's now, so the amounts returned
+	// Spare slots (only a fold, or SQLite, finds any) are folded into the
+	// first: deleted, their amounts added to it. The rows are this transaction's now, so the amounts returned
 	// are the last committed ones.
 	var spareKeys []totalKey
 	var spareSlots []string
@@ -186,7 +183,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 				return nil
 			})
 		if err != nil {
-			return fmt.Errorf("fold ledger total slots: %w", err)
+			return 0, fmt.Errorf("fold ledger total slots: %w", err)
 		}
 	}
 
@@ -198,11 +195,13 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 	var vals []any
 	for _, k := range keys {
 		s := slot
-		if len(free[k]) > 0 {
-			if add[k] == 0 {
-				continue
-			}
+		switch {
+		case len(free[k]) > 0 && add[k] == 0:
+			continue
+		case len(free[k]) > 0:
 			s = free[k][0]
+		case fold:
+			continue
 		}
 		if len(vals) > 0 {
 			q.WriteString(", ")
@@ -211,15 +210,97 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k])
 	}
 	if len(vals) == 0 {
-		return nil
+		return len(spareSlots), nil
 	}
 	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
 	// The slots are this transaction's or new under the entry's id: the
 	// addition cannot fail on them, and goes out later.
 	if err := t.later(ctx, q.String(), vals...); err != nil {
-		return fmt.Errorf("add to ledger totals: %w", err)
+		return 0, fmt.Errorf("add to ledger totals: %w", err)
 	}
-	return nil
+	return len(spareSlots), nil
+}
+
+// lockFreeSlots locks free slots of each total and returns them by total,
+// in slot order: one each, or with all every free one. On SQLite every
+// slot is free (its one writer holds them all) and a total is one slot, so
+// all its slots are returned either way.
+func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, all bool) (map[totalKey][]string, error) {
+	var query string
+	var args []any
+	if all || t.d.Name() != "postgres" {
+		var where string
+		where, args = totalsMatch(keys, nil, nil)
+		query = `SELECT kind, owner, test, currency, bucket, sub, slot FROM ledger_totals WHERE ` + where +
+			` ORDER BY kind, owner, test, currency, bucket, sub, slot` + t.d.skipLocked()
+	} else {
+		// Each total's first slot nobody holds: a walk of the primary
+		// key per total that stops at it, in the keys' order.
+		var b strings.Builder
+		b.WriteString(`SELECT k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s.slot FROM (VALUES `)
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			n := len(args)
+			fmt.Fprintf(&b, "($%d, $%d, $%d::boolean, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+			args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub)
+		}
+		b.WriteString(`) AS k (kind, owner, test, currency, bucket, sub) CROSS JOIN LATERAL (
+			SELECT slot FROM ledger_totals l WHERE l.kind = k.kind AND l.owner = k.owner AND l.test = k.test
+				AND l.currency = k.currency AND l.bucket = k.bucket AND l.sub = k.sub
+			ORDER BY l.slot LIMIT 1 FOR UPDATE SKIP LOCKED) s`)
+		query = b.String()
+	}
+	free := map[totalKey][]string{}
+	err := eachRow(ctx, t.q, query, args, func(r *sql.Rows) error {
+		var k totalKey
+		var s string
+		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &k.sub, &s); err != nil {
+			return err
+		}
+		free[k] = append(free[k], s)
+		return nil
+	})
+	return free, err
+}
+
+// spareTotalsSQL finds the owner-level totals of more than one slot.
+const spareTotalsSQL = `SELECT kind, owner, test, currency, bucket FROM ledger_totals
+	WHERE sub = '' GROUP BY kind, owner, test, currency, bucket HAVING COUNT(*) > 1`
+
+// LedgerTotalsFold folds the spare slots of every owner-level total (the
+// empty sub) that has more than one: the free ones of each are locked, all but
+// the first deleted and their amounts added to it. Slots other
+// transactions hold are left as they are, for a later run. It returns how
+// many slots it removed. The totals of sub-accounts are left out: each is
+// posted to under its object's lock (a payment's, a refund's), so it stays
+// one slot, and there is one per payment, which the search would otherwise
+// walk (ledger_totals_owner_level, migration 0025, holds the others only).
+func (t *tx) LedgerTotalsFold(ctx context.Context) (int, error) {
+	var keys []totalKey
+	err := eachRow(ctx, t.q, spareTotalsSQL, nil, func(r *sql.Rows) error {
+		var k totalKey
+		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket); err != nil {
+			return err
+		}
+		keys = append(keys, k)
+		return nil
+	})
+	if err != nil || len(keys) == 0 {
+		return 0, err
+	}
+	slices.SortFunc(keys, compareTotalKeys)
+	var folded int
+	zero := map[totalKey]int64{}
+	for from := 0; from < len(keys); from += totalsBatch {
+		n, err := t.addTotalsOf(ctx, "", keys[from:min(from+totalsBatch, len(keys))], zero, true)
+		if err != nil {
+			return folded, err
+		}
+		folded += n
+	}
+	return folded, nil
 }
 
 // LedgerTotalMismatches compares every running total with the postings it

@@ -157,6 +157,30 @@ func TestLedgerDayPlanIsARange(t *testing.T) {
 	})
 }
 
+// The balance read and the fold's search walk the owner-level totals
+// only (migration 0025), not the primary key that also holds a total for
+// every payment's sub-accounts, also on a fresh database.
+func TestLedgerTotalsPlansUseTheOwnerLevelIndex(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		s := openUnmigrated(t, b)
+		if _, err := s.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for name, explain := range map[string]func(context.Context) (string, error){
+			"the balance read": s.ExplainLedgerBuckets, "the fold's search": s.ExplainSpareTotals,
+		} {
+			plan, err := explain(t.Context())
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !strings.Contains(plan, "ledger_totals_owner_level") {
+				t.Errorf("%s does not read ledger_totals_owner_level:\n%s", name, plan)
+			}
+		}
+	})
+}
+
 // planProblem names what keeps a plan from being an index walk in order,
 // or returns "".
 func planProblem(db, plan string) string {

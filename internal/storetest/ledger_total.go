@@ -296,12 +296,26 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		if slots := mostSlots(t, s); slots > workers {
 			t.Errorf("a total has %d slots after %d transactions posted at once; want at most %d", slots, workers, workers)
 		}
+
+		// The fold leaves one slot per total and every total as it was.
+		var folded int
+		mustTx(t, s, func(tx payd.Tx) (err error) { folded, err = tx.LedgerTotalsFold(ctx); return err })
+		if slots := mostSlots(t, s); slots > 1 {
+			t.Errorf("a total has %d slots after LedgerTotalsFold (%d folded); want 1", slots, folded)
+		}
+		var folds map[money.Currency]map[ledger.Bucket]int64
+		mustView(t, s, func(tx payd.Tx) (err error) { folds, err = tx.LedgerBuckets(ctx, mer, true); return err })
+		wantDiff(t, "LedgerBuckets of the merchant after the fold", merBuckets, folds)
+		if got := totalMismatches(t, s); len(got) != 0 {
+			t.Errorf("LedgerTotalMismatches after the fold = %v, want none", got)
+		}
 	})
 
 	// A posting must not wait for another transaction that holds a total
 	// it adds to, however long that one stays open: a busy total is never
-	// a row every posting queues for. Once both commit, a later posting
-	// folds the spare slot back.
+	// a row every posting queues for. A later posting takes one free slot
+	// and leaves the others; the fold takes back the spare slots nobody
+	// holds, and waits for none.
 	t.Run("PostingDoesNotWait", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
@@ -317,6 +331,17 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		// The totals exist before A takes them.
 		postEntries(t, s, capture("pay_0", 1))
+		// fold runs LedgerTotalsFold in a transaction of its own, which
+		// must not wait for A's either.
+		fold := func(who string) int {
+			fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			defer cancel()
+			var n int
+			if err := s.Tx(fctx, func(tx payd.Tx) (err error) { n, err = tx.LedgerTotalsFold(fctx); return err }); err != nil {
+				t.Fatalf("LedgerTotalsFold %s: %v", who, err)
+			}
+			return n
+		}
 
 		done := make(chan error, 1)
 		err := s.Tx(ctx, func(tx payd.Tx) error {
@@ -335,6 +360,11 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 			case <-time.After(20 * time.Second):
 				t.Errorf("B's posting still waits after 20 s while A holds the totals; want it to take a slot of its own")
 			}
+			// Each shared total now has A's slot, held, and B's, free:
+			// nothing to fold.
+			if n := fold("while A holds its slots"); n != 0 {
+				t.Errorf("LedgerTotalsFold while A holds one of two slots of each total folded %d; want 0", n)
+			}
 			return nil
 		})
 		if err != nil {
@@ -347,12 +377,20 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 			t.Errorf("totals taken by two transactions at once have at most %d slots; want 2", n)
 		}
 		postEntries(t, s, capture("pay_c", 3))
+		if n := mostSlots(t, s); n != 2 {
+			t.Errorf("after a posting that found both slots free, a total has at most %d slots; want 2 (it takes one and leaves the other)", n)
+		}
+		// Clearing's account and bucket, the pending bucket, available's
+		// account and bucket: five totals of two slots.
+		if n := fold("after both committed"); n != 5 {
+			t.Errorf("LedgerTotalsFold folded %d slots; want 5", n)
+		}
 		if n := mostSlots(t, s); n != 1 {
-			t.Errorf("after a posting that found both slots free, a total has %d slots; want 1", n)
+			t.Errorf("after LedgerTotalsFold a total has at most %d slots; want 1", n)
 		}
 		var got map[money.Currency]map[ledger.Bucket]int64
 		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.LedgerBuckets(ctx, mer, true); return err })
-		wantDiff(t, "LedgerBuckets after concurrent postings", map[money.Currency]map[ledger.Bucket]int64{
+		wantDiff(t, "LedgerBuckets after concurrent postings and the fold", map[money.Currency]map[ledger.Bucket]int64{
 			money.RUB: {ledger.Pending: 0, ledger.Available: 124},
 		}, got)
 		if got := totalMismatches(t, s); len(got) != 0 {
