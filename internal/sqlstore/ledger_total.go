@@ -155,9 +155,9 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 		return 0, fmt.Errorf("lock ledger totals: %w", err)
 	}
 
-	// Spare slots (only a fold, or SQLite, finds any) are folded into the
-	// first: deleted, their amounts added to it. The rows are this transaction's now, so the amounts returned
-	// are the last committed ones.
+	// Spare slots (only a fold finds any) are folded into the first:
+	// deleted, their amounts added to it. The rows are this transaction's
+	// now, so the amounts returned are the last committed ones.
 	var spareKeys []totalKey
 	var spareSlots []string
 	for _, k := range keys {
@@ -270,8 +270,8 @@ const spareTotalsSQL = `SELECT kind, owner, test, currency, bucket FROM ledger_t
 	WHERE sub = '' GROUP BY kind, owner, test, currency, bucket HAVING COUNT(*) > 1`
 
 // LedgerTotalsFold folds the spare slots of every owner-level total (the
-// empty sub) that has more than one: the free ones of each are locked, all but
-// the first deleted and their amounts added to it. Slots other
+// empty sub) that has more than one: the free ones of each are locked,
+// all but the first deleted and their amounts added to it. Slots other
 // transactions hold are left as they are, for a later run. It returns how
 // many slots it removed. The totals of sub-accounts are left out: each is
 // posted to under its object's lock (a payment's, a refund's), so it stays
