@@ -137,45 +137,34 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 	})
 }
 
-// A register's read of its day is one range of ledger_postings_owner_at,
-// not a walk of every posting of the contour (migration 0023), also on a
-// fresh database whose statistics say the table is empty.
-func TestLedgerDayPlanIsARange(t *testing.T) {
+// The ledger's reads that must not grow with history go through their
+// own indexes, also on a fresh database whose statistics say the tables
+// are empty: a register's read of its day is one range of
+// ledger_postings_owner_at, not a walk of every posting of the contour
+// (migration 0023); the balance read and the fold's search walk the
+// owner-level totals only, not the primary key that also holds a total
+// for every payment's sub-accounts (migration 0025).
+func TestLedgerPlansUseTheirIndexes(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		s := openUnmigrated(t, b)
 		if _, err := s.Migrate(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		plan, err := s.ExplainLedgerDay(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(plan, "ledger_postings_owner_at") {
-			t.Fatalf("the day's entries are not read through ledger_postings_owner_at:\n%s", plan)
-		}
-	})
-}
-
-// The balance read and the fold's search walk the owner-level totals
-// only (migration 0025), not the primary key that also holds a total for
-// every payment's sub-accounts, also on a fresh database.
-func TestLedgerTotalsPlansUseTheOwnerLevelIndex(t *testing.T) {
-	t.Parallel()
-	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		s := openUnmigrated(t, b)
-		if _, err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		for name, explain := range map[string]func(context.Context) (string, error){
-			"the balance read": s.ExplainLedgerBuckets, "the fold's search": s.ExplainSpareTotals,
+		for _, c := range []struct {
+			name, index string
+			explain     func(context.Context) (string, error)
+		}{
+			{"a register's read of its day", "ledger_postings_owner_at", s.ExplainLedgerDay},
+			{"the balance read", "ledger_totals_owner_level", s.ExplainLedgerBuckets},
+			{"the fold's search", "ledger_totals_owner_level", s.ExplainSpareTotals},
 		} {
-			plan, err := explain(t.Context())
+			plan, err := c.explain(t.Context())
 			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+				t.Fatalf("%s: %v", c.name, err)
 			}
-			if !strings.Contains(plan, "ledger_totals_owner_level") {
-				t.Errorf("%s does not read ledger_totals_owner_level:\n%s", name, plan)
+			if !strings.Contains(plan, c.index) {
+				t.Errorf("%s does not read %s:\n%s", c.name, c.index, plan)
 			}
 		}
 	})
