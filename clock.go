@@ -23,6 +23,7 @@ func (SystemClock) Now() time.Time { return time.Now().UTC().Truncate(time.Micro
 // `serve --test-clock`, whose operator route advances it.
 type TestClock struct {
 	offset atomic.Int64 // nanoseconds
+	jumps  atomic.Uint64
 	// OnAdvance, when set, runs after every advance: the service uses it
 	// to let time-driven jobs catch up with the new time at once.
 	OnAdvance func()
@@ -33,11 +34,16 @@ func (c *TestClock) Now() time.Time {
 	return time.Now().UTC().Add(time.Duration(c.offset.Load())).Truncate(time.Microsecond)
 }
 
+// Jumps counts the advances so far: work that read the clock can tell
+// whether it moved meanwhile (a periodic run then runs again).
+func (c *TestClock) Jumps() uint64 { return c.jumps.Load() }
+
 // Advance moves the clock forward by d (negative d is ignored: the service's
 // time never goes back) and returns the new time.
 func (c *TestClock) Advance(d time.Duration) time.Time {
 	if d > 0 {
 		c.offset.Add(int64(d))
+		c.jumps.Add(1)
 	}
 	if c.OnAdvance != nil {
 		c.OnAdvance()

@@ -32,10 +32,6 @@ type PaymentListExpiredParams struct {
 // expired in its own transaction.
 const expirySweepBatch = 100
 
-// expirySweepBudget bounds one sweep, well inside a job's timeout; a
-// backlog beyond it (after downtime) is left to the next sweep.
-const expirySweepBudget = 30 * time.Second
-
 // ExpireDuePayments cancels every pending payment whose expires_at has
 // passed on the service clock, each as ExpirePayment does. A periodic job
 // runs it, and it returns how many due payments it handled. A payment
@@ -55,7 +51,8 @@ func (s *Service) ExpireDuePayments(ctx context.Context) (int, error) {
 
 // sweepDue is the walk of every expiry sweep: it reads due items a page
 // of limit at a time (list gets the last item seen, nil at first), applies
-// each in its own transaction (apply), and stops after expirySweepBudget.
+// each in its own transaction (apply), and stops after workBudget with
+// ErrWorkLeft when a full page is still waiting.
 // An item that fails is skipped so that the others still go; the errors
 // are returned together and the next sweep tries it again.
 func sweepDue[D any](ctx context.Context, s *Service, what string, limit int,
@@ -64,7 +61,10 @@ func sweepDue[D any](ctx context.Context, s *Service, what string, limit int,
 	var errs []error
 	var after *D
 	n := 0
-	for time.Since(started) < expirySweepBudget {
+	for {
+		if time.Since(started) >= workBudget {
+			return n, errors.Join(append(errs, ErrWorkLeft)...)
+		}
 		var due []D
 		err := s.store.View(ctx, func(tx Tx) (err error) {
 			due, err = list(tx, after)

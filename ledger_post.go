@@ -26,7 +26,10 @@ func (s *Service) post(ctx context.Context, tx Tx, kind ledger.EntryKind, refTyp
 	if len(e.Postings) == 0 {
 		return nil
 	}
-	return tx.LedgerPost(ctx, e)
+	if err := tx.LedgerPost(ctx, e); err != nil {
+		return err
+	}
+	return s.markSettlementDays(ctx, tx, e)
 }
 
 // postCapture books a captured payment: the sum comes from the provider;

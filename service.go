@@ -138,6 +138,8 @@ type Service struct {
 	auth *authCache
 	// keyUses throttles the recording of keys' last use.
 	keyUses keyUses
+	// settleMarks are the settlement days found stored (settlement_day.go).
+	settleMarks dayMarks
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead
@@ -436,26 +438,41 @@ func (s *Service) committedAnswer(ctx context.Context, p *Principal, idem Idempo
 	return replay(rec, idem)
 }
 
-// PurgeIdempotency deletes expired idempotency records; a periodic job runs
-// it.
+// PurgeIdempotency deletes expired idempotency records; a periodic job
+// runs it. It deletes in batches, each its own transaction.
 func (s *Service) PurgeIdempotency(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.store.Tx(ctx, func(tx Tx) (err error) {
-		n, err = tx.IdempotencyDeleteExpired(ctx, s.clock.Now())
-		return err
-	})
-	return n, err
+	now := s.clock.Now()
+	return s.purge(ctx, func(tx Tx) (int64, error) { return tx.IdempotencyDeleteExpired(ctx, now, purgeBatch) })
 }
 
 // PurgeEvents deletes events past the retention of one year; a periodic job
-// runs it.
+// runs it. It deletes in batches, each its own transaction.
 func (s *Service) PurgeEvents(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.store.Tx(ctx, func(tx Tx) (err error) {
-		n, err = tx.EventDeleteBefore(ctx, s.clock.Now().Add(-EventRetention))
-		return err
-	})
-	return n, err
+	before := s.clock.Now().Add(-EventRetention)
+	return s.purge(ctx, func(tx Tx) (int64, error) { return tx.EventDeleteBefore(ctx, before, purgeBatch) })
+}
+
+// purge runs batch, each call in its own transaction, until a batch
+// deletes fewer than purgeBatch rows, or the budget is spent (ErrWorkLeft).
+// Each batch is a range of an index, so a purge costs what it deletes,
+// however large the table.
+func (s *Service) purge(ctx context.Context, batch func(tx Tx) (int64, error)) (int64, error) {
+	started := time.Now()
+	var total int64
+	for {
+		var n int64
+		err := s.store.Tx(ctx, func(tx Tx) (err error) {
+			n, err = batch(tx)
+			return err
+		})
+		total += n
+		if err != nil || n < purgeBatch {
+			return total, err
+		}
+		if time.Since(started) >= workBudget {
+			return total, ErrWorkLeft
+		}
+	}
 }
 
 func notFoundAs(err error, kind string) error {

@@ -210,65 +210,77 @@ func computeSettlement(st *Settlement, entries []*ledger.Entry) {
 // day of the regional calendar, from the ledger entries of that day. It is
 // refused while payouts are frozen, and a period is registered once.
 func (s *Service) FormSettlement(ctx context.Context, merchantID string, test bool, c money.Currency, day string) (*Settlement, error) {
-	return s.formSettlement(ctx, merchantID, test, c, day, false)
+	st, outcome, err := s.formSettlement(ctx, SettlementDay{MerchantID: merchantID, Test: test, Currency: c, Day: day}, false)
+	if outcome == dayRegisteredBefore {
+		return nil, errRegistered(day)
+	}
+	return st, err
 }
 
-func (s *Service) formSettlement(ctx context.Context, merchantID string, test bool, c money.Currency, day string, skipEmpty bool) (*Settlement, error) {
-	loc := RegionOf(c).Location()
-	start, err := time.ParseInLocation(time.DateOnly, day, loc)
+// dayOutcome is what forming a day's register came to, besides an error.
+type dayOutcome int
+
+const (
+	dayRegistered       dayOutcome = iota + 1 // a register was formed now
+	dayRegisteredBefore                       // the day had one already
+	dayEmpty                                  // nothing moved that day (skipEmpty)
+)
+
+// formSettlement forms the register of d under the merchant's lock. Each
+// outcome but an error removes d from the recorded settlement days in the
+// same transaction, so the scheduled run visits a day until it is
+// registered and never after.
+func (s *Service) formSettlement(ctx context.Context, d SettlementDay, skipEmpty bool) (*Settlement, dayOutcome, error) {
+	loc := RegionOf(d.Currency).Location()
+	start, err := time.ParseInLocation(time.DateOnly, d.Day, loc)
 	if err != nil {
-		return nil, Invalid("date", "date must be YYYY-MM-DD")
+		return nil, 0, Invalid("date", "date must be YYYY-MM-DD")
 	}
 	end := start.AddDate(0, 0, 1)
 	var st *Settlement
+	var outcome dayOutcome
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		m, err := tx.MerchantGetForUpdate(ctx, merchantID)
+		st, outcome = nil, 0
+		m, err := tx.MerchantGetForUpdate(ctx, d.MerchantID)
 		if err != nil {
 			return notFoundAs(err, "merchant")
 		}
-		f, err := tx.FreezeGet(ctx, merchantID, test)
+		f, err := tx.FreezeGet(ctx, d.MerchantID, d.Test)
 		if err != nil {
 			return err
 		}
 		if f.Frozen {
 			return Errorf(CodeInvalidState, "payouts are frozen (%s): no register is formed", f.Reason)
 		}
-		if !end.Before(s.clock.Now().In(loc)) && !end.Equal(s.clock.Now().In(loc)) {
-			return Errorf(CodeInvalidState, "the period %s is not over yet", day)
+		if now := s.clock.Now().In(loc); end.After(now) {
+			return Errorf(CodeInvalidState, "the period %s is not over yet", d.Day)
 		}
-		// A registered day is refused before its entries are read: the
-		// hourly run asks about every day of the last two weeks, nearly
-		// all of them registered, under the merchant's lock (and on
-		// SQLite the one writer). The insert below still refuses a
-		// register formed meanwhile by another instance.
-		done, err := tx.SettlementList(ctx, &SettlementListParams{ListParams: ListParams{Limit: 1},
-			MerchantID: merchantID, Test: test, Currency: c, PeriodFrom: day, PeriodTo: day})
-		if err != nil {
-			return err
-		}
-		if len(done.Items) > 0 {
-			return errRegistered(day)
-		}
-		entries, err := tx.LedgerEntriesOf(ctx, merchantID, test, c, start.UTC(), end.UTC())
+		entries, err := tx.LedgerEntriesOf(ctx, d.MerchantID, d.Test, d.Currency, start.UTC(), end.UTC())
 		if err != nil {
 			return err
 		}
 		if skipEmpty && len(entries) == 0 {
-			return errEmptyPeriod
+			outcome = dayEmpty
+			return tx.SettlementDayDelete(ctx, d)
 		}
 		now := s.clock.Now()
-		st = &Settlement{ID: s.ids.New(PrefixSettlement, now), MerchantID: merchantID, Test: test, Currency: c,
-			PeriodFrom: day, PeriodTo: day, Status: SettlementDraft, SettlementDelayDays: m.SettlementDelayDays, CreatedAt: now}
+		st = &Settlement{ID: s.ids.New(PrefixSettlement, now), MerchantID: d.MerchantID, Test: d.Test, Currency: d.Currency,
+			PeriodFrom: d.Day, PeriodTo: d.Day, Status: SettlementDraft, SettlementDelayDays: m.SettlementDelayDays, CreatedAt: now}
 		computeSettlement(st, entries)
-		if err := tx.SettlementInsert(ctx, st); err != nil {
-			if errors.Is(err, ErrConflict) {
-				return errRegistered(day)
-			}
+		switch err := tx.SettlementInsert(ctx, st); {
+		case errors.Is(err, ErrConflict):
+			st, outcome = nil, dayRegisteredBefore
+		case err != nil:
 			return err
+		default:
+			outcome = dayRegistered
 		}
-		return nil
+		return tx.SettlementDayDelete(ctx, d)
 	})
-	return st, err
+	if err != nil {
+		return nil, 0, err
+	}
+	return st, outcome, nil
 }
 
 // errRegistered refuses a register of a day that has one.

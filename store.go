@@ -126,12 +126,17 @@ type Tx interface {
 	// committed meanwhile fails the whole transaction, and Store.Tx
 	// returns ErrConflict.
 	IdempotencyPut(ctx context.Context, r *IdempotencyRecord) error
-	IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error)
+	// IdempotencyDeleteExpired deletes at most limit records expired at
+	// now, oldest expiry first (one range of an index), and returns how
+	// many it deleted: the purge calls it until fewer come back.
+	IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error)
 
 	EventInsert(ctx context.Context, e *Event) error
 	EventGet(ctx context.Context, shopID string, test bool, id string) (*Event, error)
 	EventList(ctx context.Context, p *EventListParams) (Page[*Event], error)
-	EventDeleteBefore(ctx context.Context, t time.Time) (int64, error)
+	// EventDeleteBefore deletes at most limit events created before t,
+	// oldest first (one range of an index), and returns how many.
+	EventDeleteBefore(ctx context.Context, t time.Time, limit int) (int64, error)
 	// EventInsert numbers a test event in its shop's sandbox feed;
 	// EventResequence gives a test event of the shop the feed's next
 	// number (ErrNoRows when the shop has no such test event). EventFeed
@@ -231,6 +236,16 @@ type Tx interface {
 	// and currency that are formed and not yet paid (draft, approved,
 	// sent), in no particular order.
 	SettlementListUnpaid(ctx context.Context, merchantID string, test bool, c money.Currency) ([]*Settlement, error)
+	// SettlementDayMark records a day that moved a merchant's money and
+	// reports whether it was new; a day already recorded stays as it is.
+	// On PostgreSQL a day another transaction is recording is waited for.
+	// SettlementDayDelete removes a day (no error when there was none).
+	// SettlementDaysBefore lists the recorded days before day (exclusive,
+	// YYYY-MM-DD), in order of day, merchant, contour and currency, after
+	// the key after (nil: from the first), at most limit.
+	SettlementDayMark(ctx context.Context, d SettlementDay) (bool, error)
+	SettlementDayDelete(ctx context.Context, d SettlementDay) error
+	SettlementDaysBefore(ctx context.Context, day string, after *SettlementDay, limit int) ([]SettlementDay, error)
 	// LedgerEntriesOf returns the entries, with their postings, that move a
 	// merchant's money in a contour and currency in [from, to).
 	LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error)

@@ -3,4 +3,4 @@ package jobs
 // RegisterWorkers registers every kind's worker on a queue that is never
 // started: River refuses to insert a kind it has no worker for, and a test
 // that counts waiting jobs needs none of them taken.
-func (q *Queue) RegisterWorkers() { registerWorkers(q.workers, nil) }
+func (q *Queue) RegisterWorkers() { registerWorkers(q, nil) }

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -31,6 +33,10 @@ type Queue struct {
 	workers *river.Workers
 	clock   payd.Clock
 	db      *sql.DB
+	log     *slog.Logger
+	onRun   func(kind string, outcome RunOutcome)
+	// inFlight counts the periodic runs this process is working, by kind.
+	inFlight sync.Map // kind → *atomic.Int64
 }
 
 var _ payd.Jobs = (*Queue)(nil)
@@ -53,6 +59,8 @@ type Options struct {
 	Workers int
 	// OnFailure is told the kind of every failed job attempt.
 	OnFailure func(kind string)
+	// OnPeriodicRun is told the kind and outcome of every periodic run.
+	OnPeriodicRun func(kind string, outcome RunOutcome)
 	// RescueAfter is how long a job may stay running before it is taken
 	// to belong to a process that died and is run again (zero:
 	// DefaultRescueAfter). It must exceed JobTimeout, or a job still
@@ -79,6 +87,14 @@ const (
 	// precheckWorkers bounds the questions in flight at once; a worker
 	// waiting for an answer holds no database connection.
 	precheckWorkers = 32
+	// queuePeriodic holds the periodic runs (sweeps, purges, the
+	// settlement run): on a queue of their own they never hold up the
+	// outcome jobs (bank notifications, expiries, releases, payouts) on
+	// the default queue, however long they take.
+	queuePeriodic = "periodic"
+	// periodicWorkers bounds the periodic runs one instance works at
+	// once; each kind has at most one run in flight anyway.
+	periodicWorkers = 4
 )
 
 // queueOf puts each kind on its queue.
@@ -95,7 +111,7 @@ func queueOf(kind string) string {
 // New prepares a queue over db; dialect is "sqlite" or "postgres". Workers
 // are registered by Start.
 func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Options) (*Queue, error) {
-	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db}
+	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db, onRun: opts.OnPeriodicRun}
 	switch dialect {
 	case "sqlite":
 		q.driver = riversqlite.New(db)
@@ -112,6 +128,10 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	q.log = log.With("component", "jobs")
+	if q.onRun == nil {
+		q.onRun = func(string, RunOutcome) {}
 	}
 	if opts.RescueAfter == 0 {
 		opts.RescueAfter = DefaultRescueAfter
@@ -132,6 +152,7 @@ func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Op
 			river.QueueDefault: {MaxWorkers: opts.Workers},
 			queueWebhooks:      {MaxWorkers: 1},
 			queuePrecheck:      {MaxWorkers: precheckWorkers},
+			queuePeriodic:      {MaxWorkers: periodicWorkers},
 		},
 		Workers: q.workers,
 		// No job runs longer than JobTimeout (none sets its own), so a job
@@ -183,33 +204,59 @@ func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runA
 	return err
 }
 
-// RunPeriodicNow enqueues every periodic job at once. River's periodic
-// timer sleeps in real time, so when the test clock jumps ahead the service
-// calls this to let periodic work (the expiry sweep, retention) catch up
-// with the new time.
-//
-// A kind that already has a run waiting to be taken gets no second one:
-// that run reads the clock when it starts, so it covers the new time too.
-// Without the check every jump added a run of each kind, and a test that
-// jumps hundreds of times left hundreds of sweeps queued ahead of the
-// jobs it waits for (a bank's notification among them), all sixteen
-// workers busy with settlement runs. A run already working does not
-// count: it may have read the clock before the jump.
+// RunPeriodicNow asks for a run of every periodic kind at once. River's
+// periodic timer sleeps in real time, so when the test clock jumps ahead
+// the service calls this to let periodic work (the expiry sweep,
+// retention, registers) catch up with the new time. A kind with a run
+// waiting or running gets no second one (periodicInsertOpts): a waiting
+// run reads the clock when it starts, and a running one runs again if the
+// clock jumped while it worked (periodicWorker).
 func (q *Queue) RunPeriodicNow(ctx context.Context) error {
-	for _, args := range periodicArgs() {
-		waiting, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(args.Kind()).
-			States(rivertype.JobStateAvailable).First(1))
-		if err != nil {
-			return err
-		}
-		if len(waiting.Jobs) > 0 {
-			continue
-		}
-		if _, err := q.client.Insert(ctx, args, nil); err != nil {
+	for _, p := range periodics() {
+		if _, err := q.client.Insert(ctx, p.args, periodicInsertOpts()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// clockJumps counts the service clock's jumps (zero for a clock that
+// never jumps).
+func (q *Queue) clockJumps() uint64 {
+	if c, ok := q.clock.(interface{ Jumps() uint64 }); ok {
+		return c.Jumps()
+	}
+	return 0
+}
+
+// RunOutcome is how a periodic run ended.
+type RunOutcome string
+
+// The outcomes of a periodic run.
+const (
+	RunDone      RunOutcome = "done"      // its work is done
+	RunContinued RunOutcome = "continued" // stopped at its budget; runs again at once
+	RunAgain     RunOutcome = "again"     // the test clock jumped meanwhile; runs again at once
+	RunFailed    RunOutcome = "failed"    // an error; retried, or given up to the next period
+)
+
+func (q *Queue) ran(kind string, outcome RunOutcome) { q.onRun(kind, outcome) }
+
+// running adds d to this process's count of kind's runs in flight.
+func (q *Queue) running(kind string, d int64) {
+	n, _ := q.inFlight.LoadOrStore(kind, new(atomic.Int64))
+	n.(*atomic.Int64).Add(d)
+}
+
+// Running is how many runs of each periodic kind this process is working
+// now.
+func (q *Queue) Running() map[string]int64 {
+	out := map[string]int64{}
+	q.inFlight.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	return out
 }
 
 // PromoteDue makes every scheduled job whose time on the service clock has
@@ -244,7 +291,7 @@ func (q *Queue) PromoteDue(ctx context.Context) error {
 
 // Start registers the workers that call svc and starts working jobs.
 func (q *Queue) Start(ctx context.Context, svc *payd.Service) error {
-	registerWorkers(q.workers, svc)
+	registerWorkers(q, svc)
 	return q.client.Start(ctx)
 }
 

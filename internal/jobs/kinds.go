@@ -3,9 +3,11 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/paydhq/payd"
 )
@@ -36,21 +38,12 @@ type ExpirePaymentsArgs struct{}
 // Kind names the job.
 func (ExpirePaymentsArgs) Kind() string { return "expire_payments" }
 
-// InsertOpts: a sweep is tried once. The next one, ExpirySweepInterval
-// later, takes up what this one could not expire; retrying a whole sweep
-// with backoff would only stack sweeps over the same due list.
-func (ExpirePaymentsArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
-
 // ExpireDisputesArgs closes the unanswered disputes past their evidence
 // deadline as expired.
 type ExpireDisputesArgs struct{}
 
 // Kind names the job.
 func (ExpireDisputesArgs) Kind() string { return "expire_disputes" }
-
-// InsertOpts: tried once, as the payment sweep; the next one takes up
-// what this one left.
-func (ExpireDisputesArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
 
 // ExpireLinksArgs marks the active payment links past their expires_at
 // expired.
@@ -59,22 +52,12 @@ type ExpireLinksArgs struct{}
 // Kind names the job.
 func (ExpireLinksArgs) Kind() string { return "expire_payment_links" }
 
-// InsertOpts: tried once, as the payment sweep; the next one takes up
-// what this one left.
-func (ExpireLinksArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
-
 // RemoveExpiredEvidenceArgs removes the evidence files never attached
 // whose upload link has expired.
 type RemoveExpiredEvidenceArgs struct{}
 
 // Kind names the job.
 func (RemoveExpiredEvidenceArgs) Kind() string { return "remove_expired_evidence" }
-
-// InsertOpts: tried once, as the expiry sweeps; the next one takes up what
-// this one left.
-func (RemoveExpiredEvidenceArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 1}
-}
 
 // evidenceSweepInterval is how often unattached evidence past its upload
 // link is removed: an upload link lives an hour, so a file is gone at most
@@ -88,11 +71,6 @@ type RefreshPaymentViewsArgs struct{}
 // Kind names the job.
 func (RefreshPaymentViewsArgs) Kind() string { return "payment_views_refresh" }
 
-// InsertOpts: tried once; the next run takes up what this one left.
-func (RefreshPaymentViewsArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 1}
-}
-
 // FoldLedgerTotalsArgs folds the spare slots of the ledger's running
 // totals back into one per total.
 type FoldLedgerTotalsArgs struct{}
@@ -100,27 +78,59 @@ type FoldLedgerTotalsArgs struct{}
 // Kind names the job.
 func (FoldLedgerTotalsArgs) Kind() string { return "fold_ledger_totals" }
 
-// InsertOpts: tried once; a slot held at the time is folded by the next
-// run, and nothing waits for it.
-func (FoldLedgerTotalsArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
-
-// periodicArgs are the periodic jobs: the expiry sweeps and the hourly ones.
-func periodicArgs() []river.JobArgs {
-	return []river.JobArgs{ExpirePaymentsArgs{}, ExpireDisputesArgs{}, ExpireLinksArgs{}, RemoveExpiredEvidenceArgs{}, RefreshPaymentViewsArgs{}, PurgeEventsArgs{}, PurgeIdempotencyArgs{}, payd.SettlementRunArgs{}, FoldLedgerTotalsArgs{}}
+// periodic is a periodic kind: its arguments, its period, and whether its
+// schedule skips ahead after a jump of the clock (the sweeps: one run
+// covers every missed period).
+type periodic struct {
+	args      river.JobArgs
+	every     time.Duration
+	skipAhead bool
 }
 
-// PeriodicKinds names the kinds of the periodic jobs, and for each whether
-// it is tried once (a sweep: a failed run is discarded, and the next run
-// takes up what it left). The fault test reads it, so that a periodic job
-// waiting for its turn is not taken for a lost one.
+// periodics are the periodic kinds: the expiry sweeps and the hourly ones.
+func periodics() []periodic {
+	return []periodic{
+		{ExpirePaymentsArgs{}, payd.ExpirySweepInterval, true},
+		{ExpireDisputesArgs{}, payd.ExpirySweepInterval, true},
+		{ExpireLinksArgs{}, payd.ExpirySweepInterval, true},
+		{RemoveExpiredEvidenceArgs{}, evidenceSweepInterval, true},
+		{RefreshPaymentViewsArgs{}, time.Hour, false},
+		{PurgeEventsArgs{}, time.Hour, false},
+		{PurgeIdempotencyArgs{}, time.Hour, false},
+		{payd.SettlementRunArgs{}, time.Hour, false},
+		{FoldLedgerTotalsArgs{}, time.Hour, false},
+	}
+}
+
+// periodicAttempts is how often a failing periodic run is tried before it
+// is given up; the next period's run then takes up its work. Retries are
+// periodicRetryStep apart, so they end within a minute and never hold the
+// kind's one place (periodicInsertOpts) for long.
+const (
+	periodicAttempts  = 3
+	periodicRetryStep = 10 * time.Second
+)
+
+// periodicInsertOpts puts a periodic run on the periodic queue, and makes
+// it unique per kind among the runs waiting, running or waiting to retry:
+// across every instance there is at most one run of each kind in flight
+// and none piles up behind it, however often the schedule, a jump of the
+// test clock or a restart asks for one. A finished run does not count.
+func periodicInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: queuePeriodic, MaxAttempts: periodicAttempts, UniqueOpts: river.UniqueOpts{
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+	}}
+}
+
+// PeriodicKinds names the kinds of the periodic jobs. The fault test reads
+// it, so that a periodic run waiting for its turn, or given up after its
+// attempts (the next period's run takes over), is not taken for a lost
+// job.
 func PeriodicKinds() map[string]bool {
 	out := map[string]bool{}
-	for _, a := range periodicArgs() {
-		once := false
-		if o, ok := a.(river.JobArgsWithInsertOpts); ok {
-			once = o.InsertOpts().MaxAttempts == 1
-		}
-		out[a.Kind()] = once
+	for _, p := range periodics() {
+		out[p.args.Kind()] = true
 	}
 	return out
 }
@@ -143,35 +153,17 @@ func (s skipAhead) Next(prev time.Time) time.Time {
 }
 
 func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
-			func() (river.JobArgs, *river.InsertOpts) { return ExpirePaymentsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
-			func() (river.JobArgs, *river.InsertOpts) { return ExpireDisputesArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(skipAhead{clock: clock, every: payd.ExpirySweepInterval},
-			func() (river.JobArgs, *river.InsertOpts) { return ExpireLinksArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(skipAhead{clock: clock, every: evidenceSweepInterval},
-			func() (river.JobArgs, *river.InsertOpts) { return RemoveExpiredEvidenceArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return RefreshPaymentViewsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PurgeEventsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return payd.SettlementRunArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return FoldLedgerTotalsArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
+	var out []*river.PeriodicJob
+	for _, p := range periodics() {
+		var schedule river.PeriodicSchedule = river.PeriodicInterval(p.every)
+		if p.skipAhead {
+			schedule = skipAhead{clock: clock, every: p.every}
+		}
+		out = append(out, river.NewPeriodicJob(schedule,
+			func() (river.JobArgs, *river.InsertOpts) { return p.args, periodicInsertOpts() },
+			&river.PeriodicJobOpts{RunOnStart: true}))
 	}
+	return out
 }
 
 // argsWorker runs a job whose arguments the service needs.
@@ -182,45 +174,82 @@ type argsWorker[T river.JobArgs] struct {
 
 func (w *argsWorker[T]) Work(ctx context.Context, j *river.Job[T]) error { return w.fn(ctx, j.Args) }
 
-type funcWorker[T river.JobArgs] struct {
+// periodicWorker runs a periodic kind's work, and decides what follows
+// the run: work left at the budget (payd.ErrWorkLeft) or a jump of the
+// test clock while it ran makes the same job run again at once (a
+// snooze, so it keeps the kind's one place and counts no attempt); a
+// failure is retried periodicRetryStep later, then a step more.
+type periodicWorker[T river.JobArgs] struct {
 	river.WorkerDefaults[T]
+	q  *Queue
 	fn func(ctx context.Context) error
 }
 
-func (w *funcWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error { return w.fn(ctx) }
+func (w *periodicWorker[T]) Work(ctx context.Context, j *river.Job[T]) error {
+	jumps := w.q.clockJumps()
+	w.q.running(j.Kind, 1)
+	defer w.q.running(j.Kind, -1)
+	err := w.fn(ctx)
+	switch {
+	case errors.Is(err, payd.ErrWorkLeft):
+		if err != payd.ErrWorkLeft { //nolint:errorlint // anything joined to it is worth a line
+			w.q.log.Warn("periodic run continues after errors", "kind", j.Kind, "err", err.Error())
+		}
+		w.q.ran(j.Kind, RunContinued)
+		return river.JobSnooze(0)
+	case err != nil:
+		w.q.ran(j.Kind, RunFailed)
+		return err
+	case w.q.clockJumps() != jumps:
+		w.q.ran(j.Kind, RunAgain)
+		return river.JobSnooze(0)
+	}
+	w.q.ran(j.Kind, RunDone)
+	return nil
+}
 
-func registerWorkers(w *river.Workers, svc *payd.Service) {
-	river.AddWorker(w, &funcWorker[PurgeEventsArgs]{fn: func(ctx context.Context) error {
+func (w *periodicWorker[T]) NextRetry(j *river.Job[T]) time.Time {
+	return w.q.clock.Now().Add(time.Duration(j.Attempt) * periodicRetryStep)
+}
+
+// periodicWork registers fn as the work of the periodic kind T.
+func periodicWork[T river.JobArgs](q *Queue, fn func(ctx context.Context) error) {
+	river.AddWorker(q.workers, &periodicWorker[T]{q: q, fn: fn})
+}
+
+func registerWorkers(q *Queue, svc *payd.Service) {
+	w := q.workers
+	periodicWork[PurgeEventsArgs](q, func(ctx context.Context) error {
 		_, err := svc.PurgeEvents(ctx)
 		return err
-	}})
-	river.AddWorker(w, &funcWorker[PurgeIdempotencyArgs]{fn: func(ctx context.Context) error {
+	})
+	periodicWork[PurgeIdempotencyArgs](q, func(ctx context.Context) error {
 		if _, err := svc.PurgeIdempotency(ctx); err != nil {
 			return err
 		}
 		_, err := svc.PurgeSessions(ctx)
 		return err
-	}})
-	river.AddWorker(w, &funcWorker[ExpirePaymentsArgs]{fn: func(ctx context.Context) error {
+	})
+	periodicWork[ExpirePaymentsArgs](q, func(ctx context.Context) error {
 		_, err := svc.ExpireDuePayments(ctx)
 		return err
-	}})
-	river.AddWorker(w, &funcWorker[ExpireDisputesArgs]{fn: func(ctx context.Context) error {
+	})
+	periodicWork[ExpireDisputesArgs](q, func(ctx context.Context) error {
 		_, err := svc.ExpireDueDisputes(ctx)
 		return err
-	}})
-	river.AddWorker(w, &funcWorker[ExpireLinksArgs]{fn: func(ctx context.Context) error {
+	})
+	periodicWork[ExpireLinksArgs](q, func(ctx context.Context) error {
 		_, err := svc.ExpireDueLinks(ctx)
 		return err
-	}})
-	river.AddWorker(w, &funcWorker[RemoveExpiredEvidenceArgs]{fn: func(ctx context.Context) error {
+	})
+	periodicWork[RemoveExpiredEvidenceArgs](q, func(ctx context.Context) error {
 		_, err := svc.RemoveExpiredEvidence(ctx)
 		return err
-	}})
-	river.AddWorker(w, &funcWorker[RefreshPaymentViewsArgs]{fn: func(ctx context.Context) error {
+	})
+	periodicWork[RefreshPaymentViewsArgs](q, func(ctx context.Context) error {
 		_, err := svc.RefreshPaymentViews(ctx)
 		return err
-	}})
+	})
 	river.AddWorker(w, &argsWorker[payd.DisputeSubmitArgs]{fn: func(ctx context.Context, a payd.DisputeSubmitArgs) error {
 		return svc.SendDisputeEvidence(ctx, a.DisputeID)
 	}})
@@ -237,11 +266,11 @@ func registerWorkers(w *river.Workers, svc *payd.Service) {
 		svc.KickDeliveries()
 		return nil
 	}})
-	river.AddWorker(w, &funcWorker[payd.SettlementRunArgs]{fn: svc.RunSettlements})
-	river.AddWorker(w, &funcWorker[FoldLedgerTotalsArgs]{fn: func(ctx context.Context) error {
+	periodicWork[payd.SettlementRunArgs](q, svc.RunSettlements)
+	periodicWork[FoldLedgerTotalsArgs](q, func(ctx context.Context) error {
 		_, err := svc.FoldLedgerTotals(ctx)
 		return err
-	}})
+	})
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {
 		return svc.ReleaseHeld(ctx, a)
 	}})

@@ -1,8 +1,11 @@
 package jobs
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/paydhq/payd"
 )
@@ -25,38 +28,32 @@ func TestSkipAhead(t *testing.T) {
 	}
 }
 
-// A failed sweep is not retried as a whole: the next periodic one takes up
-// what it left, and retries with backoff would stack sweeps.
-func TestExpirySweepTriedOnce(t *testing.T) {
-	if got := (ExpirePaymentsArgs{}).InsertOpts().MaxAttempts; got != 1 {
-		t.Fatalf("expiry sweep MaxAttempts = %d, want 1", got)
-	}
-	if got := (ExpireDisputesArgs{}).InsertOpts().MaxAttempts; got != 1 {
-		t.Fatalf("dispute expiry sweep MaxAttempts = %d, want 1", got)
-	}
-	if got := (ExpireLinksArgs{}).InsertOpts().MaxAttempts; got != 1 {
-		t.Fatalf("payment link expiry sweep MaxAttempts = %d, want 1", got)
-	}
-	if got := (RemoveExpiredEvidenceArgs{}).InsertOpts().MaxAttempts; got != 1 {
-		t.Fatalf("evidence sweep MaxAttempts = %d, want 1", got)
-	}
-}
-
-// TestPeriodicKinds: every periodic job is named, sweeps as tried once, so
-// that the fault test tells a job waiting for its turn from a lost one.
+// TestPeriodicKinds: every periodic kind is named for the fault test,
+// and each is asked for on the periodic queue, unique among its runs
+// waiting, running and waiting to retry, with a bounded retry: one run of
+// a kind in flight at a time, none piling up, outcome jobs never behind.
 func TestPeriodicKinds(t *testing.T) {
 	got := PeriodicKinds()
-	for kind, once := range map[string]bool{
-		"expire_payments": true, "expire_disputes": true, "expire_payment_links": true,
-		"remove_expired_evidence": true, "payment_views_refresh": true,
-		"purge_events": false, "purge_idempotency": false, "settlement_run": false,
-		"fold_ledger_totals": true,
-	} {
-		if g, ok := got[kind]; !ok || g != once {
-			t.Errorf("PeriodicKinds()[%q] = %v, %v; want %v, true", kind, g, ok, once)
+	for _, kind := range []string{"expire_payments", "expire_disputes", "expire_payment_links", "remove_expired_evidence",
+		"payment_views_refresh", "purge_events", "purge_idempotency", "settlement_run", "fold_ledger_totals"} {
+		if !got[kind] {
+			t.Errorf("PeriodicKinds() lacks %q", kind)
 		}
 	}
 	if len(got) != 9 {
 		t.Errorf("PeriodicKinds() has %d kinds, want 9: %v", len(got), got)
+	}
+	opts := periodicInsertOpts()
+	if opts.Queue != queuePeriodic || opts.MaxAttempts != periodicAttempts || periodicAttempts > 5 {
+		t.Errorf("periodic insert options: queue %q, %d attempts", opts.Queue, opts.MaxAttempts)
+	}
+	for _, st := range []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateRunning,
+		rivertype.JobStateRetryable, rivertype.JobStateScheduled} {
+		if !slices.Contains(opts.UniqueOpts.ByState, st) {
+			t.Errorf("a periodic run is not unique among %s runs", st)
+		}
+	}
+	if slices.Contains(opts.UniqueOpts.ByState, rivertype.JobStateCompleted) {
+		t.Error("a completed periodic run would keep the next one out for a day")
 	}
 }

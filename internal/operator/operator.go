@@ -5,6 +5,7 @@
 package operator
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -45,6 +46,9 @@ type Config struct {
 	Limiter               ratelimit.Limiter
 	Source                httpapi.Source
 	AuthFailuresPerMinute int
+	// JobStats reads the job queue's live jobs by queue and kind, for
+	// GET /admin/v1/jobs; nil serves 404 there.
+	JobStats func(ctx context.Context) (any, error)
 }
 
 type server struct {
@@ -54,6 +58,7 @@ type server struct {
 	throttle  *httpapi.AuthThrottle
 	// patterns are the routes registered, in order.
 	patterns []string
+	jobStats func(ctx context.Context) (any, error)
 }
 
 // New returns the operator API handler.
@@ -65,7 +70,7 @@ func New(cfg Config) http.Handler {
 // newServer builds the server and its handler; the server keeps the
 // patterns it registered so that tests can sweep every route.
 func newServer(cfg Config) (*server, http.Handler) {
-	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock}
+	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock, jobStats: cfg.JobStats}
 	s.throttle = httpapi.NewAuthThrottle(httpapi.ThrottleConfig{
 		Scope: "operator", Limiter: cfg.Limiter, Source: cfg.Source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
 		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
@@ -99,6 +104,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	h("POST /admin/v1/merchants/{id}/settlements", s.formSettlement)
 	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
 	h("GET /admin/v1/ledger/check", s.ledgerCheck)
+	h("GET /admin/v1/jobs", s.getJobs)
 	h("GET /admin/v1/merchants/{id}/balance", s.merchantBalance)
 	h("GET /admin/v1/merchants/{id}/entries", s.merchantEntries)
 	h("POST /admin/v1/merchants/{id}/deposit/{action}", s.deposit)
@@ -503,4 +509,14 @@ func (s *server) deposit(r *http.Request) (int, any, error) {
 	}
 	b, err := s.svc.ChangeDeposit(r.Context(), r.PathValue("id"), in.Test, amt, action == "hold")
 	return http.StatusOK, b, err
+}
+
+// getJobs is the job queue as operators watch it (docs/operations.md,
+// "Background work").
+func (s *server) getJobs(r *http.Request) (int, any, error) {
+	if s.jobStats == nil {
+		return 0, nil, payd.NotFound("job queue")
+	}
+	st, err := s.jobStats(r.Context())
+	return http.StatusOK, st, err
 }

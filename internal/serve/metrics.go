@@ -13,20 +13,36 @@ import (
 // straight from the jobs table, so the figure is the same whichever
 // instance is scraped.
 type queueCollector struct {
-	q    *jobs.Queue
-	desc *prometheus.Desc
+	q                         *jobs.Queue
+	desc, queue, kind, oldest *prometheus.Desc
 }
 
 func newQueueCollector(q *jobs.Queue) *queueCollector {
 	return &queueCollector{q: q, desc: prometheus.NewDesc("payd_jobs",
-		"Jobs in the durable queue by state (available, scheduled, running, retryable, discarded...).", []string{"state"}, nil)}
+		"Jobs in the durable queue by state (available, scheduled, running, retryable, discarded...).", []string{"state"}, nil),
+		queue: prometheus.NewDesc("payd_job_queue_depth",
+			"Jobs not yet finished in each queue (default: outcomes; periodic: sweeps, purges, settlement runs), by state.",
+			[]string{"queue", "state"}, nil),
+		kind: prometheus.NewDesc("payd_job_kind_depth",
+			"Jobs not yet finished of each kind, by state (waiting: due and not taken; running; retrying; scheduled).",
+			[]string{"kind", "state"}, nil),
+		oldest: prometheus.NewDesc("payd_job_oldest_waiting_seconds",
+			"How long the oldest job of each kind that is due and not taken has been due, on the service clock.",
+			[]string{"kind"}, nil),
+	}
 }
 
-func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.desc
+	ch <- c.queue
+	ch <- c.kind
+	ch <- c.oldest
+}
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	c.collectLive(ctx, ch)
 	depth, err := c.q.Depth(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
@@ -40,5 +56,25 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for state, n := range depth {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), state)
+	}
+}
+
+// collectLive reports the live jobs by queue and by kind (jobs.Stats).
+func (c *queueCollector) collectLive(ctx context.Context, ch chan<- prometheus.Metric) {
+	st, err := c.q.Stats(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.queue, err)
+		return
+	}
+	for _, q := range st.Queues {
+		for state, n := range q.Jobs {
+			ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(n), q.Queue, state)
+		}
+	}
+	for _, k := range st.Kinds {
+		for state, n := range map[string]int64{"waiting": k.Waiting, "running": k.Running, "retrying": k.Retrying, "scheduled": k.Scheduled} {
+			ch <- prometheus.MustNewConstMetric(c.kind, prometheus.GaugeValue, float64(n), k.Kind, state)
+		}
+		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, k.OldestWaiting.Seconds(), k.Kind)
 	}
 }

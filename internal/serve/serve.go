@@ -281,7 +281,10 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "payd_webhook_attempts_total", Help: "Recorded webhook delivery outcomes: succeeded, failed (no 2xx), skipped (endpoint no longer active).",
 	}, []string{"outcome"})
-	in.Registry.MustRegister(failures, attempts)
+	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "payd_periodic_runs_total", Help: "Periodic job runs by kind and outcome: done, continued (stopped at its budget, runs again at once), again (the test clock jumped), failed.",
+	}, []string{"kind", "outcome"})
+	in.Registry.MustRegister(failures, attempts, runs)
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
 	delivery.TracerProvider = cfg.TracerProvider
@@ -290,6 +293,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	in.Queue, err = jobs.New(in.Store.DB(), in.Store.Dialect(), clock, in.log, jobs.Options{
 		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		OnFailure:      func(kind string) { failures.WithLabelValues(kind).Inc() },
+		OnPeriodicRun:  func(kind string, o jobs.RunOutcome) { runs.WithLabelValues(kind, string(o)).Inc() },
 		TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
@@ -368,6 +372,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: in.log,
 			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+			JobStats: func(ctx context.Context) (any, error) { return in.Queue.Stats(ctx) },
 		})
 		in.Admin = tracing.Handler(in.Admin, cfg.TracerProvider, "operator")
 	}

@@ -46,6 +46,9 @@ type dialect interface {
 	// exclusive. Empty where the database has one writer, which holds
 	// everything anyway.
 	fenceLock(shared bool) string
+	// epochDay is the YYYY-MM-DD text of the UTC day of the BIGINT
+	// expression secs, seconds since the Unix epoch.
+	epochDay(secs string) string
 }
 
 type sqliteDialect struct{}
@@ -102,6 +105,8 @@ func (sqliteDialect) nextFeedSeq(n int) string {
 
 // SQLite's single writer already excludes every other transaction.
 func (sqliteDialect) fenceLock(bool) string { return "" }
+
+func (sqliteDialect) epochDay(secs string) string { return "date(" + secs + ", 'unixepoch')" }
 
 // SQLite's planner takes an index that gives the ORDER BY over a sort
 // whenever one fits the WHERE, with or without statistics (the plan tests
@@ -201,6 +206,10 @@ func (postgresDialect) isUnique(err error) bool {
 }
 
 func (postgresDialect) ddl(s string) string { return s }
+
+func (postgresDialect) epochDay(secs string) string {
+	return "to_char(to_timestamp(" + secs + ") AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+}
 
 // querier is what *sql.DB and *sql.Tx share.
 type querier interface {

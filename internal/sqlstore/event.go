@@ -70,12 +70,11 @@ func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[
 		func(e *payd.Event) payd.Cursor { return payd.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} })
 }
 
-func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time) (int64, error) {
-	res, err := t.exec(ctx, `DELETE FROM events WHERE created_at < $1`, micros(before))
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+// EventDeleteBefore deletes one batch of the oldest events: a range of
+// events_retention, however many events are kept.
+func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return t.deleteCount(ctx, `DELETE FROM events WHERE id IN
+		(SELECT id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, micros(before), limit)
 }
 
 func (t *tx) EventResequence(ctx context.Context, shopID, id string) error {

@@ -137,10 +137,11 @@ func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) erro
 const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
-func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time) (int64, error) {
-	res, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE expires_at <= $1`, micros(now))
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+// IdempotencyDeleteExpired deletes one batch of the records expired
+// longest ago: a range of idempotency_keys_expiry, however many records
+// are live.
+func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error) {
+	return t.deleteCount(ctx, `DELETE FROM idempotency_keys WHERE (shop_id, mode, idem_key) IN
+		(SELECT shop_id, mode, idem_key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+		micros(now), limit)
 }

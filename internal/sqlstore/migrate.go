@@ -152,6 +152,12 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 				return applied, fmt.Errorf("migration %s: %w", m.name, err)
 			}
 		}
+		if step := dataSteps[m.version]; step != nil {
+			if err := step(ctx, tx, s.d); err != nil {
+				tx.Rollback()
+				return applied, fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO payd_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 			m.version, m.name, time.Now().UnixMicro()); err != nil {
 			tx.Rollback()

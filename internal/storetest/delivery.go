@@ -262,7 +262,7 @@ func testWebhookDelivery(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		f.insert(t, list...)
 		mustTx(t, f.s, func(tx payd.Tx) error {
-			_, err := tx.EventDeleteBefore(t.Context(), f.now.Add(-payd.EventRetention))
+			_, err := tx.EventDeleteBefore(t.Context(), f.now.Add(-payd.EventRetention), 100)
 			return err
 		})
 

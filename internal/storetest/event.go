@@ -201,10 +201,22 @@ func testEvent(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 			return nil
 		})
+		// A batch of one takes the oldest (old[1], a month before the
+		// cut) and leaves the other for the next batch.
 		var n int64
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.EventDeleteBefore(ctx, cut); return err })
-		if n != int64(len(old)) {
-			t.Errorf("EventDeleteBefore = %d, want %d", n, len(old))
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.EventDeleteBefore(ctx, cut, 1); return err })
+		if n != 1 {
+			t.Errorf("EventDeleteBefore of a batch of 1 = %d, want 1", n)
+		}
+		if _, err := getEvent(t, s, old[1].ShopID, old[1].Test, old[1].ID); !errors.Is(err, payd.ErrNoRows) {
+			t.Errorf("after a batch of 1 the oldest event is still there (error %v)", err)
+		}
+		if _, err := getEvent(t, s, old[0].ShopID, old[0].Test, old[0].ID); err != nil {
+			t.Errorf("a batch of 1 deleted more than the oldest event: %v", err)
+		}
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.EventDeleteBefore(ctx, cut, 100); return err })
+		if n != int64(len(old))-1 {
+			t.Errorf("EventDeleteBefore = %d, want %d", n, len(old)-1)
 		}
 		for _, e := range old {
 			if _, err := getEvent(t, s, e.ShopID, e.Test, e.ID); !errors.Is(err, payd.ErrNoRows) {
@@ -219,7 +231,7 @@ func testEvent(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 			wantDiff(t, "kept event", e, got)
 		}
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.EventDeleteBefore(ctx, cut); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.EventDeleteBefore(ctx, cut, 100); return err })
 		if n != 0 {
 			t.Errorf("second EventDeleteBefore = %d, want 0", n)
 		}

@@ -158,10 +158,16 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 				t.Fatalf("IdempotencyPut: %v", err)
 			}
 		}
+		// A batch of one takes the record expired longest ago
+		// (expired[1]) and leaves the others for the next batches.
 		var n int64
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.IdempotencyDeleteExpired(t.Context(), now); return err })
-		if n != int64(len(expired)) {
-			t.Errorf("IdempotencyDeleteExpired = %d, want %d", n, len(expired))
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.IdempotencyDeleteExpired(t.Context(), now, 1); return err })
+		if _, err := get(t, s, expired[1]); n != 1 || !errors.Is(err, payd.ErrNoRows) {
+			t.Errorf("IdempotencyDeleteExpired of a batch of 1 = %d (the oldest record read: %v), want 1 and the oldest gone", n, err)
+		}
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.IdempotencyDeleteExpired(t.Context(), now, 100); return err })
+		if n != int64(len(expired))-1 {
+			t.Errorf("IdempotencyDeleteExpired = %d, want %d", n, len(expired)-1)
 		}
 		for _, r := range expired {
 			_, err := get(t, s, r)
@@ -175,7 +181,7 @@ func testIdempotency(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 			wantDiff(t, "live record after IdempotencyDeleteExpired", r, got)
 		}
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.IdempotencyDeleteExpired(t.Context(), now); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.IdempotencyDeleteExpired(t.Context(), now, 100); return err })
 		if n != 0 {
 			t.Errorf("second IdempotencyDeleteExpired = %d, want 0", n)
 		}

@@ -245,4 +245,69 @@ func testSettlement(t *testing.T, open func(t *testing.T) payd.Store) {
 		delete(want, sent.ID)
 		wantDiff(t, "SettlementListUnpaid after one was paid", want, unpaid())
 	})
+
+	t.Run("Days", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		a, b := addMerchant(t, s, now).ID, addMerchant(t, s, now).ID
+		day := func(m string, test bool, c money.Currency, d string) payd.SettlementDay {
+			return payd.SettlementDay{MerchantID: m, Test: test, Currency: c, Day: d}
+		}
+		days := []payd.SettlementDay{
+			day(a, true, money.RUB, "2026-03-02"), day(a, false, money.RUB, "2026-03-02"),
+			day(a, true, money.KZT, "2026-03-02"), day(b, true, money.RUB, "2026-03-01"),
+			day(b, true, money.RUB, "2026-03-03"), day(a, true, money.RUB, "2026-03-04"),
+		}
+		mark := func(d payd.SettlementDay) (added bool) {
+			t.Helper()
+			mustTx(t, s, func(tx payd.Tx) (err error) { added, err = tx.SettlementDayMark(ctx, d); return err })
+			return added
+		}
+		for _, d := range days {
+			if !mark(d) {
+				t.Errorf("SettlementDayMark(%v) of a new day = false", d)
+			}
+		}
+		// Marked again, a day stays one row and reports it was there.
+		if mark(days[0]) {
+			t.Errorf("SettlementDayMark(%v) a second time = true", days[0])
+		}
+		// In order of day, merchant, contour and currency, before the
+		// day given, a page at a time from the last key read.
+		// (On 2026-03-02: a's live contour before its test one, KZT
+		// before RUB.)
+		want := []payd.SettlementDay{days[3], days[1], days[2], days[0], days[4]}
+		var got []payd.SettlementDay
+		var after *payd.SettlementDay
+		for {
+			var page []payd.SettlementDay
+			mustView(t, s, func(tx payd.Tx) (err error) {
+				page, err = tx.SettlementDaysBefore(ctx, "2026-03-04", after, 2)
+				return err
+			})
+			got = append(got, page...)
+			if len(page) < 2 {
+				break
+			}
+			after = &page[len(page)-1]
+		}
+		wantDiff(t, "SettlementDaysBefore 2026-03-04 in pages of 2", want, got)
+
+		// A deleted day leaves the list; deleting it again is no error.
+		for range 2 {
+			mustTx(t, s, func(tx payd.Tx) error { return tx.SettlementDayDelete(ctx, days[3]) })
+		}
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			got, err = tx.SettlementDaysBefore(ctx, "2026-03-02", nil, 10)
+			return err
+		})
+		if len(got) != 0 {
+			t.Errorf("SettlementDaysBefore 2026-03-02 after the delete = %v, want none", got)
+		}
+		if !mark(days[3]) {
+			t.Errorf("SettlementDayMark of a deleted day = false, want it recorded again")
+		}
+	})
 }
