@@ -33,14 +33,8 @@ func TestBackgroundWorkUnderOverload(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		env := paydtest.Start(t, b, nil)
 		loc := payd.RegionRU.Location()
-		// Start on a Tuesday at noon in Moscow, so that where the jumps
-		// end is a weekday whatever the machine's date.
-		now := env.Clock.Now().In(loc)
-		start := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, loc).AddDate(0, 0, 1)
-		for start.Weekday() != time.Tuesday {
-			start = start.AddDate(0, 0, 1)
-		}
-		env.Clock.Advance(start.Sub(env.Clock.Now()))
+		// Where the jumps end (Friday) is a business day.
+		toTuesdayNoon(t, env)
 
 		const active, idle, expiring = 12, 40, 6
 		var paying []*paydtest.Client

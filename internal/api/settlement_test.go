@@ -135,17 +135,8 @@ func TestSettlementScheduled(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		env := paydtest.Start(t, b, nil)
-		// The scenario starts on a Tuesday at noon in Moscow, whatever the
-		// machine's day and hour: the next weekday is then Wednesday, with
-		// no weekend between, so the test does not depend on the day it
-		// runs.
 		loc := payd.RegionRU.Location()
-		now := env.Clock.Now().In(loc)
-		start := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, loc).AddDate(0, 0, 1)
-		for start.Weekday() != time.Tuesday {
-			start = start.AddDate(0, 0, 1)
-		}
-		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": int(start.Sub(env.Clock.Now()).Seconds())}).Expect(t, 200)
+		toTuesdayNoon(t, env)
 		shop := env.NewShop(payd.RegionRU, "")
 		c := env.As(shop, false)
 		env.AdminDo("PATCH", "/admin/v1/merchants/"+shop.MerchantID, map[string]any{"settlement_delay_days": 0, "auto_settle": true}).Expect(t, 200)
@@ -189,6 +180,21 @@ func TestSettlementScheduled(t *testing.T) {
 		}
 		checkLedger(t, env)
 	})
+}
+
+// toTuesdayNoon moves the test clock, through the operator's route, to
+// the next Tuesday at noon in Moscow, whatever the machine's day and hour:
+// the next weekday is then Wednesday, with no weekend between, so a test
+// of the calendar does not depend on the day it runs.
+func toTuesdayNoon(t *testing.T, env *paydtest.Env) {
+	t.Helper()
+	loc := payd.RegionRU.Location()
+	now := env.Clock.Now().In(loc)
+	start := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, loc).AddDate(0, 0, 1)
+	for start.Weekday() != time.Tuesday {
+		start = start.AddDate(0, 0, 1)
+	}
+	env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": int(start.Sub(env.Clock.Now()).Seconds())}).Expect(t, 200)
 }
 
 // checkReport reads a register's CSV line by line: the header, then one

@@ -20,20 +20,7 @@ func TestRunPeriodicNowKeepsOneWaitingRun(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		ctx := context.Background()
-		store, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		clock := &payd.TestClock{}
-		if err := serve.Migrate(ctx, store, clock); err != nil {
-			t.Fatal(err)
-		}
-		q, err := jobs.New(store.DB(), store.Dialect(), clock, nil, jobs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.RegisterWorkers()
+		store, clock, q := idleQueue(t, b)
 		for range 3 {
 			clock.Advance(time.Hour)
 			if err := q.RunPeriodicNow(ctx); err != nil {
@@ -76,20 +63,7 @@ func TestPeriodicRunningRunKeepsItsPlace(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		ctx := context.Background()
-		store, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		clock := &payd.TestClock{}
-		if err := serve.Migrate(ctx, store, clock); err != nil {
-			t.Fatal(err)
-		}
-		q, err := jobs.New(store.DB(), store.Dialect(), clock, nil, jobs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.RegisterWorkers()
+		store, clock, q := idleQueue(t, b)
 		if err := q.RunPeriodicNow(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -133,4 +107,27 @@ func TestPeriodicRunningRunKeepsItsPlace(t *testing.T) {
 			t.Errorf("the periodic queue holds %v, want %d available and 1 running", periodic, n-1)
 		}
 	})
+}
+
+// idleQueue is a queue over a fresh migrated store of the backend, with
+// every worker registered and never started: what is inserted stays where
+// it is put.
+func idleQueue(t *testing.T, b paydtest.Backend) (*sqlstore.Store, *payd.TestClock, *jobs.Queue) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, b.DatabaseURL(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	clock := &payd.TestClock{}
+	if err := serve.Migrate(ctx, store, clock); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(store.DB(), store.Dialect(), clock, nil, jobs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.RegisterWorkers()
+	return store, clock, q
 }

@@ -48,19 +48,7 @@ func TestMigration0016Backfill(t *testing.T) {
 			ledger.Move(svc(false, money.RUB, ledger.ProviderClearing), livePend, 123),
 		}
 		for _, postings := range entries {
-			id := ids.New("ent_", now)
-			if err := s.Exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, 'test', 'test', 'x')`,
-				id, now.UnixMicro()); err != nil {
-				t.Fatalf("insert old entry: %v", err)
-			}
-			for i, p := range postings {
-				a := p.Account
-				if err := s.Exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-					id, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, now.UnixMicro()); err != nil {
-					t.Fatalf("insert old posting: %v", err)
-				}
-			}
+			insertOldEntry(t, s, ids.New("ent_", now), now, postings)
 		}
 
 		applied, err := s.MigrateTo(ctx, 16)

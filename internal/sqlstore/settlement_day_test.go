@@ -9,6 +9,7 @@ import (
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/money"
 )
 
@@ -37,19 +38,7 @@ func TestMigration0026Backfill(t *testing.T) {
 		}
 		post := func(at time.Time, postings []ledger.Posting) {
 			t.Helper()
-			id := ids.New("ent_", at)
-			if err := s.Exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, 'test', 'test', 'x')`,
-				id, at.UnixMicro()); err != nil {
-				t.Fatalf("insert entry: %v", err)
-			}
-			for i, p := range postings {
-				a := p.Account
-				if err := s.Exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-					id, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, at.UnixMicro()); err != nil {
-					t.Fatalf("insert posting: %v", err)
-				}
-			}
+			insertOldEntry(t, s, ids.New("ent_", at), at, postings)
 		}
 		evening := latest.Add(-2 * time.Hour)
 		post(latest, ledger.Move(clearing(true, money.RUB), acct(a, true, money.RUB, ledger.Pending), 100))
@@ -91,4 +80,23 @@ func TestMigration0026Backfill(t *testing.T) {
 			t.Errorf("settlement days after migration 0026 (-want +got):\n%s", d)
 		}
 	})
+}
+
+// insertOldEntry writes an entry and its postings as a build before the
+// migration under test did: rows alone, no totals, no recorded days.
+func insertOldEntry(t *testing.T, s *sqlstore.Store, id string, at time.Time, postings []ledger.Posting) {
+	t.Helper()
+	ctx := t.Context()
+	if err := s.Exec(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, 'test', 'test', 'x')`,
+		id, at.UnixMicro()); err != nil {
+		t.Fatalf("insert old entry: %v", err)
+	}
+	for i, p := range postings {
+		a := p.Account
+		if err := s.Exec(ctx, `INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			id, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, p.Amount, at.UnixMicro()); err != nil {
+			t.Fatalf("insert old posting: %v", err)
+		}
+	}
 }
