@@ -86,12 +86,28 @@ func (s *Service) LedgerEntries(ctx context.Context, merchantID string, test boo
 // FoldLedgerTotals folds the running totals' spare slots, those left by
 // postings that ran at once, back into one per total, so that a balance
 // read sums as few rows as the moment's concurrency needs; a periodic job
-// runs it (docs/money.md, "Slots").
+// runs it (docs/money.md, "Slots"). It looks only at the totals postings
+// opened a slot of since the last fold, foldBatch a transaction, and stops
+// at its budget (ErrWorkLeft).
 func (s *Service) FoldLedgerTotals(ctx context.Context) (int, error) {
-	var n int
-	err := s.store.Tx(ctx, func(tx Tx) (err error) {
-		n, err = tx.LedgerTotalsFold(ctx)
-		return err
-	})
-	return n, err
+	started := time.Now()
+	var total int
+	for {
+		var n int
+		var more bool
+		err := s.store.Tx(ctx, func(tx Tx) (err error) {
+			n, more, err = tx.LedgerTotalsFold(ctx, foldBatch)
+			return err
+		})
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+		if time.Since(started) >= workBudget {
+			return total, ErrWorkLeft
+		}
+	}
 }
+
+// foldBatch is how many totals one transaction of the fold looks at.
+const foldBatch = 500

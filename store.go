@@ -276,8 +276,10 @@ type Tx interface {
 	LedgerTotalMismatches(ctx context.Context) ([]LedgerTotalMismatch, error)
 	// LedgerTotalsFold folds the spare slots of the running totals, those
 	// no transaction holds, back into one per total, and returns how many
-	// it removed (a periodic job; docs/money.md, "Slots").
-	LedgerTotalsFold(ctx context.Context) (int, error)
+	// it removed (a periodic job; docs/money.md, "Slots"). It looks at the
+	// totals postings opened a slot of since the last fold, at most limit
+	// of them; more reports that others wait for the next call.
+	LedgerTotalsFold(ctx context.Context, limit int) (folded int, more bool, err error)
 	// LedgerUnbalanced, LedgerNegativeAccounts and RefundTotals are the
 	// ledger check's reads: the ids of entries whose postings do not sum
 	// to zero (and a note of entries without postings); the keys of the

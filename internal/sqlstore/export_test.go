@@ -64,15 +64,15 @@ func (s *Store) ExplainLedgerDay(ctx context.Context) (string, error) {
 	return explain(ctx, s.d, s.db, ledgerDayEntriesSQL, []any{"mer_1", true, "RUB", int64(0), int64(86_400_000_000)})
 }
 
-// ExplainLedgerBuckets and ExplainSpareTotals are the database's plans of
-// the balance read's sum of bucket totals and of the fold's search for
-// totals with spare slots.
+// ExplainLedgerBuckets and ExplainOpenedTotals are the database's plans
+// of the balance read's sum of bucket totals and of the fold's search for
+// totals that may have spare slots.
 func (s *Store) ExplainLedgerBuckets(ctx context.Context) (string, error) {
 	return explain(ctx, s.d, s.db, ledgerBucketsSQL, []any{"mer_1", true})
 }
 
-func (s *Store) ExplainSpareTotals(ctx context.Context) (string, error) {
-	return explain(ctx, s.d, s.db, spareTotalsSQL, nil)
+func (s *Store) ExplainOpenedTotals(ctx context.Context) (string, error) {
+	return explain(ctx, s.d, s.db, openedTotalsSQL, []any{1000})
 }
 
 // GroupWaiting is how many transactions wait in a SQLite store's commit

@@ -218,7 +218,44 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 	if err := t.later(ctx, q.String(), vals...); err != nil {
 		return 0, fmt.Errorf("add to ledger totals: %w", err)
 	}
+	if !fold {
+		if err := t.recordOpenedSlots(ctx, slot, keys, free); err != nil {
+			return 0, err
+		}
+	}
 	return len(spareSlots), nil
+}
+
+// recordOpenedSlots records the owner-level totals this posting opened a
+// slot of (ledger_totals_opened, migration 0027), for the fold to look at:
+// only a total that gained a slot can have a spare one. A slot's key is
+// the posting's own (slot, the entry's id), so the record is written
+// without waiting for any other transaction, and goes out with the next
+// statement. Under steady load postings find a free slot and record
+// nothing; a total's first slot is recorded once.
+func (t *tx) recordOpenedSlots(ctx context.Context, slot string, keys []totalKey, free map[totalKey][]string) error {
+	var q strings.Builder
+	var vals []any
+	for _, k := range keys {
+		if len(free[k]) > 0 || k.sub != "" {
+			continue
+		}
+		if len(vals) == 0 {
+			q.WriteString(`INSERT INTO ledger_totals_opened (kind, owner, test, currency, bucket, slot) VALUES `)
+		} else {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + placeholders(len(vals)+1, 6) + ")")
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, slot)
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	q.WriteString(` ON CONFLICT DO NOTHING`)
+	if err := t.later(ctx, q.String(), vals...); err != nil {
+		return fmt.Errorf("record opened ledger total slots: %w", err)
+	}
+	return nil
 }
 
 // lockFreeSlots locks free slots of each total and returns them by total,
@@ -265,21 +302,24 @@ func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, all bool) (map[
 	return free, err
 }
 
-// spareTotalsSQL finds the owner-level totals of more than one slot.
-const spareTotalsSQL = `SELECT kind, owner, test, currency, bucket FROM ledger_totals
-	WHERE sub = '' GROUP BY kind, owner, test, currency, bucket HAVING COUNT(*) > 1`
+// openedTotalsSQL lists the owner-level totals postings opened a slot of
+// since the last fold, at most $1: a walk of ledger_totals_opened's key,
+// which holds what concurrency left and nothing else.
+const openedTotalsSQL = `SELECT DISTINCT kind, owner, test, currency, bucket FROM ledger_totals_opened
+	ORDER BY kind, owner, test, currency, bucket LIMIT $1`
 
-// LedgerTotalsFold folds the spare slots of every owner-level total (the
-// empty sub) that has more than one: the free ones of each are locked,
-// all but the first deleted and their amounts added to it. Slots other
-// transactions hold are left as they are, for a later run. It returns how
-// many slots it removed. The totals of sub-accounts are left out: each is
-// posted to under its object's lock (a payment's, a refund's), so it stays
-// one slot, and there is one per payment, which the search would otherwise
-// walk (ledger_totals_owner_level, migration 0025, holds the others only).
-func (t *tx) LedgerTotalsFold(ctx context.Context) (int, error) {
+// LedgerTotalsFold folds the spare slots of the owner-level totals (the
+// empty sub) that postings opened a slot of since the last fold: the free
+// ones of each are locked, all but the first deleted and their amounts
+// added to it. Slots other transactions hold are left as they are, with
+// their records, for a later run; the records of totals left with one
+// slot, and of slots folded away, are deleted. The totals of sub-accounts
+// are left out: each is posted to under its object's lock (a payment's, a
+// refund's), so it stays one slot. The fold's reads cost the slots
+// concurrency opened, not the number of totals or merchants.
+func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (int, bool, error) {
 	var keys []totalKey
-	err := eachRow(ctx, t.q, spareTotalsSQL, nil, func(r *sql.Rows) error {
+	err := eachRow(ctx, t.q, openedTotalsSQL, []any{limit + 1}, func(r *sql.Rows) error {
 		var k totalKey
 		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket); err != nil {
 			return err
@@ -288,19 +328,48 @@ func (t *tx) LedgerTotalsFold(ctx context.Context) (int, error) {
 		return nil
 	})
 	if err != nil || len(keys) == 0 {
-		return 0, err
+		return 0, false, err
 	}
-	slices.SortFunc(keys, compareTotalKeys)
+	more := len(keys) > limit
+	keys = keys[:min(len(keys), limit)]
 	var folded int
 	zero := map[totalKey]int64{}
 	for from := 0; from < len(keys); from += totalsBatch {
-		n, err := t.addTotalsOf(ctx, "", keys[from:min(from+totalsBatch, len(keys))], zero, true)
+		batch := keys[from:min(from+totalsBatch, len(keys))]
+		n, err := t.addTotalsOf(ctx, "", batch, zero, true)
 		if err != nil {
-			return folded, err
+			return folded, false, err
 		}
 		folded += n
+		if err := t.forgetOpenedSlots(ctx, batch); err != nil {
+			return folded, false, err
+		}
 	}
-	return folded, nil
+	return folded, more, nil
+}
+
+// forgetOpenedSlots deletes the records of keys' slots that are gone, and
+// all of a total's once it has one slot left.
+func (t *tx) forgetOpenedSlots(ctx context.Context, keys []totalKey) error {
+	var b strings.Builder
+	var args []any
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "(kind = $%d AND owner = $%d AND test = $%d AND currency = $%d AND bucket = $%d)", n+1, n+2, n+3, n+4, n+5)
+		args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket)
+	}
+	const sameTotal = `l.kind = o.kind AND l.owner = o.owner AND l.test = o.test AND l.currency = o.currency
+		AND l.bucket = o.bucket AND l.sub = ''`
+	_, err := t.exec(ctx, `DELETE FROM ledger_totals_opened AS o WHERE (`+b.String()+`) AND (
+		NOT EXISTS (SELECT 1 FROM ledger_totals l WHERE `+sameTotal+` AND l.slot = o.slot)
+		OR (SELECT COUNT(*) FROM ledger_totals l WHERE `+sameTotal+`) <= 1)`, args...)
+	if err != nil {
+		return fmt.Errorf("forget folded ledger total slots: %w", err)
+	}
+	return nil
 }
 
 // LedgerTotalMismatches compares every running total with the postings it

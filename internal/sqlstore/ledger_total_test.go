@@ -126,3 +126,49 @@ func TestMigration0016Backfill(t *testing.T) {
 		}
 	})
 }
+
+// TestMigration0027Backfill: the upgrade records every slot of the
+// owner-level totals that have more than one, so the first fold after it
+// folds the spare slots left before it; single-slot totals and the totals
+// of sub-accounts are not recorded.
+func TestMigration0027Backfill(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		ctx := t.Context()
+		s := openUnmigrated(t, b)
+		if _, err := s.MigrateTo(ctx, 26); err != nil {
+			t.Fatalf("migrate to 0026: %v", err)
+		}
+		for _, row := range []struct {
+			kind, owner, bucket, sub, slot string
+		}{
+			{"bucket", "mer_a", "available", "", "ent_1"}, {"bucket", "mer_a", "available", "", "ent_2"},
+			{"account", "mer_a", "available", "", "ent_1"},
+			{"account", "mer_a", "pending", "pay_1", "ent_1"}, {"account", "mer_a", "pending", "pay_1", "ent_2"},
+		} {
+			if err := s.Exec(ctx, `INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount)
+				VALUES ($1, $2, true, 'RUB', $3, $4, $5, 1)`, row.kind, row.owner, row.bucket, row.sub, row.slot); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.MigrateTo(ctx, 27); err != nil {
+			t.Fatalf("migrate to 0027: %v", err)
+		}
+		rows, err := s.DB().QueryContext(ctx, `SELECT kind, owner, bucket, slot FROM ledger_totals_opened ORDER BY kind, owner, bucket, slot`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []string
+		for rows.Next() {
+			var kind, owner, bucket, slot string
+			if err := rows.Scan(&kind, &owner, &bucket, &slot); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, kind+" "+owner+" "+bucket+" "+slot)
+		}
+		if d := cmp.Diff([]string{"bucket mer_a available ent_1", "bucket mer_a available ent_2"}, got); d != "" {
+			t.Errorf("recorded slots after migration 0027 (-want +got):\n%s", d)
+		}
+	})
+}

@@ -141,9 +141,10 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 // own indexes, also on a fresh database whose statistics say the tables
 // are empty: a register's read of its day is one range of
 // ledger_postings_owner_at, not a walk of every posting of the contour
-// (migration 0023); the balance read and the fold's search walk the
-// owner-level totals only, not the primary key that also holds a total
-// for every payment's sub-accounts (migration 0025).
+// (migration 0023); the balance read walks the owner-level totals only,
+// not the primary key that also holds a total for every payment's
+// sub-accounts (migration 0025); the fold's search walks the records of
+// opened slots, not the totals (migration 0027).
 func TestLedgerPlansUseTheirIndexes(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
@@ -157,7 +158,7 @@ func TestLedgerPlansUseTheirIndexes(t *testing.T) {
 		}{
 			{"a register's read of its day", "ledger_postings_owner_at", s.ExplainLedgerDay},
 			{"the balance read", "ledger_totals_owner_level", s.ExplainLedgerBuckets},
-			{"the fold's search", "ledger_totals_owner_level", s.ExplainSpareTotals},
+			{"the fold's search", "ledger_totals_opened", s.ExplainOpenedTotals},
 		} {
 			plan, err := c.explain(t.Context())
 			if err != nil {

@@ -299,7 +299,7 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		// The fold leaves one slot per total and every total as it was.
 		var folded int
-		mustTx(t, s, func(tx payd.Tx) (err error) { folded, err = tx.LedgerTotalsFold(ctx); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) { folded, _, err = tx.LedgerTotalsFold(ctx, 1000); return err })
 		if slots := mostSlots(t, s); slots > 1 {
 			t.Errorf("a total has %d slots after LedgerTotalsFold (%d folded); want 1", slots, folded)
 		}
@@ -337,7 +337,7 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 			fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			defer cancel()
 			var n int
-			if err := s.Tx(fctx, func(tx payd.Tx) (err error) { n, err = tx.LedgerTotalsFold(fctx); return err }); err != nil {
+			if err := s.Tx(fctx, func(tx payd.Tx) (err error) { n, _, err = tx.LedgerTotalsFold(fctx, 1000); return err }); err != nil {
 				t.Fatalf("LedgerTotalsFold %s: %v", who, err)
 			}
 			return n
@@ -365,6 +365,9 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 			if n := fold("while A holds its slots"); n != 0 {
 				t.Errorf("LedgerTotalsFold while A holds one of two slots of each total folded %d; want 0", n)
 			}
+			if !foldWaiting(t, s) {
+				t.Error("after a fold that found A's slots held, no total is left for the next fold")
+			}
 			return nil
 		})
 		if err != nil {
@@ -388,6 +391,9 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		if n := mostSlots(t, s); n != 1 {
 			t.Errorf("after LedgerTotalsFold a total has at most %d slots; want 1", n)
 		}
+		if foldWaiting(t, s) {
+			t.Error("after a fold that left one slot a total, totals are still left for the next fold")
+		}
 		var got map[money.Currency]map[ledger.Bucket]int64
 		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.LedgerBuckets(ctx, mer, true); return err })
 		wantDiff(t, "LedgerBuckets after concurrent postings and the fold", map[money.Currency]map[ledger.Bucket]int64{
@@ -398,3 +404,12 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 }
+
+// foldWaiting reports whether any total waits for the next fold: a fold
+// that may look at none says whether there are more.
+func foldWaiting(t *testing.T, s payd.Store) (more bool) {
+	t.Helper()
+	mustTx(t, s, func(tx payd.Tx) (err error) { _, more, err = tx.LedgerTotalsFold(t.Context(), 0); return err })
+	return more
+}
+
