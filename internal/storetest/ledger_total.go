@@ -412,4 +412,3 @@ func foldWaiting(t *testing.T, s payd.Store) (more bool) {
 	mustTx(t, s, func(tx payd.Tx) (err error) { _, more, err = tx.LedgerTotalsFold(t.Context(), 0); return err })
 	return more
 }
-
