@@ -68,6 +68,12 @@ type config struct {
 	// measured once per size, with a fresh server, after loading that
 	// many payments (0: none).
 	seedPayments []int
+	// periodicMerchants, when set, make paydbench measure only the
+	// periodic background work, at each of these numbers of merchants
+	// (periodic.go); on PostgreSQL when --database-url is given
+	// (databaseURLSet), else on SQLite.
+	periodicMerchants []int
+	databaseURLSet    bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -91,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tmpDir, "tmp-dir", "", "parent of the run's temporary directory (its file system is SQLite's disk)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (server logs, SQLite files)")
 	seeds := fs.String("seed-payments", "0", "load this many realistic payments (with events, refunds, their ledger and registers) into the demo shop before the phases; a comma-separated list measures each database once per size")
+	periodic := fs.String("periodic-merchants", "", "measure only one hour of the periodic background work, in this process, at each of these numbers of merchants (1,000 of them active), comma-separated; on PostgreSQL when --database-url is given, else on SQLite")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: paydbench [flags]\n\nMeasures payd's merchant API against the database floor. Flags:\n")
 		fs.PrintDefaults()
@@ -127,6 +134,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.seedPayments = append(c.seedPayments, n)
 	}
+	periodicMerchants, err := parseCounts("periodic-merchants", *periodic, 10_000_000)
+	if err != nil {
+		return nil, err
+	}
+	c.periodicMerchants = periodicMerchants
+	fs.Visit(func(f *flag.Flag) { c.databaseURLSet = c.databaseURLSet || f.Name == "database-url" })
 	switch {
 	case len(c.seedPayments) == 0:
 		return nil, errors.New("--seed-payments must not be empty")
@@ -194,6 +207,13 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
+	if len(cfg.periodicMerchants) > 0 {
+		if err := runPeriodic(ctx, cfg, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "paydbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	rep, err := run(ctx, cfg, os.Stderr)
 	if rep != nil {
 		if cfg.jsonOut {
