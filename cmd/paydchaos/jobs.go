@@ -114,12 +114,12 @@ func (cl *cluster) checkJobs(book *ledgerBook, faults faultLog, from, to time.Ti
 		if err := rows.Scan(&kind, &state, &n); err != nil {
 			return "", err
 		}
-		once, periodic := jobs.PeriodicKinds()[kind]
-		// A periodic job may be waiting for its turn or running right
-		// now; a sweep is tried once by design.
-		if periodic && (state != "discarded" || once) {
+		// A periodic run may be waiting for its turn or running right
+		// now; one given up after its attempts is taken over by the next
+		// period's.
+		if _, periodic := jobs.PeriodicKinds()[kind]; periodic {
 			if state == "discarded" {
-				fmt.Fprintf(&b, "  %s sweeps given up (tried once by design; the next one takes over): %d\n", kind, n)
+				fmt.Fprintf(&b, "  %s runs given up (the next period's takes over): %d\n", kind, n)
 			}
 			continue
 		}

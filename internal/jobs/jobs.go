@@ -34,7 +34,11 @@ type Queue struct {
 	clock   payd.Clock
 	db      *sql.DB
 	log     *slog.Logger
-	onRun   func(kind string, outcome RunOutcome)
+	dialect string
+	// kindLocks are SQLite's locks of the periodic kinds (one process
+	// holds the database); PostgreSQL's are advisory locks (lockKind).
+	kindLocks sync.Map // kind → *sync.Mutex
+	onRun     func(kind string, outcome RunOutcome)
 	// inFlight counts the periodic runs this process is working, by kind.
 	inFlight sync.Map // kind → *atomic.Int64
 }
@@ -111,7 +115,7 @@ func queueOf(kind string) string {
 // New prepares a queue over db; dialect is "sqlite" or "postgres". Workers
 // are registered by Start.
 func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Options) (*Queue, error) {
-	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db, onRun: opts.OnPeriodicRun}
+	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db, onRun: opts.OnPeriodicRun, dialect: dialect}
 	switch dialect {
 	case "sqlite":
 		q.driver = riversqlite.New(db)
@@ -213,7 +217,7 @@ func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runA
 // clock jumped while it worked (periodicWorker).
 func (q *Queue) RunPeriodicNow(ctx context.Context) error {
 	for _, p := range periodics() {
-		if _, err := q.client.Insert(ctx, p.args, periodicInsertOpts()); err != nil {
+		if _, err := q.client.Insert(ctx, p.args, periodicInsertOpts(p)); err != nil {
 			return err
 		}
 	}
@@ -238,6 +242,7 @@ const (
 	RunContinued RunOutcome = "continued" // stopped at its budget; runs again at once
 	RunAgain     RunOutcome = "again"     // the test clock jumped meanwhile; runs again at once
 	RunFailed    RunOutcome = "failed"    // an error; retried, or given up to the next period
+	RunSkipped   RunOutcome = "skipped"   // another run of the kind was working; nothing to do
 )
 
 func (q *Queue) ran(kind string, outcome RunOutcome) { q.onRun(kind, outcome) }

@@ -111,26 +111,35 @@ const (
 	periodicRetryStep = 10 * time.Second
 )
 
-// periodicInsertOpts puts a periodic run on the periodic queue, and makes
-// it unique per kind among the runs waiting, running or waiting to retry:
-// across every instance there is at most one run of each kind in flight
-// and none piles up behind it, however often the schedule, a jump of the
-// test clock or a restart asks for one. A finished run does not count.
-func periodicInsertOpts() *river.InsertOpts {
-	return &river.InsertOpts{Queue: queuePeriodic, MaxAttempts: periodicAttempts, UniqueOpts: river.UniqueOpts{
+// periodicInsertOpts puts a periodic run on the periodic queue, unique
+// per kind among the runs waiting, running or waiting to retry, across
+// every instance: none piles up behind the one in flight, however often
+// the schedule, a jump of the test clock or a restart asks for one. A
+// finished run does not count. A sweep (every few seconds) is unique per
+// period instead: a run of an instance that died mid-run stays "running"
+// until River rescues it, minutes later, and must not stop the sweep
+// that long; two runs of a sweep never work at once all the same, as a
+// run works only under its kind's lock (periodicWorker).
+func periodicInsertOpts(p periodic) *river.InsertOpts {
+	opts := &river.InsertOpts{Queue: queuePeriodic, MaxAttempts: periodicAttempts, UniqueOpts: river.UniqueOpts{
 		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
 			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
 	}}
+	if p.skipAhead {
+		opts.UniqueOpts.ByPeriod = p.every
+	}
+	return opts
 }
 
-// PeriodicKinds names the kinds of the periodic jobs. The fault test reads
-// it, so that a periodic run waiting for its turn, or given up after its
-// attempts (the next period's run takes over), is not taken for a lost
-// job.
+// PeriodicKinds names the kinds of the periodic jobs, each with whether
+// it is a sweep (unique per period: a second run of it may start, find
+// the first working and end at once). The fault test reads it, so that a
+// periodic run waiting for its turn, or given up after its attempts (the
+// next period's run takes over), is not taken for a lost job.
 func PeriodicKinds() map[string]bool {
 	out := map[string]bool{}
 	for _, p := range periodics() {
-		out[p.args.Kind()] = true
+		out[p.args.Kind()] = p.skipAhead
 	}
 	return out
 }
@@ -160,7 +169,7 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 			schedule = skipAhead{clock: clock, every: p.every}
 		}
 		out = append(out, river.NewPeriodicJob(schedule,
-			func() (river.JobArgs, *river.InsertOpts) { return p.args, periodicInsertOpts() },
+			func() (river.JobArgs, *river.InsertOpts) { return p.args, periodicInsertOpts(p) },
 			&river.PeriodicJobOpts{RunOnStart: true}))
 	}
 	return out
@@ -186,10 +195,22 @@ type periodicWorker[T river.JobArgs] struct {
 }
 
 func (w *periodicWorker[T]) Work(ctx context.Context, j *river.Job[T]) error {
+	unlock, ok, err := w.q.lockKind(ctx, j.Kind)
+	if err != nil {
+		w.q.ran(j.Kind, RunFailed)
+		return err
+	}
+	if !ok {
+		// Another run of the kind works now (a sweep's run of an
+		// earlier period): it covers this one's work.
+		w.q.ran(j.Kind, RunSkipped)
+		return nil
+	}
+	defer unlock()
 	jumps := w.q.clockJumps()
 	w.q.running(j.Kind, 1)
 	defer w.q.running(j.Kind, -1)
-	err := w.fn(ctx)
+	err = w.fn(ctx)
 	switch {
 	case errors.Is(err, payd.ErrWorkLeft):
 		if err != payd.ErrWorkLeft { //nolint:errorlint // anything joined to it is worth a line

@@ -30,30 +30,36 @@ func TestSkipAhead(t *testing.T) {
 
 // TestPeriodicKinds: every periodic kind is named for the fault test,
 // and each is asked for on the periodic queue, unique among its runs
-// waiting, running and waiting to retry, with a bounded retry: one run of
-// a kind in flight at a time, none piling up, outcome jobs never behind.
+// waiting, running and waiting to retry (a sweep per period), with a
+// bounded retry: none piling up, outcome jobs never behind.
 func TestPeriodicKinds(t *testing.T) {
 	got := PeriodicKinds()
-	for _, kind := range []string{"expire_payments", "expire_disputes", "expire_payment_links", "remove_expired_evidence",
-		"payment_views_refresh", "purge_events", "purge_idempotency", "settlement_run", "fold_ledger_totals"} {
-		if !got[kind] {
-			t.Errorf("PeriodicKinds() lacks %q", kind)
+	for kind, sweep := range map[string]bool{"expire_payments": true, "expire_disputes": true, "expire_payment_links": true,
+		"remove_expired_evidence": true, "payment_views_refresh": false, "purge_events": false, "purge_idempotency": false,
+		"settlement_run": false, "fold_ledger_totals": false} {
+		if g, ok := got[kind]; !ok || g != sweep {
+			t.Errorf("PeriodicKinds()[%q] = %v, %v; want %v, true", kind, g, ok, sweep)
 		}
 	}
 	if len(got) != 9 {
 		t.Errorf("PeriodicKinds() has %d kinds, want 9: %v", len(got), got)
 	}
-	opts := periodicInsertOpts()
-	if opts.Queue != queuePeriodic || opts.MaxAttempts != periodicAttempts || periodicAttempts > 5 {
-		t.Errorf("periodic insert options: queue %q, %d attempts", opts.Queue, opts.MaxAttempts)
-	}
-	for _, st := range []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateRunning,
-		rivertype.JobStateRetryable, rivertype.JobStateScheduled} {
-		if !slices.Contains(opts.UniqueOpts.ByState, st) {
-			t.Errorf("a periodic run is not unique among %s runs", st)
+	for _, p := range periodics() {
+		opts := periodicInsertOpts(p)
+		if opts.Queue != queuePeriodic || opts.MaxAttempts != periodicAttempts || periodicAttempts > 5 {
+			t.Errorf("%s: queue %q, %d attempts", p.args.Kind(), opts.Queue, opts.MaxAttempts)
 		}
-	}
-	if slices.Contains(opts.UniqueOpts.ByState, rivertype.JobStateCompleted) {
-		t.Error("a completed periodic run would keep the next one out for a day")
+		for _, st := range []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled} {
+			if !slices.Contains(opts.UniqueOpts.ByState, st) {
+				t.Errorf("%s: a run is not unique among %s runs", p.args.Kind(), st)
+			}
+		}
+		if slices.Contains(opts.UniqueOpts.ByState, rivertype.JobStateCompleted) {
+			t.Errorf("%s: a completed run would keep the next one out for a day", p.args.Kind())
+		}
+		if want := map[bool]time.Duration{true: p.every}[p.skipAhead]; opts.UniqueOpts.ByPeriod != want {
+			t.Errorf("%s: unique per %v, want %v", p.args.Kind(), opts.UniqueOpts.ByPeriod, want)
+		}
 	}
 }

@@ -282,7 +282,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 		Name: "payd_webhook_attempts_total", Help: "Recorded webhook delivery outcomes: succeeded, failed (no 2xx), skipped (endpoint no longer active).",
 	}, []string{"outcome"})
 	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "payd_periodic_runs_total", Help: "Periodic job runs by kind and outcome: done, continued (stopped at its budget, runs again at once), again (the test clock jumped), failed.",
+		Name: "payd_periodic_runs_total", Help: "Periodic job runs by kind and outcome: done, continued (stopped at its budget, runs again at once), again (the test clock jumped), skipped (another run of the kind was working), failed.",
 	}, []string{"kind", "outcome"})
 	in.Registry.MustRegister(failures, attempts, runs)
 	delivery := cfg.Delivery
