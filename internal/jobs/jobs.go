@@ -41,6 +41,8 @@ type Queue struct {
 	onRun     func(kind string, outcome RunOutcome)
 	// inFlight counts the periodic runs this process is working, by kind.
 	inFlight sync.Map // kind → *atomic.Int64
+	// asking marks the kinds askAfterRun is asking a run of.
+	asking sync.Map // kind → *atomic.Bool
 }
 
 var _ payd.Jobs = (*Queue)(nil)
@@ -217,12 +219,45 @@ func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runA
 // clock jumped while it worked (periodicWorker).
 func (q *Queue) RunPeriodicNow(ctx context.Context) error {
 	for _, p := range periodics() {
-		if _, err := q.client.Insert(ctx, p.args, periodicInsertOpts(p)); err != nil {
+		res, err := q.client.Insert(ctx, p.args, periodicInsertOpts(p))
+		if err != nil {
 			return err
+		}
+		if res.UniqueSkippedAsDuplicate && (res.Job == nil || res.Job.State == rivertype.JobStateRunning) {
+			q.askAfterRun(p)
 		}
 	}
 	return nil
 }
+
+// askAfterRun asks for a run of p once the one running now has ended,
+// in the background. A run checks the clock's jumps when its work ends,
+// and its job is marked finished a moment later: a jump between the two
+// would otherwise find the kind's place taken by a run that has already
+// read the clock, and the new time would wait for the next period. It
+// stops when its insert goes in or finds a run waiting to start (which
+// reads the clock then), or after askAfterRunFor; one at a time per kind.
+func (q *Queue) askAfterRun(p periodic) {
+	flag, _ := q.asking.LoadOrStore(p.args.Kind(), new(atomic.Bool))
+	if !flag.(*atomic.Bool).CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer flag.(*atomic.Bool).Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), askAfterRunFor)
+		defer cancel()
+		for ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+			res, err := q.client.Insert(ctx, p.args, periodicInsertOpts(p))
+			if err != nil || !res.UniqueSkippedAsDuplicate || (res.Job != nil && res.Job.State != rivertype.JobStateRunning) {
+				return
+			}
+		}
+	}()
+}
+
+// askAfterRunFor bounds askAfterRun: past the job timeout a run has ended.
+const askAfterRunFor = 2 * JobTimeout
 
 // clockJumps counts the service clock's jumps (zero for a clock that
 // never jumps).
