@@ -75,6 +75,8 @@ func TestBackgroundWorkUnderOverload(t *testing.T) {
 				env.Clock.Advance(d)
 			}
 		}()
+		// The stall's length, not a wait for an event: what follows is
+		// asserted after the release, once the queue has drained.
 		time.Sleep(5 * time.Second)
 		release()
 		<-jumped

@@ -159,7 +159,9 @@ func TestSettlementScheduled(t *testing.T) {
 		for day.Format(time.DateOnly) != target.Format(time.DateOnly) {
 			day = next()
 		}
-		time.Sleep(2 * time.Second)
+		// Every run the jumps asked for has ended before nothing is
+		// asserted: the queue has nothing due, waiting or running.
+		waitLong(t, "the runs on the holiday to end", func() bool { return queueDrained(t, env) })
 		if n := len(c.Get("/v1/settlements").Expect(t, 200).JSON(t)["items"].([]any)); n != 0 {
 			t.Fatalf("%d registers formed on a holiday", n)
 		}

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -46,7 +47,7 @@ var liveStates = []string{"available", "scheduled", "running", "retryable", "pen
 // Stats reads the queue's live jobs.
 func (q *Queue) Stats(ctx context.Context) (*Stats, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT queue, kind, state, COUNT(*) FROM river_job
-		WHERE state IN ('available', 'scheduled', 'running', 'retryable', 'pending') GROUP BY queue, kind, state`)
+		WHERE state IN ('`+strings.Join(liveStates, "', '")+`') GROUP BY queue, kind, state`)
 	if err != nil {
 		return nil, err
 	}
