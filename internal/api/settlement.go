@@ -1,12 +1,12 @@
 package api
 
 import (
-	"encoding/csv"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/csvexport"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/money"
 )
@@ -80,7 +80,7 @@ func (s *Server) settlementReport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+st.ID+`.csv"`)
 	w.Header().Set("Cache-Control", "no-store")
-	cw := csv.NewWriter(w)
+	cw := csvexport.NewWriter(w)
 	cw.Write([]string{"settlement_id", "entry_id", "at", "operation", "object_type", "object_id", "account", "amount", "currency"})
 	for _, e := range entries {
 		for _, p := range e.Postings {

@@ -1,12 +1,12 @@
 package dashboard
 
 import (
-	"encoding/csv"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/csvexport"
 	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/money"
 )
@@ -99,7 +99,7 @@ func settlementCSV(q *req, st *payd.Settlement, rows []registerRow) {
 	w := q.w
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+st.ID+`.csv"`)
-	cw := csv.NewWriter(w)
+	cw := csvexport.NewWriter(w)
 	_ = cw.Write([]string{"settlement_id", "entry_id", "at", "operation", "object_type", "object_id", "account", "amount", "currency"})
 	flusher, _ := w.(http.Flusher)
 	for i, r := range rows {

@@ -1,13 +1,12 @@
 package dashboard
 
 import (
-	"encoding/csv"
 	"net/http"
-	"strings"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/csvexport"
 	"github.com/paydhq/payd/money"
 )
 
@@ -16,7 +15,9 @@ import (
 const exportPage = payd.MaxPageSize
 
 // paymentsCSV streams the filtered list as CSV, page by page of the same
-// keyset query as the list, flushing as it goes.
+// keyset query as the list, flushing as it goes. Every cell goes through
+// csvexport, which keeps a merchant's text (order_id, description) from
+// being read as a formula whatever separator the spreadsheet uses.
 func (h *Handler) paymentsCSV(q *req) {
 	// The export starts at the newest payment whatever page it was
 	// asked from.
@@ -41,7 +42,7 @@ func (h *Handler) paymentsCSV(q *req) {
 	w := q.w
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="payments-`+name+"-"+mode+`.csv"`)
-	cw := csv.NewWriter(w)
+	cw := csvexport.NewWriter(w)
 	_ = cw.Write([]string{"id", "created_at", "status", "amount", "currency", "captured", "refunded", "order_id", "method", "description", "test", "shop_id"})
 	flusher, _ := w.(http.Flusher)
 	for {
@@ -67,7 +68,7 @@ func (h *Handler) paymentsCSV(q *req) {
 			_ = cw.Write([]string{row.ID, row.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z"), string(row.Status),
 				money.FormatValue(row.Amount.Minor), string(row.Amount.Currency),
 				money.FormatValue(row.Captured.Minor), money.FormatValue(row.Refunded.Minor),
-				cell(row.OrderID), method, cell(row.Description), boolText(q.test), shopOf(item, q.shop.ID)})
+				row.OrderID, method, row.Description, boolText(q.test), shopOf(item, q.shop.ID)})
 		}
 		cw.Flush()
 		if flusher != nil {
@@ -87,16 +88,6 @@ func shopOf(v *payd.PaymentView, page string) string {
 		return v.ShopID
 	}
 	return page
-}
-
-// cell keeps a merchant's text from being read as a formula by a
-// spreadsheet (CSV injection): a leading =, +, -, @, tab or carriage
-// return gets a leading apostrophe.
-func cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 func boolText(b bool) string {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
@@ -157,6 +158,83 @@ func TestPaymentsCSV(t *testing.T) {
 	if p := v.get("/dashboard/test/payments.csv?status=succeeded"); strings.Count(p.body, "\n") != 1 {
 		t.Fatalf("export of no payment has %d lines", strings.Count(p.body, "\n"))
 	}
+}
+
+// The export's cells cannot become formulas whatever separator the
+// spreadsheet splits at (`;` in the ru locale, `,`, tab) and whatever blank
+// comes first, and amounts stay numbers.
+func TestPaymentsCSVUnderEverySeparator(t *testing.T) {
+	t.Parallel()
+	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
+	shop := env.NewShop(payd.RegionRU, "")
+	c := env.As(shop, false)
+	hostile := []struct{ orderID, description string }{
+		{"a;=1+1", "x;@SUM(A1)"},
+		{" =1+1", "\u00a0=1+1"},
+		{"\u2003+1", "\u3000-1+1"},
+		{"b,=HYPERLINK(\"x\")", "c;\u00a0-2+3"},
+		{"-7", "Books; two"},
+	}
+	for i, h := range hostile {
+		body := map[string]any{"amount": map[string]any{"value": fmt.Sprintf("%d.50", i+1), "currency": "RUB"},
+			"order_id": h.orderID, "description": h.description, "confirmation": map[string]any{"type": "qr"}}
+		c.Post("/v1/payments", idemKey(), body).Expect(t, 201)
+	}
+	v := newVisitor(t, env)
+	v.signIn(newUser(t, env, shop.MerchantID, payd.RoleViewer))
+	p := v.get("/dashboard/test/payments.csv")
+	if p.status != 200 {
+		t.Fatalf("export = %d", p.status)
+	}
+	for _, sep := range []string{",", ";", "\t"} {
+		for _, piece := range strings.FieldsFunc(p.body, func(r rune) bool { return strings.ContainsRune(sep+"\r\n", r) }) {
+			for _, cell := range []string{piece, strings.Trim(piece, `"`)} {
+				if startsFormula(cell) {
+					t.Errorf("split at %q: cell %q starts a formula\n%s", sep, cell, p.body)
+				}
+			}
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(p.body)).ReadAll()
+	if err != nil || len(rows) != len(hostile)+1 {
+		t.Fatalf("export = %d rows, %v\n%s", len(rows), err, p.body)
+	}
+	for _, r := range rows[1:] {
+		if !strings.HasSuffix(r[3], ".50") || strings.HasPrefix(r[3], "'") {
+			t.Errorf("amount cell %q, want the amount as a number", r[3])
+		}
+		if r[7] == "-7" {
+			continue // a number: no formula, kept as it is
+		}
+		// What changed is apostrophes added, nothing else.
+		found := false
+		for _, h := range hostile {
+			found = found || strings.ReplaceAll(r[7], "'", "") == strings.ReplaceAll(h.orderID, "'", "")
+		}
+		if !found {
+			t.Errorf("order_id cell %q is none of the orders", r[7])
+		}
+	}
+}
+
+// startsFormula is how a spreadsheet reads a cell: blanks, control and
+// format characters and quotes skipped, then = + - @ (or a full-width
+// one) first, and not a plain number.
+func startsFormula(s string) bool {
+	t := strings.Trim(s, `"`)
+	if n := strings.TrimPrefix(t, "-"); n != "" && strings.Trim(n, "0123456789.") == "" {
+		return false
+	}
+	for _, r := range s {
+		if r == '\t' || r == '\r' {
+			return true
+		}
+		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '"' {
+			continue
+		}
+		return strings.ContainsRune("=+-@\uff1d\uff0b\uff0d\uff20", r)
+	}
+	return false
 }
 
 // The timeline shows an event's failed attempt and the successful retry,
