@@ -261,7 +261,8 @@ func checkCustomer(c *Customer) error {
 }
 
 // CheckMetadata applies the Metadata limits: at most 16 keys, keys up to 64
-// and values up to 512 characters.
+// and values up to 512 characters, and no bidirectional text controls in
+// either (the dashboard shows them).
 func CheckMetadata(m map[string]string) error {
 	if len(m) > 16 {
 		return Invalid("metadata", "metadata has %d keys; at most 16 are allowed", len(m))
@@ -272,6 +273,9 @@ func CheckMetadata(m map[string]string) error {
 		}
 		if len([]rune(v)) > 512 {
 			return Invalid("metadata", "metadata value of %q is longer than 512 characters", k)
+		}
+		if err := checkBidi("metadata", k+v); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -125,7 +125,8 @@ func checkEmail(email string) error {
 	if email == "" || len(email) > 254 || at < 1 || at == len(email)-1 || strings.ContainsAny(email, " \t\r\n<>\",;") || !utf8.ValidString(email) {
 		return Invalid("email", "must be an email address")
 	}
-	return nil
+	// Staff read emails in the users list and the audit log.
+	return checkBidi("email", email)
 }
 
 // newToken returns 32 random bytes in base64url and their SHA-256: the

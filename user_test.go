@@ -116,7 +116,7 @@ func TestCreateUserEmail(t *testing.T) {
 		wantCode(t, "a taken email at another merchant", err, payd.CodeEmailTaken, "email")
 		_, _, err = b.svc.CreateUser(b.ctx, nil, "mer_01ARZ3NDEKTSV4RRFFQ69G5FAV", "x@example.test", payd.RoleViewer)
 		wantCode(t, "unknown merchant", err, payd.CodeNotFound, "")
-		for _, bad := range []string{"", "no-at", "@example.test", "a@", "a b@example.test"} {
+		for _, bad := range []string{"", "no-at", "@example.test", "a@", "a b@example.test", "moc.elpmaxe@\u202eadmin"} {
 			_, _, err = b.svc.CreateUser(b.ctx, nil, b.m.ID, bad, payd.RoleViewer)
 			wantCode(t, "email "+bad, err, payd.CodeInvalidRequest, "email")
 		}
