@@ -140,6 +140,8 @@ type Service struct {
 	keyUses keyUses
 	// settleMarks are the settlement days found stored (settlement_day.go).
 	settleMarks dayMarks
+	// reseal is where resealing stands (reseal.go).
+	reseal resealState
 
 	// inflight holds the idempotency keys being executed by this process,
 	// so a parallel replay answers idempotency_in_progress at once instead

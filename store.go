@@ -192,6 +192,12 @@ type Tx interface {
 	// SecretGetOrCreate returns the service secret name, storing fresh
 	// first when there is none, so every instance shares one value.
 	SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error)
+	// SecretsReseal seals again, under the store's sealing key, the
+	// secrets of at most limit rows after cursor ("" to start) that are
+	// sealed under another key of its keyring, and returns the cursor to
+	// go on from ("" once every row was walked) and how many rows it
+	// changed. A value under a key the store does not know fails it.
+	SecretsReseal(ctx context.Context, cursor string, limit int) (next string, resealed int, err error)
 
 	SandboxAttemptInsert(ctx context.Context, a *SandboxAttempt) error
 	SandboxAttemptGet(ctx context.Context, id string) (*SandboxAttempt, error)

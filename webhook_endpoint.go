@@ -18,12 +18,20 @@ const (
 	WebhookFailing  = "failing"
 )
 
+// AuditRotateWebhookSecret is the operation, and audit action, of a
+// rotation of an endpoint's signing secret: apart from the endpoint's
+// other changes ("update webhook endpoint"), since it changes who can sign
+// as payd.
+const AuditRotateWebhookSecret AuditAction = "rotate webhook secret"
+
 // SecretOverlap is how long a rotated-out signing secret still signs
 // deliveries (Limits: secret overlap).
 const SecretOverlap = 24 * time.Hour
 
-// WebhookEndpoint is a merchant's receiver of events. The signing secret is
-// kept as is: deliveries are signed with it, so it cannot be hashed.
+// WebhookEndpoint is a merchant's receiver of events. The signing secret
+// cannot be hashed, since deliveries are signed with it: the store keeps
+// it sealed under the service's key-encryption key (docs/security.md,
+// "What is stored how").
 type WebhookEndpoint struct {
 	ID              string
 	ShopID          string
@@ -180,7 +188,13 @@ func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 	if in.Status != nil && *in.Status != WebhookActive && *in.Status != WebhookDisabled {
 		return nil, Invalid("status", "must be active or disabled; failing is set only by the service")
 	}
-	return s.idempotent(ctx, "update webhook endpoint", p, idem, func(tx Tx) (Outcome, any, error) {
+	// A rotation is an operation of its own in the audit log, whatever
+	// else the request changes.
+	op := "update webhook endpoint"
+	if in.RotateSecret {
+		op = string(AuditRotateWebhookSecret)
+	}
+	return s.idempotent(ctx, op, p, idem, func(tx Tx) (Outcome, any, error) {
 		e, err := tx.WebhookEndpointGetForUpdate(ctx, p.Shop.ID, p.Test(), id)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "webhook endpoint")

@@ -14,10 +14,17 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	f := newFlags("migrate", getenv, stdout)
 	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database")
+	secretsKeyFile := f.String("secrets-key-file", "", secretsKeyFileUsage)
 	if err := f.Parse(args); err != nil {
 		return err
 	}
-	store, err := sqlstore.Open(ctx, *databaseURL, *dataDir)
+	// The key is needed only to seal secrets an older version kept in
+	// clear (migration 0029), which then refuses to run without one.
+	keys, err := secretsKeys(*secretsKeyFile, getenv)
+	if err != nil {
+		return err
+	}
+	store, err := sqlstore.OpenWith(ctx, *databaseURL, *dataDir, sqlstore.Options{Keyring: keys})
 	if err != nil {
 		return err
 	}

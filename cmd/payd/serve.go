@@ -43,6 +43,7 @@ type serveOptions struct {
 	drainDelay                                                   time.Duration
 	trace                                                        bool
 	sessions                                                     payd.SessionPolicy
+	secretsKeyFile                                               string
 }
 
 // parseServe reads serve's flags; the help asked for goes to stdout.
@@ -74,11 +75,13 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	sessionIdle := f.Duration("session-idle", payd.DefaultSessionIdle, "a dashboard session ends after this long without a request")
 	sessionAbsolute := f.Duration("session-absolute", payd.DefaultSessionAbsolute, "a dashboard session ends this long after sign-in, however busy")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
+	secretsKeyFile := f.String("secrets-key-file", "", secretsKeyFileUsage)
 	traceOn := f.Bool("trace", false, "send OpenTelemetry traces; the standard OTEL_* variables choose the exporter, its endpoint and the sampler, and also turn traces on when set (docs/operations.md, Traces)")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
 	o.trace = *traceOn || tracing.Enabled(getenv)
+	o.secretsKeyFile = *secretsKeyFile
 	st, err := payd.ParseStage(*stage)
 	if err != nil {
 		return nil, fmt.Errorf("--stage: %w", err)
@@ -180,6 +183,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		o.publicURL = scheme + "://" + o.addr
 	}
 	o.publicURL = strings.TrimRight(o.publicURL, "/")
+	// Without a key, --dev takes the one of its data directory, made
+	// by serve.New once the listeners are bound.
+	secretsKeys, err := secretsKeys(o.secretsKeyFile, getenv)
+	if err != nil {
+		return err
+	}
+	if secretsKeys == nil && !o.dev {
+		return errNoSecretsKey
+	}
 	if o.dev && o.adminToken == "" {
 		o.adminToken = serve.DevAdminToken(o.dataDir)
 	}
@@ -236,7 +248,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
 		Delivery:             dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
-		DashboardOwnListener: o.dashboardAddr != "", Sessions: o.sessions,
+		DashboardOwnListener: o.dashboardAddr != "", Sessions: o.sessions, SecretsKeys: secretsKeys,
 	})
 	if err != nil {
 		closeAll(listeners)

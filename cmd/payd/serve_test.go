@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,8 +64,13 @@ func startServe(t *testing.T, args ...string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{stdout: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
+	// Outside --dev, serve starts only with a secrets key.
+	env := map[string]string{}
+	if !slices.Contains(args, "--dev") {
+		env[secretsKeyEnv] = testSecretsKey(t)
+	}
 	go func() {
-		r.err = run(ctx, append([]string{"serve"}, args...), func(string) string { return "" }, r.stdout, &syncBuffer{})
+		r.err = run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, r.stdout, &syncBuffer{})
 		close(r.done)
 	}()
 	t.Cleanup(func() {

@@ -4,14 +4,17 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/paydhq/payd"
 )
 
 type accountView struct {
-	Secret, URL string // the pending secret, shown while enrolling
-	QR          template.URL
+	Secret string // the pending secret, shown while enrolling
+	// URL opens the pending secret in an authenticator app (otpauth:).
+	URL template.URL
+	QR  template.URL
 	Enroll      bool // the merchant requires a second factor
 	Err         formError
 }
@@ -43,8 +46,22 @@ func (h *Handler) beginSecondFactor(q *req) {
 		q.fail(err)
 		return
 	}
-	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: secret, URL: url, QR: qr,
+	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: secret, URL: otpauthURL(url), QR: qr,
 		Enroll: q.sess.State == payd.SessionEnroll})
+}
+
+// otpauthURL marks the otpauth: address the service built as safe for an
+// href. html/template lets only http, https and mailto through and
+// otherwise writes "#ZgotmplZ", which left the "open in the authenticator
+// app" link dead. Only an otpauth://totp/ address with nothing but a path
+// and a query passes; anything else gives "", and the page then shows no
+// link, so the mark never vouches for a javascript: or data: address.
+func otpauthURL(raw string) template.URL {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "otpauth" || u.Host != "totp" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
+		return ""
+	}
+	return template.URL(raw)
 }
 
 // confirmSecondFactor turns the second factor on with a code of the

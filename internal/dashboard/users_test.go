@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -103,6 +104,16 @@ func TestSecondFactor(t *testing.T) {
 	secret := regexp.MustCompile(`id="totp-secret" class="mono" value="([A-Z2-7]+)"`).FindStringSubmatch(begun.body)
 	if secret == nil {
 		t.Fatalf("no secret shown:\n%s", begun.body)
+	}
+	// The link opens the same secret in an authenticator app:
+	// html/template would have written #ZgotmplZ for an otpauth: address.
+	link := regexp.MustCompile(`<a href="([^"]*)" id="totp-link">`).FindStringSubmatch(begun.body)
+	if link == nil {
+		t.Fatalf("no authenticator link:\n%s", begun.body)
+	}
+	href, err := url.Parse(html.UnescapeString(link[1]))
+	if err != nil || href.Scheme != "otpauth" || href.Host != "totp" || href.Query().Get("secret") != secret[1] {
+		t.Fatalf("authenticator link href = %q, want otpauth://totp/… with secret=%s", link[1], secret[1])
 	}
 	confirm := formOf(t, begun.body, "totp-confirm")
 	confirm.Set("code", "000000")

@@ -78,6 +78,14 @@ type FoldLedgerTotalsArgs struct{}
 // Kind names the job.
 func (FoldLedgerTotalsArgs) Kind() string { return "fold_ledger_totals" }
 
+// ResealSecretsArgs seals again, under the first key-encryption key,
+// the secrets sealed under another: the work of a key rotation, which
+// costs nothing while one key is configured.
+type ResealSecretsArgs struct{}
+
+// Kind names the job.
+func (ResealSecretsArgs) Kind() string { return "reseal_secrets" }
+
 // periodic is a periodic kind: its arguments, its period, and whether its
 // schedule skips ahead after a jump of the clock (the sweeps: one run
 // covers every missed period).
@@ -99,6 +107,7 @@ func periodics() []periodic {
 		{PurgeIdempotencyArgs{}, time.Hour, false},
 		{payd.SettlementRunArgs{}, time.Hour, false},
 		{FoldLedgerTotalsArgs{}, time.Hour, false},
+		{ResealSecretsArgs{}, time.Hour, false},
 	}
 }
 
@@ -290,6 +299,10 @@ func registerWorkers(q *Queue, svc *payd.Service) {
 	periodicWork[payd.SettlementRunArgs](q, svc.RunSettlements)
 	periodicWork[FoldLedgerTotalsArgs](q, func(ctx context.Context) error {
 		_, err := svc.FoldLedgerTotals(ctx)
+		return err
+	})
+	periodicWork[ResealSecretsArgs](q, func(ctx context.Context) error {
+		_, err := svc.ResealSecrets(ctx)
 		return err
 	})
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {

@@ -23,6 +23,7 @@ import (
 	"github.com/paydhq/payd/internal/linkpage"
 	"github.com/paydhq/payd/internal/sandbank"
 	"github.com/paydhq/payd/internal/sandpayout"
+	"github.com/paydhq/payd/internal/seal"
 	"github.com/paydhq/payd/internal/sender"
 	"github.com/paydhq/payd/money"
 
@@ -115,6 +116,12 @@ type Config struct {
 	// Sessions bounds dashboard sessions (zero fields: the defaults of
 	// payd.SessionPolicy, 30 minutes idle and 12 hours in all).
 	Sessions payd.SessionPolicy
+	// SecretsKeys seal the secrets the database keeps: webhook signing
+	// secrets, TOTP secrets, idempotent answers, the service's own keys
+	// (`--secrets-key-file`, PAYD_SECRETS_KEY). Nil takes the key file
+	// of DataDir, made when missing (DevSecretsKeys): what --dev does;
+	// `payd serve` refuses to start without a key otherwise.
+	SecretsKeys *seal.Keyring
 }
 
 // Instance is an assembled service.
@@ -217,7 +224,14 @@ func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
 		}
 		in.dirLock = l
 	}
-	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider})
+	keys := cfg.SecretsKeys
+	if keys == nil {
+		var err error
+		if keys, err = DevSecretsKeys(cfg.DataDir); err != nil {
+			return fmt.Errorf("secrets key: %w", err)
+		}
+	}
+	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider, Keyring: keys})
 	if err != nil {
 		return err
 	}

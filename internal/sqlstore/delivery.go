@@ -168,7 +168,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 	}
 	err = eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+t.d.jsonStrings(1)+`)`, []any{jsonIDs(endpointIDs)},
 		func(r *sql.Rows) error {
-			e, err := scanEndpoint(r)
+			e, err := t.scanEndpoint(r)
 			if err == nil {
 				endpoints[e.ID] = e
 			}

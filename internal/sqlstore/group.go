@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/seal"
 )
 
 // Group commit on SQLite.
@@ -32,8 +33,9 @@ const maxGroup = 64
 
 // commitGroup is the queue of a SQLite store's transactions.
 type commitGroup struct {
-	db *sql.DB
-	d  dialect
+	db   *sql.DB
+	d    dialect
+	keys *seal.Keyring
 
 	mu      sync.Mutex
 	waiting []*grouped
@@ -164,7 +166,7 @@ func (g *commitGroup) commit(group []*grouped) {
 // with its request: an interrupted write would end the whole transaction.
 // An error returned by one breaks the group.
 func (g *commitGroup) one(ctx context.Context, sqlTx *sql.Tx, m *grouped, alone bool) error {
-	t := &tx{q: uncanceled{sqlTx}, sqlTx: sqlTx, d: g.d}
+	t := &tx{q: uncanceled{sqlTx}, sqlTx: sqlTx, d: g.d, keys: g.keys}
 	if !alone {
 		if _, err := sqlTx.ExecContext(ctx, "SAVEPOINT member"); err != nil {
 			return translate(err)

@@ -59,6 +59,9 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 		t.absentKey = idemScope(shopID, mode, key)
 		return nil, true, nil
 	}
+	if body, err = t.openBody(body, shopID, mode, key); err != nil {
+		return nil, true, err
+	}
 	return &payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key, RequestHash: hash, Outcome: statusOutcome[status.Int64],
 		Body: body, CreatedAt: fromMicros(created.Int64), ExpiresAt: fromMicros(expires.Int64)}, true, nil
 }
@@ -109,6 +112,9 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 		return nil, noRows(err)
 	}
 	r.Outcome, r.CreatedAt, r.ExpiresAt = statusOutcome[status], fromMicros(created), fromMicros(expires)
+	if r.Body, err = t.openBody(r.Body, shopID, mode, key); err != nil {
+		return nil, err
+	}
 	return &r, nil
 }
 
@@ -122,16 +128,17 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 // fails the INSERT, the COMMIT behind it is skipped, and Store.Tx reports
 // payd.ErrConflict with nothing of the transaction kept.
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
+	body := t.sealBody(r.Body, r.ShopID, r.Mode, r.Key)
 	if t.pipelined && t.absentKey == idemScope(r.ShopID, r.Mode, r.Key) {
 		_, err := t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), idempotencyInsertSQL,
-			r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
+			r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt))
 		return err
 	}
 	return t.insertOne(ctx, idempotencyInsertSQL+`
 		ON CONFLICT (shop_id, mode, idem_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency_keys.expires_at <= excluded.created_at`,
-		r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], r.Body, micros(r.CreatedAt), micros(r.ExpiresAt))
+		r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt))
 }
 
 const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
@@ -144,4 +151,17 @@ func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit 
 	return t.deleteCount(ctx, `DELETE FROM idempotency_keys WHERE (shop_id, mode, idem_key) IN
 		(SELECT shop_id, mode, idem_key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
 		micros(now), limit)
+}
+
+// A record's body is the first answer, replayed as it was; some answers
+// carry a secret shown once (a webhook endpoint's signing secret, an
+// embedded payment's confirmation token, a checkout address), so every
+// body is sealed (seal.go), whatever its operation: no list of the
+// operations that answer a secret can go stale.
+func (t *tx) sealBody(body []byte, shopID string, mode payd.Mode, key string) []byte {
+	return t.sealBytes(body, "idempotency_keys", "body", shopID, string(mode), key)
+}
+
+func (t *tx) openBody(body []byte, shopID string, mode payd.Mode, key string) ([]byte, error) {
+	return t.openBytes(body, "idempotency_keys", "body", shopID, string(mode), key)
 }

@@ -158,6 +158,12 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 				return applied, fmt.Errorf("migration %s: %w", m.name, err)
 			}
 		}
+		if step := sealSteps[m.version]; step != nil {
+			if err := step(ctx, s, s.migrationTx(tx)); err != nil {
+				tx.Rollback()
+				return applied, fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO payd_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 			m.version, m.name, time.Now().UnixMicro()); err != nil {
 			tx.Rollback()
@@ -167,6 +173,14 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 			return applied, err
 		}
 		applied = append(applied, m.name)
+	}
+	if s.truncateWAL {
+		// A data step rewrote secrets that were in clear: the WAL still
+		// holds the pages as they were, until it is emptied.
+		s.truncateWAL = false
+		if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			return applied, fmt.Errorf("empty the WAL: %w", err)
+		}
 	}
 	return applied, nil
 }

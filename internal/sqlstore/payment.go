@@ -277,10 +277,13 @@ func (t *tx) SandboxAttemptUpdate(ctx context.Context, a *payd.SandboxAttempt) e
 }
 
 func (t *tx) SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO service_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, fresh); err != nil {
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO service_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
+		name, t.sealBytes(fresh, "service_secrets", "value", name)); err != nil {
 		return nil, err
 	}
 	var v []byte
-	err := t.q.QueryRowContext(ctx, `SELECT value FROM service_secrets WHERE name = $1`, name).Scan(&v)
-	return v, err
+	if err := t.q.QueryRowContext(ctx, `SELECT value FROM service_secrets WHERE name = $1`, name).Scan(&v); err != nil {
+		return nil, err
+	}
+	return t.openBytes(v, "service_secrets", "value", name)
 }

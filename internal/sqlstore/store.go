@@ -20,6 +20,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/seal"
 	"github.com/paydhq/payd/internal/tracing"
 )
 
@@ -34,6 +35,13 @@ type Store struct {
 	d   dialect
 	// group runs Tx on SQLite (group.go); nil on PostgreSQL.
 	group *commitGroup
+	// keys seal the secrets the store keeps (seal.go); ephemeralKeys
+	// when they were made for this Store (Options.Keyring nil).
+	keys          *seal.Keyring
+	ephemeralKeys bool
+	// truncateWAL asks Migrate to empty SQLite's WAL after its
+	// migrations (sealSecretsInClear).
+	truncateWAL bool
 }
 
 var _ payd.Store = (*Store)(nil)
@@ -53,10 +61,31 @@ type Options struct {
 	// text with its $N placeholders and never the values bound to them.
 	// Nil adds no instrumentation.
 	TracerProvider trace.TracerProvider
+	// Keyring seals the secrets the store must read back: webhook signing
+	// secrets, TOTP secrets, idempotent answers and the service's own
+	// keys (seal.go). Nil seals under a key made for this Store alone,
+	// which dies with the process: for tests and tools, never for a
+	// database that outlives them (payd serve and payd migrate pass one).
+	Keyring *seal.Keyring
 }
 
 // OpenWith is Open with options.
 func OpenWith(ctx context.Context, url, dataDir string, opts Options) (*Store, error) {
+	s, err := openWith(ctx, url, dataDir, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.ephemeralKeys = opts.Keyring == nil
+	if opts.Keyring != nil {
+		s.keys = opts.Keyring
+	}
+	if s.group != nil {
+		s.group.keys = s.keys
+	}
+	return s, nil
+}
+
+func openWith(ctx context.Context, url, dataDir string, opts Options) (*Store, error) {
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
 		var tracer pgx.QueryTracer
 		if opts.TracerProvider != nil {
@@ -97,7 +126,7 @@ func OpenWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(4)
-	return &Store{db: db, rdb: rdb, d: sqliteDialect{}, group: &commitGroup{db: db, d: sqliteDialect{}}}, nil
+	return &Store{db: db, rdb: rdb, d: sqliteDialect{}, group: &commitGroup{db: db, d: sqliteDialect{}}, keys: ephemeralKeyring()}, nil
 }
 
 // openPostgres connects to PostgreSQL through pipeConns (pgpipe.go);
@@ -117,7 +146,7 @@ func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Sto
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	return &Store{db: db, rdb: db, d: postgresDialect{}}, nil
+	return &Store{db: db, rdb: db, d: postgresDialect{}, keys: ephemeralKeyring()}, nil
 }
 
 // openSQLite opens a pool whose connections keep their statements prepared
@@ -177,7 +206,7 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
 	}
-	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d}
+	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys}
 	if s.d.Name() == "postgres" {
 		t.q, t.pipelined = carrying{sqlTx}, true
 	}
@@ -213,12 +242,12 @@ func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
 		return translate(fmt.Errorf("begin snapshot: %w", err))
 	}
 	defer sqlTx.Rollback()
-	return translate(fn(&tx{q: sqlTx, d: s.d}))
+	return translate(fn(&tx{q: sqlTx, d: s.d, keys: s.keys}))
 }
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return translate(fn(&tx{q: s.rdb, d: s.d}))
+	return translate(fn(&tx{q: s.rdb, d: s.d, keys: s.keys}))
 }
 
 // Ready checks the schema is current and, on PostgreSQL, that the server
@@ -239,6 +268,7 @@ type tx struct {
 	q           querier
 	sqlTx       *sql.Tx
 	d           dialect
+	keys        *seal.Keyring
 	afterCommit []func()
 	// pipelined is set in Store.Tx on PostgreSQL: the BEGIN may go with
 	// the first statement and the idempotency record with the COMMIT.

@@ -82,6 +82,12 @@ func (t *tx) UserCredentialsGet(ctx context.Context, userID string) (*payd.UserC
 		return nil, noRows(err)
 	}
 	c.SetupExpiresAt = timePtr(expires)
+	if c.TOTPSecret, err = t.openText(c.TOTPSecret, "dashboard_users", "totp_secret", userID); err != nil {
+		return nil, err
+	}
+	if c.TOTPPending, err = t.openText(c.TOTPPending, "dashboard_users", "totp_pending", userID); err != nil {
+		return nil, err
+	}
 	return &c, nil
 }
 
@@ -92,7 +98,8 @@ func (t *tx) UserCredentialsUpdate(ctx context.Context, c *payd.UserCredentials)
 	}
 	return t.execOne(ctx, `UPDATE dashboard_users SET password_hash = $2, totp_secret = $3, totp_pending = $4, totp_last_step = $5,
 		setup_hash = $6, setup_expires_at = $7 WHERE id = $1`,
-		c.UserID, c.PasswordHash, c.TOTPSecret, c.TOTPPending, c.TOTPLastStep, setup, nullMicros(c.SetupExpiresAt))
+		c.UserID, c.PasswordHash, t.sealText(c.TOTPSecret, "dashboard_users", "totp_secret", c.UserID),
+		t.sealText(c.TOTPPending, "dashboard_users", "totp_pending", c.UserID), c.TOTPLastStep, setup, nullMicros(c.SetupExpiresAt))
 }
 
 func (t *tx) UserSetupTokensExpire(ctx context.Context, now time.Time) (int64, error) {

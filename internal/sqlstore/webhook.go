@@ -12,7 +12,8 @@ import (
 const endpointCols = `id, shop_id, test, url, events, status, description, secret, prev_secret, prev_secret_until,
 	consecutive_failures, created_at`
 
-func scanEndpoint(r interface{ Scan(...any) error }) (*payd.WebhookEndpoint, error) {
+// scanEndpoint reads an endpoint and opens its secrets (seal.go).
+func (t *tx) scanEndpoint(r interface{ Scan(...any) error }) (*payd.WebhookEndpoint, error) {
 	var e payd.WebhookEndpoint
 	var events string
 	var until sql.NullInt64
@@ -25,13 +26,21 @@ func scanEndpoint(r interface{ Scan(...any) error }) (*payd.WebhookEndpoint, err
 		return nil, err
 	}
 	e.PrevSecretUntil, e.CreatedAt = timePtr(until), fromMicros(created)
+	var err error
+	if e.Secret, err = t.openText(e.Secret, "webhook_endpoints", "secret", e.ID); err != nil {
+		return nil, err
+	}
+	if e.PrevSecret, err = t.openText(e.PrevSecret, "webhook_endpoints", "prev_secret", e.ID); err != nil {
+		return nil, err
+	}
 	return &e, nil
 }
 
 func (t *tx) WebhookEndpointInsert(ctx context.Context, e *payd.WebhookEndpoint) error {
 	events, _ := json.Marshal(e.Events)
 	_, err := t.exec(ctx, `INSERT INTO webhook_endpoints (`+endpointCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		e.ID, e.ShopID, e.Test, e.URL, string(events), e.Status, e.Description, e.Secret, e.PrevSecret,
+		e.ID, e.ShopID, e.Test, e.URL, string(events), e.Status, e.Description,
+		t.sealText(e.Secret, "webhook_endpoints", "secret", e.ID), t.sealText(e.PrevSecret, "webhook_endpoints", "prev_secret", e.ID),
 		nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures, micros(e.CreatedAt))
 	return err
 }
@@ -39,11 +48,11 @@ func (t *tx) WebhookEndpointInsert(ctx context.Context, e *payd.WebhookEndpoint)
 const endpointScope = ` WHERE id = $1 AND shop_id = $2 AND test = $3 AND deleted_at IS NULL`
 
 func (t *tx) WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*payd.WebhookEndpoint, error) {
-	return scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope, id, shopID, test))
+	return t.scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope, id, shopID, test))
 }
 
 func (t *tx) WebhookEndpointGetForUpdate(ctx context.Context, shopID string, test bool, id string) (*payd.WebhookEndpoint, error) {
-	return scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+t.d.forUpdate(), id, shopID, test))
+	return t.scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+t.d.forUpdate(), id, shopID, test))
 }
 
 func (t *tx) WebhookEndpointList(ctx context.Context, shopID string, test bool) ([]*payd.WebhookEndpoint, error) {
@@ -55,7 +64,7 @@ func (t *tx) WebhookEndpointList(ctx context.Context, shopID string, test bool) 
 	defer rows.Close()
 	var out []*payd.WebhookEndpoint
 	for rows.Next() {
-		e, err := scanEndpoint(rows)
+		e, err := t.scanEndpoint(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +77,8 @@ func (t *tx) WebhookEndpointUpdate(ctx context.Context, e *payd.WebhookEndpoint)
 	events, _ := json.Marshal(e.Events)
 	return t.execOne(ctx, `UPDATE webhook_endpoints SET url = $2, events = $3, status = $4, description = $5, secret = $6,
 		prev_secret = $7, prev_secret_until = $8, consecutive_failures = $9 WHERE id = $1 AND deleted_at IS NULL`,
-		e.ID, e.URL, string(events), e.Status, e.Description, e.Secret, e.PrevSecret, nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures)
+		e.ID, e.URL, string(events), e.Status, e.Description, t.sealText(e.Secret, "webhook_endpoints", "secret", e.ID),
+		t.sealText(e.PrevSecret, "webhook_endpoints", "prev_secret", e.ID), nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures)
 }
 
 func (t *tx) WebhookEndpointDelete(ctx context.Context, shopID string, test bool, id string, at time.Time) error {

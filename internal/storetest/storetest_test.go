@@ -5,6 +5,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/internal/seal"
 	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/internal/storetest"
 )
@@ -26,6 +27,36 @@ func TestSQLStore(t *testing.T) {
 					t.Fatalf("migrate %s: %v", b.Name, err)
 				}
 				return s
+			})
+		})
+	}
+}
+
+// TestSQLStoreSealing runs the cases of sealed secrets on sqlstore for
+// every configured backend, each opening its database with several
+// keyrings in turn.
+func TestSQLStoreSealing(t *testing.T) {
+	for _, b := range paydtest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			storetest.RunSealing(t, func(t *testing.T) func(*seal.Keyring) payd.Store {
+				t.Helper()
+				url, dir := b.DatabaseURL(t), t.TempDir()
+				migrated := false
+				return func(keys *seal.Keyring) payd.Store {
+					s, err := sqlstore.OpenWith(t.Context(), url, dir, sqlstore.Options{Keyring: keys})
+					if err != nil {
+						t.Fatalf("open %s: %v", b.Name, err)
+					}
+					t.Cleanup(func() { s.Close() })
+					if !migrated {
+						if _, err := s.Migrate(t.Context()); err != nil {
+							t.Fatalf("migrate %s: %v", b.Name, err)
+						}
+						migrated = true
+					}
+					return s
+				}
 			})
 		})
 	}

@@ -1,0 +1,9 @@
+-- Secrets the service reads back are sealed under its key-encryption key
+-- from this version on (internal/sqlstore/seal.go): webhook signing
+-- secrets (webhook_endpoints.secret, prev_secret), TOTP secrets
+-- (dashboard_users.totp_secret, totp_pending), the service's own keys
+-- (service_secrets.value) and the answers kept for idempotency keys
+-- (idempotency_keys.body). The columns keep their types: a sealed value
+-- is text. The migration is its data step alone (sealSteps in
+-- migrate_data.go), which seals the values earlier versions stored in
+-- clear, in the migration's transaction.
