@@ -27,7 +27,12 @@ const (
 	AuditRotateKey          AuditAction = "rotate key"
 	AuditSetEmbedOrigins    AuditAction = "set embed origins"
 	AuditDeleteWebhook      AuditAction = "delete webhook endpoint"
+	AuditAdvanceTestClock   AuditAction = "advance test clock"
 )
+
+// AuditObjectTestClock is the object an entry of AuditAdvanceTestClock
+// names: the clock is the instance's, no shop's object.
+const AuditObjectTestClock = "test_clock"
 
 // AuditEntry records one change made through the dashboard (or by the
 // operator to a merchant's users): who, when, what, from where. Entries
@@ -44,9 +49,12 @@ type AuditEntry struct {
 	UserEmail string      `json:"user_email,omitempty"`
 	Action    AuditAction `json:"action"`
 	// ObjectID is the object made or changed, when there is one.
-	ObjectID string    `json:"object_id,omitempty"`
-	Addr     string    `json:"addr,omitempty"`
-	At       time.Time `json:"at"`
+	ObjectID string `json:"object_id,omitempty"`
+	// Detail is what the action and its object leave unsaid: the outcome
+	// simulated, how far the test clock moved and to what time.
+	Detail string    `json:"detail,omitempty"`
+	Addr   string    `json:"addr,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // AuditListParams pages a merchant's audit log, newest first.
@@ -61,23 +69,52 @@ func (s *Service) audit(ctx context.Context, tx Tx, actor *Actor, merchantID str
 }
 
 func (s *Service) auditShop(ctx context.Context, tx Tx, actor *Actor, merchantID, shopID string, mode Mode, action AuditAction, objectID string) error {
+	return s.auditDetail(ctx, tx, actor, merchantID, shopID, mode, action, objectID, "")
+}
+
+// auditDetail is auditShop with the entry's detail.
+func (s *Service) auditDetail(ctx context.Context, tx Tx, actor *Actor, merchantID, shopID string, mode Mode, action AuditAction, objectID, detail string) error {
 	now := s.clock.Now()
 	e := &AuditEntry{ID: s.ids.New(PrefixAudit, now), MerchantID: merchantID, ShopID: shopID, Mode: mode,
-		Action: action, ObjectID: objectID, At: now}
+		Action: action, ObjectID: objectID, Detail: detail, At: now}
 	if actor != nil {
 		e.UserID, e.UserEmail, e.Addr = actor.UserID, actor.Email, actor.Addr
 	}
 	return tx.AuditInsert(ctx, e)
 }
 
-// auditIdempotent records an idempotent operation a dashboard user did,
-// naming the object of its answer when the answer has an id.
-func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op string, body []byte) error {
-	var obj struct {
-		ID string `json:"id"`
+// audited is what an idempotent effect returns in place of its answer when
+// the answer does not name the object the operation acted on: a simulate
+// answers 202 with no body, yet its entry names the payment or dispute
+// and the outcome; a test event's answer is the event, its entry names
+// the endpoint it was sent to.
+type audited struct {
+	answer   any
+	objectID string
+	detail   string
+}
+
+// auditedAnswer unwraps an effect's result: the answer to send and keep,
+// and the object and detail of the audit entry when the effect named them.
+func auditedAnswer(obj any) (answer any, objectID, detail string) {
+	if a, ok := obj.(audited); ok {
+		return a.answer, a.objectID, a.detail
 	}
-	_ = json.Unmarshal(body, &obj) // an answer without an id names no object
-	return s.auditShop(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditAction(op), obj.ID)
+	return obj, "", ""
+}
+
+// auditIdempotent records an idempotent operation a dashboard user did,
+// naming objectID, or else the object of its answer when the answer has
+// an id.
+func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op string, body []byte, objectID, detail string) error {
+	if objectID == "" {
+		var obj struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(body, &obj) // an answer without an id names no object
+		objectID = obj.ID
+	}
+	return s.auditDetail(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditAction(op), objectID, detail)
 }
 
 // ListAudit pages a merchant's audit log, newest first.

@@ -81,13 +81,14 @@ func (s *Service) SimulateDispute(ctx context.Context, p *Principal, idem Idempo
 			return 0, nil, Errorf(CodeInvalidState, "outcome %s does not apply to a dispute in status %s", outcome, d.Status)
 		}
 		at := s.clock.Now().Add(delay)
+		named := audited{objectID: d.ID, detail: simulateDetail(outcome, delay)}
 		if outcome == "expire" {
-			return OutcomeAccepted, nil, s.jobs.Enqueue(ctx, tx, DisputeExpireArgs{DisputeID: d.ID, Force: true}, at)
+			return OutcomeAccepted, named, s.jobs.Enqueue(ctx, tx, DisputeExpireArgs{DisputeID: d.ID, Force: true}, at)
 		}
 		sim, ok := s.providers[d.Provider].(DisputeSimulator)
 		if !ok {
 			return 0, nil, Errorf(CodeInvalidState, "the dispute's bank cannot be simulated")
 		}
-		return OutcomeAccepted, nil, sim.SimulateDispute(ctx, tx, d, disputeSimulateKind[outcome], delay)
+		return OutcomeAccepted, named, sim.SimulateDispute(ctx, tx, d, disputeSimulateKind[outcome], delay)
 	})
 }

@@ -96,9 +96,20 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 			}
 			return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the payer has not chosen a method")
 		}
+		// The answer has no body: the entry names the payment.
+		named := audited{objectID: pay.ID, detail: simulateDetail(outcome, delay)}
 		if outcome == "expire" {
-			return OutcomeAccepted, nil, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
+			return OutcomeAccepted, named, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
 		}
-		return OutcomeAccepted, nil, sim.Simulate(ctx, tx, pay, outcome, delay)
+		return OutcomeAccepted, named, sim.Simulate(ctx, tx, pay, outcome, delay)
 	})
+}
+
+// simulateDetail is a simulate's audit detail: the outcome, and its delay
+// when there is one.
+func simulateDetail(outcome string, delay time.Duration) string {
+	if delay > 0 {
+		return outcome + " after " + delay.String()
+	}
+	return outcome
 }

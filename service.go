@@ -384,6 +384,7 @@ func (s *Service) idempotentTx(ctx context.Context, op string, p *Principal, ide
 		if err != nil {
 			return err
 		}
+		obj, objectID, detail := auditedAnswer(obj)
 		var body []byte
 		if obj != nil {
 			if body, err = json.Marshal(obj); err != nil {
@@ -394,7 +395,7 @@ func (s *Service) idempotentTx(ctx context.Context, op string, p *Principal, ide
 		if p.Actor != nil {
 			// A change made through the dashboard: its audit entry
 			// commits with it, and a replay (answered above) writes none.
-			if err := s.auditIdempotent(ctx, tx, p, op, body); err != nil {
+			if err := s.auditIdempotent(ctx, tx, p, op, body, objectID, detail); err != nil {
 				return err
 			}
 		}

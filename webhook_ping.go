@@ -45,6 +45,7 @@ func (s *Service) SendTestEvent(ctx context.Context, p *Principal, idem Idempote
 		if ev, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), ev.ID); err != nil {
 			return 0, nil, err
 		}
-		return OutcomeAccepted, ev.WithDelivery(), nil
+		// The answer is the event; the entry names the endpoint tested.
+		return OutcomeAccepted, audited{answer: ev.WithDelivery(), objectID: e.ID, detail: "event " + ev.ID}, nil
 	})
 }

@@ -155,6 +155,11 @@ func TestWebhookEndpointPages(t *testing.T) {
 		ops := map[payd.AuditAction]int{}
 		for _, e := range audit.Items {
 			ops[e.Action]++
+			// A test event's answer is the event; its entry names the
+			// endpoint it went to.
+			if e.Action == "send test event" && (e.ObjectID != id || !strings.HasPrefix(e.Detail, "event evt_")) {
+				t.Errorf("test event's entry names %s (%q), want the endpoint %s", e.ObjectID, e.Detail, id)
+			}
 		}
 		if ops["create webhook endpoint"] != 1 || ops["send test event"] != 2 || ops["update webhook endpoint"] != 2 {
 			t.Errorf("audit log = %v", ops)

@@ -7,13 +7,13 @@ import (
 	"github.com/paydhq/payd"
 )
 
-const auditCols = `id, merchant_id, shop_id, mode, user_id, user_email, action, object_id, addr, created_at`
+const auditCols = `id, merchant_id, shop_id, mode, user_id, user_email, action, object_id, detail, addr, created_at`
 
 // AuditInsert appends an entry. The audit log has no update or delete
 // statement anywhere in the store.
 func (t *tx) AuditInsert(ctx context.Context, e *payd.AuditEntry) error {
-	_, err := t.exec(ctx, `INSERT INTO audit_log (`+auditCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.ID, e.MerchantID, e.ShopID, e.Mode, e.UserID, e.UserEmail, e.Action, e.ObjectID, e.Addr, micros(e.At))
+	_, err := t.exec(ctx, `INSERT INTO audit_log (`+auditCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		e.ID, e.MerchantID, e.ShopID, e.Mode, e.UserID, e.UserEmail, e.Action, e.ObjectID, e.Detail, e.Addr, micros(e.At))
 	return err
 }
 
@@ -24,7 +24,7 @@ func (t *tx) AuditList(ctx context.Context, p *payd.AuditListParams) (payd.Page[
 		func(r *sql.Rows) (*payd.AuditEntry, error) {
 			var e payd.AuditEntry
 			var at int64
-			if err := r.Scan(&e.ID, &e.MerchantID, &e.ShopID, &e.Mode, &e.UserID, &e.UserEmail, &e.Action, &e.ObjectID, &e.Addr, &at); err != nil {
+			if err := r.Scan(&e.ID, &e.MerchantID, &e.ShopID, &e.Mode, &e.UserID, &e.UserEmail, &e.Action, &e.ObjectID, &e.Detail, &e.Addr, &at); err != nil {
 				return nil, err
 			}
 			e.At = fromMicros(at)

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/paydhq/payd"
 )
 
@@ -277,5 +279,34 @@ func testAudit(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		err := s.Tx(ctx, func(tx payd.Tx) error { return tx.AuditInsert(ctx, foreign) })
 		wantErr(t, "AuditInsert of a taken id", err, payd.ErrConflict)
+	})
+	// An entry's detail reads back as written, and an entry without one
+	// reads back without one.
+	t.Run("Detail", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := addMerchant(t, s, now)
+		moved := &payd.AuditEntry{ID: newID(payd.PrefixAudit, now), MerchantID: m.ID, ShopID: newID(payd.PrefixShop, now),
+			Mode: payd.ModeTest, UserID: newID(payd.PrefixUser, now), UserEmail: "dev@example.test",
+			Action: payd.AuditAdvanceTestClock, ObjectID: payd.AuditObjectTestClock,
+			Detail: "+2h0m0s, to 2026-03-01T12:00:00Z «сдвиг»", Addr: "192.0.2.7", At: now}
+		plain := &payd.AuditEntry{ID: newID(payd.PrefixAudit, now.Add(time.Second)), MerchantID: m.ID, Action: "sign in",
+			At: now.Add(time.Second)}
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.AuditInsert(ctx, moved); err != nil {
+				return err
+			}
+			return tx.AuditInsert(ctx, plain)
+		})
+		var page payd.Page[*payd.AuditEntry]
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			page, err = tx.AuditList(ctx, &payd.AuditListParams{MerchantID: m.ID})
+			return err
+		})
+		if d := cmp.Diff([]*payd.AuditEntry{plain, moved}, page.Items); d != "" {
+			t.Errorf("entries mismatch (-want +got):\n%s", d)
+		}
 	})
 }
