@@ -43,4 +43,7 @@ var developersNotices = map[string]string{
 	"simulated":       "The outcome will be applied to the payment in a moment.",
 	"clock_advanced":  "The test clock was moved forward.",
 	"already_rotated": "A newer key was issued after that form was shown, so no other key was issued. Its secret was shown once, on the page that answered the rotation.",
+
+	// A second submit of a form that rotated an endpoint's signing secret.
+	"webhook_already_rotated": "That form had already rotated the signing secret, so it was not rotated again. The new secret was shown once, on the page that answered the rotation; if it was not kept, rotate again.",
 }

@@ -206,19 +206,29 @@ func (h *Handler) updateWebhook(q *req) {
 
 // rotateWebhookSecret gives the endpoint a new signing secret, shown once;
 // the previous one keeps signing, beside it, for the contract's 24 hours.
+// The form carries an idempotency key, so a second submit of it (a double
+// click, a reload, the browser's back button) rotates nothing; the API
+// would replay the answer with the secret, as the contract asks, but this
+// page says the secret was already rotated and shows it no second time:
+// a secret a merchant did not copy is rotated again, not recovered.
 func (h *Handler) rotateWebhookSecret(q *req) {
 	idem := formIdempotency(q.r)
 	if idem.Key == "" {
 		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
 		return
 	}
-	resp, err := h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, q.r.PathValue("id"), payd.WebhookEndpointUpdate{RotateSecret: true})
+	id := q.r.PathValue("id")
+	resp, err := h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, id, payd.WebhookEndpointUpdate{RotateSecret: true})
 	if err != nil {
 		if fe := refusedAs("rotate", err); fe != nil {
 			h.showWebhook(q, httpStatusOf(contractError(err)), *fe)
 			return
 		}
 		q.fail(err)
+		return
+	}
+	if resp.Replayed {
+		q.redirect("developers/webhooks/"+id, "webhook_already_rotated")
 		return
 	}
 	h.showSigningSecret(q, resp.Body, true)

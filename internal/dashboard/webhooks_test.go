@@ -161,7 +161,8 @@ func TestWebhookEndpointPages(t *testing.T) {
 				t.Errorf("test event's entry names %s (%q), want the endpoint %s", e.ObjectID, e.Detail, id)
 			}
 		}
-		if ops["create webhook endpoint"] != 1 || ops["send test event"] != 2 || ops["update webhook endpoint"] != 2 {
+		if ops["create webhook endpoint"] != 1 || ops["send test event"] != 2 || ops["update webhook endpoint"] != 1 ||
+			ops[payd.AuditRotateWebhookSecret] != 1 {
 			t.Errorf("audit log = %v", ops)
 		}
 

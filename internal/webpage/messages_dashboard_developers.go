@@ -55,6 +55,9 @@ var dashboardDeveloperMessages = []struct{ en, ru, kk string }{
 	{"A newer key was issued after that form was shown, so no other key was issued. Its secret was shown once, on the page that answered the rotation.",
 		"После показа этой формы уже был выпущен новый ключ, поэтому ещё один не выпускался. Его секрет был показан один раз — на странице, которая открылась после замены.",
 		"Бұл форма көрсетілгеннен кейін жаңа кілт шығарылып қойған, сондықтан тағы біреуі шығарылмады. Оның құпиясы бір рет — ауыстырудан кейін ашылған бетте көрсетілді."},
+	{"That form had already rotated the signing secret, so it was not rotated again. The new secret was shown once, on the page that answered the rotation; if it was not kept, rotate again.",
+		"Эта форма уже заменила секрет подписи, поэтому повторной замены не было. Новый секрет был показан один раз — на странице, которая открылась после замены; если он не сохранён, замените секрет ещё раз.",
+		"Бұл форма қолтаңба құпиясын ауыстырып қойған, сондықтан қайта ауыстырылмады. Жаңа құпия бір рет — ауыстырудан кейін ашылған бетте көрсетілді; егер ол сақталмаса, құпияны қайта ауыстырыңыз."},
 
 	// Webhook endpoints.
 	{"Endpoints", "Адреса", "Мекенжайлар"},
