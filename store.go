@@ -443,6 +443,11 @@ type Tx interface {
 	SessionTouch(ctx context.Context, id string, at time.Time) error
 	SessionDelete(ctx context.Context, id string) error
 	SessionDeleteByUser(ctx context.Context, userID string) (int64, error)
+	// SessionDeleteOldest ends the user's sessions but the one named
+	// KeepID and the Keep-1 others most recently seen (ties: the later
+	// sign-in, then the greater id, is kept) and returns how many it
+	// ended.
+	SessionDeleteOldest(ctx context.Context, p *SessionDeleteOldestParams) (int64, error)
 	// SessionDeleteExpired deletes the sessions last seen at or before
 	// idleBefore or signed in at or before createdBefore.
 	SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)

@@ -154,7 +154,8 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 }
 
 // openSession stores a new session of u with a fresh token, signed in at
-// signedIn (now when zero).
+// signedIn (now when zero), and ends the user's least recently used
+// sessions beyond MaxUserSessions.
 func (s *Service) openSession(ctx context.Context, tx Tx, u *User, state SessionState, addr, userAgent string, signedIn time.Time) (string, *Session, error) {
 	now := s.clock.Now()
 	if signedIn.IsZero() {
@@ -239,6 +240,9 @@ func (s *Service) sessionOf(ctx context.Context, token string) (ses *Session, u 
 	return ses, u, nil
 }
 
+	if err := s.boundSessions(ctx, tx, ses); err != nil {
+		return "", nil, err
+	}
 // SignOut ends the session of a token; an unknown token is no error.
 func (s *Service) SignOut(ctx context.Context, token string) error {
 	err := s.store.Tx(ctx, func(tx Tx) error {

@@ -50,6 +50,14 @@ func (t *tx) deleteCount(ctx context.Context, q string, args ...any) (int64, err
 	res, err := t.exec(ctx, q, args...)
 	if err != nil {
 		return 0, err
+// SessionDeleteOldest walks dashboard_sessions_user: a user's sessions are
+// few (MaxUserSessions and the ones opened at the same moment).
+func (t *tx) SessionDeleteOldest(ctx context.Context, p *payd.SessionDeleteOldestParams) (int64, error) {
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND id NOT IN (
+		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2
+		ORDER BY last_seen_at DESC, created_at DESC, id DESC LIMIT $3)`, p.UserID, p.KeepID, max(p.Keep-1, 0))
+}
+
 	}
 	return res.RowsAffected()
 }

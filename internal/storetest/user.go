@@ -239,6 +239,62 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 		}
 	})
+
+	// SessionDeleteOldest keeps the named session, however long unseen,
+	// and the others most recently seen (a tie: the later sign-in, then
+	// the greater id); another user's sessions stay.
+	t.Run("DeleteOldest", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		m := addMerchant(t, s, now)
+		u := addUser(t, s, m.ID, "u@example.test", payd.RoleAdmin, now)
+		v := addUser(t, s, m.ID, "v@example.test", payd.RoleViewer, now)
+		mk := func(u *payd.User, created, seen time.Time) *payd.Session {
+			return &payd.Session{ID: newID(payd.PrefixSession, created), UserID: u.ID, MerchantID: m.ID, State: payd.SessionActive,
+				CreatedAt: created, LastSeenAt: seen}
+		}
+		named := mk(u, now.Add(-3*time.Hour), now.Add(-3*time.Hour)) // the least recently seen, kept by name
+		recent := mk(u, now.Add(-2*time.Hour), now)                  // the most recently seen
+		tiedLater := mk(u, now.Add(-time.Hour), now.Add(-time.Minute))
+		tiedEarlier := mk(u, now.Add(-2*time.Hour), now.Add(-time.Minute)) // same last seen, earlier sign-in: ends
+		stale := mk(u, now.Add(-time.Hour), now.Add(-20*time.Minute))
+		others := mk(v, now.Add(-4*time.Hour), now.Add(-4*time.Hour))
+		all := []*payd.Session{named, recent, tiedLater, tiedEarlier, stale, others}
+		mustTx(t, s, func(tx payd.Tx) error {
+			for _, ses := range all {
+				if err := tx.SessionInsert(ctx, ses, []byte(ses.ID)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		var n int64
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 3})
+			return err
+		})
+		if n != 2 {
+			t.Errorf("SessionDeleteOldest removed %d, want 2", n)
+		}
+		for _, ses := range all {
+			err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, []byte(ses.ID)); return err })
+			if gone := err != nil; gone != (ses == tiedEarlier || ses == stale) {
+				t.Errorf("session created %v, seen %v: gone %v (%v)", ses.CreatedAt, ses.LastSeenAt, gone, err)
+			}
+		}
+		// Keep 1: the named session alone stays.
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 1})
+			return err
+		})
+		if n != 2 {
+			t.Errorf("SessionDeleteOldest keeping 1 removed %d, want 2", n)
+		}
+		wantRead(t, s, "the named session", named, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(named.ID)) })
+		wantRead(t, s, "another user's session", others, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(others.ID)) })
+	})
 }
 
 func testAudit(t *testing.T, open func(t *testing.T) payd.Store) {
