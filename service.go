@@ -2,6 +2,7 @@ package payd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,6 +97,13 @@ type Config struct {
 	// Argon2 are the parameters of new password hashes; nil means
 	// DefaultArgon2.
 	Argon2 *Argon2Params
+	// PasswordChecks bounds how many argon2id runs (sign-ins, passwords
+	// set) run at once; past it a sign-in is refused at once with
+	// ErrPasswordChecksBusy. Zero means DefaultPasswordChecks.
+	PasswordChecks int
+	// SignIn bounds the guessing of one account; zero fields take
+	// DefaultSignInPolicy's.
+	SignIn SignInPolicy
 }
 
 // Service holds the business rules. Adapters call its methods; it talks to
@@ -155,6 +163,10 @@ type Service struct {
 	argon2   Argon2Params
 	dummy    dummyHash
 	kdfRuns  atomic.Int64
+	// kdfSlots holds a token per argon2id run in progress; signIn is the
+	// per-account policy.
+	kdfSlots chan struct{}
+	signIn   SignInPolicy
 }
 
 // Paths are where, under Config.PublicURL, the adapters serve the pages
@@ -191,6 +203,8 @@ func NewService(cfg Config) *Service {
 	if cfg.Argon2 != nil {
 		s.argon2 = *cfg.Argon2
 	}
+	s.kdfSlots = make(chan struct{}, cmp.Or(cfg.PasswordChecks, DefaultPasswordChecks(s.argon2)))
+	s.signIn = cfg.SignIn.withDefaults()
 	s.reportLinks = mac.New(cfg.ReportKey, "")
 	s.uploadLinks = mac.New(cfg.ReportKey, "evidence-upload")
 	for i, list := range [][]Provider{cfg.Providers, cfg.LiveProviders} {

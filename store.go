@@ -451,6 +451,20 @@ type Tx interface {
 	// SessionDeleteExpired deletes the sessions last seen at or before
 	// idleBefore or signed in at or before createdBefore.
 	SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)
+	// SessionNoteFailures sets a session's FailedSignIns; SessionCodeFailed
+	// adds one to its CodeFailures and returns the new count (ErrNoRows
+	// when it has ended).
+	SessionNoteFailures(ctx context.Context, id string, n int) error
+	SessionCodeFailed(ctx context.Context, id string) (int, error)
+
+	// SignInGuardLock returns the guard of an account name, a fresh one
+	// when none is stored, locked until the transaction ends (SQLite's
+	// one writer locks it as well); SignInGuardPut stores it.
+	// SignInGuardDeleteBefore deletes at most limit guards last updated
+	// before t.
+	SignInGuardLock(ctx context.Context, key string) (*SignInGuard, error)
+	SignInGuardPut(ctx context.Context, g *SignInGuard) error
+	SignInGuardDeleteBefore(ctx context.Context, t time.Time, limit int) (int64, error)
 
 	// AuditInsert appends an audit entry; there is no update or delete.
 	// AuditList pages a merchant's entries, newest first.

@@ -7,8 +7,10 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
@@ -64,6 +66,36 @@ func phcString(p Argon2Params, salt, key []byte) string {
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.MemoryKiB, p.Time, p.Threads,
 		b64.EncodeToString(salt), b64.EncodeToString(key))
 }
+
+// DefaultPasswordChecks is how many argon2id runs go at once by default:
+// four per CPU (a run takes one), and no more than 256 MiB of their memory
+// together (19 MiB each with DefaultArgon2: 13). Beyond the CPUs a run
+// only waits for one, holding its memory meanwhile; so the bound is what
+// keeps a flood of sign-ins from growing the process (docs/security.md).
+func DefaultPasswordChecks(p Argon2Params) int {
+	byMemory := max(1, int(256*1024/max(p.MemoryKiB, 1)))
+	return max(1, min(4*runtime.GOMAXPROCS(0), byMemory))
+}
+
+// ErrPasswordChecksBusy answers a sign-in that finds every password check
+// taken: it is refused at once, before its password is read, rather than
+// queued with its memory held.
+var ErrPasswordChecksBusy = &Error{Code: CodeTooManyRequests, RetryAfter: time.Second,
+	Message: "too many sign-ins at once; retry in a second"}
+
+// beginPasswordCheck takes a slot for one argon2id run, or answers
+// ErrPasswordChecksBusy when none is free; the returned func frees it.
+func (s *Service) beginPasswordCheck() (func(), error) {
+	select {
+	case s.kdfSlots <- struct{}{}:
+		return func() { <-s.kdfSlots }, nil
+	default:
+		return nil, ErrPasswordChecksBusy
+	}
+}
+
+// KDFRuns counts the argon2id runs of the process since it started.
+func (s *Service) KDFRuns() int64 { return s.kdfRuns.Load() }
 
 // kdf runs argon2id; every hash and every verification, the dummy one of
 // an unknown email included, goes through it.
@@ -138,17 +170,32 @@ func (s *Service) verifyDummy(password string) {
 }
 
 // SetPassword sets the password of the user a setup token belongs to and
-// uses the token up; the user's sessions end, wherever they are.
-func (s *Service) SetPassword(ctx context.Context, token, password string) (u *User, err error) {
+// uses the token up; the user's sessions end, wherever they are. addr is
+// where the request came from, for the audit log. The new hash is made
+// before the transaction, within a password check's slot, so the
+// database is not held while argon2id runs.
+func (s *Service) SetPassword(ctx context.Context, token, password, addr string) (u *User, err error) {
 	if len(password) > PasswordMaxBytes {
 		return nil, Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
 	}
-	err = s.store.Tx(ctx, func(tx Tx) error {
-		hash := hashToken(token)
+	hash := hashToken(token)
+	err = s.store.View(ctx, func(tx Tx) (err error) {
 		u, err = tx.UserGetBySetupToken(ctx, hash)
-		if err != nil {
-			return notFoundAs(err, "setup link")
-		}
+		return err
+	})
+	if err != nil {
+		return nil, withOp("set password", notFoundAs(err, "setup link"))
+	}
+	if err := checkPassword(password, u.Email); err != nil {
+		return nil, err
+	}
+	done, err := s.beginPasswordCheck()
+	if err != nil {
+		return nil, err
+	}
+	phc := s.hashPassword(password, s.argon2)
+	done()
+	err = s.store.Tx(ctx, func(tx Tx) error {
 		// Locked and read again: of two uses of one token at once, the
 		// second finds it gone.
 		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
@@ -162,10 +209,7 @@ func (s *Service) SetPassword(ctx context.Context, token, password string) (u *U
 		if !bytes.Equal(c.SetupHash, hash) || u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
 			return NotFound("setup link")
 		}
-		if err := checkPassword(password, u.Email); err != nil {
-			return err
-		}
-		c.PasswordHash = s.hashPassword(password, s.argon2)
+		c.PasswordHash = phc
 		c.SetupHash, c.SetupExpiresAt = nil, nil
 		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
 			return err
@@ -174,7 +218,7 @@ func (s *Service) SetPassword(ctx context.Context, token, password string) (u *U
 		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email}, u.MerchantID, AuditSetPassword, u.ID)
+		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSetPassword, u.ID)
 	})
 	return u, withOp("set password", err)
 }

@@ -34,6 +34,13 @@ type Session struct {
 	LastSeenAt time.Time    `json:"last_seen_at"`
 	Addr       string       `json:"addr"`
 	UserAgent  string       `json:"user_agent"`
+	// FailedSignIns is how many failed attempts (passwords and codes)
+	// the account had between its previous sign-in and the one that
+	// opened this session: the pages tell the owner.
+	FailedSignIns int `json:"failed_sign_ins,omitempty"`
+	// CodeFailures counts the wrong codes given to a session awaiting
+	// the second factor; SignInPolicy.CodeFailures of them end it.
+	CodeFailures int `json:"-"`
 }
 
 // SessionPolicy bounds a session's life.
@@ -82,14 +89,23 @@ func (e *SignInError) Unwrap() error { return ErrSignInFailed }
 func (e *SignInError) FailedAccount() string { return e.account }
 
 // SignIn checks an email and password and opens a session, returning its
-// token (for the cookie). Every failure is a *SignInError; an unknown
-// email still costs one password verification, so the time taken does
-// not tell whether the email exists.
+// token (for the cookie). Every failure of the credentials is a
+// *SignInError. The order keeps an attack cheap to refuse: a slot for the
+// password check is taken first (ErrPasswordChecksBusy at once when none
+// is free), then the account name's guard counts the attempt (refused at
+// once while it is locked), and only then does argon2id run. An unknown
+// email runs the same steps: one password verification, the guard's two
+// writes, so neither the answer nor its time tells whether it exists.
 func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent string) (token string, ses *Session, err error) {
 	email = NormalizeEmail(email)
 	if len(password) > PasswordMaxBytes {
 		password = password[:PasswordMaxBytes]
 	}
+	done, err := s.beginPasswordCheck()
+	if err != nil {
+		return "", nil, err
+	}
+	defer func() { done() }()
 	var u *User
 	var c *UserCredentials
 	var m *Merchant
@@ -104,27 +120,31 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 		return err
 	})
 	if errors.Is(err, ErrNoRows) && u == nil {
-		s.verifyDummy(password)
-		return "", nil, &SignInError{}
+		err = nil
 	}
 	if err != nil {
 		return "", nil, withOp("sign in", err)
 	}
+	if err := s.takeGuard(ctx, email, u, addr); err != nil {
+		return "", nil, err
+	}
 	ok, stale := false, false
-	if c.PasswordHash == "" {
+	if u == nil || c.PasswordHash == "" {
 		s.verifyDummy(password)
 	} else if ok, stale, err = s.verifyPassword(password, c.PasswordHash); err != nil {
 		return "", nil, withOp("sign in", err)
 	}
 	if !ok || u.DisabledAt != nil {
-		err := s.store.Tx(ctx, func(tx Tx) error {
-			return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSignInFailed, u.ID)
-		})
-		if err != nil {
-			return "", nil, withOp("sign in", err)
-		}
-		return "", nil, &SignInError{account: u.ID}
+		return "", nil, s.signInFailed(ctx, email, u, addr)
 	}
+	rehashed := ""
+	if stale {
+		// Parameters changed since this hash was made: it is replaced
+		// now that the password is at hand, within the check's slot.
+		rehashed = s.hashPassword(password, s.argon2)
+	}
+	done()
+	done = func() {}
 	state := SessionActive
 	switch {
 	case u.TOTPEnabled:
@@ -133,16 +153,31 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 		state = SessionEnroll
 	}
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		if stale {
-			// Parameters changed since this hash was made: it is
-			// replaced now that the password is at hand.
-			rehashed := *c
-			rehashed.PasswordHash = s.hashPassword(password, s.argon2)
-			if err := tx.UserCredentialsUpdate(ctx, &rehashed); err != nil {
+		if rehashed != "" {
+			c.PasswordHash = rehashed
+			if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
 				return err
 			}
 		}
+		g, err := tx.SignInGuardLock(ctx, guardKey(email))
+		if err != nil {
+			return err
+		}
+		failures := 0
+		if state == SessionSecondFactor {
+			// The password was right, but the sign-in is not done: the
+			// code's failures still count against the account.
+			g.giveBack()
+		} else {
+			failures = g.signedIn(s.clock.Now())
+		}
+		if err := tx.SignInGuardPut(ctx, g); err != nil {
+			return err
+		}
 		if token, ses, err = s.openSession(ctx, tx, u, state, addr, userAgent, time.Time{}); err != nil {
+			return err
+		}
+		if err := s.noteFailures(ctx, tx, ses, failures); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSignIn, ses.ID)
@@ -153,11 +188,49 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 	return token, ses, nil
 }
 
+// signInFailed records a wrong password (or a disabled or password-less
+// user) on the guard, and in the audit log when the account exists; it
+// returns the *SignInError to answer.
+func (s *Service) signInFailed(ctx context.Context, email string, u *User, addr string) error {
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		g, err := tx.SignInGuardLock(ctx, guardKey(email))
+		if err != nil {
+			return err
+		}
+		g.failed(s.clock.Now(), addr)
+		if err := tx.SignInGuardPut(ctx, g); err != nil {
+			return err
+		}
+		if u == nil {
+			return nil
+		}
+		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSignInFailed, u.ID)
+	})
+	if err != nil {
+		return withOp("sign in", err)
+	}
+	if u == nil {
+		return &SignInError{}
+	}
+	return &SignInError{account: u.ID}
+}
+
+// noteFailures keeps on a session that completes a sign-in how many
+// failed attempts the account had since its previous sign-in, for the
+// notice its pages show.
+func (s *Service) noteFailures(ctx context.Context, tx Tx, ses *Session, failures int) error {
+	if failures == 0 {
+		return nil
+	}
+	ses.FailedSignIns = failures
+	return tx.SessionNoteFailures(ctx, ses.ID, failures)
+}
+
 // openSession stores a new session of u with a fresh token, signed in at
 // signedIn (now when zero), and ends the user's least recently used
 // sessions beyond MaxUserSessions.
 func (s *Service) openSession(ctx context.Context, tx Tx, u *User, state SessionState, addr, userAgent string, signedIn time.Time) (string, *Session, error) {
-	now := s.clock.Now()
+	now := s.sessionNow()
 	if signedIn.IsZero() {
 		signedIn = now
 	}
@@ -165,6 +238,9 @@ func (s *Service) openSession(ctx context.Context, tx Tx, u *User, state Session
 	ses := &Session{ID: s.ids.New(PrefixSession, now), UserID: u.ID, MerchantID: u.MerchantID, State: state,
 		CreatedAt: signedIn, LastSeenAt: now, Addr: addr, UserAgent: truncate(userAgent, 256)}
 	if err := tx.SessionInsert(ctx, ses, hash); err != nil {
+		return "", nil, err
+	}
+	if err := s.boundSessions(ctx, tx, ses); err != nil {
 		return "", nil, err
 	}
 	return token, ses, nil
@@ -197,6 +273,20 @@ func (p SessionPolicy) live(ses *Session, now time.Time) bool {
 	return now.Before(ses.LastSeenAt.Add(p.Idle)) && now.Before(ses.CreatedAt.Add(p.Absolute))
 }
 
+// sessionNow is the time sessions are stamped with and their timeouts
+// read: the service clock, except the wall clock when that is a test
+// clock (`serve --test-clock`). A test clock is the sandboxes' time, every
+// merchant's on the instance, moved by hours or days; a session is a
+// person at a browser, whose idle and absolute timeouts are real time. On
+// the test clock a move would end every session of every merchant (or,
+// for one opened after a move, let it outlive its timeouts).
+func (s *Service) sessionNow() time.Time {
+	if _, ok := s.clock.(*TestClock); ok {
+		return SystemClock{}.Now()
+	}
+	return s.clock.Now()
+}
+
 // Session returns the session of a token and its user, in any state (the
 // page lets only an active one past sign-in). An unknown token, a session
 // past its idle or absolute timeout and a disabled user's session are
@@ -206,7 +296,7 @@ func (s *Service) Session(ctx context.Context, token string) (*Session, *User, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if now := s.clock.Now(); now.Sub(ses.LastSeenAt) >= sessionTouchEvery {
+	if now := s.sessionNow(); now.Sub(ses.LastSeenAt) >= sessionTouchEvery {
 		err := s.store.Tx(ctx, func(tx Tx) error { return tx.SessionTouch(ctx, ses.ID, now) })
 		if errors.Is(err, ErrNoRows) {
 			return nil, nil, ErrNoSession // signed out meanwhile
@@ -234,15 +324,12 @@ func (s *Service) sessionOf(ctx context.Context, token string) (ses *Session, u 
 	if err != nil {
 		return nil, nil, withOp("read session", err)
 	}
-	if !s.sessions.live(ses, s.clock.Now()) || u.DisabledAt != nil {
+	if !s.sessions.live(ses, s.sessionNow()) || u.DisabledAt != nil {
 		return nil, nil, ErrNoSession
 	}
 	return ses, u, nil
 }
 
-	if err := s.boundSessions(ctx, tx, ses); err != nil {
-		return "", nil, err
-	}
 // SignOut ends the session of a token; an unknown token is no error.
 func (s *Service) SignOut(ctx context.Context, token string) error {
 	err := s.store.Tx(ctx, func(tx Tx) error {
@@ -280,9 +367,9 @@ func (s *Service) SignOutEverywhere(ctx context.Context, actor *Actor, userID st
 // PurgeSessions deletes the sessions past their timeouts and the setup
 // tokens past their expiry; a periodic job runs it.
 func (s *Service) PurgeSessions(ctx context.Context) (n int64, err error) {
-	now := s.clock.Now()
+	now, sesNow := s.clock.Now(), s.sessionNow()
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		if n, err = tx.SessionDeleteExpired(ctx, now.Add(-s.sessions.Idle), now.Add(-s.sessions.Absolute)); err != nil {
+		if n, err = tx.SessionDeleteExpired(ctx, sesNow.Add(-s.sessions.Idle), sesNow.Add(-s.sessions.Absolute)); err != nil {
 			return err
 		}
 		m, err := tx.UserSetupTokensExpire(ctx, now)

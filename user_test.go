@@ -38,6 +38,12 @@ type userBundle struct {
 
 func setupUsers(t *testing.T, be paydtest.Backend) *userBundle {
 	t.Helper()
+	return setupUsersWith(t, be, nil)
+}
+
+// setupUsersWith is setupUsers with the service's Config changed by edit.
+func setupUsersWith(t *testing.T, be paydtest.Backend, edit func(*payd.Config)) *userBundle {
+	t.Helper()
 	ctx := t.Context()
 	store, err := sqlstore.Open(ctx, be.DatabaseURL(t), t.TempDir())
 	if err != nil {
@@ -50,8 +56,12 @@ func setupUsers(t *testing.T, be paydtest.Backend) *userBundle {
 	// A time in the middle of a TOTP step, so a step's codes are stable
 	// while the test runs.
 	clock := &handClock{now: time.Date(2026, 3, 1, 10, 0, 15, 0, time.UTC)}
-	svc := payd.NewService(payd.Config{Store: store, Clock: clock, PublicURL: "https://payd.test",
-		Paths: payd.Paths{DashboardSetup: "/dashboard/setup/"}, WebhookAllowHosts: []string{"hooks.example.test"}})
+	cfg := payd.Config{Store: store, Clock: clock, PublicURL: "https://payd.test",
+		Paths: payd.Paths{DashboardSetup: "/dashboard/setup/"}, WebhookAllowHosts: []string{"hooks.example.test"}}
+	if edit != nil {
+		edit(&cfg)
+	}
+	svc := payd.NewService(cfg)
 	m, err := svc.CreateMerchant(ctx, payd.MerchantCreate{Name: "M"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +78,7 @@ func (b *userBundle) user(t *testing.T, email string, role payd.Role) *payd.User
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u, err = b.svc.SetPassword(b.ctx, tok, goodPassword); err != nil {
+	if u, err = b.svc.SetPassword(b.ctx, tok, goodPassword, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -135,16 +145,16 @@ func TestSetupToken(t *testing.T) {
 		}
 		t.Run("PasswordRules", func(t *testing.T) {
 			for _, pw := range []string{"elevenchars", strings.Repeat("x", 257), "A@Example.test", "  a@example.test  "} {
-				_, err := b.svc.SetPassword(b.ctx, tok, pw)
+				_, err := b.svc.SetPassword(b.ctx, tok, pw, "192.0.2.1")
 				wantCode(t, "password "+pw[:min(len(pw), 20)], err, payd.CodeInvalidRequest, "password")
 			}
 		})
 		// Twelve characters of two bytes each: length counts characters.
-		got, err := b.svc.SetPassword(b.ctx, tok, "пароль-пароль")
+		got, err := b.svc.SetPassword(b.ctx, tok, "пароль-пароль", "192.0.2.1")
 		if err != nil || !got.HasPassword || got.ID != u.ID {
 			t.Fatalf("SetPassword: %+v, %v", got, err)
 		}
-		_, err = b.svc.SetPassword(b.ctx, tok, goodPassword)
+		_, err = b.svc.SetPassword(b.ctx, tok, goodPassword, "192.0.2.1")
 		wantCode(t, "second use of a setup token", err, payd.CodeNotFound, "")
 
 		// A fresh token replaces the old; it expires after 72 hours.
@@ -156,10 +166,10 @@ func TestSetupToken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = b.svc.SetPassword(b.ctx, old, goodPassword)
+		_, err = b.svc.SetPassword(b.ctx, old, goodPassword, "192.0.2.1")
 		wantCode(t, "a replaced setup token", err, payd.CodeNotFound, "")
 		b.clock.Advance(payd.SetupTokenTTL)
-		_, err = b.svc.SetPassword(b.ctx, fresh, goodPassword)
+		_, err = b.svc.SetPassword(b.ctx, fresh, goodPassword, "192.0.2.1")
 		wantCode(t, "an expired setup token", err, payd.CodeNotFound, "")
 		if n, err := b.svc.PurgeSessions(b.ctx); err != nil || n != 1 {
 			t.Errorf("PurgeSessions after the expiry: %d, %v; want the token forgotten", n, err)
@@ -354,7 +364,7 @@ func TestSignOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.svc.SetPassword(b.ctx, tok, "another long password"); err != nil {
+		if _, err := b.svc.SetPassword(b.ctx, tok, "another long password", "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := b.svc.Session(b.ctx, tv); !errors.Is(err, payd.ErrNoSession) {
@@ -418,19 +428,19 @@ func TestTOTP(t *testing.T) {
 		if ses.State != payd.SessionSecondFactor {
 			t.Fatalf("state %q, want second_factor", ses.State)
 		}
-		_, _, err = b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now))
+		_, _, err = b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now), "192.0.2.1")
 		wantCode(t, "the code of a step already used", err, payd.CodeInvalidRequest, "code")
-		_, _, err = b.svc.SecondFactor(b.ctx, pending, "12345")
+		_, _, err = b.svc.SecondFactor(b.ctx, pending, "12345", "192.0.2.1")
 		wantCode(t, "a malformed code", err, payd.CodeInvalidRequest, "code")
 
 		// ±2 steps are refused, ±1 accepted, each step once.
 		b.clock.Advance(5 * time.Minute)
 		now = b.clock.Now()
 		for _, d := range []time.Duration{-60 * time.Second, 60 * time.Second} {
-			_, _, err = b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(d)))
+			_, _, err = b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(d)), "192.0.2.1")
 			wantCode(t, "a code "+d.String()+" away", err, payd.CodeInvalidRequest, "code")
 		}
-		active, ses, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(-30*time.Second)))
+		active, ses, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(-30*time.Second)), "192.0.2.1")
 		if err != nil || ses.State != payd.SessionActive || active == pending {
 			t.Fatalf("a code 30s behind: %+v, %v", ses, err)
 		}
@@ -438,13 +448,13 @@ func TestTOTP(t *testing.T) {
 			t.Errorf("the token before the second factor still works: %v", err)
 		}
 		pending2, _ := b.signIn(t, "a@example.test")
-		if _, _, err := b.svc.SecondFactor(b.ctx, pending2, totpCode(t, secret, now.Add(30*time.Second))); err != nil {
+		if _, _, err := b.svc.SecondFactor(b.ctx, pending2, totpCode(t, secret, now.Add(30*time.Second)), "192.0.2.1"); err != nil {
 			t.Errorf("a code 30s ahead: %v", err)
 		}
 		pending3, _ := b.signIn(t, "a@example.test")
-		_, _, err = b.svc.SecondFactor(b.ctx, pending3, totpCode(t, secret, now))
+		_, _, err = b.svc.SecondFactor(b.ctx, pending3, totpCode(t, secret, now), "192.0.2.1")
 		wantCode(t, "a code of a step before the last used", err, payd.CodeInvalidRequest, "code")
-		_, _, err = b.svc.SecondFactor(b.ctx, active, totpCode(t, secret, now))
+		_, _, err = b.svc.SecondFactor(b.ctx, active, totpCode(t, secret, now), "192.0.2.1")
 		wantCode(t, "SecondFactor on an active session", err, payd.CodeInvalidState, "")
 
 		// Turning it off: sign-in is active at once again.
@@ -688,7 +698,7 @@ func TestUsedOnceUnderRaces(t *testing.T) {
 			t.Fatal(err)
 		}
 		set := func(pw string) func() error {
-			return func() error { _, err := b.svc.SetPassword(b.ctx, tok, pw); return err }
+			return func() error { _, err := b.svc.SetPassword(b.ctx, tok, pw, "192.0.2.1"); return err }
 		}
 		if ok := race(set("first long password"), set("second long password")); ok != 1 {
 			t.Errorf("%d of two uses of one setup token succeeded, want 1", ok)
@@ -707,7 +717,7 @@ func TestUsedOnceUnderRaces(t *testing.T) {
 		now := b.clock.Now()
 		code := func(d time.Duration) func() error {
 			return func() error {
-				_, _, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(d)))
+				_, _, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, now.Add(d)), "192.0.2.1")
 				return err
 			}
 		}

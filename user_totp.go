@@ -122,8 +122,12 @@ func (s *Service) ConfirmTOTP(ctx context.Context, actor *Actor, token, code str
 // SecondFactor finishes a sign-in whose session awaits the second
 // factor's code: on a right code never used before, the session is
 // replaced by an active one with a new id and token (the old token stops
-// working).
-func (s *Service) SecondFactor(ctx context.Context, token, code string) (newToken string, ses *Session, err error) {
+// working). Each code is counted on the account's guard before it is
+// checked, in the same transaction, so codes sent at once are checked one
+// by one against the budget; a wrong one is in the audit log, and
+// SignInPolicy.CodeFailures wrong ones end the session
+// (ErrSecondFactorSessionEnded): the visitor must give the password again.
+func (s *Service) SecondFactor(ctx context.Context, token, code, addr string) (newToken string, ses *Session, err error) {
 	old, u, err := s.sessionOf(ctx, token)
 	if err != nil {
 		return "", nil, err
@@ -131,37 +135,97 @@ func (s *Service) SecondFactor(ctx context.Context, token, code string) (newToke
 	if old.State != SessionSecondFactor {
 		return "", nil, Errorf(CodeInvalidState, "this session awaits no code")
 	}
+	var refused error
 	err = s.store.Tx(ctx, func(tx Tx) error {
 		// Locking the user serialises two submissions of one code: the
 		// second sees the step the first recorded.
 		if _, err := tx.UserGetForUpdate(ctx, u.ID); err != nil {
 			return err
 		}
-		if err := sessionStands(ctx, tx, token); err != nil {
+		cur, err := tx.SessionGetByToken(ctx, hashToken(token))
+		if errors.Is(err, ErrNoRows) {
+			return ErrNoSession // replaced or ended meanwhile
+		}
+		if err != nil {
 			return err
+		}
+		if refused, err = s.takeGuardTx(ctx, tx, u.Email, u, addr); err != nil || refused != nil {
+			return err // the guard's count commits; the code is not checked
 		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)
 		if err != nil {
 			return err
 		}
-		if c.TOTPSecret == "" {
-			return ErrSecondFactorFailed
+		now := s.clock.Now()
+		step := int64(0)
+		if c.TOTPSecret != "" {
+			step = totpStep(c.TOTPSecret, code, now, c.TOTPLastStep)
 		}
-		step := totpStep(c.TOTPSecret, code, s.clock.Now(), c.TOTPLastStep)
 		if step == 0 {
-			return ErrSecondFactorFailed
+			refused, err = s.codeFailed(ctx, tx, cur, u, addr)
+			return err
+		}
+		g, err := tx.SignInGuardLock(ctx, guardKey(u.Email))
+		if err != nil {
+			return err
+		}
+		failures := g.signedIn(now)
+		if err := tx.SignInGuardPut(ctx, g); err != nil {
+			return err
 		}
 		c.TOTPLastStep = step
 		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
 			return err
 		}
-		newToken, ses, err = s.replaceSession(ctx, tx, old, u, SessionActive)
-		return err
+		if newToken, ses, err = s.replaceSession(ctx, tx, old, u, SessionActive); err != nil {
+			return err
+		}
+		return s.noteFailures(ctx, tx, ses, failures)
 	})
+	if err == nil {
+		err = refused
+	}
 	if err != nil {
 		return "", nil, withOp("second factor", err)
 	}
 	return newToken, ses, nil
+}
+
+// ErrSecondFactorSessionEnded answers the wrong code that ended its
+// session: the next try starts from the password.
+var ErrSecondFactorSessionEnded = &Error{Code: CodeInvalidCredentials,
+	Message: "too many wrong codes; sign in again with your password"}
+
+// codeFailed records a wrong code: on the guard (already counted), in the
+// audit log, and on the session, which ends at the policy's count. It
+// returns the answer to give.
+func (s *Service) codeFailed(ctx context.Context, tx Tx, ses *Session, u *User, addr string) (error, error) {
+	g, err := tx.SignInGuardLock(ctx, guardKey(u.Email))
+	if err != nil {
+		return nil, err
+	}
+	g.failed(s.clock.Now(), addr)
+	if err := tx.SignInGuardPut(ctx, g); err != nil {
+		return nil, err
+	}
+	actor := &Actor{UserID: u.ID, Email: u.Email, Addr: addr}
+	if err := s.audit(ctx, tx, actor, u.MerchantID, AuditSecondFactorFailed, ses.ID); err != nil {
+		return nil, err
+	}
+	n, err := tx.SessionCodeFailed(ctx, ses.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n < s.signIn.CodeFailures {
+		return ErrSecondFactorFailed, nil
+	}
+	if err := tx.SessionDelete(ctx, ses.ID); err != nil {
+		return nil, err
+	}
+	if err := s.audit(ctx, tx, actor, u.MerchantID, AuditSecondFactorEnded, ses.ID); err != nil {
+		return nil, err
+	}
+	return ErrSecondFactorSessionEnded, nil
 }
 
 // DisableTOTP turns a user's second factor off. The actor is the user or

@@ -45,7 +45,7 @@ func (d *desk) user(t *testing.T, role payd.Role) (email, password string) {
 		t.Fatal(err)
 	}
 	password = "a passphrase for " + string(role)
-	if _, err := d.env.Service.SetPassword(context.Background(), token, password); err != nil {
+	if _, err := d.env.Service.SetPassword(context.Background(), token, password, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 	return email, password

@@ -36,7 +36,7 @@ type serveOptions struct {
 	webhookCAFile                                                string
 	webhookInFlight, webhookPerEndpoint                          int
 	trustedProxies                                               []netip.Prefix
-	authFailures                                                 int
+	authFailures, passwordChecks                                 int
 	stage                                                        payd.Stage
 	redisURL                                                     string
 	jobRescueAfter                                               time.Duration
@@ -69,6 +69,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
+	passwordChecks := f.Int("password-checks", 0, "password checks (argon2id, 19 MiB each) run at once; past it a sign-in gets 503 at once (0: 4 per CPU, at most 13)")
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
@@ -103,7 +104,11 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
+	if *passwordChecks < 0 {
+		return nil, errors.New("--password-checks cannot be negative")
+	}
 	o.authFailures = *authFailures
+	o.passwordChecks = *passwordChecks
 	for _, t := range *trusted {
 		p, err := parsePrefix(t)
 		if err != nil {
@@ -245,7 +250,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		TracerProvider: tp,
 		DatabaseURL:    o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
 		TestClock: o.testClock, TrustProxy: o.behindProxy, TrustedProxies: o.trustedProxies,
-		AuthFailuresPerMinute: o.authFailures, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
+		AuthFailuresPerMinute: o.authFailures, PasswordChecks: o.passwordChecks, Logger: log, WebhookAllowHosts: o.webhookAllowHosts, Stage: o.stage,
 		WebhookRootCAs: roots, RedisURL: o.redisURL, JobRescueAfter: o.jobRescueAfter,
 		Delivery:             dispatch.Options{MaxInFlight: o.webhookInFlight, PerEndpoint: o.webhookPerEndpoint},
 		DashboardOwnListener: o.dashboardAddr != "", Sessions: o.sessions, SecretsKeys: secretsKeys,

@@ -31,6 +31,9 @@ type Config struct {
 	// address may make per minute before it is throttled (zero:
 	// httpapi.DefaultAuthFailuresPerMinute). The counters live in Limiter.
 	AuthFailuresPerMinute int
+	// AuthNow is the throttle's clock: the wall clock (nil), never the
+	// test clock, so that moving a sandbox's time refills no budget.
+	AuthNow func() time.Time
 	// Extra routes (hosted pages) mounted on the same listener.
 	Extra func(mux *http.ServeMux)
 	// Draining, when it returns true, makes /readyz answer 503 while
@@ -68,7 +71,7 @@ func New(cfg Config) http.Handler {
 	}
 	s.throttle = httpapi.NewAuthThrottle(httpapi.ThrottleConfig{
 		Scope: "merchant", Limiter: s.limiter, Source: s.source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
-		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
+		Now: cfg.AuthNow, Metrics: cfg.Metrics,
 	})
 	s.routes()
 	if cfg.Extra != nil {
@@ -231,12 +234,14 @@ var errNoCredentials = &payd.Error{Code: payd.CodeInvalidCredentials, Message: "
 // clients send one before answering the 401 challenge).
 func (s *Server) auth(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.throttle.Refuse(r); err != nil {
+		attempt, err := s.throttle.Begin(r)
+		if err != nil {
 			httpapi.WriteError(w, r, err)
 			return
 		}
 		shopID, secret, ok := basicAuth(r)
 		if !ok {
+			attempt.Release()
 			w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
 			httpapi.WriteError(w, r, errNoCredentials)
 			return
@@ -244,12 +249,15 @@ func (s *Server) auth(h handler) http.Handler {
 		p, err := s.svc.Authenticate(r.Context(), shopID, secret, s.source.Addr(r))
 		if err != nil {
 			if payd.ErrorCodeOf(err) == payd.CodeInvalidCredentials {
-				s.throttle.Failed(r)
+				attempt.Failed()
 				w.Header().Set("WWW-Authenticate", `Basic realm="payd"`)
+			} else {
+				attempt.Release()
 			}
 			httpapi.WriteError(w, r, err)
 			return
 		}
+		attempt.Release()
 		if err := s.allow(r, "req:"+p.KeyID, p.Shop.Settings.RequestLimit(),
 			"request rate of this key exceeded; retry after the Retry-After seconds"); err != nil {
 			httpapi.WriteError(w, r, err)

@@ -23,11 +23,11 @@ type Config struct {
 	Log *slog.Logger
 	// Source finds the client's address behind a trusted proxy.
 	Source httpapi.Source
-	// Throttle counts failed sign-ins per address; Accounts per account.
-	// Both are the failed-authentication throttle of the APIs, shared
-	// through Redis when the service is configured with it.
+	// Throttle counts failed sign-ins, codes and setup links per
+	// address, as the APIs count failed keys, shared through Redis when
+	// the service is configured with it. (Failures per account are the
+	// service's: payd.SignInGuard.)
 	Throttle *httpapi.AuthThrottle
-	Accounts *httpapi.AuthThrottle
 	// Secure marks the session cookie Secure: the dashboard is behind TLS.
 	Secure bool
 	// TestClock is set only with `serve --test-clock`: the sandbox page
@@ -42,7 +42,6 @@ type Handler struct {
 	log      *slog.Logger
 	source   httpapi.Source
 	throttle *httpapi.AuthThrottle
-	accounts *httpapi.AuthThrottle
 	secure   bool
 	clock    *payd.TestClock
 }
@@ -50,7 +49,7 @@ type Handler struct {
 // New returns the dashboard.
 func New(cfg Config) *Handler {
 	return &Handler{svc: cfg.Service, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
-		source: cfg.Source, throttle: cfg.Throttle, accounts: cfg.Accounts, secure: cfg.Secure, clock: cfg.TestClock}
+		source: cfg.Source, throttle: cfg.Throttle, secure: cfg.Secure, clock: cfg.TestClock}
 }
 
 // maxForm bounds every form the dashboard reads, except evidence uploads,

@@ -124,7 +124,7 @@ func newUser(t testing.TB, env *paydtest.Env, merchantID string, role payd.Role)
 		t.Fatal(err)
 	}
 	password = "correct horse battery " + hex.EncodeToString(b)
-	if _, err := env.Service.SetPassword(ctx, token, password); err != nil {
+	if _, err := env.Service.SetPassword(ctx, token, password, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 	return email, password

@@ -28,9 +28,12 @@ type sandboxView struct {
 	Outcome  string
 	Key      string
 	Err      formError
-	// Clock is set when the service runs with a test clock.
-	Clock bool
-	Now   time.Time
+	// Clock is set when the service runs with a test clock; Shared when
+	// other merchants run on it too, so that only the operator moves it
+	// and the page shows it without its form.
+	Clock  bool
+	Shared bool
+	Now    time.Time
 	// Offset is the clock's lead over the wall clock when the page was
 	// made, in milliseconds: the form sends it back, and a clock already
 	// moved since is not moved again (a double submit is one advance).
@@ -66,6 +69,10 @@ func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
 	v.Outcomes, v.Key, v.Clock, v.Now = simulateOutcomes, newKey(), h.clock != nil, h.now()
 	if h.clock != nil {
 		v.Offset = testClockOffset(h.clock)
+		if v.Shared, err = h.svc.TestClockShared(q.ctx); err != nil {
+			q.fail(err)
+			return
+		}
 	}
 	q.render(status, "sandbox", "sandbox", q.l.T("Sandbox"), v)
 }
@@ -109,8 +116,10 @@ func (h *Handler) simulate(q *req) {
 }
 
 // advanceClock moves the service's test clock forward, as the operator's
-// `POST /admin/v1/clock/advance` does. The clock is the whole service's:
-// it exists only in a deployment started with --test-clock, for tests.
+// `POST /admin/v1/clock/advance` does, and the move is in the audit log.
+// The clock is the whole service's: it exists only in a deployment
+// started with --test-clock, for tests, and the service refuses the move
+// when other merchants' sandboxes run on it too (payd.ErrTestClockShared).
 func (h *Handler) advanceClock(q *req) {
 	if !q.test || h.clock == nil {
 		q.problem(http.StatusNotFound, q.l.T("The service runs without a test clock."))
@@ -136,7 +145,14 @@ func (h *Handler) advanceClock(q *req) {
 		q.redirect("sandbox", "clock_advanced")
 		return
 	}
-	h.clock.Advance(time.Duration(n) * unit)
+	if _, err := h.svc.AdvanceTestClock(q.ctx, q.principal(), time.Duration(n)*unit); err != nil {
+		if pe := contractError(err); pe != nil && pe.Code == payd.CodeForbidden {
+			q.problem(http.StatusForbidden, q.l.T("Other merchants' sandboxes run on this clock too, so only the service's operator moves it (payd admin clock advance)."))
+			return
+		}
+		q.fail(err)
+		return
+	}
 	q.redirect("sandbox", "clock_advanced")
 }
 

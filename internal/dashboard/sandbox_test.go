@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,6 +58,14 @@ func TestSandboxPage(t *testing.T) {
 			}
 		}
 		c.WaitStatus(id, "waiting_for_capture")
+		// The simulate answers with no body; its one entry (the second
+		// submit is a replay) names the payment, the outcome and where
+		// it came from.
+		sims := audited(t, env, shop.MerchantID, "simulate outcome")
+		if len(sims) != 1 || sims[0].ObjectID != id || sims[0].Detail != "authorize" || sims[0].UserEmail == "" ||
+			sims[0].Addr != "127.0.0.1" || sims[0].ShopID != shop.ID || sims[0].Mode != payd.ModeTest {
+			t.Fatalf("audit entries of the simulate = %s, want one naming %s", entries(sims), id)
+		}
 		// decline needs a pending payment: the rule's refusal, in words.
 		form = formOf(t, dev.get("/dashboard/test/sandbox").body, "simulate-form")
 		form.Set("payment_id", id)
@@ -78,6 +87,22 @@ func TestSandboxPage(t *testing.T) {
 		}
 		if moved := env.Clock.Now().Sub(before); moved < 10*time.Minute || moved > 15*time.Minute {
 			t.Fatalf("the clock moved %s, want 10 min", moved)
+		}
+		// One move, one entry: the clock, how far and to when, by whom
+		// and from where.
+		moves := audited(t, env, shop.MerchantID, payd.AuditAdvanceTestClock)
+		if len(moves) != 1 || moves[0].ObjectID != payd.AuditObjectTestClock || !strings.HasPrefix(moves[0].Detail, "+10m0s, to ") ||
+			moves[0].UserEmail == "" || moves[0].Addr != "127.0.0.1" || moves[0].ShopID != shop.ID {
+			t.Fatalf("audit entries of the clock = %s, want one of +10m0s", entries(moves))
+		}
+		admin := newVisitor(t, env)
+		admin.signIn(newUser(t, env, shop.MerchantID, payd.RoleAdmin))
+		if p := admin.get("/dashboard/audit"); !strings.Contains(p.body, ">test_clock<br>") || !strings.Contains(p.body, "10m0s, to ") ||
+			!strings.Contains(p.body, ">"+id+"<br>") {
+			t.Errorf("the audit page does not show the clock's move and the simulate with their objects and details\n%s", p.body)
+		}
+		if p := dev.get("/dashboard/test/sandbox"); strings.Contains(p.body, `id="clock-shared"`) {
+			t.Fatal("the only merchant's sandbox shows the clock as the operator's")
 		}
 		cf = formOf(t, dev.get("/dashboard/test/sandbox").body, "clock-form")
 		cf.Set("amount", "400")
@@ -110,4 +135,52 @@ func TestSandboxPage(t *testing.T) {
 			t.Fatal("the viewer's post moved the clock")
 		}
 	})
+}
+
+// On an instance with more than one merchant the test clock is every
+// merchant's: a developer's sandbox shows it without its form, saying who
+// moves it, a post made by hand is refused and leaves the clock and the
+// audit log as they were, and the operator still moves it.
+func TestSandboxClockShared(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		env.NewShop(payd.RegionRU, "") // another merchant's
+		dev := newVisitor(t, env)
+		dev.signIn(newUser(t, env, shop.MerchantID, payd.RoleDeveloper))
+
+		page := dev.get("/dashboard/test/sandbox")
+		if page.status != 200 || !strings.Contains(page.body, `id="clock-shared"`) || !strings.Contains(page.body, `id="clock-now"`) ||
+			strings.Contains(page.body, `id="clock-form"`) {
+			t.Fatalf("shared clock's sandbox = %d, want the time and the sentence without the form\n%s", page.status, page.body)
+		}
+		byHand := formOf(t, page.body, "signout-form")
+		byHand.Set("amount", "31")
+		byHand.Set("unit", "minutes")
+		byHand.Set("offset", "0")
+		at := env.Clock.Now()
+		if p := dev.post("/dashboard/test/sandbox/clock", byHand); p.status != http.StatusForbidden || !strings.Contains(p.body, `id="problem"`) || !strings.Contains(p.body, "operator moves it") {
+			t.Fatalf("a move of the shared clock = %d\n%s", p.status, p.body)
+		}
+		if env.Clock.Now().Sub(at) > 5*time.Minute {
+			t.Fatal("the refused post moved the clock")
+		}
+		if got := audited(t, env, shop.MerchantID, payd.AuditAdvanceTestClock); len(got) != 0 {
+			t.Fatalf("a refused move wrote %s", entries(got))
+		}
+		env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 3600}).Expect(t, 200)
+		if moved := env.Clock.Now().Sub(at); moved < time.Hour {
+			t.Fatalf("the operator's move: %s, want an hour", moved)
+		}
+	})
+}
+
+// entries prints audit entries for a failure message.
+func entries(list []*payd.AuditEntry) string {
+	var b strings.Builder
+	for _, e := range list {
+		fmt.Fprintf(&b, "\n  %s %s %q by %s from %s", e.Action, e.ObjectID, e.Detail, e.UserEmail, e.Addr)
+	}
+	return b.String()
 }

@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/httpapi"
+	"github.com/paydhq/payd/internal/ratelimit"
 	"github.com/paydhq/payd/internal/webpage"
 )
 
@@ -79,36 +81,48 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 	h.outPage(w, r, http.StatusOK, "signin", "Sign in", l, signedOut{Next: safeNext(r.URL.Query().Get("next"))})
 }
 
-// signIn checks the password. The throttle counts failures per address and
-// per account before anything is looked at; the answer to a failure is one
-// text whether or not the email exists.
+// signIn checks the password. The address's throttle takes a token
+// before anything is looked at and gives it back on success; the service
+// bounds the password checks running at once and counts the attempt on
+// the account name before it checks the password. The answer to a failure
+// is one text whether or not the email exists, and so is a locked
+// account's.
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
 	email := strings.TrimSpace(r.PostForm.Get("email"))
 	v := signedOut{Email: email, Next: safeNext(r.PostForm.Get("next"))}
-	account := payd.NormalizeEmail(email)
-	if err := h.throttle.Refuse(r); err != nil {
-		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
-		h.outPage(w, r, http.StatusTooManyRequests, "signin", "Sign in", l, v)
-		return
+	page := func(status int, text string) {
+		v.Error = l.T(text)
+		h.outPage(w, r, status, "signin", "Sign in", l, v)
 	}
-	if err := h.accounts.RefuseKey(r, account); err != nil {
-		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
-		h.outPage(w, r, http.StatusTooManyRequests, "signin", "Sign in", l, v)
+	attempt, err := h.throttle.Begin(r)
+	if err != nil {
+		h.refused(w, err)
+		page(http.StatusTooManyRequests, "Too many failed sign-ins. Wait a minute and try again.")
 		return
 	}
 	token, sess, err := h.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), h.source.Addr(r).String(), r.UserAgent())
-	if err != nil {
-		if !errors.Is(err, payd.ErrSignInFailed) {
-			h.log.Error("dashboard: sign-in", "err", err.Error())
-			v.Error = l.T("Something went wrong; try again.")
-			h.outPage(w, r, http.StatusServiceUnavailable, "signin", "Sign in", l, v)
-			return
-		}
-		h.throttle.Failed(r)
-		h.accounts.FailedKey(r, account)
-		v.Error = l.T("The email or the password is not right.")
-		h.outPage(w, r, http.StatusUnauthorized, "signin", "Sign in", l, v)
+	switch {
+	case err == nil:
+		attempt.Release()
+	case errors.Is(err, payd.ErrSignInFailed):
+		attempt.Failed()
+		page(http.StatusUnauthorized, "The email or the password is not right.")
+		return
+	case errors.Is(err, payd.ErrPasswordChecksBusy):
+		attempt.Release()
+		h.busy(w, err)
+		page(http.StatusServiceUnavailable, "Too many sign-ins at this moment. Try again in a few seconds.")
+		return
+	case payd.ErrorCodeOf(err) == payd.CodeTooManyRequests:
+		attempt.Failed()
+		h.refused(w, err)
+		page(http.StatusTooManyRequests, "Too many failed sign-ins to this account. Wait and try again later.")
+		return
+	default:
+		attempt.Release()
+		h.log.Error("dashboard: sign-in", "err", err.Error())
+		page(http.StatusServiceUnavailable, "Something went wrong; try again.")
 		return
 	}
 	h.setSession(w, token)
@@ -122,6 +136,18 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// refused sets Retry-After from a refusal that says when to come back.
+func (h *Handler) refused(w http.ResponseWriter, err error) {
+	var pe *payd.Error
+	if errors.As(err, &pe) && pe.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(pe.RetryAfter)))
+	}
+}
+
+// busy is refused for the answer 503: the server, not the visitor, is at
+// its limit.
+func (h *Handler) busy(w http.ResponseWriter, err error) { h.refused(w, err) }
+
 func (h *Handler) codePage(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
 	if sessionToken(r) == "" {
@@ -131,43 +157,49 @@ func (h *Handler) codePage(w http.ResponseWriter, r *http.Request) {
 	h.outPage(w, r, http.StatusOK, "code", "Second factor", l, signedOut{Next: safeNext(r.URL.Query().Get("next"))})
 }
 
-// code checks the second factor's code; failures count against the
-// address and the session's account like failed passwords.
+// code checks the second factor's code. The address's throttle takes a
+// token first, as for passwords; the service counts the code on the
+// account before checking it, and ends the waiting session after a
+// handful of wrong ones.
 func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
 	v := signedOut{Next: safeNext(r.PostForm.Get("next"))}
-	if err := h.throttle.Refuse(r); err != nil {
-		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
-		h.outPage(w, r, http.StatusTooManyRequests, "code", "Second factor", l, v)
-		return
+	page := func(status int, text string) {
+		v.Error = l.T(text)
+		h.outPage(w, r, status, "code", "Second factor", l, v)
 	}
-	// The code's failures count against the account too: a pending
-	// session could otherwise be guessed at from many addresses.
-	account := ""
-	if _, u, err := h.svc.Session(r.Context(), sessionToken(r)); err == nil {
-		account = u.Email
-	}
-	if err := h.accounts.RefuseKey(r, account); account != "" && err != nil {
-		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
-		h.outPage(w, r, http.StatusTooManyRequests, "code", "Second factor", l, v)
-		return
-	}
-	token, _, err := h.svc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")))
+	attempt, err := h.throttle.Begin(r)
 	if err != nil {
-		if account != "" {
-			h.accounts.FailedKey(r, account)
-		}
+		h.refused(w, err)
+		page(http.StatusTooManyRequests, "Too many failed sign-ins. Wait a minute and try again.")
+		return
+	}
+	token, _, err := h.svc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")), h.source.Addr(r).String())
+	switch {
+	case err == nil:
+		attempt.Release()
+		h.setSession(w, token)
+		http.Redirect(w, r, v.Next, http.StatusSeeOther)
+	case errors.Is(err, payd.ErrSecondFactorSessionEnded), errors.Is(err, payd.ErrNoSession):
+		attempt.Failed()
+		h.clearSession(w)
+		v2 := signedOut{Next: v.Next, Error: l.T("Too many wrong codes, or the sign-in has expired. Sign in again with your password.")}
+		h.outPage(w, r, http.StatusUnauthorized, "signin", "Sign in", l, v2)
+	case payd.ErrorCodeOf(err) == payd.CodeTooManyRequests:
+		attempt.Failed()
+		h.refused(w, err)
+		page(http.StatusTooManyRequests, "Too many failed sign-ins to this account. Wait and try again later.")
+	case errors.Is(err, payd.ErrSecondFactorFailed):
+		attempt.Failed()
+		page(http.StatusUnauthorized, "The code is not right. Enter the current code of your authenticator app.")
+	default:
+		attempt.Release()
 		var pe *payd.Error
-		if !errors.As(err, &pe) && !errors.Is(err, payd.ErrSignInFailed) {
+		if !errors.As(err, &pe) {
 			h.log.Error("dashboard: second factor", "err", err.Error())
 		}
-		h.throttle.Failed(r)
-		v.Error = l.T("The code is not right. Enter the current code of your authenticator app.")
-		h.outPage(w, r, http.StatusUnauthorized, "code", "Second factor", l, v)
-		return
+		page(http.StatusUnauthorized, "The code is not right. Enter the current code of your authenticator app.")
 	}
-	h.setSession(w, token)
-	http.Redirect(w, r, v.Next, http.StatusSeeOther)
 }
 
 func (h *Handler) setupPage(w http.ResponseWriter, r *http.Request) {
@@ -176,7 +208,8 @@ func (h *Handler) setupPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // setup sets a new user's password through the one-time link; then the
-// user signs in.
+// user signs in. A link that is not one counts as a failed
+// authentication of the address, as a wrong password does.
 func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
 	token := r.PathValue("token")
@@ -187,19 +220,34 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 		h.outPage(w, r, http.StatusUnprocessableEntity, "setup", "Set your password", l, v)
 		return
 	}
-	user, err := h.svc.SetPassword(r.Context(), token, pw)
+	attempt, err := h.throttle.Begin(r)
+	if err != nil {
+		h.refused(w, err)
+		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
+		h.outPage(w, r, http.StatusTooManyRequests, "setup", "Set your password", l, v)
+		return
+	}
+	user, err := h.svc.SetPassword(r.Context(), token, pw, h.source.Addr(r).String())
 	if err != nil {
 		var pe *payd.Error
 		if errors.As(err, &pe) {
+			if pe.Code == payd.CodeNotFound {
+				attempt.Failed()
+			} else {
+				attempt.Release()
+				h.refused(w, err)
+			}
 			v.Error = pe.Message
 			h.outPage(w, r, httpapi.StatusOf(pe.Code), "setup", "Set your password", l, v)
 			return
 		}
+		attempt.Release()
 		h.log.Error("dashboard: set password", "err", err.Error())
 		v.Error = l.T("Something went wrong; try again.")
 		h.outPage(w, r, http.StatusServiceUnavailable, "setup", "Set your password", l, v)
 		return
 	}
+	attempt.Release()
 	h.outPage(w, r, http.StatusOK, "signin", "Sign in", l, signedOut{Email: user.Email, Next: Prefix})
 }
 

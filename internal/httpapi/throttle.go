@@ -81,15 +81,19 @@ type ThrottleConfig struct {
 	Metrics *Metrics
 }
 
-// AuthThrottle slows down the guessing of credentials. Every failed
-// authentication takes a token from its source address's bucket of
-// FailuresPerMinute tokens, refilled evenly over a minute; while the
-// bucket is empty, every request from that address that needs
-// authentication answers 429 too_many_requests with Retry-After, before
-// any credential is looked at. Addresses are counted one by one, except
-// IPv6, counted per /64: one host usually holds a whole /64, and counting
-// its addresses apart would let it guess without limit. Requests from other
-// addresses, the shop's own included, are never affected.
+// AuthThrottle slows down the guessing of credentials. Each source address
+// has a bucket of FailuresPerMinute tokens, refilled evenly over a minute.
+// Every authentication takes a token before its credential is looked at
+// and gives it back (Release) once the credential proves right, so only failures
+// stay spent; while the bucket is empty, every request from that address
+// that needs authentication answers 429 too_many_requests with
+// Retry-After, before any credential is looked at. Because the token is
+// taken first, requests in flight hold theirs: however many arrive at
+// once, no more credentials are checked than the bucket holds. Addresses
+// are counted one by one, except IPv6, counted per /64: one host usually
+// holds a whole /64, and counting its addresses apart would let it guess
+// without limit. Requests from other addresses, the shop's own included,
+// are never affected.
 //
 // The counters live in the Limiter: in-process with ratelimit.Local, and
 // shared by all instances with a shared Limiter, exactly like the request
@@ -112,17 +116,26 @@ func NewAuthThrottle(cfg ThrottleConfig) *AuthThrottle {
 	return &AuthThrottle{cfg: cfg}
 }
 
-// Refuse returns the 429 error for a request whose source address has
-// used up its failures, and nil otherwise. It reads only the counter.
-func (t *AuthThrottle) Refuse(r *http.Request) error {
+// Attempt is one authentication holding a token of its address's bucket
+// until it is known whether the credential was right.
+type Attempt struct {
+	t     *AuthThrottle
+	r     *http.Request
+	group string
+}
+
+// Begin takes a token of r's source address for one authentication. When
+// the bucket is empty it returns the 429 error instead, and the request
+// must not look at its credential.
+func (t *AuthThrottle) Begin(r *http.Request) (*Attempt, error) {
 	group := t.group(r)
 	now := t.cfg.Now()
 	// When a shared store is unreachable the stand-in's answer holds:
 	// guessing is slowed per instance meanwhile, and no request is
 	// refused for want of the count.
-	ok, wait, _ := t.cfg.Limiter.Peek(r.Context(), t.key("authfail", group), t.cfg.FailuresPerMinute, now)
+	ok, wait, _ := t.cfg.Limiter.Allow(r.Context(), t.key("authfail", group), t.cfg.FailuresPerMinute, now)
 	if ok {
-		return nil
+		return &Attempt{t: t, r: r, group: group}, nil
 	}
 	t.cfg.Metrics.authThrottled()
 	// Once per address and minute, so a guessing client cannot flood
@@ -131,34 +144,20 @@ func (t *AuthThrottle) Refuse(r *http.Request) error {
 		Logger(r.Context()).Warn("authentication throttled", "source", group, "listener", t.cfg.Scope,
 			"failures_per_minute", t.cfg.FailuresPerMinute, "retry_after_s", ratelimit.RetryAfterSeconds(wait))
 	}
-	return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,
+	return nil, &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,
 		Message: "too many failed authentications from this address; retry after the Retry-After seconds"}
 }
 
-// Failed counts one failed authentication of r's source address.
-func (t *AuthThrottle) Failed(r *http.Request) {
-	t.cfg.Metrics.authFailed()
-	t.cfg.Limiter.Allow(r.Context(), t.key("authfail", t.group(r)), t.cfg.FailuresPerMinute, t.cfg.Now())
+// Release gives the token back: the credential was right, or none was
+// presented, or it could not be checked; no guess was made.
+func (a *Attempt) Release() {
+	// A lost return (the shared store gone) leaves one token spent
+	// until the bucket refills: it errs on the side of the budget.
+	_ = a.t.cfg.Limiter.Return(a.r.Context(), a.t.key("authfail", a.group), a.t.cfg.FailuresPerMinute, a.t.cfg.Now())
 }
 
-// RefuseKey and FailedKey are Refuse and Failed for a counter named by
-// the caller instead of the address: the dashboard counts failed sign-ins
-// per account too, so that guessing one account's password from many
-// addresses is slowed as well.
-func (t *AuthThrottle) RefuseKey(r *http.Request, key string) error {
-	ok, wait, _ := t.cfg.Limiter.Peek(r.Context(), t.key("authfail", "key:"+key), t.cfg.FailuresPerMinute, t.cfg.Now())
-	if ok {
-		return nil
-	}
-	t.cfg.Metrics.authThrottled()
-	return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: wait,
-		Message: "too many failed authentications of this account; retry after the Retry-After seconds"}
-}
-
-// FailedKey counts one failure against key.
-func (t *AuthThrottle) FailedKey(r *http.Request, key string) {
-	t.cfg.Limiter.Allow(r.Context(), t.key("authfail", "key:"+key), t.cfg.FailuresPerMinute, t.cfg.Now())
-}
+// Failed keeps the token spent: the credential was wrong.
+func (a *Attempt) Failed() { a.t.cfg.Metrics.authFailed() }
 
 func (t *AuthThrottle) key(kind, group string) string {
 	return kind + ":" + t.cfg.Scope + ":" + group

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,10 +67,10 @@ func TestAuthThrottleLogsOncePerWindow(t *testing.T) {
 	}
 	knock := func(peer string, n int) (refused int) {
 		for i := 0; i < n; i++ {
-			if th.Refuse(req(peer)) != nil {
+			if a, err := th.Begin(req(peer)); err != nil {
 				refused++
 			} else {
-				th.Failed(req(peer))
+				a.Failed()
 			}
 		}
 		return refused
@@ -89,6 +91,53 @@ func TestAuthThrottleLogsOncePerWindow(t *testing.T) {
 	knock("198.51.100.7", 5)
 	if n := strings.Count(buf.String(), "authentication throttled"); n != 3 {
 		t.Fatalf("%d log lines after a new minute; want 3", n)
+	}
+}
+
+// TestAuthThrottleHoldsUnderConcurrency: of many authentications from one
+// address at once, no more are let through to the credential check than
+// the budget, and right credentials give their token back.
+func TestAuthThrottleHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 10})
+	req := httptest.NewRequest("POST", "/", nil)
+	req.RemoteAddr = "198.51.100.7:1"
+	var checked atomic.Int32
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	for range 200 {
+		wg.Go(func() {
+			a, err := th.Begin(req)
+			if err != nil {
+				return
+			}
+			checked.Add(1)
+			<-release // the credential check, in flight
+			a.Failed()
+		})
+	}
+	// The checks stay in flight until the budget's worth have begun.
+	for deadline := time.Now().Add(10 * time.Second); checked.Load() < 10 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if got := checked.Load(); got != 10 {
+		t.Fatalf("200 at once: %d checked, want the budget of 10", got)
+	}
+	if _, err := th.Begin(req); err == nil {
+		t.Fatal("a failure past the budget was let through")
+	}
+
+	// Right credentials spend nothing: 50 in a row on a fresh address.
+	ok := httptest.NewRequest("POST", "/", nil)
+	ok.RemoteAddr = "198.51.100.8:1"
+	for i := range 50 {
+		a, err := th.Begin(ok)
+		if err != nil {
+			t.Fatalf("right credential %d refused: %v", i+1, err)
+		}
+		a.Release()
 	}
 }
 

@@ -257,7 +257,10 @@ func registerWorkers(q *Queue, svc *payd.Service) {
 		if _, err := svc.PurgeIdempotency(ctx); err != nil {
 			return err
 		}
-		_, err := svc.PurgeSessions(ctx)
+		if _, err := svc.PurgeSessions(ctx); err != nil {
+			return err
+		}
+		_, err := svc.PurgeSignInGuards(ctx)
 		return err
 	})
 	periodicWork[ExpirePaymentsArgs](q, func(ctx context.Context) error {

@@ -46,6 +46,9 @@ type Config struct {
 	Limiter               ratelimit.Limiter
 	Source                httpapi.Source
 	AuthFailuresPerMinute int
+	// AuthNow is the throttle's clock: the wall clock (nil), never the
+	// test clock, so that moving a sandbox's time refills no budget.
+	AuthNow func() time.Time
 	// JobStats reads the job queue's live jobs by queue and kind, for
 	// GET /admin/v1/jobs; nil serves 404 there.
 	JobStats func(ctx context.Context) (any, error)
@@ -59,6 +62,11 @@ type server struct {
 	// patterns are the routes registered, in order.
 	patterns []string
 	jobStats func(ctx context.Context) (any, error)
+	// log and source record who moved the test clock: it is no
+	// merchant's object, so its moves are in the service's log, not in
+	// a merchant's audit log.
+	log    *slog.Logger
+	source httpapi.Source
 }
 
 // New returns the operator API handler.
@@ -70,10 +78,14 @@ func New(cfg Config) http.Handler {
 // newServer builds the server and its handler; the server keeps the
 // patterns it registered so that tests can sweep every route.
 func newServer(cfg Config) (*server, http.Handler) {
-	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock, jobStats: cfg.JobStats}
+	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock, jobStats: cfg.JobStats,
+		log: cfg.Logger, source: cfg.Source}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	s.throttle = httpapi.NewAuthThrottle(httpapi.ThrottleConfig{
 		Scope: "operator", Limiter: cfg.Limiter, Source: cfg.Source, FailuresPerMinute: cfg.AuthFailuresPerMinute,
-		Now: func() time.Time { return s.svc.Clock().Now() }, Metrics: cfg.Metrics,
+		Now: cfg.AuthNow, Metrics: cfg.Metrics,
 	})
 	mux := &recordingMux{ServeMux: http.NewServeMux(), patterns: &s.patterns}
 	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
@@ -166,7 +178,8 @@ func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
 // tokenOK checks the token and answers invalid_credentials when it is
 // wrong.
 func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
-	if err := s.throttle.Refuse(r); err != nil {
+	attempt, err := s.throttle.Begin(r)
+	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return false
 	}
@@ -175,12 +188,15 @@ func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 	got := sha256.Sum256([]byte(tok))
 	if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
 		if header != "" {
-			s.throttle.Failed(r)
+			attempt.Failed()
+		} else {
+			attempt.Release()
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
 		httpapi.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
 		return false
 	}
+	attempt.Release()
 	return true
 }
 
@@ -343,6 +359,8 @@ func (s *server) advanceClock(r *http.Request) (int, any, error) {
 		return 0, nil, payd.Invalid("seconds", "seconds must be an integer 0..315360000")
 	}
 	now := s.clock.Advance(time.Duration(*in.Seconds) * time.Second)
+	s.log.Info("test clock advanced by the operator", "seconds", *in.Seconds, "now", now.Format(time.RFC3339),
+		"addr", s.source.Addr(r).String())
 	return http.StatusOK, map[string]any{"now": now}, nil
 }
 

@@ -1,7 +1,11 @@
 package operator_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,15 +117,51 @@ func TestOperatorMerchantsShopsKeys(t *testing.T) {
 	})
 }
 
+// The operator moves the test clock however many merchants run on it
+// (their dashboards may not: internal/dashboard TestSandboxClockShared),
+// and each move is in the service's log with the amount, the new time and
+// the address it came from.
 func TestOperatorClock(t *testing.T) {
 	t.Parallel()
-	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
+	logs := &syncBuffer{}
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	env.NewShop(payd.RegionRU, "")
+	env.NewShop(payd.RegionRU, "")
 	before := env.Clock.Now()
 	var got struct{ Now time.Time }
 	env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": 86400}).Expect(t, 200).Decode(t, &got)
 	if d := got.Now.Sub(before); d < 24*time.Hour || d > 24*time.Hour+time.Minute {
 		t.Fatalf("clock moved %v, want 24h", d)
 	}
+	var moved []map[string]any
+	for _, line := range strings.Split(logs.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "test clock advanced by the operator" {
+			moved = append(moved, rec)
+		}
+	}
+	if len(moved) != 1 || moved[0]["seconds"] != float64(86400) || moved[0]["now"] != got.Now.Format(time.RFC3339) || moved[0]["addr"] != "127.0.0.1" {
+		t.Errorf("log of the move = %v, want one line with seconds 86400, now %s, addr 127.0.0.1", moved, got.Now.Format(time.RFC3339))
+	}
 	env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{"seconds": -5}).ExpectError(t, 400, payd.CodeInvalidRequest, "seconds")
 	env.AdminDo("POST", "/admin/v1/clock/advance", map[string]any{}).ExpectError(t, 400, payd.CodeInvalidRequest, "seconds")
+}
+
+// syncBuffer is a log destination the service's goroutines write to at
+// once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

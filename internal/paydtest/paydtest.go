@@ -103,6 +103,9 @@ type Env struct {
 	Admin    *httptest.Server
 	Token    string
 	Clock    *payd.TestClock
+	// AuthClock is the failed-authentication throttles' clock, apart
+	// from Clock as in production: moving Clock refills no budget.
+	AuthClock *payd.TestClock
 	Service  *payd.Service
 	// DatabaseURL is the PostgreSQL database of the service (its own
 	// schema), empty on SQLite; DataDir holds the SQLite file. Tests that
@@ -172,6 +175,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		t.Fatal(err)
 	}
 	dbURL := b.DatabaseURL(t)
+	authClock := &payd.TestClock{}
 	logger, printLog := opts.Logger, func() {}
 	if logger == nil {
 		logger, printLog = logOnFailure(t)
@@ -184,6 +188,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
 		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: logger, TracerProvider: opts.TracerProvider,
+		AuthClock: authClock,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)
@@ -191,7 +196,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	if err := in.Start(ctx); err != nil {
 		t.Fatalf("start jobs: %v", err)
 	}
-	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, Service: in.Service,
+	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, AuthClock: authClock, Service: in.Service,
 		API: &httptest.Server{Listener: ln, Config: &http.Server{Handler: in.API}}, Admin: httptest.NewServer(in.Admin),
 		DatabaseURL: dbURL, DataDir: dir, validator: defaultValidator}
 	env.API.Start()

@@ -12,8 +12,6 @@ import (
 	"math"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // ErrUnavailable is wrapped by the errors of a shared Limiter whose store
@@ -30,31 +28,28 @@ type Limiter interface {
 	// Allow takes one token of key's bucket at now. When the bucket is
 	// empty it returns false and how long until a token is free.
 	Allow(ctx context.Context, key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration, err error)
-	// Peek reports whether key's bucket holds a token at now without
-	// taking it, and when it is empty how long until one is free. A key
-	// never used holds a full bucket; Peek creates no state for it, so
-	// it can be asked on every request.
-	Peek(ctx context.Context, key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration, err error)
+	// Return gives back one token that Allow took, for an attempt that
+	// turned out not to count (a credential that was right). A bucket is
+	// never fuller than perMinute. Taking first and returning after is
+	// what keeps a budget of failures exact under concurrency: requests
+	// in flight hold their tokens, so no more of them are checked than
+	// the bucket holds.
+	Return(ctx context.Context, key string, perMinute int, now time.Time) error
 }
 
 // Local is a token bucket per key: perMinute tokens refilled evenly over a
 // minute, with a burst of perMinute, so a key may spend its whole minute at
-// once but never more than perMinute in any minute on average. Time comes
-// from the caller (the service clock).
+// once but never more than perMinute in any minute on average. Each bucket
+// is a GCRA cell, the theoretical arrival time of the next token, exactly
+// as Redis keeps it. Time comes from the caller.
 type Local struct {
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	sweep   time.Time
-}
-
-type bucket struct {
-	lim       *rate.Limiter
-	perMinute int
-	lastUsed  time.Time
+	mu    sync.Mutex
+	cells map[string]time.Time
+	sweep time.Time
 }
 
 // NewLocal returns an empty in-process limiter.
-func NewLocal() *Local { return &Local{buckets: map[string]*bucket{}} }
+func NewLocal() *Local { return &Local{cells: map[string]time.Time{}} }
 
 // Allow implements Limiter; it never fails.
 func (l *Local) Allow(_ context.Context, key string, perMinute int, now time.Time) (bool, time.Duration, error) {
@@ -62,58 +57,53 @@ func (l *Local) Allow(_ context.Context, key string, perMinute int, now time.Tim
 	return ok, wait, nil
 }
 
+// emission is the time one token takes to come back.
+func emission(perMinute int) time.Duration { return time.Minute / time.Duration(max(perMinute, 1)) }
+
 func (l *Local) allow(key string, perMinute int, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.evictIdle(now)
-	b := l.buckets[key]
-	if b == nil || b.perMinute != perMinute {
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(perMinute)/60), perMinute), perMinute: perMinute}
-		l.buckets[key] = b
+	l.evictFull(now)
+	tat := l.cells[key]
+	if tat.Before(now) {
+		tat = now
 	}
-	b.lastUsed = now
-	r := b.lim.ReserveN(now, 1)
-	if !r.OK() {
-		return false, time.Minute
+	next := tat.Add(emission(perMinute))
+	// The bucket holds perMinute tokens: a token is free while the next
+	// arrival time stays within a minute of now.
+	if over := next.Sub(now) - time.Duration(perMinute)*emission(perMinute); over > 0 {
+		return false, over
 	}
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return false, d
-	}
+	l.cells[key] = next
 	return true, 0
 }
 
-// Peek implements Limiter; it never fails.
-func (l *Local) Peek(_ context.Context, key string, perMinute int, now time.Time) (bool, time.Duration, error) {
-	ok, wait := l.peek(key, perMinute, now)
-	return ok, wait, nil
-}
-
-func (l *Local) peek(key string, perMinute int, now time.Time) (bool, time.Duration) {
+// Return implements Limiter; it never fails.
+func (l *Local) Return(_ context.Context, key string, perMinute int, now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.buckets[key]
-	if b == nil || b.perMinute != perMinute {
-		return true, 0
+	tat, ok := l.cells[key]
+	if !ok {
+		return nil
 	}
-	tokens := b.lim.TokensAt(now)
-	if tokens >= 1 {
-		return true, 0
+	if tat = tat.Add(-emission(perMinute)); !tat.After(now) {
+		delete(l.cells, key)
+		return nil
 	}
-	perToken := time.Minute / time.Duration(perMinute)
-	return false, time.Duration((1 - tokens) * float64(perToken))
+	l.cells[key] = tat
+	return nil
 }
 
-// evictIdle forgets buckets unused for two minutes: such a bucket is full
-// again anyway, so forgetting it changes no answer.
-func (l *Local) evictIdle(now time.Time) {
-	if now.Sub(l.sweep) < time.Minute {
+// evictFull forgets, once a minute, the cells whose bucket is full again:
+// a missing cell is a full bucket, so forgetting one changes no answer.
+func (l *Local) evictFull(now time.Time) {
+	if now.Sub(l.sweep) < time.Minute && !now.Before(l.sweep) {
 		return
 	}
 	l.sweep = now
-	for k, b := range l.buckets {
-		if now.Sub(b.lastUsed) > 2*time.Minute {
-			delete(l.buckets, k)
+	for k, tat := range l.cells {
+		if !tat.After(now) {
+			delete(l.cells, k)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -47,41 +48,21 @@ func TestLocalRefillsOverAMinute(t *testing.T) {
 	}
 }
 
-func TestLocalPeekTakesNothing(t *testing.T) {
+func TestLocalTakeAndReturn(t *testing.T) {
 	t.Parallel()
+	RunBudget(t, NewLocal())
 	l := NewLocal()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	// An unknown key is a full bucket and stays unknown.
-	for i := 0; i < 10; i++ {
-		if ok, _ := l.peek("k", 3, now); !ok {
-			t.Fatal("an unused key peeks empty")
-		}
+	// A return to a key never taken from leaves no state behind.
+	l.Return(context.Background(), "k", 3, now)
+	if len(l.cells) != 0 {
+		t.Fatal("Return created a cell")
 	}
-	if len(l.buckets) != 0 {
-		t.Fatal("Peek created a bucket")
-	}
-	for i := 0; i < 3; i++ {
-		if ok, _ := l.peek("k", 3, now); !ok {
-			t.Fatalf("peek before token %d: empty", i+1)
-		}
-		l.allow("k", 3, now)
-	}
-	ok, wait := l.peek("k", 3, now)
-	if ok || wait != 20*time.Second {
-		t.Fatalf("Peek after the burst = %v, %v; want empty for one token's time (20s)", ok, wait)
-	}
-	if _, allowWait := l.allow("k", 3, now); allowWait != wait {
-		t.Fatalf("Allow advises %v, Peek %v", allowWait, wait)
-	}
-	if ok, wait := l.peek("k", 3, now.Add(5*time.Second)); ok || wait != 15*time.Second {
-		t.Fatalf("Peek 5s later = %v, %v; want 15s", ok, wait)
-	}
-	if ok, _ := l.peek("k", 3, now.Add(20*time.Second)); !ok {
-		t.Fatal("no token after the advised wait")
-	}
-	// Peeking never spends: the token found is still there for Allow.
-	if ok, _ := l.allow("k", 3, now.Add(20*time.Second)); !ok {
-		t.Fatal("Peek spent the token")
+	// Returned tokens of a full bucket are forgotten at the next sweep.
+	l.allow("k", 3, now)
+	l.Return(context.Background(), "k", 3, now)
+	if len(l.cells) != 0 {
+		t.Fatal("a bucket full again keeps its cell")
 	}
 }
 

@@ -118,26 +118,41 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int, now time.T
 	return true, 0, nil
 }
 
-// Peek implements Limiter. It asks for zero tokens, which reads the cell
-// without creating it.
-func (r *Redis) Peek(ctx context.Context, key string, perMinute int, now time.Time) (bool, time.Duration, error) {
-	var res *redis_rate.Result
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		res, err = r.gcra.AllowN(ctx, r.opts.Prefix+key, redis_rate.PerMinute(perMinute), 0)
-		return err
+// giveBack returns one token to a GCRA cell kept as redis_rate keeps it:
+// the theoretical arrival time in seconds since 2017-01-01 (Redis's own
+// clock). Moving it back one emission interval is one token more; a cell
+// at or before now is a full bucket and is deleted, as redis_rate leaves
+// no key for one. Calling AllowN with a negative cost would not do: it
+// writes the cell only while it stays ahead of now, so the last token
+// would never come back.
+var giveBack = redis.NewScript(`
+local tat = tonumber(redis.call("GET", KEYS[1]))
+if not tat then
+  return 0
+end
+local now = redis.call("TIME")
+now = (now[1] - 1483228800) + (now[2] / 1000000)
+tat = tat - tonumber(ARGV[1])
+if tat <= now then
+  redis.call("DEL", KEYS[1])
+  return 1
+end
+redis.call("SET", KEYS[1], tat, "EX", math.ceil(tat - now))
+return 1
+`)
+
+// Return implements Limiter. The cell is the one redis_rate keeps for key
+// ("rate:" before the prefixed key).
+func (r *Redis) Return(ctx context.Context, key string, perMinute int, now time.Time) error {
+	err := r.call(ctx, func(ctx context.Context) error {
+		return giveBack.Run(ctx, r.rdb, []string{"rate:" + r.opts.Prefix + key}, emission(perMinute).Seconds()).Err()
 	})
 	if err != nil {
-		ok, wait := r.local.peek(key, perMinute, now)
-		return ok, wait, err
+		// The stand-in took the token while Redis was away (or will be
+		// asked next): it gets it back.
+		_ = r.local.Return(ctx, key, perMinute, now)
 	}
-	// ResetAfter is how long until the bucket is full again: the missing
-	// tokens times the interval of one. A token is free once no more
-	// than perMinute-1 are missing.
-	perToken := time.Minute / time.Duration(perMinute)
-	if wait := res.ResetAfter - time.Duration(perMinute-1)*perToken; wait > 0 {
-		return false, wait, nil
-	}
-	return true, 0, nil
+	return err
 }
 
 // call runs one Redis operation within the timeout, keeping track of

@@ -150,7 +150,7 @@ func ensureDevDashboard(ctx context.Context, svc *payd.Service, merchantID, url 
 	b := make([]byte, 18)
 	rand.Read(b)
 	password := base64.RawURLEncoding.EncodeToString(b) // 24 characters
-	if _, err := svc.SetPassword(ctx, token, password); err != nil {
+	if _, err := svc.SetPassword(ctx, token, password, "--dev"); err != nil {
 		return nil, fmt.Errorf("--dev: dashboard password: %w", err)
 	}
 	return &DevDashboard{URL: url, Email: DevDashboardEmail, Password: password}, nil

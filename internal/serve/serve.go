@@ -61,7 +61,15 @@ type Config struct {
 	// address may make per minute, per listener, before it is answered
 	// 429 (zero: httpapi.DefaultAuthFailuresPerMinute).
 	AuthFailuresPerMinute int
-	Logger                *slog.Logger
+	// AuthClock is the clock of the failed-authentication throttles;
+	// nil is the wall clock. It is never the test clock: moving a
+	// sandbox's time must not refill anyone's budget of guesses. Tests
+	// give a clock of their own to see a budget refill without waiting.
+	AuthClock payd.Clock
+	// PasswordChecks bounds the argon2id runs at once (zero:
+	// payd.DefaultPasswordChecks); past it a sign-in is refused at once.
+	PasswordChecks int
+	Logger         *slog.Logger
 	// WebhookAllowHosts loosens the public-address rule for exact hosts.
 	WebhookAllowHosts []string
 	// WebhookRootCAs are the roots deliveries trust (nil: the system's).
@@ -325,7 +333,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions,
+		HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions, PasswordChecks: cfg.PasswordChecks,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path, DashboardSetup: dashboard.SetupPath},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
@@ -364,7 +372,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	in.API = api.New(api.Config{
 		Service: in.Service, Limiter: limiter, Logger: in.log,
 		Metrics: httpapi.NewMetrics(in.Registry, "merchant"), TrustProxy: cfg.TrustProxy,
-		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+		TrustedProxies: cfg.TrustedProxies, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthNow: authNow(cfg),
 		Draining: in.draining.Load,
 		Extra: func(mux *http.ServeMux) {
 			checkoutPages.Register(mux)
@@ -385,7 +393,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 		in.Admin = operator.New(operator.Config{
 			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: in.log,
 			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
-			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute,
+			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthNow: authNow(cfg),
 			JobStats: func(ctx context.Context) (any, error) { return in.Queue.Stats(ctx) },
 		})
 		in.Admin = tracing.Handler(in.Admin, cfg.TracerProvider, "operator")
@@ -394,19 +402,16 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	return nil
 }
 
-// dashboard builds the merchant dashboard. Its sign-in throttles share the
-// Limiter of the APIs' (Redis when configured): one counts failures per
-// address, the other per account.
+// dashboard builds the merchant dashboard. Its sign-in throttle shares the
+// Limiter of the APIs' (Redis when configured) and counts failures per
+// address; the service counts them per account.
 func (in *Instance) dashboard(cfg Config, k keys, limiter ratelimit.Limiter, source httpapi.Source) *dashboard.Handler {
-	now := func() time.Time { return in.Service.Clock().Now() }
 	metrics := httpapi.NewMetrics(in.Registry, "dashboard")
-	throttle := func(scope string) *httpapi.AuthThrottle {
-		return httpapi.NewAuthThrottle(httpapi.ThrottleConfig{Scope: scope, Limiter: limiter, Source: source,
-			FailuresPerMinute: cfg.AuthFailuresPerMinute, Now: now, Metrics: metrics})
-	}
+	throttle := httpapi.NewAuthThrottle(httpapi.ThrottleConfig{Scope: "dashboard", Limiter: limiter, Source: source,
+		FailuresPerMinute: cfg.AuthFailuresPerMinute, Now: authNow(cfg), Metrics: metrics})
 	d := dashboard.New(dashboard.Config{Service: in.Service, Key: k.forms, Log: in.log, Source: source,
-		Throttle: throttle("dashboard"), Accounts: throttle("dashboard_account"),
-		Secure: strings.HasPrefix(cfg.PublicURL, "https://"), TestClock: in.TestClock})
+		Throttle: throttle,
+		Secure:   strings.HasPrefix(cfg.PublicURL, "https://"), TestClock: in.TestClock})
 	if cfg.DashboardOwnListener {
 		mux := http.NewServeMux()
 		d.Register(mux)
@@ -531,4 +536,12 @@ func (in *Instance) Close(ctx context.Context) error {
 	// Last: the directory is free only once the database is closed.
 	errs = append(errs, in.dirLock.release())
 	return errors.Join(errs...)
+}
+
+// authNow is the clock of the failed-authentication throttles (Config.AuthClock).
+func authNow(cfg Config) func() time.Time {
+	if cfg.AuthClock != nil {
+		return cfg.AuthClock.Now
+	}
+	return time.Now
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/paydhq/payd"
 )
 
-const sessionCols = `id, user_id, merchant_id, state, created_at, last_seen_at, addr, user_agent`
+const sessionCols = `id, user_id, merchant_id, state, created_at, last_seen_at, addr, user_agent, failed_sign_ins, code_failures`
 
 func (t *tx) SessionInsert(ctx context.Context, s *payd.Session, tokenHash []byte) error {
-	_, err := t.exec(ctx, `INSERT INTO dashboard_sessions (`+sessionCols+`, token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		s.ID, s.UserID, s.MerchantID, s.State, micros(s.CreatedAt), micros(s.LastSeenAt), s.Addr, s.UserAgent, tokenHash)
+	_, err := t.exec(ctx, `INSERT INTO dashboard_sessions (`+sessionCols+`, token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		s.ID, s.UserID, s.MerchantID, s.State, micros(s.CreatedAt), micros(s.LastSeenAt), s.Addr, s.UserAgent, s.FailedSignIns, s.CodeFailures, tokenHash)
 	return err
 }
 
@@ -19,7 +19,7 @@ func (t *tx) SessionGetByToken(ctx context.Context, tokenHash []byte) (*payd.Ses
 	var s payd.Session
 	var created, seen int64
 	err := t.q.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM dashboard_sessions WHERE token_hash = $1`, tokenHash).
-		Scan(&s.ID, &s.UserID, &s.MerchantID, &s.State, &created, &seen, &s.Addr, &s.UserAgent)
+		Scan(&s.ID, &s.UserID, &s.MerchantID, &s.State, &created, &seen, &s.Addr, &s.UserAgent, &s.FailedSignIns, &s.CodeFailures)
 	if err != nil {
 		return nil, noRows(err)
 	}
@@ -31,6 +31,16 @@ func (t *tx) SessionTouch(ctx context.Context, id string, at time.Time) error {
 	return t.execOne(ctx, `UPDATE dashboard_sessions SET last_seen_at = $2 WHERE id = $1`, id, micros(at))
 }
 
+func (t *tx) SessionNoteFailures(ctx context.Context, id string, n int) error {
+	return t.execOne(ctx, `UPDATE dashboard_sessions SET failed_sign_ins = $2 WHERE id = $1`, id, n)
+}
+
+func (t *tx) SessionCodeFailed(ctx context.Context, id string) (int, error) {
+	var n int
+	err := t.q.QueryRowContext(ctx, `UPDATE dashboard_sessions SET code_failures = code_failures + 1 WHERE id = $1 RETURNING code_failures`, id).Scan(&n)
+	return n, noRows(err)
+}
+
 func (t *tx) SessionDelete(ctx context.Context, id string) error {
 	_, err := t.exec(ctx, `DELETE FROM dashboard_sessions WHERE id = $1`, id)
 	return err
@@ -38,6 +48,14 @@ func (t *tx) SessionDelete(ctx context.Context, id string) error {
 
 func (t *tx) SessionDeleteByUser(ctx context.Context, userID string) (int64, error) {
 	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1`, userID)
+}
+
+// SessionDeleteOldest walks dashboard_sessions_user: a user's sessions are
+// few (MaxUserSessions and the ones opened at the same moment).
+func (t *tx) SessionDeleteOldest(ctx context.Context, p *payd.SessionDeleteOldestParams) (int64, error) {
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND id NOT IN (
+		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2
+		ORDER BY last_seen_at DESC, created_at DESC, id DESC LIMIT $3)`, p.UserID, p.KeepID, max(p.Keep-1, 0))
 }
 
 func (t *tx) SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error) {
@@ -50,14 +68,6 @@ func (t *tx) deleteCount(ctx context.Context, q string, args ...any) (int64, err
 	res, err := t.exec(ctx, q, args...)
 	if err != nil {
 		return 0, err
-// SessionDeleteOldest walks dashboard_sessions_user: a user's sessions are
-// few (MaxUserSessions and the ones opened at the same moment).
-func (t *tx) SessionDeleteOldest(ctx context.Context, p *payd.SessionDeleteOldestParams) (int64, error) {
-	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND id NOT IN (
-		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2
-		ORDER BY last_seen_at DESC, created_at DESC, id DESC LIMIT $3)`, p.UserID, p.KeepID, max(p.Keep-1, 0))
-}
-
 	}
 	return res.RowsAffected()
 }

@@ -1,0 +1,169 @@
+package payd
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// SignInGuard is the record of failed sign-ins of one account name (a
+// normalized email). It is kept whether or not a user has that email:
+// an unknown email is counted, locked and written exactly as a known one,
+// so neither the answer, its time nor the writes tell whether an account
+// exists. Only the SHA-256 of the email is stored, so guessed emails of
+// strangers are not kept in the clear.
+//
+// Both steps of signing in count against it: a wrong password and a wrong
+// second-factor code. Each attempt is counted before it is checked and
+// given back when it proves right, so attempts in flight hold their count
+// and concurrency cannot overdraw the budget.
+type SignInGuard struct {
+	Key string
+	// Failures are the failures of the window that began at WindowStart.
+	Failures    int
+	WindowStart time.Time
+	// LockedUntil, when set and ahead, refuses every attempt; Lockouts
+	// counts the locks since the last sign-in, and each doubles the next.
+	LockedUntil time.Time
+	Lockouts    int
+	// SinceSignIn counts the failures since the account last signed in,
+	// told to its owner at the next sign-in; LastFailureAt and
+	// LastFailureAddr say when and from where the latest came.
+	SinceSignIn     int
+	LastFailureAt   time.Time
+	LastFailureAddr string
+	UpdatedAt       time.Time
+}
+
+// SignInPolicy bounds the guessing of one account's password and codes.
+type SignInPolicy struct {
+	// Failures per Window are allowed before the account is locked for
+	// Lock, doubling with each lock until a sign-in, up to MaxLock.
+	Failures int
+	Window   time.Duration
+	Lock     time.Duration
+	MaxLock  time.Duration
+	// CodeFailures wrong codes end a session awaiting the second factor:
+	// its visitor must give the password again.
+	CodeFailures int
+}
+
+// DefaultSignInPolicy: ten failures in fifteen minutes lock an account for
+// fifteen minutes, then thirty, an hour... up to a day, so a weak password
+// faces a few dozen guesses a day at most, whatever the number of
+// addresses guessing (docs/security.md).
+var DefaultSignInPolicy = SignInPolicy{Failures: 10, Window: 15 * time.Minute, Lock: 15 * time.Minute,
+	MaxLock: 24 * time.Hour, CodeFailures: 5}
+
+func (p SignInPolicy) withDefaults() SignInPolicy {
+	d := DefaultSignInPolicy
+	return SignInPolicy{Failures: cmp.Or(p.Failures, d.Failures), Window: cmp.Or(p.Window, d.Window),
+		Lock: cmp.Or(p.Lock, d.Lock), MaxLock: cmp.Or(p.MaxLock, d.MaxLock), CodeFailures: cmp.Or(p.CodeFailures, d.CodeFailures)}
+}
+
+// signInGuardPurgeAfter is how long a guard untouched is kept: the notice
+// of failures at the next sign-in reaches back this far.
+const signInGuardPurgeAfter = 30 * 24 * time.Hour
+
+// guardKey is the stored name of an account name.
+func guardKey(email string) string {
+	sum := sha256.Sum256([]byte("signin:" + NormalizeEmail(email)))
+	return hex.EncodeToString(sum[:])
+}
+
+// take counts one attempt at now. While the account is locked, or when the
+// window's failures are spent (which locks it), it refuses, saying how
+// long until the lock ends; locked reports that this call began a lock.
+func (g *SignInGuard) take(now time.Time, p SignInPolicy) (ok, locked bool, retryAfter time.Duration) {
+	g.UpdatedAt = now
+	if !g.LockedUntil.IsZero() {
+		if now.Before(g.LockedUntil) {
+			return false, false, g.LockedUntil.Sub(now)
+		}
+		// The lock is over: a fresh window. Lockouts stays, so the next
+		// lock is longer.
+		g.Failures, g.WindowStart, g.LockedUntil = 0, now, time.Time{}
+	}
+	if now.Sub(g.WindowStart) >= p.Window {
+		g.Failures, g.WindowStart = 0, now
+	}
+	if g.Failures >= p.Failures {
+		lock := min(p.Lock<<min(g.Lockouts, 20), p.MaxLock)
+		g.LockedUntil = now.Add(lock)
+		g.Lockouts++
+		return false, true, lock
+	}
+	g.Failures++
+	g.SinceSignIn++
+	return true, false, 0
+}
+
+// giveBack undoes take's count: the attempt was right.
+func (g *SignInGuard) giveBack() {
+	g.Failures = max(0, g.Failures-1)
+	g.SinceSignIn = max(0, g.SinceSignIn-1)
+}
+
+// failed records where a failure came from.
+func (g *SignInGuard) failed(now time.Time, addr string) {
+	g.LastFailureAt, g.LastFailureAddr, g.UpdatedAt = now, addr, now
+}
+
+// signedIn clears the guard once the account is fully signed in; it
+// returns the failures since the previous sign-in, for the notice.
+func (g *SignInGuard) signedIn(now time.Time) int {
+	n := max(0, g.SinceSignIn-1) // this sign-in's own attempt is no failure
+	g.Failures, g.Lockouts, g.LockedUntil, g.SinceSignIn, g.UpdatedAt = 0, 0, time.Time{}, 0, now
+	return n
+}
+
+// ErrAccountLocked answers an attempt on an account locked by its failures.
+// It says nothing of whether the account exists: unknown emails lock too.
+func errAccountLocked(retryAfter time.Duration) error {
+	return &Error{Code: CodeTooManyRequests, RetryAfter: retryAfter,
+		Message: "too many failed sign-ins to this account; retry after the Retry-After seconds"}
+}
+
+// takeGuard counts one attempt on the account name email in its own
+// transaction, before the attempt is checked. A lock it begins is
+// recorded in the audit log of the account's merchant when the account
+// exists (u is nil otherwise).
+func (s *Service) takeGuard(ctx context.Context, email string, u *User, addr string) error {
+	var refused error
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+		refused, err = s.takeGuardTx(ctx, tx, email, u, addr)
+		return err
+	})
+	if err != nil {
+		return withOp("sign in", err)
+	}
+	return refused
+}
+
+// takeGuardTx is takeGuard within tx; refused is the answer when the
+// account is locked (the guard's change is still to be committed).
+func (s *Service) takeGuardTx(ctx context.Context, tx Tx, email string, u *User, addr string) (refused error, err error) {
+	g, err := tx.SignInGuardLock(ctx, guardKey(email))
+	if err != nil {
+		return nil, err
+	}
+	ok, locked, wait := g.take(s.clock.Now(), s.signIn)
+	if !ok {
+		refused = errAccountLocked(wait)
+	}
+	if locked && u != nil {
+		if err := s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditAccountLocked, u.ID); err != nil {
+			return nil, err
+		}
+	}
+	return refused, tx.SignInGuardPut(ctx, g)
+}
+
+// PurgeSignInGuards deletes the guards untouched for a month, in batches;
+// a periodic job runs it.
+func (s *Service) PurgeSignInGuards(ctx context.Context) (n int64, err error) {
+	before := s.clock.Now().Add(-signInGuardPurgeAfter)
+	return s.purge(ctx, func(tx Tx) (int64, error) { return tx.SignInGuardDeleteBefore(ctx, before, purgeBatch) })
+}

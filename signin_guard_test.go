@@ -1,0 +1,238 @@
+package payd_test
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+)
+
+// cheapArgon2 keeps the many password checks of these tests fast; the
+// rules do not depend on the parameters.
+var cheapArgon2 = payd.Argon2Params{MemoryKiB: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+func setupGuarded(t *testing.T, be paydtest.Backend) *userBundle {
+	return setupUsersWith(t, be, func(c *payd.Config) {
+		c.Argon2 = &cheapArgon2
+		c.PasswordChecks = 64
+	})
+}
+
+// auditCount counts the merchant's audit entries of action.
+func (b *userBundle) auditCount(t *testing.T, action payd.AuditAction) int {
+	t.Helper()
+	page, err := b.svc.ListAudit(b.ctx, b.m.ID, payd.AuditListParams{ListParams: payd.ListParams{Limit: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range page.Items {
+		if e.Action == action {
+			n++
+		}
+	}
+	return n
+}
+
+// wantLocked checks that err is the refusal of a locked account, to come
+// back after wait.
+func wantLocked(t *testing.T, what string, err error, wait time.Duration) {
+	t.Helper()
+	var e *payd.Error
+	if !errors.As(err, &e) || e.Code != payd.CodeTooManyRequests || e.RetryAfter != wait {
+		t.Fatalf("%s: %v, want too_many_requests for %v", what, err, wait)
+	}
+}
+
+// TestAccountLocksAfterFailures: ten failed passwords in fifteen minutes
+// lock an account name for fifteen minutes, then thirty, before its
+// password is checked; an unknown email is locked exactly as a known one;
+// the owner finds the locks in the audit log and the count of failures
+// at the next sign-in, and a sign-in starts the count afresh.
+func TestAccountLocksAfterFailures(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupGuarded(t, be)
+		b.user(t, "owner@example.test", payd.RoleAdmin)
+		for _, email := range []string{"owner@example.test", "nobody@example.test"} {
+			fail := func(n int) {
+				t.Helper()
+				for i := range n {
+					_, _, err := b.svc.SignIn(b.ctx, email, "not the password", "198.51.100.1", "")
+					if !errors.Is(err, payd.ErrSignInFailed) {
+						t.Fatalf("%s: failure %d: %v, want ErrSignInFailed", email, i+1, err)
+					}
+				}
+			}
+			fail(10)
+			runs := b.svc.KDFRuns()
+			_, _, err := b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
+			wantLocked(t, email+": the 11th attempt", err, 15*time.Minute)
+			if b.svc.KDFRuns() != runs {
+				t.Fatalf("%s: a locked account's password was checked", email)
+			}
+			b.clock.Advance(10 * time.Minute)
+			_, _, err = b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
+			wantLocked(t, email+": 10 minutes into the lock", err, 5*time.Minute)
+			b.clock.Advance(5 * time.Minute)
+			fail(10)
+			_, _, err = b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
+			wantLocked(t, email+": the second lock", err, 30*time.Minute)
+			b.clock.Advance(30 * time.Minute)
+		}
+		if n := b.auditCount(t, payd.AuditAccountLocked); n != 2 {
+			t.Errorf("%d locks in the audit log, want the known account's 2", n)
+		}
+		_, ses := b.signIn(t, "owner@example.test")
+		if ses.FailedSignIns != 20 {
+			t.Errorf("the sign-in after the locks tells of %d failures, want 20", ses.FailedSignIns)
+		}
+		tok, _ := b.signIn(t, "owner@example.test")
+		if got, _, err := b.svc.Session(b.ctx, tok); err != nil || got.FailedSignIns != 0 {
+			t.Errorf("the next sign-in: %+v, %v; want no failures told again", got, err)
+		}
+		// The count starts afresh: ten more failures are allowed.
+		for range 10 {
+			if _, _, err := b.svc.SignIn(b.ctx, "owner@example.test", "wrong again", "198.51.100.1", ""); !errors.Is(err, payd.ErrSignInFailed) {
+				t.Fatalf("after a sign-in: %v", err)
+			}
+		}
+	})
+}
+
+// TestAccountBudgetUnderConcurrency: of 60 wrong passwords for one account
+// sent at once (from anywhere), the account's budget of 10 is checked and
+// the rest are refused before argon2id.
+func TestAccountBudgetUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupGuarded(t, be)
+		b.user(t, "target@example.test", payd.RoleAdmin)
+		runs := b.svc.KDFRuns()
+		var failed, locked atomic.Int32
+		var wg sync.WaitGroup
+		for range 60 {
+			wg.Go(func() {
+				_, _, err := b.svc.SignIn(b.ctx, "target@example.test", "guess", "198.51.100.2", "")
+				switch {
+				case errors.Is(err, payd.ErrSignInFailed):
+					failed.Add(1)
+				case payd.ErrorCodeOf(err) == payd.CodeTooManyRequests:
+					locked.Add(1)
+				default:
+					t.Errorf("sign-in: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if failed.Load() != 10 || locked.Load() != 50 {
+			t.Fatalf("60 at once: %d checked, %d refused; want 10 and 50", failed.Load(), locked.Load())
+		}
+		if n := b.svc.KDFRuns() - runs; n != 10 {
+			t.Fatalf("%d argon2id runs for 60 attempts, want 10", n)
+		}
+	})
+}
+
+// TestPasswordChecksBound: with every password check taken, a sign-in is
+// refused at once, before its password or the account is looked at.
+func TestPasswordChecksBound(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupUsersWith(t, be, func(c *payd.Config) { c.Argon2 = &cheapArgon2; c.PasswordChecks = 3 })
+		b.user(t, "busy@example.test", payd.RoleAdmin)
+		release := b.svc.HoldPasswordChecks(3)
+		runs := b.svc.KDFRuns()
+		for range 30 {
+			_, _, err := b.svc.SignIn(b.ctx, "busy@example.test", "wrong", "198.51.100.3", "")
+			if !errors.Is(err, payd.ErrPasswordChecksBusy) {
+				t.Fatalf("sign-in with every check taken: %v", err)
+			}
+		}
+		if b.svc.KDFRuns() != runs {
+			t.Fatal("a refused sign-in ran argon2id")
+		}
+		release()
+		// None of the refusals counted against the account.
+		b.signIn(t, "busy@example.test")
+	})
+}
+
+// TestWrongCodesEndTheSession: the fifth wrong code ends the session
+// awaiting it, every wrong code is in the audit log, and codes count
+// against the account with passwords: ten lock it.
+func TestWrongCodesEndTheSession(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupGuarded(t, be)
+		u := b.user(t, "coded@example.test", payd.RoleAdmin)
+		b.enableTOTP(t, u)
+		for round := range 2 {
+			pending, _ := b.signIn(t, "coded@example.test")
+			for i := range 4 {
+				if _, _, err := b.svc.SecondFactor(b.ctx, pending, "000000", "198.51.100.4"); !errors.Is(err, payd.ErrSecondFactorFailed) {
+					t.Fatalf("round %d, wrong code %d: %v", round, i+1, err)
+				}
+			}
+			if _, _, err := b.svc.SecondFactor(b.ctx, pending, "000000", "198.51.100.4"); !errors.Is(err, payd.ErrSecondFactorSessionEnded) {
+				t.Fatalf("round %d, the fifth wrong code: %v, want the session ended", round, err)
+			}
+			if _, _, err := b.svc.Session(b.ctx, pending); !errors.Is(err, payd.ErrNoSession) {
+				t.Fatalf("round %d: the session lives on after five wrong codes: %v", round, err)
+			}
+		}
+		if n := b.auditCount(t, payd.AuditSecondFactorFailed); n != 10 {
+			t.Errorf("%d failed codes in the audit log, want 10", n)
+		}
+		if n := b.auditCount(t, payd.AuditSecondFactorEnded); n != 2 {
+			t.Errorf("%d ended sign-ins in the audit log, want 2", n)
+		}
+		_, _, err := b.svc.SignIn(b.ctx, "coded@example.test", goodPassword, "198.51.100.4", "")
+		wantLocked(t, "the password after ten wrong codes", err, 15*time.Minute)
+	})
+}
+
+// TestCodesAtOnce: wrong codes sent at once to one waiting session are
+// checked one by one: five, and the session is gone.
+func TestCodesAtOnce(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupGuarded(t, be)
+		u := b.user(t, "rush@example.test", payd.RoleAdmin)
+		b.enableTOTP(t, u)
+		pending, _ := b.signIn(t, "rush@example.test")
+		var checked atomic.Int32
+		var wg sync.WaitGroup
+		for range 100 {
+			wg.Go(func() {
+				_, _, err := b.svc.SecondFactor(b.ctx, pending, "000000", "198.51.100.5")
+				if errors.Is(err, payd.ErrSecondFactorFailed) || errors.Is(err, payd.ErrSecondFactorSessionEnded) {
+					checked.Add(1)
+				} else if !errors.Is(err, payd.ErrNoSession) {
+					t.Errorf("code: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if checked.Load() != 5 {
+			t.Fatalf("100 codes at once: %d checked, want 5", checked.Load())
+		}
+	})
+}
+
+// enableTOTP turns u's second factor on, as u would from a session.
+func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) {
+	t.Helper()
+	tok, _ := b.signIn(t, u.Email)
+	secret, _, err := b.svc.BeginTOTP(b.ctx, actorOf(u), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.svc.ConfirmTOTP(b.ctx, actorOf(u), tok, totpCode(t, secret, b.clock.Now())); err != nil {
+		t.Fatal(err)
+	}
+}
