@@ -75,7 +75,6 @@ func TestSandboxPage(t *testing.T) {
 		}
 
 		// The clock: ten minutes forward, once for the same form twice.
-		// (More than the session's idle timeout would end the session.)
 		before := env.Clock.Now()
 		cf := formOf(t, dev.get("/dashboard/test/sandbox").body, "clock-form")
 		cf.Set("amount", "10")
@@ -133,6 +132,23 @@ func TestSandboxPage(t *testing.T) {
 		}
 		if env.Clock.Now().Sub(at) > time.Hour {
 			t.Fatal("the viewer's post moved the clock")
+		}
+
+		// Sessions count real time: two days on the test clock sign
+		// neither the developer who moved it nor the viewer out.
+		cf = formOf(t, dev.get("/dashboard/test/sandbox").body, "clock-form")
+		cf.Set("amount", "2")
+		cf.Set("unit", "days")
+		if p := dev.post("/dashboard/test/sandbox/clock", cf); p.status != http.StatusSeeOther {
+			t.Fatalf("clock = %d\n%s", p.status, p.body)
+		}
+		if moved := env.Clock.Now().Sub(at); moved < 48*time.Hour {
+			t.Fatalf("the clock moved %s, want two days", moved)
+		}
+		for who, v := range map[string]*visitor{"developer": dev, "viewer": viewer} {
+			if p := v.get("/dashboard/test/developers"); p.status != 200 {
+				t.Errorf("the %s after the move: %d to %q, want still signed in", who, p.status, p.location)
+			}
 		}
 	})
 }
