@@ -45,11 +45,12 @@ func TestIdempotencyStatusColumn(t *testing.T) {
 			return rec
 		}
 
-		// Rows as an earlier build stored them.
+		// Rows as an earlier build stored them, without a body: since
+		// migration 0029 a body is sealed, and one in clear does not read.
 		for status, want := range map[int]payd.Outcome{200: payd.OutcomeOK, 201: payd.OutcomeCreated, 202: payd.OutcomeAccepted} {
 			key := "earlier-" + strconv.Itoa(status)
 			if err := s.Exec(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, shopID, payd.ModeTest, key, []byte{1}, status, []byte(`{}`),
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, shopID, payd.ModeTest, key, []byte{1}, status, nil,
 				now.UnixMicro(), now.Add(time.Hour).UnixMicro()); err != nil {
 				t.Fatal(err)
 			}
