@@ -26,12 +26,10 @@ const (
 	// evidenceLease keeps one upload of a file running at a time; an upload
 	// that dies (a crashed instance) frees the file when it ends.
 	evidenceLease = 10 * time.Minute
-	// MaxEvidenceWaitingFiles bounds the files of one dispute that wait to
-	// be attached (reserved, uploading or uploaded, link not expired), so a
-	// dispute holds at most this many beside its MaxEvidenceFiles attached.
-	MaxEvidenceWaitingFiles = MaxEvidenceFiles
 	// MaxEvidenceWaitingBytes bounds the declared bytes a shop's contour
-	// may have waiting to be attached: ten full files.
+	// may have waiting to be attached (reserved, uploading or uploaded,
+	// link not expired): ten full files. A dispute's files, attached and
+	// waiting, are bounded by MaxEvidenceFiles.
 	MaxEvidenceWaitingBytes = 10 * MaxEvidenceBytes
 )
 
@@ -102,6 +100,12 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		if err := s.evidenceOpen(d); err != nil {
 			return 0, nil, err
 		}
+		// The shop first, then the dispute: the shop's lock makes its
+		// waiting bytes exact (evidenceRoom), also on PostgreSQL where
+		// two disputes of a shop take reservations at once.
+		if _, err := tx.ShopGetForUpdate(ctx, p.Shop.ID); err != nil {
+			return 0, nil, err
+		}
 		now := s.clock.Now()
 		if err := evidenceRoom(ctx, tx, d, in.SizeBytes, now); err != nil {
 			return 0, nil, err
@@ -121,32 +125,34 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 	})
 }
 
-// evidenceRoom refuses a new upload past the bounds on what waits to be
-// attached: the dispute's files and the shop's bytes. Both free up as
-// files are attached or their links expire, so the answer is 429 with
-// Retry-After until the first waiting link expires. The dispute is locked,
-// so the dispute's count holds; two disputes of a shop may each pass the
-// shop's bound at once by one file, which the bound allows for.
+// evidenceRoom refuses a new upload past the dispute's files or the shop's
+// waiting bytes. A dispute holds at most MaxEvidenceFiles files, attached
+// and waiting (reserved, uploading or uploaded, link not expired) counted
+// together: a file that could never be attached is the contract's
+// invalid_request (Disputes, rule 5), which no wait lifts for attached
+// files. The shop's waiting bytes free up as files are attached or their
+// links expire, so that bound answers 429 with Retry-After until the first
+// waiting link expires. The caller holds the shop's and the dispute's
+// locks, so both counts are exact whatever runs at once.
 func evidenceRoom(ctx context.Context, tx Tx, d *Dispute, size int64, now time.Time) error {
-	full := func(w EvidenceWaitingSum, format string, args ...any) error {
-		wait := max(w.NextExpiry.Sub(now), time.Second)
-		return &Error{Code: CodeTooManyRequests, RetryAfter: wait, Message: fmt.Sprintf(format, args...) +
-			"; attach uploaded files (POST /v1/disputes/{dispute_id}/evidence) or wait until their upload links expire"}
-	}
 	w, err := tx.EvidenceWaiting(ctx, &EvidenceWaitingParams{DisputeID: d.ID, Now: now})
 	if err != nil {
 		return err
 	}
-	if w.Files >= MaxEvidenceWaitingFiles {
-		return full(w, "dispute %s has %d files waiting to be attached, the most it may have", d.ID, w.Files)
+	if n := len(d.Evidence) + w.Files; n >= MaxEvidenceFiles {
+		return Invalid("dispute_id", "dispute %s holds at most %d evidence files and has %d: %d attached, %d waiting to be attached "+
+			"(a waiting file frees its place when its upload link expires, the first at %s)",
+			d.ID, MaxEvidenceFiles, n, len(d.Evidence), w.Files, nextExpiry(w))
 	}
 	w, err = tx.EvidenceWaiting(ctx, &EvidenceWaitingParams{ShopID: d.ShopID, Test: d.Test, Now: now})
 	if err != nil {
 		return err
 	}
 	if w.Bytes+size > MaxEvidenceWaitingBytes {
-		return full(w, "the shop has %d bytes of evidence waiting to be attached; %d more would pass its bound of %d",
-			w.Bytes, size, MaxEvidenceWaitingBytes)
+		wait := max(w.NextExpiry.Sub(now), time.Second)
+		return &Error{Code: CodeTooManyRequests, RetryAfter: wait, Message: fmt.Sprintf(
+			"the shop has %d bytes of evidence waiting to be attached; %d more would pass its bound of %d", w.Bytes, size, MaxEvidenceWaitingBytes) +
+			"; attach uploaded files (POST /v1/disputes/{dispute_id}/evidence) or wait until their upload links expire"}
 	}
 	return nil
 }
@@ -158,6 +164,15 @@ func (s *Service) uploadURL(f *EvidenceFile) string {
 
 // EvidenceUpload is one PUT of an upload_url.
 type EvidenceUpload struct {
+// nextExpiry is when the first waiting file's link expires, or "-" when
+// none waits.
+func nextExpiry(w EvidenceWaitingSum) string {
+	if w.Files == 0 {
+		return "-"
+	}
+	return w.NextExpiry.UTC().Format(time.RFC3339)
+}
+
 	FileID, Expires, Sig string
 	// ContentType is the request's Content-Type; empty or
 	// application/octet-stream leave the declared type to the bytes.

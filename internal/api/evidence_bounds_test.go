@@ -10,12 +10,13 @@ import (
 	"github.com/paydhq/payd/internal/paydtest"
 )
 
-// TestEvidenceWaitingIsBounded: files waiting to be attached are bounded
-// per dispute (MaxEvidenceWaitingFiles) and per shop contour
-// (MaxEvidenceWaitingBytes); past a bound step 1 answers 429 with
-// Retry-After and stores nothing. Files never attached are removed with
-// their bytes once their upload link has expired, which frees the bounds;
-// attached files stay.
+// TestEvidenceWaitingIsBounded: a dispute's files, attached and waiting,
+// are at most MaxEvidenceFiles, and the eleventh is refused with 400 (the
+// contract's answer for more than 10 files); the shop contour's waiting
+// bytes are bounded by MaxEvidenceWaitingBytes, past which step 1 answers
+// 429 with Retry-After. Both store nothing. Files never attached are
+// removed with their bytes once their upload link has expired, which
+// frees both bounds; attached files stay.
 func TestEvidenceWaitingIsBounded(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
@@ -25,31 +26,31 @@ func TestEvidenceWaitingIsBounded(t *testing.T) {
 		up := "/v1/disputes/" + id + "/evidence/uploads"
 		small := map[string]any{"file_name": "a.pdf", "content_type": "application/pdf", "size_bytes": 16}
 
-		// One file uploaded and attached, then the dispute's waiting files
-		// up to the bound.
+		// One file uploaded and attached, then files waiting up to the
+		// dispute's ten.
 		kept, link := reserve(t, c, id, "kept.pdf", "application/pdf", 16)
 		put(t, link, fileOf(pdfHead, 16), "application/pdf", false).Expect(t, 200)
 		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{kept}}).Expect(t, 200)
 		var waiting []string
-		for range payd.MaxEvidenceWaitingFiles {
+		for range payd.MaxEvidenceFiles - 1 {
 			f, _ := reserve(t, c, id, "a.pdf", "application/pdf", 16)
 			waiting = append(waiting, f)
 		}
-		r := c.Post(up, key(), small)
-		r.ExpectError(t, 429, payd.CodeTooManyRequests, "")
-		if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s < 1 || s > 3600 {
-			t.Fatalf("Retry-After %q, want the seconds until the first waiting link expires", r.Header.Get("Retry-After"))
-		}
+		c.Post(up, key(), small).ExpectError(t, 400, payd.CodeInvalidRequest, "dispute_id")
 
 		// The shop's waiting bytes are bounded across its disputes.
 		pay2 := paidPayment(t, c, "1000.00")
 		id2 := openDispute(t, c, pay2, map[string]any{"amount": rub("100.00")})["id"].(string)
 		full := map[string]any{"file_name": "big.pdf", "content_type": "application/pdf", "size_bytes": payd.MaxEvidenceBytes}
-		room := payd.MaxEvidenceWaitingBytes - payd.MaxEvidenceWaitingFiles*16
+		room := payd.MaxEvidenceWaitingBytes - len(waiting)*16
 		for ; room >= payd.MaxEvidenceBytes; room -= payd.MaxEvidenceBytes {
 			c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).Expect(t, 201)
 		}
-		c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).ExpectError(t, 429, payd.CodeTooManyRequests, "")
+		r := c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full)
+		r.ExpectError(t, 429, payd.CodeTooManyRequests, "")
+		if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s < 1 || s > 3600 {
+			t.Fatalf("Retry-After %q, want the seconds until the first waiting link expires", r.Header.Get("Retry-After"))
+		}
 
 		// Once the links expire, the periodic sweep (run when the test
 		// clock moves) removes every unattached file and its bytes; the
@@ -78,6 +79,45 @@ func TestEvidenceWaitingIsBounded(t *testing.T) {
 		}
 		c.Post(up, key(), small).Expect(t, 201)
 		c.Post("/v1/disputes/"+id2+"/evidence/uploads", key(), full).Expect(t, 201)
+	})
+}
+
+// TestEvidenceEleventhFile: with ten files uploaded for a dispute, step 1
+// of an eleventh is the contract's 400 invalid_request with parameter,
+// whether the ten are attached or wait to be (no wait lifts the bound for
+// attached files, so 429 would ask for retries that never succeed); the
+// refusal stores nothing.
+func TestEvidenceEleventhFile(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env, _, c := startM2(t, b)
+		for _, attach := range []bool{false, true} {
+			pay := paidPayment(t, c, "1000.00")
+			id := openDispute(t, c, pay, map[string]any{"amount": rub("100.00")})["id"].(string)
+			var files []string
+			for i := range payd.MaxEvidenceFiles {
+				f, link := reserve(t, c, id, "f"+strconv.Itoa(i)+".pdf", "application/pdf", 16)
+				put(t, link, fileOf(pdfHead, 16), "application/pdf", false).Expect(t, 200)
+				files = append(files, f)
+			}
+			if attach {
+				c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": files}).Expect(t, 200)
+			}
+			r := c.Post("/v1/disputes/"+id+"/evidence/uploads", key(),
+				map[string]any{"file_name": "eleventh.pdf", "content_type": "application/pdf", "size_bytes": 16})
+			r.ExpectError(t, 400, payd.CodeInvalidRequest, "dispute_id")
+			if r.Header.Get("Retry-After") != "" {
+				t.Errorf("attached %v: a 400 with Retry-After %q", attach, r.Header.Get("Retry-After"))
+			}
+			var w payd.EvidenceWaitingSum
+			err := env.Instance.Store.View(t.Context(), func(tx payd.Tx) (err error) {
+				w, err = tx.EvidenceWaiting(t.Context(), &payd.EvidenceWaitingParams{DisputeID: id, Now: env.Clock.Now()})
+				return err
+			})
+			if want := map[bool]int{false: payd.MaxEvidenceFiles, true: 0}[attach]; err != nil || w.Files != want {
+				t.Errorf("attached %v: %d files waiting after the refusal (%v), want %d", attach, w.Files, err, want)
+			}
+		}
 	})
 }
 
