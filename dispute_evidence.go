@@ -93,17 +93,17 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		return nil, err
 	}
 	return s.idempotent(ctx, "create evidence upload", p, idem, func(tx Tx) (Outcome, any, error) {
+		// The shop first, then the dispute: the shop's lock makes its
+		// waiting bytes exact (evidenceRoom), also on PostgreSQL where
+		// two disputes of a shop take reservations at once.
+		if _, err := tx.ShopGetForUpdate(ctx, p.Shop.ID); err != nil {
+			return 0, nil, err
+		}
 		d, err := scopedDispute(ctx, tx, p, disputeID, true)
 		if err != nil {
 			return 0, nil, err
 		}
 		if err := s.evidenceOpen(d); err != nil {
-			return 0, nil, err
-		}
-		// The shop first, then the dispute: the shop's lock makes its
-		// waiting bytes exact (evidenceRoom), also on PostgreSQL where
-		// two disputes of a shop take reservations at once.
-		if _, err := tx.ShopGetForUpdate(ctx, p.Shop.ID); err != nil {
 			return 0, nil, err
 		}
 		now := s.clock.Now()
@@ -157,13 +157,6 @@ func evidenceRoom(ctx context.Context, tx Tx, d *Dispute, size int64, now time.T
 	return nil
 }
 
-func (s *Service) uploadURL(f *EvidenceFile) string {
-	exp, sig := s.uploadLinks.SignExpiring(f.ID, f.UploadExpiresAt)
-	return s.publicURL + s.paths.EvidenceUpload + f.ID + "?expires=" + exp + "&sig=" + sig
-}
-
-// EvidenceUpload is one PUT of an upload_url.
-type EvidenceUpload struct {
 // nextExpiry is when the first waiting file's link expires, or "-" when
 // none waits.
 func nextExpiry(w EvidenceWaitingSum) string {
@@ -173,6 +166,13 @@ func nextExpiry(w EvidenceWaitingSum) string {
 	return w.NextExpiry.UTC().Format(time.RFC3339)
 }
 
+func (s *Service) uploadURL(f *EvidenceFile) string {
+	exp, sig := s.uploadLinks.SignExpiring(f.ID, f.UploadExpiresAt)
+	return s.publicURL + s.paths.EvidenceUpload + f.ID + "?expires=" + exp + "&sig=" + sig
+}
+
+// EvidenceUpload is one PUT of an upload_url.
+type EvidenceUpload struct {
 	FileID, Expires, Sig string
 	// ContentType is the request's Content-Type; empty or
 	// application/octet-stream leave the declared type to the bytes.
