@@ -8,9 +8,12 @@ import (
 )
 
 type homeView struct {
-	Day     string
-	Totals  []payd.PaymentTotal
-	Balance []payd.BalanceJSON
+	// FailedSignIns warns the owner of the failed attempts on the
+	// account between the previous sign-in and this session's.
+	FailedSignIns int
+	Day           string
+	Totals        []payd.PaymentTotal
+	Balance       []payd.BalanceJSON
 }
 
 // home shows today's payments (UTC day) by status and currency, and the
@@ -29,5 +32,6 @@ func (h *Handler) home(q *req) {
 		q.fail(err)
 		return
 	}
-	q.render(http.StatusOK, "home", "home", q.l.T("Home"), homeView{Day: from.Format("2006-01-02"), Totals: totals, Balance: balance})
+	q.render(http.StatusOK, "home", "home", q.l.T("Home"), homeView{FailedSignIns: q.sess.FailedSignIns,
+		Day: from.Format("2006-01-02"), Totals: totals, Balance: balance})
 }

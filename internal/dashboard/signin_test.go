@@ -150,3 +150,30 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestFailedSignInsNotice: the owner of an account guessed at is told, on
+// the first page after signing in, how many attempts failed since the
+// previous sign-in; the sign-in after that tells nothing again.
+func TestFailedSignInsNotice(t *testing.T) {
+	t.Parallel()
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{TrustProxy: true})
+	shop := env.NewShop(payd.RegionRU, "")
+	email, password := newUser(t, env, shop.MerchantID, payd.RoleAdmin)
+	for i := range 3 {
+		v := newVisitor(t, env)
+		v.addr = fmt.Sprintf("203.0.113.%d", i+1)
+		if p := v.signedOutPost("/dashboard/signin", url.Values{"email": {email}, "password": {"guess"}}); p.status != http.StatusUnauthorized {
+			t.Fatalf("guess = %d", p.status)
+		}
+	}
+	owner := newVisitor(t, env)
+	owner.signIn(email, password)
+	if body := owner.get("/dashboard/").body; !strings.Contains(body, `id="failed-sign-ins"`) || !strings.Contains(body, "there were 3 failed attempts") {
+		t.Fatalf("the home page after three failures tells nothing:\n%s", body)
+	}
+	again := newVisitor(t, env)
+	again.signIn(email, password)
+	if body := again.get("/dashboard/").body; strings.Contains(body, `id="failed-sign-ins"`) {
+		t.Fatal("the next sign-in tells of the same failures again")
+	}
+}
