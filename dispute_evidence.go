@@ -121,7 +121,9 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		if err := tx.EvidenceFileInsert(ctx, f); err != nil {
 			return 0, nil, err
 		}
-		return OutcomeCreated, &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}, nil
+		// The answer names the file as file_id: the entry names it too.
+		answer := &EvidenceUploadJSON{FileID: f.ID, UploadURL: s.uploadURL(f), UploadExpiresAt: exp}
+		return OutcomeCreated, audited{answer: answer, objectID: f.ID, detail: "dispute " + d.ID}, nil
 	})
 }
 

@@ -56,6 +56,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/paydhq/payd/internal/pgserver"
+	"github.com/paydhq/payd/internal/seal"
 )
 
 type config struct {
@@ -258,6 +259,16 @@ func (cl *cluster) build(cfg config) error {
 		return err
 	}
 	cl.proxyURL = "http://" + ln.Addr().String()
+	// Every instance seals the database's secrets under one key, as a
+	// deployment's instances do (docs/security.md).
+	keyLine, err := seal.Generate("chaos")
+	if err != nil {
+		return err
+	}
+	keyFile := filepath.Join(cl.dir, "secrets.key")
+	if err := os.WriteFile(keyFile, []byte(keyLine+"\n"), 0o600); err != nil {
+		return err
+	}
 	var backends []string
 	for n := 1; n <= cfg.instances(); n++ {
 		p, err := freePort()
@@ -274,6 +285,7 @@ func (cl *cluster) build(cfg config) error {
 			// Jobs of a killed instance are run again after this; the
 			// default of 5 minutes would outlast the run.
 			"--job-rescue-after", "65s",
+			"--secrets-key-file", keyFile,
 		}}
 		cl.instances = append(cl.instances, in)
 		backends = append(backends, in.addr())

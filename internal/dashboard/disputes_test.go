@@ -66,6 +66,12 @@ func TestDisputeEvidenceFromThePage(t *testing.T) {
 		if f["file_name"] != "receipt.pdf" || f["content_type"] != "application/pdf" || f["size_bytes"] != float64(len(file)) {
 			t.Fatalf("evidence = %v", f)
 		}
+		// One upload, one attachment in the audit log: the file, then the
+		// dispute it was attached to.
+		ups, att := audited(t, env, shop.MerchantID, "create evidence upload"), audited(t, env, shop.MerchantID, "attach evidence")
+		if len(ups) != 1 || ups[0].ObjectID != f["file_id"] || len(att) != 1 || att[0].ObjectID != id || att[0].Addr == "" {
+			t.Errorf("audit entries of the evidence = %s%s, want the file %v and the dispute %s", entries(ups), entries(att), f["file_id"], id)
+		}
 		req, _ := http.NewRequest("GET", env.Admin.URL+"/admin/v1/disputes/"+id+"/evidence/"+f["file_id"].(string), nil)
 		req.Header.Set("Authorization", "Bearer "+env.Token)
 		resp, err := http.DefaultClient.Do(req)

@@ -52,6 +52,9 @@ func TestEventsLog(t *testing.T) {
 		!strings.HasPrefix(r.location, "/dashboard/test/developers/events") {
 		t.Fatalf("resend = %d to %q", r.status, r.location)
 	}
+	if es := audited(t, env, shop.MerchantID, "resend event"); len(es) != 1 || es[0].ObjectID != evID || es[0].Addr == "" {
+		t.Errorf("audit entries of the resend = %s, want one naming %s", entries(es), evID)
+	}
 }
 
 func textBetween(s, start, end string) string {

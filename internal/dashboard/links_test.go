@@ -143,6 +143,9 @@ func TestPaymentLinkFromThePage(t *testing.T) {
 		if st := c.Get("/v1/payment-links/"+id).Expect(t, 200).JSON(t)["status"]; st != "deactivated" {
 			t.Fatalf("link status after deactivation = %v", st)
 		}
+		if es := audited(t, env, shop.MerchantID, "deactivate payment link"); len(es) != 1 || es[0].ObjectID != id || es[0].Addr == "" {
+			t.Errorf("audit entries of the deactivation = %s, want one naming %s", entries(es), id)
+		}
 		if p := support.get("/dashboard/test/links/" + id); strings.Contains(p.body, `id="deactivate-form"`) {
 			t.Fatal("a deactivated link still offers deactivation")
 		}

@@ -48,6 +48,9 @@ func TestRefundFromThePage(t *testing.T) {
 			t.Fatalf("%d refunds after a double submit, want 1", len(refunds))
 		}
 		r := refunds[0].(map[string]any)
+		if es := audited(t, env, shop.MerchantID, "create refund"); len(es) != 1 || es[0].ObjectID != r["id"] || es[0].Addr == "" {
+			t.Errorf("audit entries of the refund = %s, want one naming %v", entries(es), r["id"])
+		}
 		if amt := r["amount"].(map[string]any); amt["value"] != "250.50" || amt["currency"] != "RUB" {
 			t.Fatalf("refund amount = %v", amt)
 		}
