@@ -230,6 +230,10 @@ type EvidenceFile struct {
 	// AttachedAt is when step 2 attached the file to its dispute; a file
 	// never attached is removed once its upload link has expired.
 	AttachedAt *time.Time `json:"attached_at,omitempty"`
+	// SizeUpTo marks a reservation whose SizeBytes is the most the file
+	// may be (EvidenceUploadCreate.SizeUpTo) until its upload sets the
+	// size it has.
+	SizeUpTo bool `json:"size_up_to,omitempty"`
 }
 
 // EvidenceWaitingParams select the files waiting to be attached: of one

@@ -46,6 +46,13 @@ type EvidenceUploadCreate struct {
 	FileName    string
 	ContentType string
 	SizeBytes   int64
+	// SizeUpTo makes SizeBytes the most the file may be rather than its
+	// size: the upload's body, however long up to it, sets the size. The
+	// dashboard's form uses it, since a multipart body tells a file's size
+	// only once all of it has been read, and room must be reserved before
+	// that. A reservation of this kind serves one upload: if the upload
+	// fails, the reservation goes with it.
+	SizeUpTo bool
 }
 
 // Check validates step 1's fields (Disputes, rule 5: type, size, file
@@ -116,8 +123,8 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 		}
 		exp = exp.Truncate(time.Second)
 		f := &EvidenceFile{ID: s.ids.New(PrefixEvidence, now), DisputeID: d.ID, ShopID: d.ShopID, Test: d.Test,
-			FileName: in.FileName, ContentType: in.ContentType, SizeBytes: in.SizeBytes, State: EvidenceReserved,
-			CreatedAt: now, UploadExpiresAt: exp}
+			FileName: in.FileName, ContentType: in.ContentType, SizeBytes: in.SizeBytes, SizeUpTo: in.SizeUpTo,
+			State: EvidenceReserved, CreatedAt: now, UploadExpiresAt: exp}
 		if err := tx.EvidenceFileInsert(ctx, f); err != nil {
 			return 0, nil, err
 		}
@@ -236,7 +243,7 @@ func (s *Service) claimUpload(ctx context.Context, in EvidenceUpload) (f *Eviden
 		if ct := mediaType(in.ContentType); ct != "" && ct != "application/octet-stream" && ct != f.ContentType {
 			return Invalid("Content-Type", "the body is declared %s, but the upload was reserved for %s", ct, f.ContentType)
 		}
-		if in.Length >= 0 && in.Length != f.SizeBytes {
+		if in.Length >= 0 && (in.Length > f.SizeBytes || (in.Length != f.SizeBytes && !f.SizeUpTo)) {
 			return Invalid("size_bytes", "the body has %d bytes, but the upload was reserved for size_bytes %d", in.Length, f.SizeBytes)
 		}
 		lease := now.Add(evidenceLease)
@@ -273,6 +280,9 @@ func (s *Service) streamUpload(ctx context.Context, f *EvidenceFile, body io.Rea
 				}
 			}
 			total += int64(n)
+			if total > f.SizeBytes && f.SizeUpTo {
+				return nil, Invalid("size_bytes", "size_bytes must be 1..%d: the file is longer", f.SizeBytes)
+			}
 			if total > f.SizeBytes {
 				return nil, Invalid("size_bytes", "the body is longer than size_bytes %d", f.SizeBytes)
 			}
@@ -288,7 +298,10 @@ func (s *Service) streamUpload(ctx context.Context, f *EvidenceFile, body io.Rea
 			return nil, Invalid("", "the upload broke off: %v", err)
 		}
 	}
-	if total != f.SizeBytes {
+	if total == 0 && f.SizeUpTo {
+		return nil, Invalid("size_bytes", "the file is empty")
+	}
+	if total != f.SizeBytes && !f.SizeUpTo {
 		return nil, Invalid("size_bytes", "the body has %d bytes, but the upload was reserved for size_bytes %d", total, f.SizeBytes)
 	}
 	var ev *DisputeEvidence
@@ -309,6 +322,9 @@ func (s *Service) streamUpload(ctx context.Context, f *EvidenceFile, body io.Rea
 		}
 		now := s.clock.Now()
 		cur.State, cur.LeaseUntil, cur.UploadedAt, cur.SHA256 = EvidenceUploaded, nil, &now, hex.EncodeToString(sum.Sum(nil))
+		// The room reserved for the most the file could be shrinks to
+		// what it is.
+		cur.SizeBytes, cur.SizeUpTo = total, false
 		ev = cur.Evidence()
 		return tx.EvidenceFileUpdate(ctx, cur)
 	})
@@ -316,7 +332,10 @@ func (s *Service) streamUpload(ctx context.Context, f *EvidenceFile, body io.Rea
 }
 
 // releaseUpload drops a failed upload's chunks and reserves the file
-// again, unless another upload has taken the file over since.
+// again, unless another upload has taken the file over since. A
+// reservation for the most a file may be (SizeUpTo) served that one
+// upload and goes with it, so that a failed dashboard upload does not hold
+// the dispute's place and the shop's bytes until its link expires.
 func (s *Service) releaseUpload(ctx context.Context, claimed *EvidenceFile) error {
 	return s.store.Tx(ctx, func(tx Tx) error {
 		f, err := tx.EvidenceFileGetForUpdate(ctx, claimed.ID)
@@ -325,6 +344,9 @@ func (s *Service) releaseUpload(ctx context.Context, claimed *EvidenceFile) erro
 		}
 		if f.State != EvidenceUploading || f.LeaseUntil == nil || !f.LeaseUntil.Equal(*claimed.LeaseUntil) {
 			return nil
+		}
+		if f.SizeUpTo {
+			return tx.EvidenceFileDelete(ctx, f.ID)
 		}
 		if err := tx.EvidenceChunksDelete(ctx, f.ID); err != nil {
 			return err
@@ -400,7 +422,9 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 	})
 }
 
-// EvidenceFileOf returns an evidence file of a dispute, for operators.
+// EvidenceFileOf returns an uploaded evidence file of a dispute, for
+// operators and for the dashboard's check that a form sent again carries
+// the file it uploaded; it does not check the shop, which the caller has.
 func (s *Service) EvidenceFileOf(ctx context.Context, disputeID, fileID string) (f *EvidenceFile, err error) {
 	err = s.store.View(ctx, func(tx Tx) error {
 		f, err = tx.EvidenceFileGet(ctx, fileID)

@@ -13,10 +13,10 @@ import (
 type accountView struct {
 	Secret string // the pending secret, shown while enrolling
 	// URL opens the pending secret in an authenticator app (otpauth:).
-	URL template.URL
-	QR  template.URL
-	Enroll      bool // the merchant requires a second factor
-	Err         formError
+	URL    template.URL
+	QR     template.URL
+	Enroll bool // the merchant requires a second factor
+	Err    formError
 }
 
 // account shows the user's sign-in settings: the second factor and the

@@ -1,8 +1,9 @@
 package dashboard
 
 import (
-	"bytes"
+	"bufio"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,12 +18,24 @@ import (
 // evidenceTypes are the types the service takes, as browsers name them.
 var evidenceTypes = map[string]bool{"application/pdf": true, "image/jpeg": true, "image/png": true}
 
+// evidenceSniff is the most of a file read before room is reserved for
+// it: what http.DetectContentType looks at.
+const evidenceSniff = 512
+
 // evidence answers a dispute from its page: the file the browser sent goes
 // through the API's two steps, the reservation (CreateEvidenceUpload) and
 // the upload through its signed link (UploadEvidence), and is then
 // attached with the comment (AttachEvidence). Each step is idempotent
 // under a key made from the form's, so a double submit reserves,
 // uploads and attaches one file.
+//
+// A multipart body says a file's size only once all of it has been read,
+// so the reservation is for the largest file the service takes
+// (SizeUpTo): the room is counted against the dispute's files and the
+// shop's waiting bytes before more than the first evidenceSniff bytes of
+// the file are read, and the file then streams to storage a chunk at a
+// time. Uploads at once are as many as the bounds have room for, each
+// holding one chunk in memory; a refused one reads no further.
 func (h *Handler) evidence(q *req) {
 	if !h.disputesStage(q) {
 		return
@@ -45,31 +58,37 @@ func (h *Handler) evidence(q *req) {
 	rc := http.NewResponseController(q.w)
 	_ = rc.SetReadDeadline(time.Now().Add(10 * time.Minute))
 	_ = rc.SetWriteDeadline(time.Now().Add(11 * time.Minute))
-	// The whole file is read before step 1, which needs its size: a
-	// multipart body does not say it. It is bounded by the service's
-	// largest file, one byte more tells a file that is too large.
-	data, err := io.ReadAll(io.LimitReader(part, payd.MaxEvidenceBytes+1))
-	if err != nil {
+	body := bufio.NewReaderSize(part, evidenceSniff)
+	head, err := body.Peek(evidenceSniff)
+	if err != nil && !errors.Is(err, io.EOF) {
 		h.showDispute(q, http.StatusRequestEntityTooLarge, formError{Form: "evidence", Field: "file",
 			Message: q.l.T("The file could not be read. Send it again.")})
 		return
 	}
-	in := payd.EvidenceUploadCreate{FileName: part.FileName(), ContentType: part.Header.Get("Content-Type"), SizeBytes: int64(len(data))}
+	if len(head) == 0 {
+		h.showDispute(q, http.StatusBadRequest, formError{Form: "evidence", Field: "file", Message: q.l.T("Choose a file.")})
+		return
+	}
+	in := payd.EvidenceUploadCreate{FileName: part.FileName(), ContentType: part.Header.Get("Content-Type"),
+		SizeBytes: payd.MaxEvidenceBytes, SizeUpTo: true}
 	if !evidenceTypes[in.ContentType] {
-		in.ContentType = http.DetectContentType(data)
+		in.ContentType = http.DetectContentType(head)
 	}
 	comment := q.r.PostForm.Get("comment")
-	sum := sha256.Sum256(data)
 	step := func(name string, parts ...string) payd.Idempotency {
 		hash := sha256.New()
-		fmt.Fprintf(hash, "%s\n%x\n%x", q.r.URL.Path, form.Hash, sum)
+		fmt.Fprintf(hash, "%s\n%x", q.r.URL.Path, form.Hash)
 		for _, p := range parts {
 			fmt.Fprintf(hash, "\n%s", p)
 		}
 		return payd.Idempotency{Key: form.Key + "." + name, Hash: hash.Sum(nil)}
 	}
-	err = h.answerDispute(q, id, in, data, comment, step)
+	err = h.answerDispute(q, id, in, body, comment, step)
 	if err != nil {
+		// The rest of a refused file is not read: the connection closes
+		// after the answer, rather than the server draining up to 256 KiB
+		// of the body first.
+		q.w.Header().Set("Connection", "close")
 		var pe *payd.Error
 		if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
 			h.showDispute(q, httpStatusOf(pe), formError{Form: "evidence", Field: pe.Param, Message: pe.Message})
@@ -81,7 +100,11 @@ func (h *Handler) evidence(q *req) {
 	q.redirect("disputes/"+id, "evidence_attached")
 }
 
-func (h *Handler) answerDispute(q *req, id string, in payd.EvidenceUploadCreate, data []byte, comment string,
+// errOtherFile refuses a form sent again with another file than the one
+// its first sending uploaded.
+var errOtherFile = payd.Invalid("file", "this form was sent with another file already; open the page again to send this one")
+
+func (h *Handler) answerDispute(q *req, id string, in payd.EvidenceUploadCreate, body io.Reader, comment string,
 	step func(string, ...string) payd.Idempotency) error {
 	resp, err := h.svc.CreateEvidenceUpload(q.ctx, q.principal(), step("upload", in.FileName, in.ContentType), id, in)
 	if err != nil {
@@ -96,12 +119,34 @@ func (h *Handler) answerDispute(q *req, id string, in payd.EvidenceUploadCreate,
 		return fmt.Errorf("read the upload link: %w", err)
 	}
 	_, err = h.svc.UploadEvidence(q.ctx, payd.EvidenceUpload{FileID: up.FileID, Expires: link.Query().Get("expires"),
-		Sig: link.Query().Get("sig"), ContentType: in.ContentType, Length: int64(len(data)), Body: bytes.NewReader(data)})
-	// A repeated form finds its file uploaded by the first: the link
-	// works once, and the file is the same (the key covers its bytes).
-	if err != nil && !(resp.Replayed && payd.ErrorCodeOf(err) == payd.CodeInvalidState) {
+		Sig: link.Query().Get("sig"), ContentType: in.ContentType, Length: -1, Body: body})
+	if err != nil && resp.Replayed && payd.ErrorCodeOf(err) == payd.CodeInvalidState {
+		// A repeated form finds its file uploaded by the first: the
+		// link works once. It goes on to attach that file only if this
+		// one is the same, by its digest; the dispute was checked to be
+		// the shop's by the step replayed.
+		err = sameFile(q, h.svc, id, up.FileID, body)
+	}
+	if err != nil {
 		return err
 	}
 	_, err = h.svc.AttachEvidence(q.ctx, q.principal(), step("attach", up.FileID, comment), id, []string{up.FileID}, comment)
 	return err
+}
+
+// sameFile reads body, bounded by the largest file, and reports
+// errOtherFile unless its digest is the uploaded file's.
+func sameFile(q *req, svc *payd.Service, disputeID, fileID string, body io.Reader) error {
+	f, err := svc.EvidenceFileOf(q.ctx, disputeID, fileID)
+	if err != nil {
+		return err
+	}
+	sum := sha256.New()
+	if _, err := io.Copy(sum, io.LimitReader(body, payd.MaxEvidenceBytes+1)); err != nil {
+		return payd.Invalid("file", "the file could not be read: %v", err)
+	}
+	if hex.EncodeToString(sum.Sum(nil)) != f.SHA256 {
+		return errOtherFile
+	}
+	return nil
 }
