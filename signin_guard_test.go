@@ -2,6 +2,8 @@ package payd_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -234,5 +236,43 @@ func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) {
 	}
 	if _, _, err := b.svc.ConfirmTOTP(b.ctx, actorOf(u), tok, totpCode(t, secret, b.clock.Now())); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkSignInFailure times failed sign-ins of a known account and of
+// unknown emails, taken in turn, on each database, with the production
+// argon2id parameters: their medians must not tell an account exists
+// (docs/benchmarks.md). Each email is tried once, as a guesser going
+// down a list would: the guard of each is new, known or not.
+//
+//	go test -run '^$' -bench SignInFailure -benchtime 400x .
+func BenchmarkSignInFailure(b *testing.B) {
+	for _, be := range paydtest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			u := setupUsersWith(b, be, nil)
+			for i := 0; i < b.N; i += 2 {
+				u.user(b, fmt.Sprintf("known%d@example.test", i), payd.RoleViewer)
+			}
+			var times [2][]time.Duration
+			b.ResetTimer()
+			for i := range b.N {
+				email := fmt.Sprintf("known%d@example.test", i)
+				if i%2 == 1 {
+					email = fmt.Sprintf("unknown%d@example.test", i)
+				}
+				began := time.Now()
+				_, _, err := u.svc.SignIn(u.ctx, email, "not the password", "198.51.100.9", "")
+				times[i%2] = append(times[i%2], time.Since(began))
+				if !errors.Is(err, payd.ErrSignInFailed) {
+					b.Fatal(err)
+				}
+			}
+			for i, name := range []string{"known", "unknown"} {
+				if len(times[i]) > 0 {
+					slices.Sort(times[i])
+					b.ReportMetric(float64(times[i][len(times[i])/2].Microseconds())/1000, name+"-median-ms")
+				}
+			}
+		})
 	}
 }

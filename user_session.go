@@ -108,20 +108,19 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 	defer func() { done() }()
 	var u *User
 	var c *UserCredentials
-	var m *Merchant
 	err = s.store.View(ctx, func(tx Tx) error {
-		if u, err = tx.UserGetByEmail(ctx, email); err != nil {
+		if u, err = tx.UserGetByEmail(ctx, email); errors.Is(err, ErrNoRows) {
+			// The same second read as for an account, so that an
+			// unknown email costs the database what a known one does.
+			u = nil
+			_, err = tx.UserCredentialsGet(ctx, "")
+			return noRowsAsNil(err)
+		} else if err != nil {
 			return err
 		}
-		if c, err = tx.UserCredentialsGet(ctx, u.ID); err != nil {
-			return err
-		}
-		m, err = tx.MerchantGet(ctx, u.MerchantID)
+		c, err = tx.UserCredentialsGet(ctx, u.ID)
 		return err
 	})
-	if errors.Is(err, ErrNoRows) && u == nil {
-		err = nil
-	}
 	if err != nil {
 		return "", nil, withOp("sign in", err)
 	}
@@ -145,14 +144,20 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 	}
 	done()
 	done = func() {}
-	state := SessionActive
-	switch {
-	case u.TOTPEnabled:
-		state = SessionSecondFactor
-	case m.RequireSecondFactor:
-		state = SessionEnroll
-	}
+	var state SessionState
 	err = s.store.Tx(ctx, func(tx Tx) error {
+		m, err := tx.MerchantGet(ctx, u.MerchantID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case u.TOTPEnabled:
+			state = SessionSecondFactor
+		case m.RequireSecondFactor:
+			state = SessionEnroll
+		default:
+			state = SessionActive
+		}
 		if rehashed != "" {
 			c.PasswordHash = rehashed
 			if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
@@ -213,6 +218,14 @@ func (s *Service) signInFailed(ctx context.Context, email string, u *User, addr 
 		return &SignInError{}
 	}
 	return &SignInError{account: u.ID}
+}
+
+// noRowsAsNil is err, except that no rows is no error.
+func noRowsAsNil(err error) error {
+	if errors.Is(err, ErrNoRows) {
+		return nil
+	}
+	return err
 }
 
 // noteFailures keeps on a session that completes a sign-in how many

@@ -42,7 +42,7 @@ func setupUsers(t *testing.T, be paydtest.Backend) *userBundle {
 }
 
 // setupUsersWith is setupUsers with the service's Config changed by edit.
-func setupUsersWith(t *testing.T, be paydtest.Backend, edit func(*payd.Config)) *userBundle {
+func setupUsersWith(t testing.TB, be paydtest.Backend, edit func(*payd.Config)) *userBundle {
 	t.Helper()
 	ctx := t.Context()
 	store, err := sqlstore.Open(ctx, be.DatabaseURL(t), t.TempDir())
@@ -72,7 +72,7 @@ func setupUsersWith(t *testing.T, be paydtest.Backend, edit func(*payd.Config)) 
 const goodPassword = "correct horse battery"
 
 // user creates a user of the bundle's merchant with a password.
-func (b *userBundle) user(t *testing.T, email string, role payd.Role) *payd.User {
+func (b *userBundle) user(t testing.TB, email string, role payd.Role) *payd.User {
 	t.Helper()
 	u, tok, err := b.svc.CreateUser(b.ctx, nil, b.m.ID, email, role)
 	if err != nil {
