@@ -106,7 +106,7 @@ type Env struct {
 	// AuthClock is the failed-authentication throttles' clock, apart
 	// from Clock as in production: moving Clock refills no budget.
 	AuthClock *payd.TestClock
-	Service  *payd.Service
+	Service   *payd.Service
 	// DatabaseURL is the PostgreSQL database of the service (its own
 	// schema), empty on SQLite; DataDir holds the SQLite file. Tests that
 	// load rows beside the service, as the benchmark's seeder does, use
