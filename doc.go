@@ -49,5 +49,7 @@
 //     links): user_password.go; sign-in and sessions: user_session.go; TOTP: user_totp.go
 //   - The audit log (every change made with a Principal.Actor): audit.go
 //
-// Operator configuration (shops, tariffs, limits): admin.go. Storage: store.go.
+// Operator configuration (shops, tariffs, limits): admin.go. Storage: store.go; the
+// secrets it keeps sealed under the key-encryption key, and their resealing after the
+// key's rotation: reseal.go (the sealing is package sqlstore's, docs/security.md).
 package payd
