@@ -149,7 +149,7 @@ func (s *Service) takeGuardTx(ctx context.Context, tx Tx, email string, u *User,
 	if err != nil {
 		return nil, err
 	}
-	ok, locked, wait := g.take(s.clock.Now(), s.signIn)
+	ok, locked, wait := g.take(s.sessionNow(), s.signIn)
 	if !ok {
 		refused = errAccountLocked(wait)
 	}
@@ -164,6 +164,6 @@ func (s *Service) takeGuardTx(ctx context.Context, tx Tx, email string, u *User,
 // PurgeSignInGuards deletes the guards untouched for a month, in batches;
 // a periodic job runs it.
 func (s *Service) PurgeSignInGuards(ctx context.Context) (n int64, err error) {
-	before := s.clock.Now().Add(-signInGuardPurgeAfter)
+	before := s.sessionNow().Add(-signInGuardPurgeAfter)
 	return s.purge(ctx, func(tx Tx) (int64, error) { return tx.SignInGuardDeleteBefore(ctx, before, purgeBatch) })
 }

@@ -174,7 +174,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 			// code's failures still count against the account.
 			g.giveBack()
 		} else {
-			failures = g.signedIn(s.clock.Now())
+			failures = g.signedIn(s.sessionNow())
 		}
 		if err := tx.SignInGuardPut(ctx, g); err != nil {
 			return err
@@ -202,7 +202,7 @@ func (s *Service) signInFailed(ctx context.Context, email string, u *User, addr 
 		if err != nil {
 			return err
 		}
-		g.failed(s.clock.Now(), addr)
+		g.failed(s.sessionNow(), addr)
 		if err := tx.SignInGuardPut(ctx, g); err != nil {
 			return err
 		}

@@ -99,7 +99,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, actor *Actor, token, code str
 		if c.TOTPPending == "" {
 			return Errorf(CodeInvalidState, "start the enrolment first")
 		}
-		step := totpStep(c.TOTPPending, code, s.clock.Now(), 0)
+		step := totpStep(c.TOTPPending, code, s.sessionNow(), 0)
 		if step == 0 {
 			return ErrSecondFactorFailed
 		}
@@ -156,7 +156,8 @@ func (s *Service) SecondFactor(ctx context.Context, token, code, addr string) (n
 		if err != nil {
 			return err
 		}
-		now := s.clock.Now()
+		// An authenticator app counts real time, not the sandboxes'.
+		now := s.sessionNow()
 		step := int64(0)
 		if c.TOTPSecret != "" {
 			step = totpStep(c.TOTPSecret, code, now, c.TOTPLastStep)
@@ -204,7 +205,7 @@ func (s *Service) codeFailed(ctx context.Context, tx Tx, ses *Session, u *User, 
 	if err != nil {
 		return nil, err
 	}
-	g.failed(s.clock.Now(), addr)
+	g.failed(s.sessionNow(), addr)
 	if err := tx.SignInGuardPut(ctx, g); err != nil {
 		return nil, err
 	}
