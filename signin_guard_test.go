@@ -276,3 +276,28 @@ func BenchmarkSignInFailure(b *testing.B) {
 		})
 	}
 }
+
+// TestSetupLinkLiftsTheLock: an administrator's setup link, used, lifts the
+// lock failed guesses put on the account: its owner signs in at once.
+func TestSetupLinkLiftsTheLock(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupGuarded(t, be)
+		u := b.user(t, "locked@example.test", payd.RoleViewer)
+		for range 11 {
+			b.svc.SignIn(b.ctx, u.Email, "guess", "198.51.100.6", "")
+		}
+		_, _, err := b.svc.SignIn(b.ctx, u.Email, goodPassword, "198.51.100.6", "")
+		wantLocked(t, "the owner while locked", err, 15*time.Minute)
+		tok, err := b.svc.NewSetupToken(b.ctx, nil, b.m.ID, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.svc.SetPassword(b.ctx, tok, "a brand new passphrase", "192.0.2.7"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.svc.SignIn(b.ctx, u.Email, "a brand new passphrase", "192.0.2.7", ""); err != nil {
+			t.Fatalf("sign-in after the setup link: %v", err)
+		}
+	})
+}

@@ -68,13 +68,14 @@ func phcString(p Argon2Params, salt, key []byte) string {
 }
 
 // DefaultPasswordChecks is how many argon2id runs go at once by default:
-// four per CPU (a run takes one), and no more than 256 MiB of their memory
-// together (19 MiB each with DefaultArgon2: 13). Beyond the CPUs a run
-// only waits for one, holding its memory meanwhile; so the bound is what
-// keeps a flood of sign-ins from growing the process (docs/security.md).
+// one per CPU (a run keeps one busy, so more would add no speed, only
+// memory held and CPU taken from the payment API), and no more than
+// 256 MiB of their memory together (19 MiB each with DefaultArgon2: 13).
+// The bound is what keeps a flood of sign-ins from growing the process
+// (docs/security.md).
 func DefaultPasswordChecks(p Argon2Params) int {
 	byMemory := max(1, int(256*1024/max(p.MemoryKiB, 1)))
-	return max(1, min(4*runtime.GOMAXPROCS(0), byMemory))
+	return max(1, min(runtime.GOMAXPROCS(0), byMemory))
 }
 
 // ErrPasswordChecksBusy answers a sign-in that finds every password check
@@ -216,6 +217,16 @@ func (s *Service) SetPassword(ctx context.Context, token, password, addr string)
 		}
 		u.HasPassword = true
 		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
+			return err
+		}
+		// A new password from a link an administrator issued lifts a
+		// lock that failed guesses put on the account.
+		g, err := tx.SignInGuardLock(ctx, guardKey(u.Email))
+		if err != nil {
+			return err
+		}
+		g.signedIn(s.sessionNow())
+		if err := tx.SignInGuardPut(ctx, g); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSetPassword, u.ID)

@@ -69,7 +69,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	perEndpoint := f.Int("webhook-per-endpoint", 0, "webhook deliveries one quick endpoint receives at once (0: 32; slow ones get 4)")
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
-	passwordChecks := f.Int("password-checks", 0, "password checks (argon2id, 19 MiB each) run at once; past it a sign-in gets 503 at once (0: 4 per CPU, at most 13)")
+	passwordChecks := f.Int("password-checks", 0, "password checks (argon2id, 19 MiB each) run at once; past it a sign-in gets 503 at once (0: one per CPU, at most 13)")
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")

@@ -189,18 +189,32 @@ func TestSignInFlood(t *testing.T) {
 		size = v
 	}
 	rss := s.memKiB(t, "VmRSS")
+	// The API is timed while floods of size sign-ins follow each other,
+	// three at least.
 	var during time.Duration
-	done := make(chan struct{})
+	timed := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(timed)
 		during = apiLatency(t, s, 21)
 	}()
-	got = flood(t, c, dashboard, csrf, size, func(i int) string { return fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255) },
-		func(i int) string { return fmt.Sprintf("flood%d@example.test", i) })
-	<-done
+	answers, rounds := map[int]int{}, 0
+	for flooding := true; flooding; rounds++ {
+		got := flood(t, c, dashboard, csrf, size, func(i int) string {
+			i += rounds * size
+			return fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+		}, func(i int) string { return fmt.Sprintf("flood%d-%d@example.test", rounds, i) })
+		for status, n := range got {
+			answers[status] += n
+		}
+		select {
+		case <-timed:
+			flooding = rounds < 2 // three floods at least
+		default:
+		}
+	}
 	growth := s.memKiB(t, "VmHWM") - rss
-	if got[http.StatusUnauthorized]+got[http.StatusServiceUnavailable] != size {
-		t.Fatalf("%d addresses at once: %v; want every answer 401 or 503", size, got)
+	if answers[http.StatusUnauthorized]+answers[http.StatusServiceUnavailable] != rounds*size {
+		t.Fatalf("%d rounds of %d addresses at once: %v; want every answer 401 or 503", rounds, size, answers)
 	}
 	// The default bound on a machine of this size, each check holding
 	// argon2id's 19 MiB, and room for the connections and pages.
@@ -208,6 +222,6 @@ func TestSignInFlood(t *testing.T) {
 	if growth > bound {
 		t.Fatalf("%d sign-ins at once grew the process by %d MiB; the bound is %d MiB", size, growth>>10, bound>>10)
 	}
-	t.Logf("%d addresses at once: %v; peak RSS growth %d MiB (bound %d MiB); GET /v1/shop median %v idle, %v during",
-		size, got, growth>>10, bound>>10, idle, during)
+	t.Logf("%d rounds of %d addresses at once: %v; peak RSS growth %d MiB (bound %d MiB); GET /v1/shop median %v idle, %v during",
+		rounds, size, answers, growth>>10, bound>>10, idle, during)
 }
