@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/paydhq/payd/internal/seal"
@@ -18,13 +19,14 @@ const SecretsKeyFileName = "secrets.key"
 
 // ReadSecretsKeys reads a key file: keys written "<id>:<base64 of 32
 // bytes>", one a line, the first sealing (seal.Parse). A file others may
-// read is refused, as ssh refuses such a private key.
+// read is refused, as ssh refuses such a private key (where file modes
+// say so: not on Windows, whose modes do not).
 func ReadSecretsKeys(path string) (*seal.Keyring, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("%s may be read by others (mode %v): chmod 600 it", path, fi.Mode().Perm())
 	}
 	b, err := os.ReadFile(path)
