@@ -110,3 +110,25 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSealAnswer seals and opens an answer of the size of a
+// payment's (about 1.5 KB): what every idempotent request and its replay
+// add.
+func BenchmarkSealAnswer(b *testing.B) {
+	line, err := Generate("k1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := Parse(line)
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := []byte(strings.Repeat(`{"id":"pay_01JD3","status":"pending"},`, 40))
+	ctx := "idempotency_keys.body\x00sh_1\x00test\x00key-1"
+	b.SetBytes(int64(len(answer)))
+	for b.Loop() {
+		if _, err := k.Open(k.Seal(answer, ctx), ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
