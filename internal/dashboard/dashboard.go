@@ -31,7 +31,8 @@ type Config struct {
 	// Secure marks the session cookie Secure: the dashboard is behind TLS.
 	Secure bool
 	// TestClock is set only with `serve --test-clock`: the sandbox page
-	// then advances it, as the operator API does.
+	// then shows it, and advances it through the service, which allows
+	// that only while no other merchant runs on it (Service.AdvanceTestClock).
 	TestClock *payd.TestClock
 }
 
