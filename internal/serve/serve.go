@@ -239,6 +239,9 @@ func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("secrets key: %w", err)
 		}
 	}
+	// Which keys an instance holds is what a rotation's steps check
+	// (docs/security.md, "Rotating the key").
+	in.log.Info("secrets key", "seals_with", keys.Primary(), "also_opens", strings.Join(keys.IDs()[1:], ","))
 	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider, Keyring: keys})
 	if err != nil {
 		return err

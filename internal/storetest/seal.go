@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -323,6 +324,20 @@ func testReseal(t *testing.T, open func(*seal.Keyring) payd.Store) {
 		return err
 	})
 	wantErr(t, "UserCredentialsGet under a keyring without the old key", err, seal.ErrOpen)
+
+	// A walk that meets a value under a key it does not know fails,
+	// naming the key, rather than skip a value no later walk could open.
+	otherLine, err := seal.Generate("other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = open(also(t, newLine, otherLine)).Tx(ctx, func(tx payd.Tx) error {
+		_, _, err := tx.SecretsReseal(ctx, "", 100)
+		return err
+	})
+	if !errors.Is(err, seal.ErrOpen) || !strings.Contains(err.Error(), `"old"`) {
+		t.Errorf("SecretsReseal of values under an unknown key: %v, want seal.ErrOpen naming it", err)
+	}
 
 	both := open(also(t, newLine, oldLine))
 	readSecrets(t, both, x)
