@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -132,6 +133,16 @@ func (h *Handler) advanceClock(q *req) {
 			Message: q.l.T("Enter a whole number of minutes, hours or days, up to a year.")}})
 		return
 	}
+	// Refused before the replay check below, so that a form of a shared
+	// clock never reads "moved" because someone else moved it.
+	if shared, err := h.svc.TestClockShared(q.ctx); err != nil || shared {
+		if err != nil {
+			q.fail(err)
+			return
+		}
+		h.refuseSharedClock(q)
+		return
+	}
 	testClockMu.Lock()
 	defer testClockMu.Unlock()
 	seen, err := strconv.ParseInt(q.r.PostForm.Get("offset"), 10, 64)
@@ -146,14 +157,19 @@ func (h *Handler) advanceClock(q *req) {
 		return
 	}
 	if _, err := h.svc.AdvanceTestClock(q.ctx, q.principal(), time.Duration(n)*unit); err != nil {
-		if pe := contractError(err); pe != nil && pe.Code == payd.CodeForbidden {
-			q.problem(http.StatusForbidden, q.l.T("Other merchants' sandboxes run on this clock too, so only the service's operator moves it (payd admin clock advance)."))
+		if errors.Is(err, payd.ErrTestClockShared) {
+			h.refuseSharedClock(q) // a second merchant since the check above
 			return
 		}
 		q.fail(err)
 		return
 	}
 	q.redirect("sandbox", "clock_advanced")
+}
+
+// refuseSharedClock answers a move of a clock other merchants run on.
+func (h *Handler) refuseSharedClock(q *req) {
+	q.problem(http.StatusForbidden, q.l.T("Other merchants' sandboxes run on this clock too, so only the service's operator moves it (payd admin clock advance)."))
 }
 
 // testClockMu makes the check and the advance of the test clock one step, so

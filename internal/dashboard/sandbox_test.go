@@ -189,6 +189,11 @@ func TestSandboxClockShared(t *testing.T) {
 		if moved := env.Clock.Now().Sub(at); moved < time.Hour {
 			t.Fatalf("the operator's move: %s, want an hour", moved)
 		}
+		// A form that saw the clock before the operator moved it is
+		// refused too, not answered as a move already made.
+		if p := dev.post("/dashboard/test/sandbox/clock", byHand); p.status != http.StatusForbidden {
+			t.Fatalf("a stale form for the shared clock = %d to %q, want 403", p.status, p.location)
+		}
 	})
 }
 
