@@ -15,7 +15,7 @@ var (
 	userColumns = []column{field("id"), field("email"), field("role"), yesNo("PASSWORD", "has_password"),
 		yesNo("2FA", "totp_enabled"), named("DISABLED", "disabled_at")}
 	auditColumns = []column{field("at"), named("USER", "user_email"), field("action"), named("OBJECT", "object_id"),
-		named("SHOP", "shop_id"), field("mode"), named("ADDRESS", "addr")}
+		field("detail"), named("SHOP", "shop_id"), field("mode"), named("ADDRESS", "addr")}
 )
 
 func (a *adminCLI) usersCreate(args []string) error {

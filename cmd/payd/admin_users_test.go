@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/serve"
 )
 
@@ -57,8 +59,19 @@ func TestAdminUsers(t *testing.T) {
 		t.Errorf("setup-link printed the old link or none:\n%s", out)
 	}
 
+	// An entry with a detail (a dashboard's move of the test clock) shows
+	// it beside its object.
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	moved := &payd.AuditEntry{ID: payd.NewIDGen().New(payd.PrefixAudit, now), MerchantID: m.ID, Action: payd.AuditAdvanceTestClock,
+		ObjectID: payd.AuditObjectTestClock, Detail: "+1h0m0s, to 2026-03-01T12:00:00Z", At: now}
+	if err := in.Store.Tx(ctx, func(tx payd.Tx) error { return tx.AuditInsert(ctx, moved) }); err != nil {
+		t.Fatal(err)
+	}
 	out = admin("audit", "--merchant", m.ID)
-	wantContains(t, "audit", out, "ACTION", "issue setup link", "invite user", id[1])
+	wantContains(t, "audit", out, "ACTION", "issue setup link", "invite user", id[1], "DETAIL")
+	if !regexp.MustCompile(`advance test clock +test_clock +\+1h0m0s, to 2026-03-01T12:00:00Z`).MatchString(out) {
+		t.Errorf("audit does not show the entry's detail beside its object:\n%s", out)
+	}
 	if strings.Index(out, "issue setup link") > strings.Index(out, "invite user") {
 		t.Errorf("audit is not newest first:\n%s", out)
 	}
