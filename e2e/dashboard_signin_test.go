@@ -51,6 +51,12 @@ func TestDashboardThrottleAndSecondFactor(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("totp-secret")))
 	d.tab.checkAccessible(t, "second factor enrolment")
 	secret := get(d.tab, "read the key", chromedp.Value(chromedp.ID("totp-secret")))
+	// The link opens the same key in the phone's authenticator app: an
+	// otpauth: address, not the #ZgotmplZ html/template writes for an
+	// address it does not know.
+	if href := get(d.tab, "read the link", chromedp.Evaluate[string](`document.getElementById("totp-link").href`)); !strings.HasPrefix(href, "otpauth://totp/") || !strings.Contains(href, "secret="+secret) {
+		t.Fatalf("authenticator link href = %q, want otpauth://totp/… with the key", href)
+	}
 	code, err := totp.GenerateCode(secret, env.Clock.Now())
 	if err != nil {
 		t.Fatal(err)
