@@ -6,8 +6,12 @@ import (
 )
 
 // Clock is the one source of time for the whole service: timestamps,
-// expiries, job schedules, key overlap, idempotency TTL and rate windows all
-// read it, so a test clock moves all of them together.
+// expiries, job schedules, key overlap and idempotency TTL all read it, so
+// a test clock moves all of them together. What measures a person's real
+// time does not follow a test clock: dashboard sessions' timeouts
+// (Service.sessionNow) and the authentication throttles count wall-clock
+// time, so moving the sandboxes' time signs no one out and refills no
+// budget.
 type Clock interface {
 	Now() time.Time
 }
@@ -20,7 +24,9 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // TestClock follows the wall clock plus an offset that only grows. It backs
-// `serve --test-clock`, whose operator route advances it.
+// `serve --test-clock`, whose operator route advances it; a merchant's
+// dashboard may too while no other merchant runs on it
+// (Service.AdvanceTestClock).
 type TestClock struct {
 	offset atomic.Int64 // nanoseconds
 	jumps  atomic.Uint64

@@ -9,8 +9,8 @@ import (
 // ErrTestClockShared refuses a merchant's move of a test clock that other
 // merchants' sandboxes run on too: expiries, holds, retries, settlement
 // days and link deadlines of every merchant follow it, so one merchant
-// moving it changes the others' sandboxes (docs/sandbox.md, "The test
-// clock").
+// moving it changes the others' sandboxes (docs/sandbox.md, "Who moves
+// the test clock").
 var ErrTestClockShared = &Error{Code: CodeForbidden,
 	Message: "the test clock is shared by every merchant of this service: only its operator moves it"}
 
