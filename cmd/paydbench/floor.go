@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/seal"
 	"github.com/paydhq/payd/internal/serve"
 	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/money"
@@ -39,6 +40,9 @@ type floor struct {
 	// payment; their content does not matter to the database.
 	payDoc, respBody, eventBody []byte
 	reqHash                     []byte
+	// idemBody is the create response as its idempotency record keeps
+	// it: sealed (internal/sqlstore/seal.go), which makes it longer.
+	idemBody []byte
 }
 
 // openFloor migrates a scratch database — a SQLite file in dir, or the
@@ -96,9 +100,21 @@ func (f *floor) documents(now time.Time) error {
 		"id": f.ids.New(payd.PrefixEvent, now), "type": "payment.created", "created_at": now, "test": true,
 		"data": map[string]any{"object_type": "payment", "object": view},
 	})
+	if err != nil {
+		return err
+	}
 	f.reqHash = make([]byte, 32)
 	rand.Read(f.reqHash)
-	return err
+	line, err := seal.Generate("floor")
+	if err != nil {
+		return err
+	}
+	keys, err := seal.Parse(line)
+	if err != nil {
+		return err
+	}
+	f.idemBody = []byte(keys.Seal(f.respBody, "idempotency_keys.body"))
+	return nil
 }
 
 func (f *floor) close() error { return f.store.Close() }
@@ -123,7 +139,7 @@ func (f *floor) insert(ctx context.Context, _ int64) error {
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		f.shopID, string(payd.ModeTest), key, f.reqHash, 201, f.respBody, nowMicro, nowMicro+int64(24*time.Hour/time.Microsecond)); err != nil {
+		f.shopID, string(payd.ModeTest), key, f.reqHash, 201, f.idemBody, nowMicro, nowMicro+int64(24*time.Hour/time.Microsecond)); err != nil {
 		return fmt.Errorf("idempotency_keys: %w", err)
 	}
 	// expires_at and the rendering are written as the service writes

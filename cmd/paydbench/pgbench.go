@@ -67,7 +67,7 @@ func newPgbenchFloor(f *floor, bin, baseURL, schema, dir string) (*pgbenchFloor,
 		`BEGIN;`,
 		`INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at) VALUES (` +
 			lit(f.shopID) + `, 'test', 'pgbench-' || :r, '\x` + hex.EncodeToString(f.reqHash) + `'::bytea, 201, ` +
-			`convert_to(` + lit(string(f.respBody)) + `, 'UTF8'), ` + now + `, ` + now + ` + ` + day + `);`,
+			`convert_to(` + lit(string(f.idemBody)) + `, 'UTF8'), ` + now + `, ` + now + ` + ` + day + `);`,
 		`INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at, checkout_token_hash, provider, provider_payment_id, doc, expires_at, view) VALUES (` +
 			`'pay_' || lpad(:r::text, 26, '0'), ` + lit(f.shopID) + `, true, 'pending', 'pgbench-' || :r, 10000, 'RUB', ` + now +
 			`, decode(md5(:r::text) || md5(:r::text || 'x'), 'hex'), '', '', ` + lit(string(f.payDoc)) + `, ` + now + ` + ` + day + `, ` + lit(string(f.respBody)) + `);`,
