@@ -8831,7 +8831,7 @@ type ClientInterface interface {
 	//
 	// Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 	//
-	// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+	// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8842,7 +8842,7 @@ type ClientInterface interface {
 	//
 	// Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 	//
-	// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+	// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9308,7 +9308,7 @@ func (c *RawClient) SubmitDisputeEvidence(ctx context.Context, disputeID Dispute
 //
 // Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 //
-// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9329,7 +9329,7 @@ func (c *RawClient) CreateDisputeEvidenceUploadWithBody(ctx context.Context, dis
 //
 // Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 //
-// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12548,7 +12548,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 	//
-	// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+	// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12559,7 +12559,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 	//
-	// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+	// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19429,7 +19429,7 @@ func (c *ClientWithResponses) SubmitDisputeEvidenceWithResponse(ctx context.Cont
 //
 // Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 //
-// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19446,7 +19446,7 @@ func (c *ClientWithResponses) CreateDisputeEvidenceUploadWithBodyWithResponse(ct
 //
 // Returns a one-time `upload_url` for one file (`application/pdf`, `image/jpeg` or `image/png`, at most 10485760 bytes). Uploading evidence never changes the dispute status.
 //
-// Errors: `400 invalid_request` with `parameter` (type, size, file name); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `501 not_implemented` until stage M2.
+// Errors: `400 invalid_request` with `parameter` (type, size, file name; `dispute_id` when the dispute holds 10 files already, attached and waiting to be attached counted together); `404 not_found`; `409 evidence_deadline_passed` (after `evidence_deadline_at`, also for an `expired` dispute; takes priority over `invalid_state`) and idempotency codes; `422 invalid_state` (dispute in `submitted`, `won` or `lost`); `429 too_many_requests` with `Retry-After` when the shop's uploads waiting to be attached reach 100 MiB in the contour; `501 not_implemented` until stage M2.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
