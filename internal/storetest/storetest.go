@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"DeliveryAttempt", testDeliveryAttempt},
 		{"User", testUser},
 		{"Session", testSession},
+		{"SignInGuard", testSignInGuard},
 		{"Audit", testAudit},
 	}
 	for _, g := range groups {

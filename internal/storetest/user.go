@@ -199,6 +199,11 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 			func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(s3.ID)) })
 	})
 
+	t.Run("Counts", func(t *testing.T) {
+		t.Parallel()
+		testSessionCounts(t, open(t))
+	})
+
 	t.Run("DeleteExpired", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
