@@ -26,6 +26,7 @@ const (
 	AuditSecondFactorFailed AuditAction = "failed second factor"
 	AuditSecondFactorEnded  AuditAction = "end sign in after failed codes"
 	AuditAccountLocked      AuditAction = "lock account after failed sign-ins"
+	AuditSignOut            AuditAction = "sign out"
 	AuditSignOutEverywhere  AuditAction = "sign out everywhere"
 	AuditRotateKey          AuditAction = "rotate key"
 	AuditSetEmbedOrigins    AuditAction = "set embed origins"

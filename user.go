@@ -180,7 +180,7 @@ func (s *Service) CreateUser(ctx context.Context, actor *Actor, merchantID, emai
 		}
 		var hash []byte
 		token, hash = newToken()
-		exp := now.Add(SetupTokenTTL)
+		exp := s.sessionNow().Add(SetupTokenTTL) // real time, as the person invited lives by
 		if err := tx.UserCredentialsUpdate(ctx, &UserCredentials{UserID: u.ID, SetupHash: hash, SetupExpiresAt: &exp}); err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (s *Service) NewSetupToken(ctx context.Context, actor *Actor, merchantID, u
 		}
 		var hash []byte
 		token, hash = newToken()
-		exp := s.clock.Now().Add(SetupTokenTTL)
+		exp := s.sessionNow().Add(SetupTokenTTL)
 		c.SetupHash, c.SetupExpiresAt = hash, &exp
 		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
 			return err

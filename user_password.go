@@ -206,7 +206,7 @@ func (s *Service) SetPassword(ctx context.Context, token, password, addr string)
 		if err != nil {
 			return err
 		}
-		now := s.clock.Now()
+		now := s.sessionNow()
 		if !bytes.Equal(c.SetupHash, hash) || u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
 			return NotFound("setup link")
 		}

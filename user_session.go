@@ -286,9 +286,10 @@ func (p SessionPolicy) live(ses *Session, now time.Time) bool {
 	return now.Before(ses.LastSeenAt.Add(p.Idle)) && now.Before(ses.CreatedAt.Add(p.Absolute))
 }
 
-// sessionNow is the time sessions are stamped with and their timeouts
-// read: the service clock, except the wall clock when that is a test
-// clock (`serve --test-clock`). A test clock is the sandboxes' time, every
+// sessionNow is the time of what a person at a browser lives by: sessions'
+// stamps and timeouts, setup links' expiry, the sign-in guard's windows
+// and locks, authenticator codes. It is the service clock, except the
+// wall clock when that is a test clock (`serve --test-clock`). A test clock is the sandboxes' time, every
 // merchant's on the instance, moved by hours or days; a session is a
 // person at a browser, whose idle and absolute timeouts are real time. On
 // the test clock a move would end every session of every merchant (or,
@@ -343,8 +344,9 @@ func (s *Service) sessionOf(ctx context.Context, token string) (ses *Session, u 
 	return ses, u, nil
 }
 
-// SignOut ends the session of a token; an unknown token is no error.
-func (s *Service) SignOut(ctx context.Context, token string) error {
+// SignOut ends the session of a token, recording it in the audit log
+// with addr; an unknown token is no error.
+func (s *Service) SignOut(ctx context.Context, token, addr string) error {
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		ses, err := tx.SessionGetByToken(ctx, hashToken(token))
 		if errors.Is(err, ErrNoRows) {
@@ -353,7 +355,14 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		if err != nil {
 			return err
 		}
-		return tx.SessionDelete(ctx, ses.ID)
+		if err := tx.SessionDelete(ctx, ses.ID); err != nil {
+			return err
+		}
+		u, err := tx.UserGet(ctx, ses.UserID)
+		if err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSignOut, ses.ID)
 	})
 	return withOp("sign out", err)
 }
@@ -380,9 +389,9 @@ func (s *Service) SignOutEverywhere(ctx context.Context, actor *Actor, userID st
 // PurgeSessions deletes the sessions past their timeouts and the setup
 // tokens past their expiry; a periodic job runs it.
 func (s *Service) PurgeSessions(ctx context.Context) (n int64, err error) {
-	now, sesNow := s.clock.Now(), s.sessionNow()
+	now := s.sessionNow()
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		if n, err = tx.SessionDeleteExpired(ctx, sesNow.Add(-s.sessions.Idle), sesNow.Add(-s.sessions.Absolute)); err != nil {
+		if n, err = tx.SessionDeleteExpired(ctx, now.Add(-s.sessions.Idle), now.Add(-s.sessions.Absolute)); err != nil {
 			return err
 		}
 		m, err := tx.UserSetupTokensExpire(ctx, now)

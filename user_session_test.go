@@ -64,5 +64,19 @@ func TestSessionsIgnoreTheTestClock(t *testing.T) {
 		if got, _, err := svc.Session(ctx, late); err != nil || !got.CreatedAt.Equal(ses.CreatedAt) {
 			t.Fatalf("the fresh session reads %v, %v", got, err)
 		}
+
+		// A setup link lives its 72 real hours too: a move of four days
+		// neither expires nor purges it.
+		u, link, err := svc.CreateUser(ctx, nil, m.ID, "invited@example.test", payd.RoleViewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(4 * 24 * time.Hour)
+		if _, err := svc.PurgeSessions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.SetPassword(ctx, link, "a long enough password", "192.0.2.1"); err != nil {
+			t.Fatalf("%s's setup link after a four-day move of the test clock: %v", u.Email, err)
+		}
 	})
 }

@@ -338,7 +338,7 @@ func TestSignOut(t *testing.T) {
 		t2, _ := b.signIn(t, "a@example.test")
 		t3, _ := b.signIn(t, "a@example.test")
 		tv, _ := b.signIn(t, "v@example.test")
-		if err := b.svc.SignOut(b.ctx, t1); err != nil {
+		if err := b.svc.SignOut(b.ctx, t1, "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := b.svc.Session(b.ctx, t1); !errors.Is(err, payd.ErrNoSession) {
@@ -346,6 +346,12 @@ func TestSignOut(t *testing.T) {
 		}
 		if _, _, err := b.svc.Session(b.ctx, t2); err != nil {
 			t.Errorf("another session after SignOut: %v", err)
+		}
+		if n := b.auditCount(t, payd.AuditSignOut); n != 1 {
+			t.Errorf("%d sign-outs in the audit log, want 1", n)
+		}
+		if err := b.svc.SignOut(b.ctx, t1, "192.0.2.1"); err != nil || b.auditCount(t, payd.AuditSignOut) != 1 {
+			t.Errorf("signing out an ended session again: %v, or it was logged twice", err)
 		}
 		wantCode(t, "a viewer signs an admin out everywhere", b.svc.SignOutEverywhere(b.ctx, actorOf(v), a.ID), payd.CodeForbidden, "")
 		if err := b.svc.SignOutEverywhere(b.ctx, actorOf(a), a.ID); err != nil {

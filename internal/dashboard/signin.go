@@ -260,7 +260,7 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 		if r.PostForm.Get("everywhere") == "1" {
 			err = h.svc.SignOutEverywhere(r.Context(), &payd.Actor{UserID: user.ID, Email: user.Email, Addr: h.source.Addr(r).String()}, user.ID)
 		} else {
-			err = h.svc.SignOut(r.Context(), token)
+			err = h.svc.SignOut(r.Context(), token, h.source.Addr(r).String())
 		}
 		if err != nil {
 			h.log.Error("dashboard: sign out", "err", err.Error())
