@@ -83,11 +83,15 @@ func periodicKinds() []periodicKind {
 			if _, err := s.PurgeIdempotency(ctx); err != nil {
 				return err
 			}
-			_, err := s.PurgeSessions(ctx)
+			if _, err := s.PurgeSessions(ctx); err != nil {
+				return err
+			}
+			_, err := s.PurgeSignInGuards(ctx)
 			return err
 		}},
 		{"settlement_run", time.Hour, (*payd.Service).RunSettlements},
 		{"fold_ledger_totals", time.Hour, discard((*payd.Service).FoldLedgerTotals)},
+		{"reseal_secrets", time.Hour, discard((*payd.Service).ResealSecrets)},
 	}
 }
 
