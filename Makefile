@@ -36,6 +36,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeJSON -fuzztime=20000x ./internal/httpapi/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeRefusesDuplicateNames -fuzztime=20000x ./internal/httpapi/
 	$(GO) test -run='^$$' -fuzz=FuzzCheck -fuzztime=200000x ./internal/urlguard/
+	$(GO) test -run='^$$' -fuzz=FuzzCell -fuzztime=200000x ./internal/csvexport/
 
 ## bench: payd's merchant API against the database floor, balances and refunds of a shop with 10^4 and
 ## 10^6 payments, then webhook fan-out, on SQLite and PostgreSQL (about 45 minutes on 2 cores and 60 GB of

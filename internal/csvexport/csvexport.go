@@ -38,8 +38,9 @@ const separators = ",;\t\r\n"
 // apostrophe at each place a formula could start, which a spreadsheet reads
 // as "the rest is text". A formula could start
 //
-//   - at the start of s, when s begins, after any blanks, with a tab or a
-//     carriage return (OWASP's list of leading characters);
+//   - at the start of s, or right after any separator inside it, when the
+//     first character that is not blank is a tab or a carriage return
+//     (OWASP's list of leading characters);
 //   - at the start of s, or right after any separator inside it (`,` `;`
 //     tab, a line break), when the first character that is not blank is one
 //     of = + - @ (or their full-width forms).
@@ -68,22 +69,24 @@ func Cell(s string) string {
 			at = append(at, i)
 		}
 	}
-	lead, segment, start := true, true, 0
+	segment, start := true, 0
 	for i, r := range s {
-		if lead && (r == '\t' || r == '\r') {
-			mark(0)
-		}
 		switch {
 		case strings.ContainsRune(separators, r):
+			if segment && (r == '\t' || r == '\r') {
+				// A tab or carriage return leading a cell, or a piece
+				// a reader splits off, is itself a formula start.
+				mark(start)
+			}
 			segment, start = true, i+utf8.RuneLen(r)
 		case blank(r) || r == '"':
 			// Skipped, as a spreadsheet may skip it before a formula; a
 			// reader may drop quotes.
 		case segment && strings.ContainsRune(formulaStarts, r):
 			mark(start)
-			lead, segment = false, false
+			segment = false
 		default:
-			lead, segment = false, false
+			segment = false
 		}
 	}
 	if len(at) == 0 {
