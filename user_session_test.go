@@ -6,7 +6,6 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
-	"github.com/paydhq/payd/internal/sqlstore"
 )
 
 // On a test clock (`serve --test-clock`) sessions live on the wall clock:
@@ -17,25 +16,11 @@ import (
 func TestSessionsIgnoreTheTestClock(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
-		ctx := t.Context()
-		store, err := sqlstore.Open(ctx, be.DatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		if _, err := store.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		// The service runs on a test clock; the bundle's stub clock is
+		// not used.
 		clock := &payd.TestClock{}
-		svc := payd.NewService(payd.Config{Store: store, Clock: clock, PublicURL: "https://payd.test",
-			Paths: payd.Paths{DashboardSetup: "/dashboard/setup/"}})
-		m, err := svc.CreateMerchant(ctx, payd.MerchantCreate{Name: "M"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The bundle's helpers make the user and sign in; its stub clock
-		// is not used.
-		b := &userBundle{ctx: ctx, svc: svc, store: store, m: m}
+		b := setupUsersWith(t, be, func(c *payd.Config) { c.Clock = clock })
+		ctx, svc, m := b.ctx, b.svc, b.m
 		b.user(t, "a@example.test", payd.RoleAdmin)
 		signIn := func() (string, *payd.Session) { t.Helper(); return b.signIn(t, "a@example.test") }
 

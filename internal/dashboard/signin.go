@@ -95,10 +95,8 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		v.Error = l.T(text)
 		h.outPage(w, r, status, "signin", "Sign in", l, v)
 	}
-	attempt, err := h.throttle.Begin(r)
-	if err != nil {
-		h.refused(w, err)
-		page(http.StatusTooManyRequests, "Too many failed sign-ins. Wait a minute and try again.")
+	attempt := h.beginAttempt(w, r, page)
+	if attempt == nil {
 		return
 	}
 	token, sess, err := h.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), h.source.Addr(r).String(), r.UserAgent())
@@ -111,7 +109,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, payd.ErrPasswordChecksBusy):
 		attempt.Release()
-		h.busy(w, err)
+		h.refused(w, err)
 		page(http.StatusServiceUnavailable, "Too many sign-ins at this moment. Try again in a few seconds.")
 		return
 	case payd.ErrorCodeOf(err) == payd.CodeTooManyRequests:
@@ -144,9 +142,17 @@ func (h *Handler) refused(w http.ResponseWriter, err error) {
 	}
 }
 
-// busy is refused for the answer 503: the server, not the visitor, is at
-// its limit.
-func (h *Handler) busy(w http.ResponseWriter, err error) { h.refused(w, err) }
+// beginAttempt takes the address's token for one attempt at a signed-out form;
+// when the address has none left it answers page with 429 and returns nil.
+func (h *Handler) beginAttempt(w http.ResponseWriter, r *http.Request, page func(status int, text string)) *httpapi.Attempt {
+	attempt, err := h.throttle.Begin(r)
+	if err != nil {
+		h.refused(w, err)
+		page(http.StatusTooManyRequests, "Too many failed sign-ins. Wait a minute and try again.")
+		return nil
+	}
+	return attempt
+}
 
 func (h *Handler) codePage(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
@@ -168,10 +174,8 @@ func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 		v.Error = l.T(text)
 		h.outPage(w, r, status, "code", "Second factor", l, v)
 	}
-	attempt, err := h.throttle.Begin(r)
-	if err != nil {
-		h.refused(w, err)
-		page(http.StatusTooManyRequests, "Too many failed sign-ins. Wait a minute and try again.")
+	attempt := h.beginAttempt(w, r, page)
+	if attempt == nil {
 		return
 	}
 	token, _, err := h.svc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")), h.source.Addr(r).String())
@@ -215,16 +219,16 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
 	pw := r.PostForm.Get("password")
 	v := signedOut{Token: token}
+	page := func(status int, text string) {
+		v.Error = l.T(text)
+		h.outPage(w, r, status, "setup", "Set your password", l, v)
+	}
 	if pw != r.PostForm.Get("password_again") {
-		v.Error = l.T("The two passwords differ.")
-		h.outPage(w, r, http.StatusUnprocessableEntity, "setup", "Set your password", l, v)
+		page(http.StatusUnprocessableEntity, "The two passwords differ.")
 		return
 	}
-	attempt, err := h.throttle.Begin(r)
-	if err != nil {
-		h.refused(w, err)
-		v.Error = l.T("Too many failed sign-ins. Wait a minute and try again.")
-		h.outPage(w, r, http.StatusTooManyRequests, "setup", "Set your password", l, v)
+	attempt := h.beginAttempt(w, r, page)
+	if attempt == nil {
 		return
 	}
 	user, err := h.svc.SetPassword(r.Context(), token, pw, h.source.Addr(r).String())
