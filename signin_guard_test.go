@@ -226,8 +226,9 @@ func TestCodesAtOnce(t *testing.T) {
 	})
 }
 
-// enableTOTP turns u's second factor on, as u would from a session.
-func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) {
+// enableTOTP turns u's second factor on, as u would from a session, and
+// returns its secret.
+func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) string {
 	t.Helper()
 	tok, _ := b.signIn(t, u.Email)
 	secret, _, err := b.svc.BeginTOTP(b.ctx, actorOf(u), u.ID)
@@ -237,6 +238,7 @@ func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) {
 	if _, _, err := b.svc.ConfirmTOTP(b.ctx, actorOf(u), tok, totpCode(t, secret, b.clock.Now())); err != nil {
 		t.Fatal(err)
 	}
+	return secret
 }
 
 // BenchmarkSignInFailure times failed sign-ins of a known account and of

@@ -9,13 +9,21 @@ import "context"
 // table without end; ten are more browsers than a person uses.
 const MaxUserSessions = 10
 
+// MaxWaitingSessions bounds apart the sessions of one user that await the
+// second factor or its enrolment. Counted with the signed-in ones, they
+// would let someone who has the password but not the phone sign the user
+// out again and again by opening sessions that push the real ones out.
+const MaxWaitingSessions = 3
+
 // SessionDeleteOldestParams names the sessions SessionDeleteOldest keeps:
-// of the user's, the one named KeepID and the Keep-1 others most recently
-// seen.
+// of the user's active sessions (Active) or of its others, the one named
+// KeepID and the Keep-1 others most recently seen. Sessions of the other
+// kind are left alone.
 type SessionDeleteOldestParams struct {
 	UserID string
 	KeepID string
 	Keep   int
+	Active bool
 }
 
 // boundSessions ends the user's sessions beyond MaxUserSessions, least
@@ -24,7 +32,15 @@ type SessionDeleteOldestParams struct {
 // the same moment may each keep the other's new session, leaving one more
 // than the bound until the next sign-in trims it again; SQLite's single
 // writer never does.
+//
+// Signed-in sessions and those still waiting for a second factor are
+// bounded apart (MaxWaitingSessions): a waiting session never ends a
+// signed-in one.
 func (s *Service) boundSessions(ctx context.Context, tx Tx, ses *Session) error {
-	_, err := tx.SessionDeleteOldest(ctx, &SessionDeleteOldestParams{UserID: ses.UserID, KeepID: ses.ID, Keep: MaxUserSessions})
+	p := &SessionDeleteOldestParams{UserID: ses.UserID, KeepID: ses.ID, Keep: MaxUserSessions, Active: ses.State == SessionActive}
+	if !p.Active {
+		p.Keep = MaxWaitingSessions
+	}
+	_, err := tx.SessionDeleteOldest(ctx, p)
 	return err
 }

@@ -54,3 +54,41 @@ func TestSessionsPerUserBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitingSessionsEndNoSignedInOne: someone with the password but not
+// the phone opens sessions awaiting the code; they are bounded among
+// themselves and never end the user's signed-in sessions.
+func TestWaitingSessionsEndNoSignedInOne(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		b := setupGuarded(t, be)
+		u := b.user(t, "phone@example.test", payd.RoleAdmin)
+		secret := b.enableTOTP(t, u)
+		pending, _ := b.signIn(t, u.Email)
+		// The next step's code: enrolment used the current one.
+		signedIn, _, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, b.clock.Now().Add(30*time.Second)), "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var waiting []string
+		for range payd.MaxUserSessions + 5 {
+			tok, ses := b.signIn(t, u.Email)
+			if ses.State != payd.SessionSecondFactor {
+				t.Fatalf("state %q, want second_factor", ses.State)
+			}
+			waiting = append(waiting, tok)
+		}
+		if _, _, err := b.svc.Session(b.ctx, signedIn); err != nil {
+			t.Fatalf("the signed-in session after %d waiting ones: %v", len(waiting), err)
+		}
+		live := 0
+		for _, tok := range waiting {
+			if _, _, err := b.svc.Session(b.ctx, tok); err == nil {
+				live++
+			}
+		}
+		if live != payd.MaxWaitingSessions {
+			t.Fatalf("%d waiting sessions live, want %d", live, payd.MaxWaitingSessions)
+		}
+	})
+}

@@ -53,9 +53,9 @@ func (t *tx) SessionDeleteByUser(ctx context.Context, userID string) (int64, err
 // SessionDeleteOldest walks dashboard_sessions_user: a user's sessions are
 // few (MaxUserSessions and the ones opened at the same moment).
 func (t *tx) SessionDeleteOldest(ctx context.Context, p *payd.SessionDeleteOldestParams) (int64, error) {
-	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND id NOT IN (
-		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2
-		ORDER BY last_seen_at DESC, created_at DESC, id DESC LIMIT $3)`, p.UserID, p.KeepID, max(p.Keep-1, 0))
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND (state = 'active') = $4 AND id NOT IN (
+		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND (state = 'active') = $4
+		ORDER BY last_seen_at DESC, created_at DESC, id DESC LIMIT $3)`, p.UserID, p.KeepID, max(p.Keep-1, 0), p.Active)
 }
 
 func (t *tx) SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error) {

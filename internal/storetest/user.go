@@ -266,7 +266,11 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		tiedEarlier := mk(u, now.Add(-2*time.Hour), now.Add(-time.Minute)) // same last seen, earlier sign-in: ends
 		stale := mk(u, now.Add(-time.Hour), now.Add(-20*time.Minute))
 		others := mk(v, now.Add(-4*time.Hour), now.Add(-4*time.Hour))
-		all := []*payd.Session{named, recent, tiedLater, tiedEarlier, stale, others}
+		// A session awaiting its code is of the other kind: the bound of
+		// the active ones leaves it alone, however old.
+		waiting := mk(u, now.Add(-5*time.Hour), now.Add(-5*time.Hour))
+		waiting.State = payd.SessionSecondFactor
+		all := []*payd.Session{named, recent, tiedLater, tiedEarlier, stale, others, waiting}
 		mustTx(t, s, func(tx payd.Tx) error {
 			for _, ses := range all {
 				if err := tx.SessionInsert(ctx, ses, []byte(ses.ID)); err != nil {
@@ -277,7 +281,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		})
 		var n int64
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 3})
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 3, Active: true})
 			return err
 		})
 		if n != 2 {
@@ -291,7 +295,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		// Keep 1: the named session alone stays.
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 1})
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 1, Active: true})
 			return err
 		})
 		if n != 2 {
@@ -299,6 +303,17 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		wantRead(t, s, "the named session", named, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(named.ID)) })
 		wantRead(t, s, "another user's session", others, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(others.ID)) })
+		wantRead(t, s, "the waiting session", waiting, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(waiting.ID)) })
+		// Bounding the waiting ones to 1 ends none of the active.
+		mustTx(t, s, func(tx payd.Tx) (err error) {
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: waiting.ID, Keep: 1})
+			return err
+		})
+		if n != 0 {
+			t.Errorf("SessionDeleteOldest of the waiting ones removed %d, want 0", n)
+		}
+		wantRead(t, s, "the named session after bounding the waiting ones", named,
+			func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(named.ID)) })
 	})
 }
 
