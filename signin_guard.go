@@ -21,7 +21,8 @@ import (
 // and concurrency cannot overdraw the budget.
 type SignInGuard struct {
 	Key string
-	// Failures are the failures of the window that began at WindowStart.
+	// Failures are the failures counted since the last lock ended (or
+	// the last sign-in); WindowStart is when the latest was counted.
 	Failures    int
 	WindowStart time.Time
 	// LockedUntil, when set and ahead, refuses every attempt; Lockouts
@@ -39,8 +40,9 @@ type SignInGuard struct {
 
 // SignInPolicy bounds the guessing of one account's password and codes.
 type SignInPolicy struct {
-	// Failures per Window are allowed before the account is locked for
-	// Lock, doubling with each lock until a sign-in, up to MaxLock.
+	// Every Failures failures lock the account for Lock, doubling with
+	// each lock up to MaxLock, until a sign-in. However slowly they come:
+	// only Window without any attempt forgets them.
 	Failures int
 	Window   time.Duration
 	Lock     time.Duration
@@ -50,11 +52,12 @@ type SignInPolicy struct {
 	CodeFailures int
 }
 
-// DefaultSignInPolicy: ten failures in fifteen minutes lock an account for
-// fifteen minutes, then thirty, an hour... up to a day, so a weak password
-// faces a few dozen guesses a day at most, whatever the number of
-// addresses guessing (docs/security.md).
-var DefaultSignInPolicy = SignInPolicy{Failures: 10, Window: 15 * time.Minute, Lock: 15 * time.Minute,
+// DefaultSignInPolicy: ten failures lock an account for fifteen minutes,
+// the next ten for thirty, then an hour... up to a day, until a sign-in,
+// so a weak password faces about seventy guesses in a first day and ten a
+// day after, whatever their pace or the number of addresses guessing
+// (docs/security.md). A day without any attempt forgets the failures.
+var DefaultSignInPolicy = SignInPolicy{Failures: 10, Window: 24 * time.Hour, Lock: 15 * time.Minute,
 	MaxLock: 24 * time.Hour, CodeFailures: 5}
 
 func (p SignInPolicy) withDefaults() SignInPolicy {
@@ -63,9 +66,12 @@ func (p SignInPolicy) withDefaults() SignInPolicy {
 		Lock: cmp.Or(p.Lock, d.Lock), MaxLock: cmp.Or(p.MaxLock, d.MaxLock), CodeFailures: cmp.Or(p.CodeFailures, d.CodeFailures)}
 }
 
-// signInGuardPurgeAfter is how long a guard untouched is kept: the notice
-// of failures at the next sign-in reaches back this far.
-const signInGuardPurgeAfter = 30 * 24 * time.Hour
+// signInGuardPurgeAfter is how long a guard untouched is kept: longer than
+// a lock and the policy's window, so a purge changes no answer, but short
+// enough that every guessed email (most belong to no one) is gone in two
+// days. The notice of failures at the next sign-in reaches back this far;
+// the audit log keeps the failures of an account for good.
+const signInGuardPurgeAfter = 48 * time.Hour
 
 // guardKey is the stored name of an account name.
 func guardKey(email string) string {
@@ -82,13 +88,15 @@ func (g *SignInGuard) take(now time.Time, p SignInPolicy) (ok, locked bool, retr
 		if now.Before(g.LockedUntil) {
 			return false, false, g.LockedUntil.Sub(now)
 		}
-		// The lock is over: a fresh window. Lockouts stays, so the next
-		// lock is longer.
-		g.Failures, g.WindowStart, g.LockedUntil = 0, now, time.Time{}
+		// The lock is over: ten more tries. Lockouts stays, so the
+		// next lock is longer.
+		g.Failures, g.LockedUntil = 0, time.Time{}
 	}
-	if now.Sub(g.WindowStart) >= p.Window {
-		g.Failures, g.WindowStart = 0, now
+	if !g.WindowStart.IsZero() && now.Sub(g.WindowStart) >= p.Window {
+		// A quiet day: the account is not being guessed at.
+		g.Failures, g.Lockouts = 0, 0
 	}
+	g.WindowStart = now
 	if g.Failures >= p.Failures {
 		lock := min(p.Lock<<min(g.Lockouts, 20), p.MaxLock)
 		g.LockedUntil = now.Add(lock)

@@ -50,8 +50,8 @@ func wantLocked(t *testing.T, what string, err error, wait time.Duration) {
 	}
 }
 
-// TestAccountLocksAfterFailures: ten failed passwords in fifteen minutes
-// lock an account name for fifteen minutes, then thirty, before its
+// TestAccountLocksAfterFailures: ten failed passwords lock an account name
+// for fifteen minutes, the next ten, however slow, for thirty, before its
 // password is checked; an unknown email is locked exactly as a known one;
 // the owner finds the locks in the audit log and the count of failures
 // at the next sign-in, and a sign-in starts the count afresh.
@@ -81,7 +81,12 @@ func TestAccountLocksAfterFailures(t *testing.T) {
 			_, _, err = b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
 			wantLocked(t, email+": 10 minutes into the lock", err, 5*time.Minute)
 			b.clock.Advance(5 * time.Minute)
-			fail(10)
+			// Guessing slowly does not escape the next lock: ten more
+			// failures, two hours apart, lock for twice as long.
+			for range 10 {
+				fail(1)
+				b.clock.Advance(2 * time.Hour)
+			}
 			_, _, err = b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
 			wantLocked(t, email+": the second lock", err, 30*time.Minute)
 			b.clock.Advance(30 * time.Minute)
@@ -97,12 +102,18 @@ func TestAccountLocksAfterFailures(t *testing.T) {
 		if got, _, err := b.svc.Session(b.ctx, tok); err != nil || got.FailedSignIns != 0 {
 			t.Errorf("the next sign-in: %+v, %v; want no failures told again", got, err)
 		}
-		// The count starts afresh: ten more failures are allowed.
+		// The count starts afresh: ten more failures are allowed, and
+		// the lock after them is the first's again.
 		for range 10 {
 			if _, _, err := b.svc.SignIn(b.ctx, "owner@example.test", "wrong again", "198.51.100.1", ""); !errors.Is(err, payd.ErrSignInFailed) {
 				t.Fatalf("after a sign-in: %v", err)
 			}
 		}
+		_, _, err := b.svc.SignIn(b.ctx, "owner@example.test", goodPassword, "198.51.100.1", "")
+		wantLocked(t, "ten failures after a sign-in", err, 15*time.Minute)
+		// A quiet day forgets the failures and the locks.
+		b.clock.Advance(25 * time.Hour)
+		b.signIn(t, "owner@example.test")
 	})
 }
 

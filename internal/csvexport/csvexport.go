@@ -47,7 +47,7 @@ const separators = ",;\t\r\n"
 //
 // The apostrophe goes right after the separator, so that a reader that
 // splits the cell there, ignoring the quotes, still gets a cell that
-// begins with it: `a;=1+1` becomes `'a;'=1+1`. Only text that would
+// begins with it: `a;=1+1` becomes `a;'=1+1`. Only text that would
 // otherwise start a formula is changed.
 //
 // Blanks are what a spreadsheet may skip or show as nothing: Unicode

@@ -85,8 +85,9 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 // before anything is looked at and gives it back on success; the service
 // bounds the password checks running at once and counts the attempt on
 // the account name before it checks the password. The answer to a failure
-// is one text whether or not the email exists, and so is a locked
-// account's.
+// is one text whether or not the email exists; a locked account answers
+// 429 with a text of its own, the same for an email that belongs to no
+// one, since unknown emails lock too.
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	l := chooseLocale(w, r)
 	email := strings.TrimSpace(r.PostForm.Get("email"))

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -151,9 +152,12 @@ func (t *AuthThrottle) Begin(r *http.Request) (*Attempt, error) {
 // Release gives the token back: the credential was right, or none was
 // presented, or it could not be checked; no guess was made.
 func (a *Attempt) Release() {
-	// A lost return (the shared store gone) leaves one token spent
-	// until the bucket refills: it errs on the side of the budget.
-	_ = a.t.cfg.Limiter.Return(a.r.Context(), a.t.key("authfail", a.group), a.t.cfg.FailuresPerMinute, a.t.cfg.Now())
+	// Not cancelled with the request: a client that gave up after a
+	// right credential must not leave its token spent. A return lost
+	// otherwise (the shared store gone) leaves one token spent until
+	// the bucket refills: it errs on the side of the budget.
+	ctx := context.WithoutCancel(a.r.Context())
+	_ = a.t.cfg.Limiter.Return(ctx, a.t.key("authfail", a.group), a.t.cfg.FailuresPerMinute, a.t.cfg.Now())
 }
 
 // Failed keeps the token spent: the credential was wrong.

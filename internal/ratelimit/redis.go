@@ -126,6 +126,9 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int, now time.T
 // writes the cell only while it stays ahead of now, so the last token
 // would never come back.
 var giveBack = redis.NewScript(`
+-- TIME before a write: replicate the effects, not the script (needed
+-- before Redis 5, as redis_rate's own script does).
+redis.replicate_commands()
 local tat = tonumber(redis.call("GET", KEYS[1]))
 if not tat then
   return 0
