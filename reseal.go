@@ -15,6 +15,9 @@ type resealState struct {
 	mu      sync.Mutex
 	cursor  string
 	changed int64
+	// unconfirmed counts rows this instance resealed in earlier passes,
+	// until a whole pass finds none left to reseal.
+	unconfirmed int64
 }
 
 // ResealSecrets seals again, under the sealing key of the store's
@@ -24,9 +27,11 @@ type resealState struct {
 // of resealBatch, each its own short transaction, so the service keeps
 // running; a periodic job runs it and, at its budget, it stops with
 // ErrWorkLeft and the next run goes on from the same row. With a single
-// key it has nothing to do. Once a pass that changed rows has walked
-// every row, it logs so: from then on no value is under another key, and
-// the others can be removed. It returns the rows changed by this run.
+// key it has nothing to do. A pass that changed rows does not prove the
+// others can go: an instance not yet promoted may still be sealing under
+// the old key behind it. So the line saying they may be removed comes
+// from the next pass, walked whole from the first row, that found nothing
+// to reseal. It returns the rows changed by this run.
 func (s *Service) ResealSecrets(ctx context.Context) (int64, error) {
 	st := &s.reseal
 	st.mu.Lock()
@@ -47,9 +52,15 @@ func (s *Service) ResealSecrets(ctx context.Context) (int64, error) {
 		st.changed += int64(n)
 		st.cursor = next
 		if next == "" {
-			if st.changed > 0 {
-				s.log.Info("secrets resealed: every sealed value is under the first key of the keyring; the other keys may be removed",
+			switch {
+			case st.changed > 0:
+				st.unconfirmed += st.changed
+				s.log.Info("secrets resealed under the first key of the keyring; a pass that finds none left will say when the other keys may be removed",
 					"rows", st.changed)
+			case st.unconfirmed > 0:
+				s.log.Info("secrets resealed: every sealed value is under the first key of the keyring; the other keys may be removed",
+					"rows", st.unconfirmed)
+				st.unconfirmed = 0
 			}
 			st.changed = 0
 			return total, nil
