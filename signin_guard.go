@@ -169,6 +169,17 @@ func (s *Service) takeGuardTx(ctx context.Context, tx Tx, email string, u *User,
 	return refused, tx.SignInGuardPut(ctx, g)
 }
 
+// updateGuard changes the guard of the account name email under its lock
+// and stores it, in tx.
+func updateGuard(ctx context.Context, tx Tx, email string, change func(g *SignInGuard)) error {
+	g, err := tx.SignInGuardLock(ctx, guardKey(email))
+	if err != nil {
+		return err
+	}
+	change(g)
+	return tx.SignInGuardPut(ctx, g)
+}
+
 // PurgeSignInGuards deletes the guards untouched for a month, in batches;
 // a periodic job runs it.
 func (s *Service) PurgeSignInGuards(ctx context.Context) (n int64, err error) {

@@ -221,12 +221,7 @@ func (s *Service) SetPassword(ctx context.Context, token, password, addr string)
 		}
 		// A new password from a link an administrator issued lifts a
 		// lock that failed guesses put on the account.
-		g, err := tx.SignInGuardLock(ctx, guardKey(u.Email))
-		if err != nil {
-			return err
-		}
-		g.signedIn(s.sessionNow())
-		if err := tx.SignInGuardPut(ctx, g); err != nil {
+		if err := updateGuard(ctx, tx, u.Email, func(g *SignInGuard) { g.signedIn(s.sessionNow()) }); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSetPassword, u.ID)

@@ -164,19 +164,17 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 				return err
 			}
 		}
-		g, err := tx.SignInGuardLock(ctx, guardKey(email))
-		if err != nil {
-			return err
-		}
 		failures := 0
-		if state == SessionSecondFactor {
-			// The password was right, but the sign-in is not done: the
-			// code's failures still count against the account.
-			g.giveBack()
-		} else {
-			failures = g.signedIn(s.sessionNow())
-		}
-		if err := tx.SignInGuardPut(ctx, g); err != nil {
+		err = updateGuard(ctx, tx, email, func(g *SignInGuard) {
+			if state == SessionSecondFactor {
+				// The password was right, but the sign-in is not done:
+				// the code's failures still count against the account.
+				g.giveBack()
+			} else {
+				failures = g.signedIn(s.sessionNow())
+			}
+		})
+		if err != nil {
 			return err
 		}
 		if token, ses, err = s.openSession(ctx, tx, u, state, addr, userAgent, time.Time{}); err != nil {
@@ -198,12 +196,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 // returns the *SignInError to answer.
 func (s *Service) signInFailed(ctx context.Context, email string, u *User, addr string) error {
 	err := s.store.Tx(ctx, func(tx Tx) error {
-		g, err := tx.SignInGuardLock(ctx, guardKey(email))
-		if err != nil {
-			return err
-		}
-		g.failed(s.sessionNow(), addr)
-		if err := tx.SignInGuardPut(ctx, g); err != nil {
+		if err := updateGuard(ctx, tx, email, func(g *SignInGuard) { g.failed(s.sessionNow(), addr) }); err != nil {
 			return err
 		}
 		if u == nil {

@@ -166,12 +166,8 @@ func (s *Service) SecondFactor(ctx context.Context, token, code, addr string) (n
 			refused, err = s.codeFailed(ctx, tx, cur, u, addr)
 			return err
 		}
-		g, err := tx.SignInGuardLock(ctx, guardKey(u.Email))
-		if err != nil {
-			return err
-		}
-		failures := g.signedIn(now)
-		if err := tx.SignInGuardPut(ctx, g); err != nil {
+		failures := 0
+		if err := updateGuard(ctx, tx, u.Email, func(g *SignInGuard) { failures = g.signedIn(now) }); err != nil {
 			return err
 		}
 		c.TOTPLastStep = step
@@ -201,12 +197,7 @@ var ErrSecondFactorSessionEnded = &Error{Code: CodeInvalidCredentials,
 // audit log, and on the session, which ends at the policy's count. It
 // returns the answer to give.
 func (s *Service) codeFailed(ctx context.Context, tx Tx, ses *Session, u *User, addr string) (error, error) {
-	g, err := tx.SignInGuardLock(ctx, guardKey(u.Email))
-	if err != nil {
-		return nil, err
-	}
-	g.failed(s.sessionNow(), addr)
-	if err := tx.SignInGuardPut(ctx, g); err != nil {
+	if err := updateGuard(ctx, tx, u.Email, func(g *SignInGuard) { g.failed(s.sessionNow(), addr) }); err != nil {
 		return nil, err
 	}
 	actor := &Actor{UserID: u.ID, Email: u.Email, Addr: addr}

@@ -5,12 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/httpapi"
-	"github.com/paydhq/payd/internal/ratelimit"
 	"github.com/paydhq/payd/internal/webpage"
 )
 
@@ -139,7 +137,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) refused(w http.ResponseWriter, err error) {
 	var pe *payd.Error
 	if errors.As(err, &pe) && pe.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(pe.RetryAfter)))
+		httpapi.SetRetryAfter(w, pe.RetryAfter)
 	}
 }
 

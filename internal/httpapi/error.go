@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -77,11 +78,16 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	status := StatusOf(e.Code)
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(e.RetryAfter)))
+		SetRetryAfter(w, e.RetryAfter)
 	}
 	WriteJSON(w, status, ErrorBody{
 		Type: "error", Code: e.Code, Description: e.Message, Parameter: e.Param, RequestID: RequestID(r.Context()),
 	})
+}
+
+// SetRetryAfter sets Retry-After to wait in whole seconds, at least 1.
+func SetRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfterSeconds(wait)))
 }
 
 // recordInternal records an internal error on the request's span (a no-op
