@@ -234,6 +234,9 @@ var errNoCredentials = &payd.Error{Code: payd.CodeInvalidCredentials, Message: "
 // clients send one before answering the 401 challenge).
 func (s *Server) auth(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The address's failure token is held only while the key is
+		// checked (microseconds on the cache), so a shop's own burst of
+		// right keys from one address never runs the bucket dry.
 		attempt, err := s.throttle.Begin(r)
 		if err != nil {
 			httpapi.WriteError(w, r, err)
