@@ -64,18 +64,15 @@ func (s *Service) markSettlementDays(ctx context.Context, tx Tx, e *ledger.Entry
 		if s.settleMarks.seen(d) {
 			continue
 		}
-		added, err := tx.SettlementDayMark(ctx, d)
-		if err != nil {
+		if err := tx.SettlementDayMark(ctx, d); err != nil {
 			return err
 		}
-		// A day is remembered only once it is found stored: a day this
-		// transaction added may still roll back. Finding it stored means
-		// another transaction committed it (PostgreSQL's insert waits for
-		// an uncommitted one), and it stays until the day is registered,
-		// which is after the day has ended, when no posting falls on it.
-		if !added {
-			s.settleMarks.remember(d)
-		}
+		// A day is remembered only once its transaction committed: it
+		// may still roll back. Committed, the day is stored (by this
+		// transaction or another), and it stays until the day is
+		// registered, which is after the day has ended, when no posting
+		// falls on it.
+		tx.AfterCommit(func() { s.settleMarks.remember(d) })
 	}
 	return nil
 }

@@ -242,14 +242,19 @@ type Tx interface {
 	// and currency that are formed and not yet paid (draft, approved,
 	// sent), in no particular order.
 	SettlementListUnpaid(ctx context.Context, merchantID string, test bool, c money.Currency) ([]*Settlement, error)
-	// SettlementDayMark records a day that moved a merchant's money and
-	// reports whether it was new; a day already recorded stays as it is.
-	// On PostgreSQL a day another transaction is recording is waited for.
+	// SettlementDayMark records, by the time the transaction commits, a
+	// day that moved a merchant's money; a day already recorded stays as
+	// it is. On PostgreSQL the days are inserted as the transaction's last
+	// statements, in key order: the insert waits for another transaction
+	// recording the same day, and a transaction that has inserted its
+	// days waits for nothing more, so two never wait for each other (a
+	// refund takes its merchant's lock after its posting; a capture takes
+	// it before).
 	// SettlementDayDelete removes a day (no error when there was none).
 	// SettlementDaysBefore lists the recorded days before day (exclusive,
 	// YYYY-MM-DD), in order of day, merchant, contour and currency, after
 	// the key after (nil: from the first), at most limit.
-	SettlementDayMark(ctx context.Context, d SettlementDay) (bool, error)
+	SettlementDayMark(ctx context.Context, d SettlementDay) error
 	SettlementDayDelete(ctx context.Context, d SettlementDay) error
 	SettlementDaysBefore(ctx context.Context, day string, after *SettlementDay, limit int) ([]SettlementDay, error)
 	// LedgerEntriesOf returns the entries, with their postings, that move a

@@ -369,7 +369,7 @@ func seedMerchants(ctx context.Context, store payd.Store, clock payd.Clock, n, a
 						return err
 					}
 				}
-				if _, err := tx.SettlementDayMark(ctx, payd.SettlementDay{MerchantID: m.ID, Test: true, Currency: money.RUB, Day: day}); err != nil {
+				if err := tx.SettlementDayMark(ctx, payd.SettlementDay{MerchantID: m.ID, Test: true, Currency: money.RUB, Day: day}); err != nil {
 					return err
 				}
 			}

@@ -1,20 +1,54 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 
 	"github.com/paydhq/payd"
 )
 
-func (t *tx) SettlementDayMark(ctx context.Context, d payd.SettlementDay) (bool, error) {
-	res, err := t.exec(ctx, `INSERT INTO settlement_days (merchant_id, test, currency, day)
-		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, d.MerchantID, d.Test, d.Currency, d.Day)
-	if err != nil {
-		return false, err
+// SettlementDayMark inserts at once on SQLite, whose one writer waits for
+// no other, and keeps the day for insertDays on PostgreSQL.
+func (t *tx) SettlementDayMark(ctx context.Context, d payd.SettlementDay) error {
+	if t.d.forUpdate() == "" {
+		return t.insertDay(ctx, d)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	if !slices.Contains(t.days, d) {
+		t.days = append(t.days, d)
+	}
+	return nil
+}
+
+func (t *tx) insertDay(ctx context.Context, d payd.SettlementDay) error {
+	_, err := t.exec(ctx, `INSERT INTO settlement_days (merchant_id, test, currency, day)
+		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, d.MerchantID, d.Test, d.Currency, d.Day)
+	return err
+}
+
+// insertDays inserts the days SettlementDayMark kept, in key order, as the
+// last statements before COMMIT (payd.Tx, SettlementDayMark).
+func (t *tx) insertDays(ctx context.Context) error {
+	slices.SortFunc(t.days, func(a, b payd.SettlementDay) int {
+		return cmp.Or(strings.Compare(a.MerchantID, b.MerchantID), cmp.Compare(b2i(a.Test), b2i(b.Test)),
+			strings.Compare(string(a.Currency), string(b.Currency)), strings.Compare(a.Day, b.Day))
+	})
+	for _, d := range t.days {
+		if err := t.insertDay(ctx, d); err != nil {
+			return err
+		}
+	}
+	t.days = nil
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (t *tx) SettlementDayDelete(ctx context.Context, d payd.SettlementDay) error {

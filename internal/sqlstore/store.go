@@ -210,7 +210,11 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	if s.d.Name() == "postgres" {
 		t.q, t.pipelined = carrying{sqlTx}, true
 	}
-	if err := fn(t); err != nil {
+	err = fn(t)
+	if err == nil {
+		err = t.insertDays(ctx)
+	}
+	if err != nil {
 		if errors.Is(sqlTx.Rollback(), payd.ErrClaimRefused) {
 			// Whatever fn made of it, the claim did not hold.
 			return payd.ErrClaimRefused
@@ -281,6 +285,9 @@ type tx struct {
 	// found no record of at all, live or expired, or that
 	// IdempotencyClaim claimed.
 	absentKey string
+	// days are the settlement days to insert before COMMIT, on
+	// PostgreSQL (SettlementDayMark).
+	days []payd.SettlementDay
 }
 
 // AfterCommit runs fn after a successful commit; outside a transaction

@@ -260,20 +260,22 @@ func testSettlement(t *testing.T, open func(t *testing.T) payd.Store) {
 			day(a, true, money.KZT, "2026-03-02"), day(b, true, money.RUB, "2026-03-01"),
 			day(b, true, money.RUB, "2026-03-03"), day(a, true, money.RUB, "2026-03-04"),
 		}
-		mark := func(d payd.SettlementDay) (added bool) {
+		mark := func(d payd.SettlementDay) {
 			t.Helper()
-			mustTx(t, s, func(tx payd.Tx) (err error) { added, err = tx.SettlementDayMark(ctx, d); return err })
-			return added
+			mustTx(t, s, func(tx payd.Tx) error { return tx.SettlementDayMark(ctx, d) })
 		}
 		for _, d := range days {
-			if !mark(d) {
-				t.Errorf("SettlementDayMark(%v) of a new day = false", d)
+			mark(d)
+		}
+		// Marked again, in another transaction or twice in one, a day
+		// stays one row.
+		mark(days[0])
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.SettlementDayMark(ctx, days[1]); err != nil {
+				return err
 			}
-		}
-		// Marked again, a day stays one row and reports it was there.
-		if mark(days[0]) {
-			t.Errorf("SettlementDayMark(%v) a second time = true", days[0])
-		}
+			return tx.SettlementDayMark(ctx, days[1])
+		})
 		// In order of day, merchant, contour and currency, before the
 		// day given, a page at a time from the last key read.
 		// (On 2026-03-02: a's live contour before its test one, KZT
@@ -306,8 +308,59 @@ func testSettlement(t *testing.T, open func(t *testing.T) payd.Store) {
 		if len(got) != 0 {
 			t.Errorf("SettlementDaysBefore 2026-03-02 after the delete = %v, want none", got)
 		}
-		if !mark(days[3]) {
-			t.Errorf("SettlementDayMark of a deleted day = false, want it recorded again")
+		mark(days[3])
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			got, err = tx.SettlementDaysBefore(ctx, "2026-03-02", nil, 10)
+			return err
+		})
+		wantDiff(t, "a deleted day marked again", []payd.SettlementDay{days[3]}, got)
+	})
+
+	// A refund posts (marking its day) and then takes its merchant's
+	// lock; a capture takes the lock and then posts the same day. Were
+	// the day inserted at once, each would wait for the other: the
+	// refund's uncommitted day holds the capture's insert, the capture's
+	// lock the refund. Both must commit.
+	t.Run("DayMarkAndMerchantLock", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		needPostgres(t, s, "row locks between transactions")
+		ctx := t.Context()
+		m := addMerchant(t, s, ts(time.Now()))
+		d := payd.SettlementDay{MerchantID: m.ID, Test: true, Currency: money.RUB, Day: "2026-03-02"}
+		marked, locked := make(chan struct{}), make(chan struct{})
+		refund := make(chan error, 1)
+		go func() {
+			refund <- s.Tx(ctx, func(tx payd.Tx) error {
+				if err := tx.SettlementDayMark(ctx, d); err != nil {
+					return err
+				}
+				close(marked)
+				<-locked
+				_, err := tx.MerchantGetForUpdate(ctx, m.ID)
+				return err
+			})
+		}()
+		err := s.Tx(ctx, func(tx payd.Tx) error {
+			if _, err := tx.MerchantGetForUpdate(ctx, m.ID); err != nil {
+				return err
+			}
+			close(locked)
+			<-marked
+			time.Sleep(100 * time.Millisecond) // the refund queues on the lock
+			return tx.SettlementDayMark(ctx, d)
+		})
+		if err != nil {
+			t.Fatalf("the capture: %v", err)
 		}
+		if err := <-refund; err != nil {
+			t.Fatalf("the refund: %v", err)
+		}
+		var got []payd.SettlementDay
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			got, err = tx.SettlementDaysBefore(ctx, "2026-03-03", nil, 10)
+			return err
+		})
+		wantDiff(t, "the day both marked", []payd.SettlementDay{d}, got)
 	})
 }
