@@ -16,10 +16,12 @@
 //   - Errors (the Error object, the closed code list): error.go
 //   - Idempotency (keys, replays, in-progress): idempotency.go, service.go (Service.idempotent)
 //   - Lists (cursors, filters): list.go; Scope (another shop's object is not found): scope.go
-//   - Text limits of request fields: text.go; identifiers: id.go; time: clock.go
+//   - Text limits of request fields: text.go; identifiers: id.go; time: clock.go; languages of
+//     the payer's pages: locale.go
 //
 // Resources, states and endpoints:
-//   - Payment (fields, View): payment.go; its transition table and every status change: payment_status.go
+//   - Payment (fields, View): payment.go; its transition table and every status change: payment_status.go;
+//     the story the dashboard tells of one: payment_story.go
 //   - POST /payments (checks, return_url, the provider attempt): payment_create.go; QR: payment_qr.go
 //   - GET /payments: payment_read.go; capture and cancel: payment_capture.go; expiry: expiry.go, payment_status.go
 //   - Provider attempts and routes (the cascade): provider.go, provider_route.go; notifications, status
@@ -27,7 +29,8 @@
 //   - Pre-check payment.authorize_request: precheck.go
 //   - Refunds and their balance rule (coverage): refund.go
 //   - Balance: balance.go; the ledger's postings: ledger_post.go; its invariants: ledger_check.go
-//   - Settlements (registers, settlement.paid): settlement.go, settlement_schedule.go; holidays: holiday.go
+//   - Settlements (registers, settlement.paid): settlement.go, settlement_schedule.go, the days that
+//     moved money: settlement_day.go; holidays: holiday.go
 //   - Settlement status (freezes): freeze.go; deposits: deposit.go
 //   - Disputes (stage M2): dispute.go (types, table, reads), dispute_open.go, dispute_status.go,
 //     dispute_evidence.go (both evidence steps), dispute_submit.go, dispute_money.go (holds and
@@ -36,20 +39,25 @@
 //   - Payment links (stage M5): link.go, link_create.go, link_state.go, link_pay.go (the hosted page's payment)
 //   - Payouts (stage M5): payout.go, payout_create.go, payout_status.go, payout_destination.go, payout_provider.go
 //   - Payment methods: method.go; Shop: shop.go, shopview.go; merchants: merchant.go; stages: stage.go
-//   - Hosted checkout: checkout.go; the embedded form (stage M5): embed.go; sandbox (simulate, the bank's attempts): sandbox.go
+//   - Hosted checkout: checkout.go; the embedded form (stage M5): embed.go; sandbox (simulate, the bank's attempts): sandbox.go;
+//     its reset: sandbox_reset.go; who moves the test clock: sandbox_clock.go
 //
 // Authentication, events and webhooks:
-//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go
-//   - Events (types, bodies, GET /events): event.go; resend and the attempt log: event_resend.go
-//   - Webhook endpoints: webhook_endpoint.go; deliveries (queue, one attempt, outcomes):
+//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go; keys' last use: key_use.go
+//   - Events (types, bodies, GET /events): event.go; resend and the attempt log: event_resend.go;
+//     the sandbox's feed (GET /test/events): event_feed.go
+//   - Webhook endpoints: webhook_endpoint.go, their test event: webhook_ping.go; deliveries (queue, one attempt, outcomes):
 //     delivery.go, delivery_attempt.go (the sending loop is package dispatch)
 //
 // The merchant dashboard's users (outside the contract; docs/dashboard.md):
 //   - Roles, permissions, users and their management: user.go; passwords (argon2id, setup
-//     links): user_password.go; sign-in and sessions: user_session.go; TOTP: user_totp.go
+//     links): user_password.go; sign-in and sessions: user_session.go, the bound on a user's
+//     sessions: user_session_limit.go; TOTP: user_totp.go; failed sign-ins per account and
+//     their locks: signin_guard.go
 //   - The audit log (every change made with a Principal.Actor): audit.go
 //
-// Operator configuration (shops, tariffs, limits): admin.go. Storage: store.go; the
+// Operator configuration (shops, tariffs, limits): admin.go. Periodic work and its budget:
+// periodic.go. Storage: store.go; the
 // secrets it keeps sealed under the key-encryption key, and their resealing after the
 // key's rotation: reseal.go (the sealing is package sqlstore's, docs/security.md).
 package payd

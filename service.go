@@ -21,8 +21,9 @@ import (
 // availability of this build).
 type Stage int
 
-// Stages of the roadmap: M1 is this build; disputes arrive in M2, payment
-// links and payouts in M5.
+// Stages of the roadmap: M1 is the core contract; disputes arrive in M2,
+// payment links and payouts in M5. A build implements up to BuiltStage and
+// serves the stage `payd serve --stage` names.
 const (
 	StageM1 Stage = 1
 	StageM2 Stage = 2

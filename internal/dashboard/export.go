@@ -7,6 +7,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/csvexport"
+	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/money"
 )
 
@@ -48,17 +49,13 @@ func (h *Handler) paymentsCSV(q *req) {
 	for {
 		page, err := h.svc.ListPaymentsOfShops(q.ctx, who, params)
 		if err != nil {
-			// Headers are gone; the truncated file ends with a line that
-			// says so, and the log has the reason.
-			h.log.Error("dashboard: export", "err", err.Error())
-			_ = cw.Write([]string{"# export interrupted: " + err.Error()})
-			cw.Flush()
+			h.exportInterrupted(q, cw, err)
 			return
 		}
 		for _, item := range page.Items {
 			var row paymentRow
 			if err := json.Unmarshal(item.JSON, &row); err != nil {
-				h.log.Error("dashboard: export", "err", err.Error())
+				h.exportInterrupted(q, cw, err)
 				return
 			}
 			method := ""
@@ -95,4 +92,15 @@ func boolText(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// exportInterrupted ends a file whose headers are gone with a line that
+// says it is cut short and names the request, so the reason can be found
+// in the log; the reason itself, an internal error, is not the user's to
+// read.
+func (h *Handler) exportInterrupted(q *req, cw *csvexport.Writer, err error) {
+	id := httpapi.RequestID(q.ctx)
+	h.log.Error("dashboard: export", "err", err.Error(), "request_id", id)
+	_ = cw.Write([]string{"# export interrupted; request " + id})
+	cw.Flush()
 }
