@@ -9,7 +9,9 @@ import (
 // ErrorCode is one value of the contract's closed `code` enum.
 type ErrorCode string
 
-// The contract's error codes (Errors table). No other value is ever written.
+// The contract's error codes (Errors table). The merchant API writes no
+// other value; CodeEmailTaken, last, belongs to the operator API and the
+// dashboard alone.
 const (
 	CodeInvalidRequest              ErrorCode = "invalid_request"
 	CodeInvalidCredentials          ErrorCode = "invalid_credentials"

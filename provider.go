@@ -145,11 +145,14 @@ type Route func(region Region, method string, currency money.Currency) []string
 // Discrepancy is a provider report that could not be applied, kept for
 // reconciliation (a late notification for a payment already final).
 type Discrepancy struct {
-	ID                string    `json:"id"`
-	PaymentID         string    `json:"payment_id"`
-	Provider          string    `json:"provider"`
-	NotificationID    string    `json:"notification_id"`
-	Kind              string    `json:"kind"`
+	ID             string `json:"id"`
+	PaymentID      string `json:"payment_id"`
+	Provider       string `json:"provider"`
+	NotificationID string `json:"notification_id"`
+	Kind           string `json:"kind"`
+	// PaymentStatus is the status of the object the report was about
+	// when it arrived: the payment's, or the refund's for a refund's
+	// report (the field keeps its stored name).
 	PaymentStatus     string    `json:"payment_status"`
 	Detail            string    `json:"detail"`
 	CreatedAt         time.Time `json:"created_at"`
