@@ -26,8 +26,11 @@ func (q *Queue) lockKind(ctx context.Context, kind string) (unlock func(), ok bo
 	if err != nil {
 		return nil, false, err
 	}
+	// Advisory locks are the whole database's: the key is mixed with the
+	// schema, so that deployments (or tests) in schemas of one database
+	// do not hold each other's kinds.
 	key := kindLockKey(kind)
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1 # hashtextextended(current_schema(), 0))`, key).Scan(&ok); err != nil || !ok {
 		conn.Close()
 		return nil, false, err
 	}
@@ -35,7 +38,7 @@ func (q *Queue) lockKind(ctx context.Context, kind string) (unlock func(), ok bo
 		// A failed unlock (the connection broke) leaves nothing held
 		// once the server ends the session; the connection is thrown
 		// away rather than handed back to the pool holding the lock.
-		_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
+		_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1 # hashtextextended(current_schema(), 0))`, key)
 		if uerr != nil {
 			conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
