@@ -74,23 +74,9 @@ var ErrNoSession = &Error{Code: CodeInvalidCredentials, Message: "the session ha
 // ErrSecondFactorFailed answers a wrong, stale or reused second-factor code.
 var ErrSecondFactorFailed = &Error{Code: CodeInvalidRequest, Param: "code", Message: "the code is wrong or was already used"}
 
-// SignInError is a failed sign-in. It reads as ErrSignInFailed for the
-// visitor; FailedAccount tells the page, for its per-account throttle,
-// which existing account the attempt was against.
-type SignInError struct{ account string }
-
-func (e *SignInError) Error() string { return ErrSignInFailed.Error() }
-
-// Unwrap makes the error ErrSignInFailed to errors.Is and errors.As.
-func (e *SignInError) Unwrap() error { return ErrSignInFailed }
-
-// FailedAccount is the id of the user whose sign-in failed, or "" when the
-// email belongs to no one. It must never be shown to the visitor.
-func (e *SignInError) FailedAccount() string { return e.account }
-
 // SignIn checks an email and password and opens a session, returning its
-// token (for the cookie). Every failure of the credentials is a
-// *SignInError. The order keeps an attack cheap to refuse: a slot for the
+// token (for the cookie). Every failure of the credentials is
+// ErrSignInFailed. The order keeps an attack cheap to refuse: a slot for the
 // password check is taken first (ErrPasswordChecksBusy at once when none
 // is free), then the account name's guard counts the attempt (refused at
 // once while it is locked), and only then does argon2id run. An unknown
@@ -193,7 +179,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 
 // signInFailed records a wrong password (or a disabled or password-less
 // user) on the guard, and in the audit log when the account exists; it
-// returns the *SignInError to answer.
+// returns ErrSignInFailed to answer.
 func (s *Service) signInFailed(ctx context.Context, email string, u *User, addr string) error {
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		if err := updateGuard(ctx, tx, email, func(g *SignInGuard) { g.failed(s.sessionNow(), addr) }); err != nil {
@@ -207,10 +193,7 @@ func (s *Service) signInFailed(ctx context.Context, email string, u *User, addr 
 	if err != nil {
 		return withOp("sign in", err)
 	}
-	if u == nil {
-		return &SignInError{}
-	}
-	return &SignInError{account: u.ID}
+	return ErrSignInFailed
 }
 
 // noRowsAsNil is err, except that no rows is no error.
