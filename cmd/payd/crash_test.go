@@ -28,9 +28,15 @@ func (s *crashServer) start(t *testing.T) {
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	waitReady(t, s.addr)
+}
+
+// waitReady waits, a minute at most, until payd on addr answers /readyz.
+func waitReady(t *testing.T, addr string) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + s.addr + "/readyz"); err == nil {
+		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return

@@ -45,17 +45,7 @@ func startFloodServer(t *testing.T, extra ...string) *floodServer {
 		s.cmd.Process.Signal(syscall.SIGTERM)
 		s.cmd.Wait()
 	})
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("payd did not become ready")
-		}
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-	}
+	waitReady(t, addr)
 	raw, err := os.ReadFile(filepath.Join(s.dir, "dev.json"))
 	if err != nil || json.Unmarshal(raw, &s.dev) != nil || s.dev.Dashboard == nil {
 		t.Fatalf("dev.json: %s %v", raw, err)
