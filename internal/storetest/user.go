@@ -162,14 +162,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		s1 := newSession(u, now, now)
 		s2 := newSession(u, now, now)
 		s3 := newSession(v, now, now)
-		mustTx(t, s, func(tx payd.Tx) error {
-			for _, ses := range []*payd.Session{s1, s2, s3} {
-				if err := tx.SessionInsert(ctx, ses, []byte(ses.ID)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		insertSessions(t, s, s1, s2, s3)
 		wantRead(t, s, "SessionGetByToken", s2, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(s2.ID)) })
 		err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, []byte("unknown")); return err })
 		wantErr(t, "SessionGetByToken of an unknown hash", err, payd.ErrNoRows)
@@ -221,14 +214,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		idle := mk(now.Add(-time.Hour), idleBefore)
 		old := mk(createdBefore, now)
 		all := []*payd.Session{fresh, edge, idle, old}
-		mustTx(t, s, func(tx payd.Tx) error {
-			for _, ses := range all {
-				if err := tx.SessionInsert(ctx, ses, []byte(ses.ID)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		insertSessions(t, s, all...)
 		var n int64
 		mustTx(t, s, func(tx payd.Tx) (err error) {
 			n, err = tx.SessionDeleteExpired(ctx, idleBefore, createdBefore)
@@ -271,14 +257,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		waiting := mk(u, now.Add(-5*time.Hour), now.Add(-5*time.Hour))
 		waiting.State = payd.SessionSecondFactor
 		all := []*payd.Session{named, recent, tiedLater, tiedEarlier, stale, others, waiting}
-		mustTx(t, s, func(tx payd.Tx) error {
-			for _, ses := range all {
-				if err := tx.SessionInsert(ctx, ses, []byte(ses.ID)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		insertSessions(t, s, all...)
 		var n int64
 		mustTx(t, s, func(tx payd.Tx) (err error) {
 			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 3, Active: true})
@@ -314,6 +293,19 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		wantRead(t, s, "the named session after bounding the waiting ones", named,
 			func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(named.ID)) })
+	})
+}
+
+// insertSessions stores sessions, each under its id as the token's hash.
+func insertSessions(t *testing.T, s payd.Store, sessions ...*payd.Session) {
+	t.Helper()
+	mustTx(t, s, func(tx payd.Tx) error {
+		for _, ses := range sessions {
+			if err := tx.SessionInsert(t.Context(), ses, []byte(ses.ID)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
