@@ -1,0 +1,109 @@
+//go:build linux
+
+package pgserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Citus is a throwaway Citus cluster: a coordinator and its workers, each
+// a Server of its own on a free loopback port, in database postgres.
+type Citus struct {
+	Coordinator *Server
+	Workers     []*Server
+}
+
+// CitusShardCount is the shards per distributed table the cluster makes:
+// a few per worker, so tests prove that work divides without paying for
+// the 32 of Citus's default in every test's fresh schema.
+const CitusShardCount = 4
+
+// CitusInstalled reports whether the Citus extension is installed for the
+// PostgreSQL whose binaries are in bin.
+func CitusInstalled(bin string) bool {
+	out, err := exec.Command(filepath.Join(bin, "pg_config"), "--pkglibdir").Output()
+	if err != nil {
+		// Debian's server packages keep pg_config out of bin/; the
+		// library directory sits beside it.
+		_, err := os.Stat(filepath.Join(filepath.Dir(bin), "lib", "citus.so"))
+		return err == nil
+	}
+	_, err = os.Stat(filepath.Join(strings.TrimSpace(string(out)), "citus.so"))
+	return err == nil
+}
+
+// StartCitus starts a coordinator and workers under parent, loads Citus on
+// each and registers the workers with the coordinator. Close stops them.
+func StartCitus(ctx context.Context, parent string, workers int) (*Citus, error) {
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	if !CitusInstalled(bin) {
+		return nil, fmt.Errorf("the Citus extension is not installed for %s: run scripts/install-citus", bin)
+	}
+	c := &Citus{}
+	start := func(name string) (*Server, error) {
+		s, err := New(parent, name)
+		if err != nil {
+			return nil, err
+		}
+		// Two-phase commit of transactions over several workers needs
+		// prepared transactions.
+		err = s.Start("shared_preload_libraries=citus", "max_prepared_transactions=200",
+			"citus.shard_count="+strconv.Itoa(CitusShardCount), "wal_level=logical",
+			// The nodes talk over loopback; libpq's default of trying
+			// TLS would read the caller's ~/.postgresql as the server's
+			// user.
+			"citus.node_conninfo=sslmode=disable")
+		if err != nil {
+			return s, err
+		}
+		return s, s.Exec(ctx, "postgres", "CREATE EXTENSION citus")
+	}
+	if c.Coordinator, err = start("coordinator"); err != nil {
+		c.Close()
+		return nil, err
+	}
+	for i := 0; i < workers; i++ {
+		w, err := start("worker" + strconv.Itoa(i+1))
+		if w != nil {
+			c.Workers = append(c.Workers, w)
+		}
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	stmts := []string{fmt.Sprintf("SELECT citus_set_coordinator_host('127.0.0.1', %d)", c.Coordinator.Port)}
+	for _, w := range c.Workers {
+		stmts = append(stmts, fmt.Sprintf("SELECT citus_add_node('127.0.0.1', %d)", w.Port))
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := c.Coordinator.Exec(ctx, "postgres", stmts...); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// URL is the coordinator's connection string: applications connect there.
+func (c *Citus) URL() string { return c.Coordinator.URL("postgres") }
+
+// Close stops every node, workers first.
+func (c *Citus) Close() {
+	for _, w := range c.Workers {
+		w.Stop(false)
+	}
+	if c.Coordinator != nil {
+		c.Coordinator.Stop(false)
+	}
+}
