@@ -93,7 +93,7 @@ func (s *Service) CreateShop(ctx context.Context, in ShopCreate) (*Shop, error) 
 	}
 	now := s.clock.Now()
 	shop := &Shop{
-		ID: s.ids.New(PrefixShop, now), MerchantID: in.MerchantID, Region: in.Region, Name: in.Name,
+		ID: s.ids.NewFor(PrefixShop, now, in.MerchantID), MerchantID: in.MerchantID, Region: in.Region, Name: in.Name,
 		DefaultCurrency: in.DefaultCurrency, Settings: settings, CreatedAt: now,
 	}
 	err := s.store.Tx(ctx, func(tx Tx) error {
@@ -250,7 +250,7 @@ func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, check 
 		now := s.clock.Now()
 		secret = NewSecret(mode, shop.Region)
 		key = &APIKey{
-			ID: s.ids.New(PrefixKey, now), ShopID: shop.ID, Mode: mode, Hint: SecretHint(secret),
+			ID: s.ids.NewFor(PrefixKey, now, shop.MerchantID), ShopID: shop.ID, Mode: mode, Hint: SecretHint(secret),
 			Hash: HashSecret(secret), CreatedAt: now,
 		}
 		if err := tx.KeyExpireOthers(ctx, shop.ID, mode, key.ID, now.Add(KeyOverlap)); err != nil {

@@ -79,7 +79,7 @@ func (s *Service) auditShop(ctx context.Context, tx Tx, actor *Actor, merchantID
 // auditDetail is auditShop with the entry's detail.
 func (s *Service) auditDetail(ctx context.Context, tx Tx, actor *Actor, merchantID, shopID string, mode Mode, action AuditAction, objectID, detail string) error {
 	now := s.clock.Now()
-	e := &AuditEntry{ID: s.ids.New(PrefixAudit, now), MerchantID: merchantID, ShopID: shopID, Mode: mode,
+	e := &AuditEntry{ID: s.ids.NewFor(PrefixAudit, now, merchantID), MerchantID: merchantID, ShopID: shopID, Mode: mode,
 		Action: action, ObjectID: objectID, Detail: detail, At: now}
 	if actor != nil {
 		e.UserID, e.UserEmail, e.Addr = actor.UserID, actor.Email, actor.Addr

@@ -122,7 +122,7 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 			exp = d.EvidenceDeadlineAt
 		}
 		exp = exp.Truncate(time.Second)
-		f := &EvidenceFile{ID: s.ids.New(PrefixEvidence, now), DisputeID: d.ID, ShopID: d.ShopID, Test: d.Test,
+		f := &EvidenceFile{ID: s.ids.NewFor(PrefixEvidence, now, d.MerchantID), DisputeID: d.ID, ShopID: d.ShopID, Test: d.Test,
 			FileName: in.FileName, ContentType: in.ContentType, SizeBytes: in.SizeBytes, SizeUpTo: in.SizeUpTo,
 			State: EvidenceReserved, CreatedAt: now, UploadExpiresAt: exp}
 		if err := tx.EvidenceFileInsert(ctx, f); err != nil {

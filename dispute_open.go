@@ -119,7 +119,7 @@ func (s *Service) openDispute(ctx context.Context, tx Tx, pay *Payment, in Dispu
 	if deadline.IsZero() {
 		deadline = now.Add(DefaultEvidenceWindow)
 	}
-	d := &Dispute{ID: s.ids.New(PrefixDispute, now), ShopID: pay.ShopID, MerchantID: pay.MerchantID, PaymentID: pay.ID,
+	d := &Dispute{ID: s.ids.NewFor(PrefixDispute, now, pay.MerchantID), ShopID: pay.ShopID, MerchantID: pay.MerchantID, PaymentID: pay.ID,
 		Test: pay.Test, Kind: in.Kind, Status: DisputeOpened, Amount: money.New(amount, c), OrderID: pay.OrderID,
 		BankFine: fees.BankFine, ServiceFee: fees.ServiceFee, ReasonCode: in.ReasonCode,
 		EvidenceDeadlineAt: deadline.UTC(), Provider: pay.Provider, ProviderDisputeID: in.ProviderDisputeID, CreatedAt: now}

@@ -114,7 +114,7 @@ type NewEventParams struct {
 // newEvent renders an event's body from the object as it is now.
 func (s *Service) newEvent(p NewEventParams) (*Event, error) {
 	now := s.clock.Now()
-	env := eventEnvelope{ID: s.ids.New(PrefixEvent, now), Type: p.Type, CreatedAt: now, Test: p.Test}
+	env := eventEnvelope{ID: s.ids.NewFor(PrefixEvent, now, p.Shop.MerchantID), Type: p.Type, CreatedAt: now, Test: p.Test}
 	env.Data.ObjectType = p.ObjectType
 	env.Data.Object = p.Object
 	body, err := json.Marshal(env)

@@ -3,6 +3,7 @@ package payd
 import (
 	"crypto/rand"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,11 @@ const (
 // IDGen makes identifiers: prefix + 26 characters of a ULID, whose Crockford
 // alphabet is within [0-9A-Z] and whose first ten characters are the time,
 // so identifiers sort as their creation does.
+//
+// An identifier of an object that belongs to a merchant also carries the
+// merchant's key (MerchantKey): the store of a cluster finds the shard of
+// any such object from its identifier alone (docs/operations.md, "Past
+// one PostgreSQL").
 type IDGen struct {
 	mu      sync.Mutex
 	entropy *ulid.MonotonicEntropy
@@ -43,8 +49,34 @@ func NewIDGen() *IDGen {
 	return &IDGen{entropy: ulid.Monotonic(rand.Reader, 0)}
 }
 
-// New returns a fresh identifier stamped with t.
+// New returns a fresh identifier stamped with t. Merchants' identifiers
+// are made here: their random key is the one their objects copy.
 func (g *IDGen) New(prefix string, t time.Time) string {
+	return prefix + g.ulid(t).String()
+}
+
+// NewFor returns a fresh identifier stamped with t for an object of the
+// merchant merchantID: it carries the merchant's key, and its first
+// character is marked (KeyCarried) so that identifiers made before keys
+// existed are told apart. Without a merchant (an operator's own record)
+// it is New.
+func (g *IDGen) NewFor(prefix string, t time.Time, merchantID string) string {
+	if merchantID == "" {
+		return g.New(prefix, t)
+	}
+	id := g.ulid(t)
+	k := KeyOf(merchantID)
+	// The key takes the top 20 of the 80 random bits (bytes 6, 7 and
+	// the high half of 8): the monotonic increments of one millisecond
+	// stay in the low 60, so identifiers still sort as they are made.
+	id[6], id[7] = byte(k>>12), byte(k>>4)
+	id[8] = byte(k<<4) | id[8]&0x0f
+	body := []byte(id.String())
+	body[0] = crockford[strings.IndexByte(crockford, body[0])|keyMark]
+	return prefix + string(body)
+}
+
+func (g *IDGen) ulid(t time.Time) ulid.ULID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	id, err := ulid.New(ulid.Timestamp(t), g.entropy)
@@ -54,7 +86,49 @@ func (g *IDGen) New(prefix string, t time.Time) string {
 		g.entropy = ulid.Monotonic(rand.Reader, 0)
 		id = ulid.MustNew(ulid.Timestamp(t), g.entropy)
 	}
-	return prefix + id.String()
+	return id
+}
+
+// crockford is the ULID alphabet. A ULID's first character holds only the
+// time's top three bits (0-7): keyMark sets the next bit, which ULIDs
+// leave zero, on identifiers that carry their merchant's key.
+const (
+	crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	keyMark   = 8
+)
+
+// MerchantKey is a merchant's routing key: 20 bits that every identifier of
+// the merchant's objects carries in its characters 11 to 14 (of the 26).
+// A merchant's own identifier carries it where every ULID has randomness,
+// so keys are spread evenly and never assigned.
+type MerchantKey int32
+
+// KeyOf reads the merchant key an identifier carries: for a merchant's id,
+// its own; for an object's id made by NewFor, its merchant's. Anything
+// shorter than an identifier reads as key 0.
+func KeyOf(id string) MerchantKey {
+	if len(id) < 26 {
+		return 0
+	}
+	var k MerchantKey
+	for _, c := range []byte(id[len(id)-16 : len(id)-12]) {
+		v := strings.IndexByte(crockford, c)
+		if v < 0 {
+			return 0
+		}
+		k = k<<5 | MerchantKey(v)
+	}
+	return k
+}
+
+// KeyCarried reports whether id was made by NewFor: identifiers made
+// before merchant keys existed carry random bits where the key would be.
+func KeyCarried(id string) bool {
+	if len(id) < 26 {
+		return false
+	}
+	v := strings.IndexByte(crockford, id[len(id)-26])
+	return v >= 0 && v&keyMark != 0
 }
 
 var idPattern = regexp.MustCompile(`^[a-z]+_[0-9A-Z]{26}$`)

@@ -19,10 +19,11 @@ func serviceAccount(test bool, c money.Currency, b ledger.Bucket) ledger.Account
 }
 
 func (s *Service) post(ctx context.Context, tx Tx, kind ledger.EntryKind, refType, refID string, postings ...[]ledger.Posting) error {
-	e := &ledger.Entry{ID: s.ids.New("ent_", s.clock.Now()), At: s.clock.Now(), Kind: kind, RefType: refType, RefID: refID}
+	e := &ledger.Entry{At: s.clock.Now(), Kind: kind, RefType: refType, RefID: refID}
 	for _, p := range postings {
 		e.Postings = append(e.Postings, p...)
 	}
+	e.ID = s.ids.NewFor("ent_", e.At, entryMerchant(e))
 	if len(e.Postings) == 0 {
 		return nil
 	}
@@ -97,4 +98,16 @@ func (s *Service) ReleaseHeld(ctx context.Context, args LedgerReleaseArgs) error
 		}
 		return s.autoFreeze(ctx, tx, pay.MerchantID, pay.Test)
 	})
+}
+
+// entryMerchant is the merchant whose money an entry moves: every entry
+// moves one merchant's money against the service's accounts, and is kept
+// with that merchant's other rows.
+func entryMerchant(e *ledger.Entry) string {
+	for _, p := range e.Postings {
+		if p.Account.Owner != ledger.ServiceOwner {
+			return p.Account.Owner
+		}
+	}
+	return ""
 }

@@ -113,7 +113,7 @@ func (s *Service) checkLinkCreate(p *Principal, in *PaymentLinkCreate, now time.
 		return nil, err
 	}
 	l := &PaymentLink{
-		ID: s.ids.New(PrefixPaymentLink, now), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
+		ID: s.ids.NewFor(PrefixPaymentLink, now, p.Shop.MerchantID), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
 		Test: p.Test(), Status: LinkActive, CreatedAt: now, Amount: in.Amount, MinAmount: in.MinAmount, MaxAmount: in.MaxAmount,
 		Description: in.Description, OrderID: in.OrderID, Capture: in.Capture == nil || *in.Capture, Reusable: in.Reusable,
 		ReturnURL: in.ReturnURL, Customer: in.Customer, Metadata: in.Metadata,

@@ -392,7 +392,7 @@ func (s *Service) newPayment(p *Principal, in *PaymentCreate, now time.Time) (*P
 	}
 	hash := sha256.Sum256([]byte(token))
 	return &Payment{
-		ID: s.ids.New(PrefixPayment, now), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
+		ID: s.ids.NewFor(PrefixPayment, now, p.Shop.MerchantID), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
 		Test: p.Test(), Status: PaymentPending, Amount: in.Amount, OrderID: in.OrderID, CreatedAt: now,
 		Description: in.Description, Capture: capture, Metadata: in.Metadata, Customer: in.Customer, ClientIP: in.ClientIP,
 		MethodType: in.MethodType, ConfirmationType: in.ConfirmationType, ReturnURL: in.ReturnURL, Locale: in.Locale,

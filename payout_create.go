@@ -103,7 +103,7 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 			return 0, nil, payoutInsufficient(need, available, registered, c)
 		}
 		now := s.clock.Now()
-		po := &Payout{ID: s.ids.New(PrefixPayout, now), ShopID: p.Shop.ID, MerchantID: merchantID, Test: p.Test(),
+		po := &Payout{ID: s.ids.NewFor(PrefixPayout, now, merchantID), ShopID: p.Shop.ID, MerchantID: merchantID, Test: p.Test(),
 			Status: PayoutPending, Amount: in.Amount, Fee: fee, DestinationType: kind, DestinationMasked: masked,
 			Description: in.Description, OrderID: in.OrderID, Metadata: in.Metadata, CreatedAt: now, Provider: pr.Name(),
 			Reference: PayoutReference(p.Shop.ID, p.Test(), idem)}

@@ -168,7 +168,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		fromPending := min(in.Amount.Minor, max(0, unreleased))
 		rest := in.Amount.Minor - fromPending
 		now := s.clock.Now()
-		r := &Refund{ID: s.ids.New(PrefixRefund, now), ShopID: p.Shop.ID, MerchantID: pay.MerchantID, PaymentID: pay.ID,
+		r := &Refund{ID: s.ids.NewFor(PrefixRefund, now, pay.MerchantID), ShopID: p.Shop.ID, MerchantID: pay.MerchantID, PaymentID: pay.ID,
 			Test: pay.Test, Status: RefundPending, Amount: in.Amount, OrderID: pay.OrderID, Reason: in.Reason,
 			Metadata: in.Metadata, CreatedAt: now, FromPending: fromPending}
 		if err := tx.RefundInsert(ctx, r); err != nil {
@@ -249,7 +249,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 		return err
 	}
 	if r.Status != RefundPending {
-		return tx.DiscrepancyInsert(ctx, &Discrepancy{ID: s.ids.New("dsc_", s.clock.Now()), PaymentID: pay.ID, Provider: provider,
+		return tx.DiscrepancyInsert(ctx, &Discrepancy{ID: s.ids.NewFor("dsc_", s.clock.Now(), pay.MerchantID), PaymentID: pay.ID, Provider: provider,
 			NotificationID: n.ID, Kind: n.Kind, PaymentStatus: string(r.Status), CreatedAt: s.clock.Now(),
 			Detail: "refund notification for a refund already " + string(r.Status)})
 	}

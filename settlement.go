@@ -264,7 +264,7 @@ func (s *Service) formSettlement(ctx context.Context, d SettlementDay, skipEmpty
 			return tx.SettlementDayDelete(ctx, d)
 		}
 		now := s.clock.Now()
-		st = &Settlement{ID: s.ids.New(PrefixSettlement, now), MerchantID: d.MerchantID, Test: d.Test, Currency: d.Currency,
+		st = &Settlement{ID: s.ids.NewFor(PrefixSettlement, now, d.MerchantID), MerchantID: d.MerchantID, Test: d.Test, Currency: d.Currency,
 			PeriodFrom: d.Day, PeriodTo: d.Day, Status: SettlementDraft, SettlementDelayDays: m.SettlementDelayDays, CreatedAt: now}
 		computeSettlement(st, entries)
 		switch err := tx.SettlementInsert(ctx, st); {

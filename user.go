@@ -171,7 +171,7 @@ func (s *Service) CreateUser(ctx context.Context, actor *Actor, merchantID, emai
 			return err
 		}
 		now := s.clock.Now()
-		u = &User{ID: s.ids.New(PrefixUser, now), MerchantID: merchantID, Email: email, Role: role, CreatedAt: now}
+		u = &User{ID: s.ids.NewFor(PrefixUser, now, merchantID), MerchantID: merchantID, Email: email, Role: role, CreatedAt: now}
 		if err := tx.UserInsert(ctx, u); err != nil {
 			if errors.Is(err, ErrConflict) {
 				return errEmailTaken

@@ -224,7 +224,7 @@ func (s *Service) openSession(ctx context.Context, tx Tx, u *User, state Session
 		signedIn = now
 	}
 	token, hash := newToken()
-	ses := &Session{ID: s.ids.New(PrefixSession, now), UserID: u.ID, MerchantID: u.MerchantID, State: state,
+	ses := &Session{ID: s.ids.NewFor(PrefixSession, now, u.MerchantID), UserID: u.ID, MerchantID: u.MerchantID, State: state,
 		CreatedAt: signedIn, LastSeenAt: now, Addr: addr, UserAgent: truncate(userAgent, 256)}
 	if err := tx.SessionInsert(ctx, ses, hash); err != nil {
 		return "", nil, err

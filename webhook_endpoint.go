@@ -144,7 +144,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 	return s.idempotent(ctx, "create webhook endpoint", p, idem, func(tx Tx) (Outcome, any, error) {
 		now := s.clock.Now()
 		e := &WebhookEndpoint{
-			ID: s.ids.New(PrefixWebhookEndpoint, now), ShopID: p.Shop.ID, Test: p.Test(), URL: url,
+			ID: s.ids.NewFor(PrefixWebhookEndpoint, now, p.Shop.MerchantID), ShopID: p.Shop.ID, Test: p.Test(), URL: url,
 			Events: in.Events, Status: WebhookActive, Description: in.Description,
 			Secret: newWebhookSecret(), CreatedAt: now,
 		}

@@ -52,6 +52,10 @@ func New(name string, key []byte, jobs payd.Jobs, clock payd.Clock, publicURL st
 // Name implements payd.Provider.
 func (b *Bank) Name() string { return b.name }
 
+// attemptIDs names attempts: an attempt is kept with its payment's
+// merchant, so its identifier carries the merchant's key.
+var attemptIDs = payd.NewIDGen()
+
 // CreateAttempt opens an attempt. Only two outcomes happen by themselves,
 // in the bank's answer: a decline (digits 01 or a decline override) and a
 // timeout of the first candidate (digits 04).
@@ -60,7 +64,7 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 	pl := planFor(p)
 	now := b.clock.Now()
 	a := &payd.SandboxAttempt{
-		ID: "sbx_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String(), Provider: b.name, PaymentID: p.ID,
+		ID: attemptIDs.NewFor("sbx_", now, p.MerchantID), Provider: b.name, PaymentID: p.ID,
 		Reference: req.Reference,
 		Method:    req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
 		Region: p.Region, Outcome: pl.Outcome, DeclineCode: pl.DeclineCode, DelaySeconds: pl.Delay,

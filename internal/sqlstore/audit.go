@@ -12,8 +12,8 @@ const auditCols = `id, merchant_id, shop_id, mode, user_id, user_email, action, 
 // AuditInsert appends an entry. The audit log has no update or delete
 // statement anywhere in the store.
 func (t *tx) AuditInsert(ctx context.Context, e *payd.AuditEntry) error {
-	_, err := t.exec(ctx, `INSERT INTO audit_log (`+auditCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		e.ID, e.MerchantID, e.ShopID, e.Mode, e.UserID, e.UserEmail, e.Action, e.ObjectID, e.Detail, e.Addr, micros(e.At))
+	_, err := t.exec(ctx, `INSERT INTO audit_log (`+auditCols+`, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		e.ID, e.MerchantID, e.ShopID, e.Mode, e.UserID, e.UserEmail, e.Action, e.ObjectID, e.Detail, e.Addr, micros(e.At), keyOf(e.MerchantID, e.ID))
 	return err
 }
 

@@ -40,10 +40,10 @@ func queryDocs[T any](ctx context.Context, q querier, query string, args ...any)
 }
 
 func (t *tx) WebhookDeliveryInsert(ctx context.Context, list ...*payd.WebhookDelivery) error {
-	return insertRows(ctx, t, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, created_at, doc, state, due_at) VALUES `, 7, list,
+	return insertRows(ctx, t, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, created_at, doc, state, due_at, merchant_key) VALUES `, 8, list,
 		func(d *payd.WebhookDelivery) []any {
 			doc, _ := json.Marshal(d)
-			return []any{d.ID, d.EventID, d.EndpointID, micros(d.CreatedAt), string(doc), d.State, micros(d.DueAt)}
+			return []any{d.ID, d.EventID, d.EndpointID, micros(d.CreatedAt), string(doc), d.State, micros(d.DueAt), keyOf(d.ID)}
 		})
 }
 
@@ -247,10 +247,10 @@ func (t *tx) WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]
 }
 
 func (t *tx) DeliveryAttemptInsert(ctx context.Context, list ...*payd.DeliveryAttempt) error {
-	return insertRows(ctx, t, `INSERT INTO delivery_attempts (id, event_id, delivery_id, at, doc) VALUES `, 5, list,
+	return insertRows(ctx, t, `INSERT INTO delivery_attempts (id, event_id, delivery_id, at, doc, merchant_key) VALUES `, 6, list,
 		func(a *payd.DeliveryAttempt) []any {
 			doc, _ := json.Marshal(a)
-			return []any{a.ID, a.EventID, a.DeliveryID, micros(a.At), string(doc)}
+			return []any{a.ID, a.EventID, a.DeliveryID, micros(a.At), string(doc), keyOf(a.ID)}
 		})
 }
 

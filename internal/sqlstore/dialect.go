@@ -49,6 +49,10 @@ type dialect interface {
 	// epochDay is the YYYY-MM-DD text of the UTC day of the BIGINT
 	// expression secs, seconds since the Unix epoch.
 	epochDay(secs string) string
+	// keyTarget is what an ON CONFLICT target of a table distributed by
+	// merchant_key adds after its columns: on a Citus cluster every
+	// unique index holds the distribution column (citus.go).
+	keyTarget() string
 }
 
 type sqliteDialect struct{}
@@ -106,6 +110,8 @@ func (sqliteDialect) nextFeedSeq(n int) string {
 // SQLite's single writer already excludes every other transaction.
 func (sqliteDialect) fenceLock(bool) string { return "" }
 
+func (sqliteDialect) keyTarget() string { return "" }
+
 func (sqliteDialect) epochDay(secs string) string { return "date(" + secs + ", 'unixepoch')" }
 
 // SQLite's planner takes an index that gives the ORDER BY over a sort
@@ -122,7 +128,16 @@ func (sqliteDialect) keysetRead(ctx context.Context, q querier, fn func(context.
 	return fn(ctx, q)
 }
 
-type postgresDialect struct{}
+// postgresDialect is PostgreSQL's; citus is set on a Citus coordinator,
+// where the merchants' tables are distributed by merchant_key.
+type postgresDialect struct{ citus bool }
+
+func (d postgresDialect) keyTarget() string {
+	if d.citus {
+		return ", merchant_key"
+	}
+	return ""
+}
 
 func (postgresDialect) indexedBy(string) string { return "" }
 

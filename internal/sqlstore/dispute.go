@@ -19,10 +19,10 @@ func (t *tx) DisputeInsert(ctx context.Context, d *payd.Dispute) error {
 	// ON CONFLICT DO NOTHING, as for payments: a provider's repeated
 	// opening is a conflict the caller answers in the same transaction.
 	return t.insertOne(ctx, `INSERT INTO disputes (id, shop_id, merchant_id, test, payment_id, kind, status, created_at,
-		deadline_at, provider, provider_dispute_id, doc) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		deadline_at, provider, provider_dispute_id, doc, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT DO NOTHING`,
 		d.ID, d.ShopID, d.MerchantID, d.Test, d.PaymentID, d.Kind, d.Status, micros(d.CreatedAt),
-		micros(d.EvidenceDeadlineAt), d.Provider, d.ProviderDisputeID, string(doc))
+		micros(d.EvidenceDeadlineAt), d.Provider, d.ProviderDisputeID, string(doc), keyOf(d.MerchantID))
 }
 
 func (t *tx) DisputeGet(ctx context.Context, id string) (*payd.Dispute, error) {
@@ -152,9 +152,10 @@ func (t *tx) EvidenceFileInsert(ctx context.Context, f *payd.EvidenceFile) error
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, `INSERT INTO evidence_files (id, dispute_id, state, created_at, doc, shop_id, test, size_bytes, expires_at, attached)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		f.ID, f.DisputeID, f.State, micros(f.CreatedAt), string(doc), f.ShopID, f.Test, f.SizeBytes, micros(f.UploadExpiresAt), f.AttachedAt != nil)
+	_, err = t.exec(ctx, `INSERT INTO evidence_files (id, dispute_id, state, created_at, doc, shop_id, test, size_bytes, expires_at, attached, merchant_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		f.ID, f.DisputeID, f.State, micros(f.CreatedAt), string(doc), f.ShopID, f.Test, f.SizeBytes, micros(f.UploadExpiresAt), f.AttachedAt != nil,
+		keyOf(f.ID))
 	return err
 }
 
@@ -225,7 +226,7 @@ func (t *tx) EvidenceFileDelete(ctx context.Context, id string) error {
 }
 
 func (t *tx) EvidenceChunkPut(ctx context.Context, fileID string, seq int, data []byte) error {
-	_, err := t.exec(ctx, `INSERT INTO evidence_chunks (file_id, seq, data) VALUES ($1, $2, $3)`, fileID, seq, data)
+	_, err := t.exec(ctx, `INSERT INTO evidence_chunks (file_id, seq, data, merchant_key) VALUES ($1, $2, $3, $4)`, fileID, seq, data, keyOf(fileID))
 	return err
 }
 

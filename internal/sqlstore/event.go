@@ -38,10 +38,10 @@ func (t *tx) EventInsert(ctx context.Context, e *payd.Event) error {
 	}
 	// An event's id is new: its row goes out later.
 	return t.later(ctx, `INSERT INTO events (id, shop_id, merchant_id, test, type, object_id, created_at, body,
-		delivery_status, delivery_attempts, deliveries_total, deliveries_pending, seq)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, `+seq+`)`,
+		delivery_status, delivery_attempts, deliveries_total, deliveries_pending, merchant_key, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, `+seq+`)`,
 		e.ID, e.ShopID, e.MerchantID, e.Test, e.Type, e.ObjectID, micros(e.CreatedAt), string(e.Body),
-		e.Delivery.Status, e.Delivery.Attempts, e.Deliveries)
+		e.Delivery.Status, e.Delivery.Attempts, e.Deliveries, keyOf(e.MerchantID))
 }
 
 func (t *tx) EventGet(ctx context.Context, shopID string, test bool, id string) (*payd.Event, error) {

@@ -129,20 +129,24 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 // payd.ErrConflict with nothing of the transaction kept.
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
 	body := t.sealBody(r.Body, r.ShopID, r.Mode, r.Key)
+	key, err := t.shopKey(ctx, r.ShopID)
+	if err != nil {
+		return err
+	}
 	if t.pipelined && t.absentKey == idemScope(r.ShopID, r.Mode, r.Key) {
 		_, err := t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), idempotencyInsertSQL,
-			r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt))
+			r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt), key)
 		return err
 	}
 	return t.insertOne(ctx, idempotencyInsertSQL+`
-		ON CONFLICT (shop_id, mode, idem_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
+		ON CONFLICT (shop_id, mode, idem_key`+t.d.keyTarget()+`) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency_keys.expires_at <= excluded.created_at`,
-		r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt))
+		r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt), key)
 }
 
-const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at, merchant_key)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 // IdempotencyDeleteExpired deletes one batch of the records expired
 // longest ago: a range of idempotency_keys_expiry, however many records

@@ -22,8 +22,9 @@ func scanKey(r interface{ Scan(...any) error }) (*payd.APIKey, error) {
 }
 
 func (t *tx) KeyInsert(ctx context.Context, k *payd.APIKey) error {
-	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		k.ID, k.ShopID, k.Mode, k.Hint, k.Hash, micros(k.CreatedAt), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), nullMicros(k.LastUsedAt))
+	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		k.ID, k.ShopID, k.Mode, k.Hint, k.Hash, micros(k.CreatedAt), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), nullMicros(k.LastUsedAt),
+		keyOf(k.ID))
 	return err
 }
 

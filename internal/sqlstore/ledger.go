@@ -21,23 +21,23 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 	}
 	// The entry and its postings are new rows under the entry's new id:
 	// they go out with the totals' first statement (later).
-	if err := t.later(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, $3, $4, $5)`,
-		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID); err != nil {
+	if err := t.later(ctx, `INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id, merchant_key) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.ID, micros(e.At), string(e.Kind), e.RefType, e.RefID, keyOf(e.ID)); err != nil {
 		return err
 	}
 	// The postings in one statement, or one per ledgerBatch of them (a
 	// dispute's cascade may take from the reserve parts of many payments).
 	for from := 0; from < len(e.Postings); from += ledgerBatch {
 		var q strings.Builder
-		q.WriteString(`INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at) VALUES `)
+		q.WriteString(`INSERT INTO ledger_postings (entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at, merchant_key) VALUES `)
 		var args []any
 		for i := from; i < min(from+ledgerBatch, len(e.Postings)); i++ {
 			a := e.Postings[i].Account
 			if i > from {
 				q.WriteString(", ")
 			}
-			q.WriteString("(" + placeholders(len(args)+1, 10) + ")")
-			args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, e.Postings[i].Amount, micros(e.At))
+			q.WriteString("(" + placeholders(len(args)+1, 11) + ")")
+			args = append(args, e.ID, i, a.Key(), a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, e.Postings[i].Amount, micros(e.At), keyOf(e.ID))
 		}
 		if err := t.later(ctx, q.String(), args...); err != nil {
 			return err

@@ -191,7 +191,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 	// taken slot's row is there (and this transaction's), so its insert
 	// turns into the addition; a new slot's key exists nowhere else.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount) VALUES `)
+	q.WriteString(`INSERT INTO ledger_totals (kind, owner, test, currency, bucket, sub, slot, amount, merchant_key) VALUES `)
 	var vals []any
 	for _, k := range keys {
 		s := slot
@@ -206,13 +206,13 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 		if len(vals) > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(" + placeholders(len(vals)+1, 8) + ")")
-		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k])
+		q.WriteString("(" + placeholders(len(vals)+1, 9) + ")")
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k], keyOf(slot))
 	}
 	if len(vals) == 0 {
 		return len(spareSlots), nil
 	}
-	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
+	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot` + t.d.keyTarget() + `) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
 	// The slots are this transaction's or new under the entry's id: the
 	// addition cannot fail on them, and goes out later.
 	if err := t.later(ctx, q.String(), vals...); err != nil {
@@ -241,12 +241,12 @@ func (t *tx) recordOpenedSlots(ctx context.Context, slot string, keys []totalKey
 			continue
 		}
 		if len(vals) == 0 {
-			q.WriteString(`INSERT INTO ledger_totals_opened (kind, owner, test, currency, bucket, slot) VALUES `)
+			q.WriteString(`INSERT INTO ledger_totals_opened (kind, owner, test, currency, bucket, slot, merchant_key) VALUES `)
 		} else {
 			q.WriteString(", ")
 		}
-		q.WriteString("(" + placeholders(len(vals)+1, 6) + ")")
-		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, slot)
+		q.WriteString("(" + placeholders(len(vals)+1, 7) + ")")
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, slot, keyOf(slot))
 	}
 	if len(vals) == 0 {
 		return nil

@@ -21,9 +21,9 @@ func (t *tx) PaymentLinkInsert(ctx context.Context, l *payd.PaymentLink) error {
 	if err != nil {
 		return err
 	}
-	return t.insertOne(ctx, `INSERT INTO payment_links (id, shop_id, test, status, created_at, expires_at, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-		l.ID, l.ShopID, l.Test, l.Status, micros(l.CreatedAt), linkExpiry(l), string(doc))
+	return t.insertOne(ctx, `INSERT INTO payment_links (id, shop_id, test, status, created_at, expires_at, doc, merchant_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+		l.ID, l.ShopID, l.Test, l.Status, micros(l.CreatedAt), linkExpiry(l), string(doc), keyOf(l.MerchantID, l.ID))
 }
 
 // linkPayments fills the Payments of links from link_payments, in the
@@ -98,6 +98,6 @@ func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkList
 }
 
 func (t *tx) PaymentLinkAddPayment(ctx context.Context, linkID string, seq int, paymentID string, at time.Time) error {
-	return t.insertOne(ctx, `INSERT INTO link_payments (link_id, seq, payment_id, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT DO NOTHING`, linkID, seq, paymentID, micros(at))
+	return t.insertOne(ctx, `INSERT INTO link_payments (link_id, seq, payment_id, created_at, merchant_key) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT DO NOTHING`, linkID, seq, paymentID, micros(at), keyOf(paymentID))
 }

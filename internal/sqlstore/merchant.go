@@ -25,9 +25,9 @@ func scanMerchant(r interface{ Scan(...any) error }) (*payd.Merchant, error) {
 
 func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
 	cb := m.Chargeback
-	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+	_, err := t.exec(ctx, `INSERT INTO merchants (`+merchantCols+`, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, micros(m.CreatedAt), m.AutoSettle,
-		cb.RatioBps, cb.WindowDays, cb.MinCount, m.RequireSecondFactor)
+		cb.RatioBps, cb.WindowDays, cb.MinCount, m.RequireSecondFactor, keyOf(m.ID))
 	return err
 }
 
@@ -68,10 +68,10 @@ func (t *tx) FreezeLock(ctx context.Context, merchantID string, test bool) error
 }
 
 func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
-	_, err := t.exec(ctx, `INSERT INTO payout_freezes (merchant_id, test, frozen, reason, frozen_at, unfrozen_at) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (merchant_id, test) DO UPDATE SET frozen = excluded.frozen, reason = excluded.reason,
+	_, err := t.exec(ctx, `INSERT INTO payout_freezes (merchant_id, test, frozen, reason, frozen_at, unfrozen_at, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (merchant_id, test`+t.d.keyTarget()+`) DO UPDATE SET frozen = excluded.frozen, reason = excluded.reason,
 		frozen_at = excluded.frozen_at, unfrozen_at = excluded.unfrozen_at`,
-		f.MerchantID, f.Test, f.Frozen, f.Reason, nullMicros(f.FrozenAt), nullMicros(f.UnfrozenAt))
+		f.MerchantID, f.Test, f.Frozen, f.Reason, nullMicros(f.FrozenAt), nullMicros(f.UnfrozenAt), keyOf(f.MerchantID))
 	return err
 }
 

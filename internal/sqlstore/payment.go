@@ -59,8 +59,8 @@ func (t *tx) PaymentInsertAtCommit(ctx context.Context, p *payd.Payment) error {
 
 // paymentInsertSQL inserts a payment row of paymentRow.
 const paymentInsertSQL = `INSERT INTO payments (id, shop_id, test, status, order_id, amount, currency, created_at,
-	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view, view_version, method)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
+	checkout_token_hash, provider, provider_payment_id, doc, expires_at, view, view_version, method, merchant_key)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
 
 // paymentRow is the arguments of paymentInsertSQL.
 func paymentRow(p *payd.Payment) ([]any, error) {
@@ -69,7 +69,8 @@ func paymentRow(p *payd.Payment) ([]any, error) {
 		return nil, err
 	}
 	return []any{p.ID, p.ShopID, p.Test, p.Status, p.OrderID, p.Amount.Minor, p.Amount.Currency, micros(p.CreatedAt),
-		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view, payd.PaymentViewVersion, methodColumn(p)}, nil
+		p.CheckoutTokenHash, p.Provider, p.ProviderPaymentID, doc, micros(p.ExpiresAt), view, payd.PaymentViewVersion, methodColumn(p),
+		keyOf(p.MerchantID, p.ID)}, nil
 }
 
 // methodColumn is the payments.method of p: the method its payer used,
@@ -223,8 +224,8 @@ func (t *tx) NotificationRecord(ctx context.Context, provider, id string, at tim
 
 func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {
 	doc, _ := json.Marshal(d)
-	_, err := t.exec(ctx, `INSERT INTO discrepancies (id, payment_id, created_at, doc) VALUES ($1, $2, $3, $4)`,
-		d.ID, d.PaymentID, micros(d.CreatedAt), string(doc))
+	_, err := t.exec(ctx, `INSERT INTO discrepancies (id, payment_id, created_at, doc, merchant_key) VALUES ($1, $2, $3, $4, $5)`,
+		d.ID, d.PaymentID, micros(d.CreatedAt), string(doc), keyOf(d.ID))
 	return err
 }
 
@@ -252,8 +253,8 @@ func scanSandbox(r interface{ Scan(...any) error }) (*payd.SandboxAttempt, error
 
 func (t *tx) SandboxAttemptInsert(ctx context.Context, a *payd.SandboxAttempt) error {
 	doc, _ := json.Marshal(a)
-	_, err := t.exec(ctx, `INSERT INTO sandbox_attempts (id, provider, reference, payment_id, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6)`,
-		a.ID, a.Provider, a.Reference, a.PaymentID, micros(a.CreatedAt), string(doc))
+	_, err := t.exec(ctx, `INSERT INTO sandbox_attempts (id, provider, reference, payment_id, created_at, doc, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		a.ID, a.Provider, a.Reference, a.PaymentID, micros(a.CreatedAt), string(doc), keyOf(a.ID))
 	return err
 }
 

@@ -13,9 +13,9 @@ func (t *tx) PayoutInsert(ctx context.Context, po *payd.Payout) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, `INSERT INTO payouts (id, shop_id, merchant_id, test, status, order_id, created_at, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		po.ID, po.ShopID, po.MerchantID, po.Test, po.Status, po.OrderID, micros(po.CreatedAt), string(doc))
+	_, err = t.exec(ctx, `INSERT INTO payouts (id, shop_id, merchant_id, test, status, order_id, created_at, doc, merchant_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		po.ID, po.ShopID, po.MerchantID, po.Test, po.Status, po.OrderID, micros(po.CreatedAt), string(doc), keyOf(po.MerchantID))
 	return err
 }
 

@@ -11,8 +11,8 @@ import (
 func (t *tx) RefundInsert(ctx context.Context, r *payd.Refund) error {
 	doc, _ := json.Marshal(r)
 	// A refund's id is new (ids.go), so its row goes out later.
-	return t.later(ctx, `INSERT INTO refunds (id, shop_id, test, payment_id, status, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		r.ID, r.ShopID, r.Test, r.PaymentID, r.Status, micros(r.CreatedAt), string(doc))
+	return t.later(ctx, `INSERT INTO refunds (id, shop_id, test, payment_id, status, created_at, doc, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		r.ID, r.ShopID, r.Test, r.PaymentID, r.Status, micros(r.CreatedAt), string(doc), keyOf(r.MerchantID, r.ID))
 }
 
 func (t *tx) RefundGet(ctx context.Context, id string) (*payd.Refund, error) {

@@ -13,9 +13,9 @@ import (
 
 func (t *tx) SettlementInsert(ctx context.Context, st *payd.Settlement) error {
 	doc, _ := json.Marshal(st)
-	return t.insertOne(ctx, `INSERT INTO settlements (id, merchant_id, test, currency, period_from, period_to, status, created_at, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-		st.ID, st.MerchantID, st.Test, st.Currency, st.PeriodFrom, st.PeriodTo, st.Status, micros(st.CreatedAt), string(doc))
+	return t.insertOne(ctx, `INSERT INTO settlements (id, merchant_id, test, currency, period_from, period_to, status, created_at, doc, merchant_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+		st.ID, st.MerchantID, st.Test, st.Currency, st.PeriodFrom, st.PeriodTo, st.Status, micros(st.CreatedAt), string(doc), keyOf(st.MerchantID))
 }
 
 func (t *tx) SettlementGet(ctx context.Context, id string) (*payd.Settlement, error) {

@@ -23,8 +23,8 @@ func (t *tx) SettlementDayMark(ctx context.Context, d payd.SettlementDay) error 
 }
 
 func (t *tx) insertDay(ctx context.Context, d payd.SettlementDay) error {
-	_, err := t.exec(ctx, `INSERT INTO settlement_days (merchant_id, test, currency, day)
-		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, d.MerchantID, d.Test, d.Currency, d.Day)
+	_, err := t.exec(ctx, `INSERT INTO settlement_days (merchant_id, test, currency, day, merchant_key)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, d.MerchantID, d.Test, d.Currency, d.Day, keyOf(d.MerchantID))
 	return err
 }
 

@@ -31,9 +31,9 @@ func (t *tx) ShopInsert(ctx context.Context, s *payd.Shop) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, `INSERT INTO shops (`+shopCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err = t.exec(ctx, `INSERT INTO shops (`+shopCols+`, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		s.ID, s.MerchantID, s.Region, s.Name, s.DefaultCurrency, nullMicros(s.ActivatedAt),
-		s.Blocked, s.PaymentsSuspended, string(settings), micros(s.CreatedAt))
+		s.Blocked, s.PaymentsSuspended, string(settings), micros(s.CreatedAt), keyOf(s.MerchantID))
 	return err
 }
 

@@ -38,10 +38,10 @@ func (t *tx) scanEndpoint(r interface{ Scan(...any) error }) (*payd.WebhookEndpo
 
 func (t *tx) WebhookEndpointInsert(ctx context.Context, e *payd.WebhookEndpoint) error {
 	events, _ := json.Marshal(e.Events)
-	_, err := t.exec(ctx, `INSERT INTO webhook_endpoints (`+endpointCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+	_, err := t.exec(ctx, `INSERT INTO webhook_endpoints (`+endpointCols+`, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		e.ID, e.ShopID, e.Test, e.URL, string(events), e.Status, e.Description,
 		t.sealText(e.Secret, "webhook_endpoints", "secret", e.ID), t.sealText(e.PrevSecret, "webhook_endpoints", "prev_secret", e.ID),
-		nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures, micros(e.CreatedAt))
+		nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures, micros(e.CreatedAt), keyOf(e.ID))
 	return err
 }
 
