@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -39,6 +40,12 @@ type AttemptRequest struct {
 // AttemptReference names the attempt of a payment at a cascade position.
 func AttemptReference(paymentID string, candidate int) string {
 	return paymentID + "/" + strconv.Itoa(candidate)
+}
+
+// AttemptPayment is the payment id of an attempt's reference.
+func AttemptPayment(reference string) string {
+	id, _, _ := strings.Cut(reference, "/")
+	return id
 }
 
 // AttemptResult is the provider's answer to an attempt.

@@ -44,6 +44,11 @@ func Backends(t testing.TB) []Backend {
 	if base := os.Getenv("PAYD_TEST_DATABASE_URL"); base != "" {
 		out = append(out, Backend{Name: "postgres", URL: base})
 	}
+	// A Citus coordinator (cmd/paydcitus starts a cluster of the run's
+	// own): the same store, its merchants' tables distributed.
+	if base := os.Getenv("PAYD_TEST_CITUS_URL"); base != "" {
+		out = append(out, Backend{Name: "citus", URL: base})
+	}
 	return out
 }
 

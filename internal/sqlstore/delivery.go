@@ -81,44 +81,103 @@ func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 	args := []any{micros(p.Now), micros(p.LeaseUntil), p.Limit * 2, p.PerEndpoint, p.Limit,
 		jsonIDs(append(slices.Clip(p.Exclude), slow...)), jsonIDs(p.Fast), p.PerFastEndpoint}
 	// Each part looks at the 2×Limit oldest due rows of its endpoints.
+	// On a cluster rows of many shard groups cannot be locked by one
+	// statement: the parts only read, and claimByKey takes what they
+	// chose.
+	lock := t.d.skipLocked()
+	if t.d.distributed() {
+		lock = ""
+	}
 	part := func(cond string) string {
-		return `SELECT id, endpoint_id, due_at FROM webhook_deliveries
+		return `SELECT id, endpoint_id, due_at, merchant_key FROM webhook_deliveries
 			WHERE state = 'pending' AND due_at <= $1 AND ` + cond + `
-			ORDER BY due_at LIMIT $3` + t.d.skipLocked()
+			ORDER BY due_at LIMIT $3` + lock
 	}
 	due, withSlow := `head`, ``
 	if len(slow) > 0 {
 		args = append(args, jsonIDs(slow))
 		withSlow = `, slow AS (` + part(`endpoint_id IN (`+t.d.jsonStrings(9)+`)`) + `)`
-		due = `(SELECT id, endpoint_id, due_at FROM head UNION ALL SELECT id, endpoint_id, due_at FROM slow)`
+		due = `(SELECT id, endpoint_id, due_at, merchant_key FROM head UNION ALL SELECT id, endpoint_id, due_at, merchant_key FROM slow)`
+	}
+	// On a cluster the pick keeps up to 2×Limit rows: claimByKey skips
+	// those another sender holds and takes Limit of the rest.
+	limit := "$5"
+	if t.d.distributed() {
+		limit = "$3"
 	}
 	// CASTs: PostgreSQL would otherwise take the CASE's branches as text.
-	rows, err := t.q.QueryContext(ctx, `WITH head AS (`+part(`endpoint_id NOT IN (`+t.d.jsonStrings(6)+`)`)+`)`+withSlow+`, pick AS (
-			SELECT id FROM (SELECT id, endpoint_id, due_at,
-				ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY due_at, id) AS n FROM `+due+` d) r
-			WHERE n <= CASE WHEN endpoint_id IN (`+t.d.jsonStrings(7)+`) THEN CAST($8 AS INTEGER) ELSE CAST($4 AS INTEGER) END
-			ORDER BY due_at LIMIT $5
-		)
-		UPDATE webhook_deliveries SET due_at = $2 WHERE id IN (SELECT id FROM pick)
-		RETURNING doc`, args...)
-	if err != nil {
-		return nil, err
-	}
+	pick := `WITH head AS (` + part(`endpoint_id NOT IN (`+t.d.jsonStrings(6)+`)`) + `)` + withSlow + `, pick AS (
+			SELECT id, merchant_key FROM (SELECT id, endpoint_id, due_at, merchant_key,
+				ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY due_at, id) AS n FROM ` + due + ` d) r
+			WHERE n <= CASE WHEN endpoint_id IN (` + t.d.jsonStrings(7) + `) THEN CAST($8 AS INTEGER) ELSE CAST($4 AS INTEGER) END
+			ORDER BY due_at LIMIT ` + limit + `
+		)`
 	var works []*payd.DeliveryWork
-	for rows.Next() {
-		d, err := scanDoc[payd.WebhookDelivery](rows)
+	claimed := func(r *sql.Rows) error {
+		d, err := scanDoc[payd.WebhookDelivery](r)
 		if err != nil {
-			rows.Close()
-			return nil, err
+			return err
 		}
 		d.DueAt = p.LeaseUntil
 		works = append(works, &payd.DeliveryWork{Delivery: d})
+		return nil
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(works) == 0 {
+	var err error
+	if t.d.distributed() {
+		err = t.claimByKey(ctx, pick, args, p, claimed)
+	} else {
+		err = eachRow(ctx, t.q, pick+`
+		UPDATE webhook_deliveries SET due_at = $2 WHERE id IN (SELECT id FROM pick)
+		RETURNING doc`, args, claimed)
+	}
+	if err != nil || len(works) == 0 {
 		return nil, err
 	}
 	return works, t.fillWork(ctx, works)
+}
+
+// claimByKey is the claim on a cluster: of the rows pick chose, read
+// without locks, one statement per shard group takes those no other
+// sender holds (SKIP LOCKED within the group) and that are still pending
+// and due, oldest first, until Limit are taken. A claim costs a statement
+// per merchant in its batch.
+func (t *tx) claimByKey(ctx context.Context, pick string, args []any, p *payd.WebhookDeliveryClaimParams, claimed func(*sql.Rows) error) error {
+	groups := map[int32][]string{}
+	var order []int32
+	// $2, the lease, and $5, the limit, are the second step's; named here
+	// so that every argument is typed.
+	err := eachRow(ctx, t.q, pick+` SELECT id, merchant_key FROM pick
+		WHERE CAST($2 AS BIGINT) IS NOT NULL AND CAST($5 AS INTEGER) IS NOT NULL`, args, func(r *sql.Rows) error {
+		var id string
+		var k int32
+		if err := r.Scan(&id, &k); err != nil {
+			return err
+		}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], id)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	taken := 0
+	count := func(r *sql.Rows) error { taken++; return claimed(r) }
+	for _, k := range order {
+		if taken >= p.Limit {
+			break
+		}
+		err := eachRow(ctx, t.q, `UPDATE webhook_deliveries SET due_at = $2
+			WHERE merchant_key = $4 AND id IN (SELECT id FROM webhook_deliveries
+				WHERE id IN (`+t.d.jsonStrings(3)+`) AND state = 'pending' AND due_at <= $1 AND merchant_key = $4
+				ORDER BY due_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)
+			RETURNING doc`, []any{micros(p.Now), micros(p.LeaseUntil), jsonIDs(groups[k]), k, p.Limit - taken}, count)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jsonIDs encodes ids as a JSON array for dialect.jsonStrings.
@@ -155,25 +214,31 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 			endpointIDs = append(endpointIDs, w.Delivery.EndpointID)
 		}
 	}
-	err := eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+t.d.jsonStrings(1)+`)`, []any{jsonIDs(eventIDs)},
-		func(r *sql.Rows) error {
-			e, err := scanEvent(r)
-			if err == nil {
-				events[e.ID] = e
-			}
-			return err
-		})
+	err := t.keyGroups(eventIDs, func(k int32, at []int) error {
+		return eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+t.d.jsonStrings(1)+`)`+t.d.onKey("merchant_key", 2),
+			[]any{jsonIDs(pick(eventIDs, at)), k},
+			func(r *sql.Rows) error {
+				e, err := scanEvent(r)
+				if err == nil {
+					events[e.ID] = e
+				}
+				return err
+			})
+	})
 	if err != nil {
 		return err
 	}
-	err = eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+t.d.jsonStrings(1)+`)`, []any{jsonIDs(endpointIDs)},
-		func(r *sql.Rows) error {
-			e, err := t.scanEndpoint(r)
-			if err == nil {
-				endpoints[e.ID] = e
-			}
-			return err
-		})
+	err = t.keyGroups(endpointIDs, func(k int32, at []int) error {
+		return eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+t.d.jsonStrings(1)+`)`+
+			t.d.onKey("merchant_key", 2), []any{jsonIDs(pick(endpointIDs, at)), k},
+			func(r *sql.Rows) error {
+				e, err := t.scanEndpoint(r)
+				if err == nil {
+					endpoints[e.ID] = e
+				}
+				return err
+			})
+	})
 	if err != nil {
 		return err
 	}
@@ -187,6 +252,26 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 // The casts give PostgreSQL the types of the VALUES columns, which it
 // would otherwise take as text.
 func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
+	return t.deliveriesByKey(list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliverySave(ctx, k, list) })
+}
+
+// deliveriesByKey runs fn on the deliveries of each shard group, and
+// gathers the ids it returns.
+func (t *tx) deliveriesByKey(list []*payd.WebhookDelivery, fn func(int32, []*payd.WebhookDelivery) ([]string, error)) ([]string, error) {
+	ids := make([]string, len(list))
+	for i, d := range list {
+		ids[i] = d.ID
+	}
+	var out []string
+	err := t.keyGroups(ids, func(k int32, at []int) error {
+		got, err := fn(k, pick(list, at))
+		out = append(out, got...)
+		return err
+	})
+	return out, err
+}
+
+func (t *tx) deliverySave(ctx context.Context, k int32, list []*payd.WebhookDelivery) ([]string, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -203,13 +288,17 @@ func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelive
 	}
 	return updatedIDs(ctx, t, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3, due_at = v.column4
 		FROM (VALUES `+b.String()+`) AS v
-		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'pending'
-		RETURNING webhook_deliveries.id`, args)
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'pending'`+t.d.onKey("webhook_deliveries.merchant_key", len(args)+1)+`
+		RETURNING webhook_deliveries.id`, append(args, k))
 }
 
 // WebhookDeliveryReplace writes state and document only: a finished
 // delivery has no due time to keep.
 func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
+	return t.deliveriesByKey(list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliveryReplace(ctx, k, list) })
+}
+
+func (t *tx) deliveryReplace(ctx context.Context, k int32, list []*payd.WebhookDelivery) ([]string, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -226,8 +315,9 @@ func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDel
 	}
 	return updatedIDs(ctx, t, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3
 		FROM (VALUES `+b.String()+`) AS v
-		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state IN ('failed', 'skipped')
-		RETURNING webhook_deliveries.id`, args)
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state IN ('failed', 'skipped')`+
+		t.d.onKey("webhook_deliveries.merchant_key", len(args)+1)+`
+		RETURNING webhook_deliveries.id`, append(args, k))
 }
 
 // updatedIDs runs an UPDATE ... RETURNING id and collects the ids.
@@ -243,7 +333,7 @@ func updatedIDs(ctx context.Context, t *tx, q string, args []any) ([]string, err
 }
 
 func (t *tx) WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*payd.WebhookDelivery, error) {
-	return queryDocs[payd.WebhookDelivery](ctx, t.q, `SELECT doc FROM webhook_deliveries WHERE event_id = $1 ORDER BY id`, eventID)
+	return queryDocs[payd.WebhookDelivery](ctx, t.q, `SELECT doc FROM webhook_deliveries WHERE event_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY id`, eventID, keyOf(eventID))
 }
 
 func (t *tx) DeliveryAttemptInsert(ctx context.Context, list ...*payd.DeliveryAttempt) error {
@@ -255,7 +345,7 @@ func (t *tx) DeliveryAttemptInsert(ctx context.Context, list ...*payd.DeliveryAt
 }
 
 func (t *tx) DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*payd.DeliveryAttempt, error) {
-	return queryDocs[payd.DeliveryAttempt](ctx, t.q, `SELECT doc FROM delivery_attempts WHERE event_id = $1 ORDER BY at, id`, eventID)
+	return queryDocs[payd.DeliveryAttempt](ctx, t.q, `SELECT doc FROM delivery_attempts WHERE event_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY at, id`, eventID, keyOf(eventID))
 }
 
 func (t *tx) EventDeliveryUpdate(ctx context.Context, eventID string, d payd.EventDelivery) error {
@@ -263,8 +353,8 @@ func (t *tx) EventDeliveryUpdate(ctx context.Context, eventID string, d payd.Eve
 	if d.LastResponseCode != nil {
 		code = sql.NullInt64{Int64: int64(*d.LastResponseCode), Valid: true}
 	}
-	return t.execOne(ctx, `UPDATE events SET delivery_status = $2, delivery_attempts = $3, last_response_code = $4, last_attempt_at = $5 WHERE id = $1`,
-		eventID, d.Status, d.Attempts, code, nullMicros(d.LastAttemptAt))
+	return t.execOne(ctx, `UPDATE events SET delivery_status = $2, delivery_attempts = $3, last_response_code = $4, last_attempt_at = $5 WHERE id = $1`+t.d.onKey("merchant_key", 6),
+		eventID, d.Status, d.Attempts, code, nullMicros(d.LastAttemptAt), keyOf(eventID))
 }
 
 // EventDeliveryCount moves the counters of several events in one
@@ -279,6 +369,14 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 	// UPDATE ... FROM applies one VALUES row per target row: changes to
 	// one event are merged first, or all but one would be lost.
 	changes = mergeChanges(changes)
+	ids := make([]string, len(changes))
+	for i, c := range changes {
+		ids[i] = c.EventID
+	}
+	return t.keyGroups(ids, func(k int32, at []int) error { return t.eventDeliveryCount(ctx, k, pick(changes, at)) })
+}
+
+func (t *tx) eventDeliveryCount(ctx context.Context, k int32, changes []payd.EventDeliveryChange) error {
 	var b strings.Builder
 	args := make([]any, 0, 8*len(changes))
 	for i, c := range changes {
@@ -311,7 +409,7 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 			WHEN deliveries_total + v.column2 > 0 THEN 'succeeded'
 			ELSE delivery_status END
 		FROM (VALUES `+b.String()+`) AS v
-		WHERE events.id = v.column1`, args...)
+		WHERE events.id = v.column1`+t.d.onKey("events.merchant_key", len(args)+1), append(args, k)...)
 	return err
 }
 

@@ -53,6 +53,15 @@ type dialect interface {
 	// merchant_key adds after its columns: on a Citus cluster every
 	// unique index holds the distribution column (citus.go).
 	keyTarget() string
+	// onKey is the condition " AND col = $n" that names a statement's
+	// shard group on a Citus cluster, col being a merchant_key column
+	// and $n the key of the rows (merchant_key.go). Where nothing is
+	// distributed the key is not read and the condition only binds $n.
+	onKey(col string, n int) string
+	// distributed reports a Citus cluster, where a statement that is to
+	// touch one shard group must name it and some statements take
+	// another form.
+	distributed() bool
 }
 
 type sqliteDialect struct{}
@@ -112,6 +121,10 @@ func (sqliteDialect) fenceLock(bool) string { return "" }
 
 func (sqliteDialect) keyTarget() string { return "" }
 
+func (sqliteDialect) distributed() bool { return false }
+
+func (sqliteDialect) onKey(_ string, n int) string { return " AND $" + strconv.Itoa(n) + " >= 0" }
+
 func (sqliteDialect) epochDay(secs string) string { return "date(" + secs + ", 'unixepoch')" }
 
 // SQLite's planner takes an index that gives the ORDER BY over a sort
@@ -131,6 +144,15 @@ func (sqliteDialect) keysetRead(ctx context.Context, q querier, fn func(context.
 // postgresDialect is PostgreSQL's; citus is set on a Citus coordinator,
 // where the merchants' tables are distributed by merchant_key.
 type postgresDialect struct{ citus bool }
+
+func (d postgresDialect) onKey(col string, n int) string {
+	if d.citus {
+		return " AND " + col + " = $" + strconv.Itoa(n)
+	}
+	return " AND $" + strconv.Itoa(n) + " >= 0"
+}
+
+func (d postgresDialect) distributed() bool { return d.citus }
 
 func (d postgresDialect) keyTarget() string {
 	if d.citus {

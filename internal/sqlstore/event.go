@@ -45,7 +45,7 @@ func (t *tx) EventInsert(ctx context.Context, e *payd.Event) error {
 }
 
 func (t *tx) EventGet(ctx context.Context, shopID string, test bool, id string) (*payd.Event, error) {
-	return scanEvent(t.q.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events WHERE id = $1 AND shop_id = $2 AND test = $3`, id, shopID, test))
+	return scanEvent(t.q.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events WHERE id = $1 AND shop_id = $2 AND test = $3`+t.d.onKey("merchant_key", 4), id, shopID, test, keyOf(id)))
 }
 
 func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[*payd.Event], error) {
@@ -65,6 +65,9 @@ func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[
 		w.add("object_id = ?", p.ObjectID)
 	}
 	w.createdRange(p.Created)
+	if err := t.onShop(ctx, &w, p.ShopID); err != nil {
+		return payd.Page[*payd.Event]{}, err
+	}
 	return listPage(ctx, t, `SELECT `+eventCols+` FROM events`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Event, error) { return scanEvent(r) },
 		func(e *payd.Event) payd.Cursor { return payd.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} })
@@ -78,7 +81,17 @@ func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time, limit int)
 }
 
 func (t *tx) EventResequence(ctx context.Context, shopID, id string) error {
-	res, err := t.exec(ctx, `UPDATE events SET seq = `+t.d.nextFeedSeq(1)+` WHERE shop_id = $1 AND test AND id = $2`, shopID, id)
+	next, args := t.d.nextFeedSeq(1), []any{shopID, id, keyOf(id)}
+	if t.d.distributed() {
+		// A cluster runs no volatile function in an UPDATE of a
+		// distributed table: the number is drawn first.
+		var seq int64
+		if err := t.q.QueryRowContext(ctx, `SELECT `+next).Scan(&seq); err != nil {
+			return err
+		}
+		next, args = "$4", append(args, seq)
+	}
+	res, err := t.exec(ctx, `UPDATE events SET seq = `+next+` WHERE shop_id = $1 AND test AND id = $2`+t.d.onKey("merchant_key", 3), args...)
 	if err != nil {
 		return err
 	}
@@ -91,8 +104,12 @@ func (t *tx) EventResequence(ctx context.Context, shopID, id string) error {
 
 func (t *tx) EventFeed(ctx context.Context, p *payd.EventFeedParams) ([]payd.EventFeedItem, error) {
 	var out []payd.EventFeedItem
-	err := eachRow(ctx, t.q, `SELECT seq, id, type, created_at FROM events
-		WHERE shop_id = $1 AND test AND seq > $2 ORDER BY seq LIMIT $3`, []any{p.ShopID, p.After, p.Limit},
+	k, err := t.shopKey(ctx, p.ShopID)
+	if err != nil {
+		return nil, err
+	}
+	err = eachRow(ctx, t.q, `SELECT seq, id, type, created_at FROM events
+		WHERE shop_id = $1 AND test AND seq > $2`+t.d.onKey("merchant_key", 4)+` ORDER BY seq LIMIT $3`, []any{p.ShopID, p.After, p.Limit, k},
 		func(r *sql.Rows) error {
 			var it payd.EventFeedItem
 			var created int64
@@ -108,6 +125,10 @@ func (t *tx) EventFeed(ctx context.Context, p *payd.EventFeedParams) ([]payd.Eve
 
 func (t *tx) EventFeedLast(ctx context.Context, shopID string) (int64, error) {
 	var last int64
-	err := t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE shop_id = $1 AND test`, shopID).Scan(&last)
+	k, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return 0, err
+	}
+	err = t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 2), shopID, k).Scan(&last)
 	return last, err
 }

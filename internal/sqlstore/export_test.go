@@ -61,14 +61,14 @@ func OpenCounting(ctx context.Context, url string) (*Store, *RoundTrips, error) 
 // ExplainLedgerDay is the database's plan of the selection of a period's
 // entries in LedgerEntriesOf.
 func (s *Store) ExplainLedgerDay(ctx context.Context) (string, error) {
-	return explain(ctx, s.d, s.db, ledgerDayEntriesSQL, []any{"mer_1", true, "RUB", int64(0), int64(86_400_000_000)})
+	return explain(ctx, s.d, s.db, ledgerDayEntriesSQL(s.d), []any{"mer_1", true, "RUB", int64(0), int64(86_400_000_000), int32(0)})
 }
 
 // ExplainLedgerBuckets and ExplainOpenedTotals are the database's plans
 // of the balance read's sum of bucket totals and of the fold's search for
 // totals that may have spare slots.
 func (s *Store) ExplainLedgerBuckets(ctx context.Context) (string, error) {
-	return explain(ctx, s.d, s.db, ledgerBucketsSQL, []any{"mer_1", true})
+	return explain(ctx, s.d, s.db, (&tx{d: s.d}).ledgerBucketsSQL("mer_1"), []any{"mer_1", true, int32(0)})
 }
 
 func (s *Store) ExplainOpenedTotals(ctx context.Context) (string, error) {

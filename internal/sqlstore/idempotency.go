@@ -39,17 +39,21 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 	var locked bool
 	var hash, body []byte
 	var status, created, expires, resetAt sql.NullInt64
+	mkey, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return nil, false, err
+	}
 	mark := "NULL"
 	if mode == payd.ModeTest {
 		if err := t.fence(ctx, shopID, true); err != nil {
 			return nil, false, err
 		}
-		mark = "(SELECT sandbox_reset_at FROM shops WHERE id = $2)"
+		mark = "(SELECT sandbox_reset_at FROM shops WHERE id = $2" + t.d.onKey("merchant_key", 5) + ")"
 	}
 	// Its columns are plain, so on PostgreSQL it may carry the BEGIN.
-	err := t.q.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at, `+mark+`
-		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`,
-		lockKey(shopID, mode, key), shopID, mode, key).Scan(&locked, &hash, &status, &body, &created, &expires, &resetAt)
+	err = t.q.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at, `+mark+`
+		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`+t.d.onKey("k.merchant_key", 5),
+		lockKey(shopID, mode, key), shopID, mode, key, mkey).Scan(&locked, &hash, &status, &body, &created, &expires, &resetAt)
 	switch {
 	case err != nil || !locked:
 		return nil, locked, err
@@ -79,34 +83,46 @@ func (t *tx) IdempotencyClaim(ctx context.Context, shopID string, mode payd.Mode
 	if !t.pipelined {
 		return false, nil
 	}
-	guard := claimSQL
+	mkey, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return false, err
+	}
+	guard := t.claimSQL()
 	if mode == payd.ModeTest {
 		if err := t.fence(ctx, shopID, true); err != nil {
 			return false, err
 		}
-		guard = claimTestSQL
+		guard = t.claimTestSQL()
 	}
-	if _, err := t.q.ExecContext(context.WithValue(ctx, claimGuard, true), guard, lockKey(shopID, mode, key), shopID, mode, key); err != nil {
+	if _, err := t.q.ExecContext(context.WithValue(ctx, claimGuard, true), guard, lockKey(shopID, mode, key), shopID, mode, key, mkey); err != nil {
 		return false, err
 	}
 	t.absentKey = idemScope(shopID, mode, key)
 	return true, nil
 }
 
-const (
-	claimSQL = `SELECT 1 / count(*) FROM (SELECT 1) AS one
+func (t *tx) claimSQL() string {
+	return `SELECT 1 / count(*) FROM (SELECT 1) AS one
 	WHERE pg_try_advisory_xact_lock($1)
-	AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE shop_id = $2 AND mode = $3 AND idem_key = $4)`
-	// A test key's claim also asks that the shop's reset mark be clear.
-	claimTestSQL = claimSQL + `
-	AND (SELECT sandbox_reset_at FROM shops WHERE id = $2) IS NULL`
-)
+	AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE shop_id = $2 AND mode = $3 AND idem_key = $4` + t.d.onKey("merchant_key", 5) + `)`
+}
+
+// claimTestSQL is a test key's claim, which also asks that the shop's
+// reset mark be clear.
+func (t *tx) claimTestSQL() string {
+	return t.claimSQL() + `
+	AND (SELECT sandbox_reset_at FROM shops WHERE id = $2` + t.d.onKey("merchant_key", 5) + `) IS NULL`
+}
 
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
 	r := payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key}
 	var status, created, expires int64
-	err := t.q.QueryRowContext(ctx, `SELECT request_hash, status, body, created_at, expires_at FROM idempotency_keys
-		WHERE shop_id = $1 AND mode = $2 AND idem_key = $3`, shopID, mode, key).
+	mkey, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return nil, err
+	}
+	err = t.q.QueryRowContext(ctx, `SELECT request_hash, status, body, created_at, expires_at FROM idempotency_keys
+		WHERE shop_id = $1 AND mode = $2 AND idem_key = $3`+t.d.onKey("merchant_key", 4), shopID, mode, key, mkey).
 		Scan(&r.RequestHash, &status, &r.Body, &created, &expires)
 	if err != nil {
 		return nil, noRows(err)

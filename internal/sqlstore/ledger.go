@@ -51,8 +51,8 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
 	var sum *int64
 	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_totals
-		WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4 AND bucket = $5 AND sub = $6`,
-		totalAccount, a.Owner, a.Test, a.Currency, a.Bucket, a.Sub).Scan(&sum)
+		WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4 AND bucket = $5 AND sub = $6`+t.onOwner(a.Owner, 7),
+		totalAccount, a.Owner, a.Test, a.Currency, a.Bucket, a.Sub, keyOf(a.Owner)).Scan(&sum)
 	if sum == nil {
 		return 0, err
 	}
@@ -63,13 +63,15 @@ func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64,
 // empty sub are written out, not bound, so that both databases see the
 // query within ledger_totals_owner_level (migration 0025), an index of the
 // owner-level totals only.
-const ledgerBucketsSQL = `SELECT currency, bucket, SUM(amount) FROM ledger_totals
-	WHERE kind = '` + totalBucket + `' AND sub = '' AND owner = $1 AND test = $2 GROUP BY currency, bucket`
+func (t *tx) ledgerBucketsSQL(owner string) string {
+	return `SELECT currency, bucket, SUM(amount) FROM ledger_totals
+	WHERE kind = '` + totalBucket + `' AND sub = '' AND owner = $1 AND test = $2` + t.onOwner(owner, 3) + ` GROUP BY currency, bucket`
+}
 
 // LedgerBuckets reads the bucket totals of a contour: a few rows per
 // currency and bucket, whatever the number of postings or sub-accounts.
 func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
-	rows, err := t.q.QueryContext(ctx, ledgerBucketsSQL, owner, test)
+	rows, err := t.q.QueryContext(ctx, t.ledgerBucketsSQL(owner), owner, test, keyOf(owner))
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +101,7 @@ func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
 	}
 	var orphans int
 	if err := t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM ledger_entries e WHERE NOT EXISTS
-		(SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id)`).Scan(&orphans); err != nil {
+		(SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.merchant_key = e.merchant_key)`).Scan(&orphans); err != nil {
 		return nil, err
 	}
 	if orphans > 0 {
@@ -150,7 +152,8 @@ func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, err
 // currency, from the same rows as LedgerBuckets.
 func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_totals
-		WHERE kind = '`+totalBucket+`' AND sub = '' AND owner = $1 AND test = $2 AND bucket = $3 GROUP BY currency`, owner, test, b)
+		WHERE kind = '`+totalBucket+`' AND sub = '' AND owner = $1 AND test = $2 AND bucket = $3`+t.onOwner(owner, 4)+` GROUP BY currency`,
+		owner, test, b, keyOf(owner))
 	if err != nil {
 		return nil, err
 	}

@@ -101,10 +101,12 @@ func totalsOf(postings []ledger.Posting) map[totalKey]int64 {
 }
 
 // totalsMatch writes the condition "the row belongs to one of keys" (and,
-// when slots is not nil, "is slot slots[i] of keys[i]"), its placeholders
-// numbered after those already in args.
-func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
+// when slots is not nil, "is slot slots[i] of keys[i]") in the shard group
+// of merchant key mkey, its placeholders numbered after those already in
+// args.
+func totalsMatch(d dialect, keys []totalKey, mkey int32, slots []string, args []any) (string, []any) {
 	var b strings.Builder
+	b.WriteString("(")
 	for i, k := range keys {
 		if i > 0 {
 			b.WriteString(" OR ")
@@ -119,20 +121,27 @@ func totalsMatch(keys []totalKey, slots []string, args []any) (string, []any) {
 		}
 		b.WriteString(")")
 	}
-	return b.String(), args
+	b.WriteString(")")
+	args = append(args, mkey)
+	return b.String() + d.onKey("merchant_key", len(args)), args
 }
 
 // addTotals adds deltas to their totals, in slots no other transaction
 // holds; slot names the slot opened for a total that has none free. It is
 // two statements (lock, add) per totalsBatch totals.
+//
+// The totals an entry moves are kept in the shard group of its merchant
+// (the key its id carries): a merchant's own, and its part of the
+// service's (citus.go, rebuildServiceTotals).
 func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
+	mkey := keyOf(slot)
 	keys := make([]totalKey, 0, len(deltas))
 	for k := range deltas {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, compareTotalKeys)
 	for from := 0; from < len(keys); from += totalsBatch {
-		if _, err := t.addTotalsOf(ctx, slot, keys[from:min(from+totalsBatch, len(keys))], deltas, false); err != nil {
+		if _, err := t.addTotalsOf(ctx, slot, mkey, keys[from:min(from+totalsBatch, len(keys))], deltas, false); err != nil {
 			return err
 		}
 	}
@@ -149,8 +158,8 @@ const totalsBatch = 100
 // With fold it takes every free slot of each total instead of one, folds
 // the spare ones into the first, and opens none (LedgerTotalsFold). It
 // returns how many spare slots it folded.
-func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, deltas map[totalKey]int64, fold bool) (int, error) {
-	free, err := t.lockFreeSlots(ctx, keys, fold)
+func (t *tx) addTotalsOf(ctx context.Context, slot string, mkey int32, keys []totalKey, deltas map[totalKey]int64, fold bool) (int, error) {
+	free, err := t.lockFreeSlots(ctx, keys, mkey, fold)
 	if err != nil {
 		return 0, fmt.Errorf("lock ledger totals: %w", err)
 	}
@@ -171,7 +180,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 	}
 	for from := 0; from < len(spareKeys); from += totalsBatch {
 		to := min(from+totalsBatch, len(spareKeys))
-		where, args := totalsMatch(spareKeys[from:to], spareSlots[from:to], nil)
+		where, args := totalsMatch(t.d, spareKeys[from:to], mkey, spareSlots[from:to], nil)
 		err := eachRow(ctx, t.q, `DELETE FROM ledger_totals WHERE `+where+` RETURNING kind, owner, test, currency, bucket, sub, amount`,
 			args, func(r *sql.Rows) error {
 				var k totalKey
@@ -207,7 +216,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 			q.WriteString(", ")
 		}
 		q.WriteString("(" + placeholders(len(vals)+1, 9) + ")")
-		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k], keyOf(slot))
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, s, add[k], mkey)
 	}
 	if len(vals) == 0 {
 		return len(spareSlots), nil
@@ -219,7 +228,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 		return 0, fmt.Errorf("add to ledger totals: %w", err)
 	}
 	if !fold {
-		if err := t.recordOpenedSlots(ctx, slot, keys, free); err != nil {
+		if err := t.recordOpenedSlots(ctx, slot, mkey, keys, free); err != nil {
 			return 0, err
 		}
 	}
@@ -233,7 +242,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, keys []totalKey, delt
 // without waiting for any other transaction, and goes out with the next
 // statement. Under steady load postings find a free slot and record
 // nothing; a total's first slot is recorded once.
-func (t *tx) recordOpenedSlots(ctx context.Context, slot string, keys []totalKey, free map[totalKey][]string) error {
+func (t *tx) recordOpenedSlots(ctx context.Context, slot string, mkey int32, keys []totalKey, free map[totalKey][]string) error {
 	var q strings.Builder
 	var vals []any
 	for _, k := range keys {
@@ -246,7 +255,7 @@ func (t *tx) recordOpenedSlots(ctx context.Context, slot string, keys []totalKey
 			q.WriteString(", ")
 		}
 		q.WriteString("(" + placeholders(len(vals)+1, 7) + ")")
-		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, slot, keyOf(slot))
+		vals = append(vals, k.kind, k.owner, k.test, k.currency, k.bucket, slot, mkey)
 	}
 	if len(vals) == 0 {
 		return nil
@@ -262,12 +271,12 @@ func (t *tx) recordOpenedSlots(ctx context.Context, slot string, keys []totalKey
 // in slot order: one each, or with all every free one. On SQLite every
 // slot is free (its one writer holds them all) and a total is one slot, so
 // all its slots are returned either way.
-func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, all bool) (map[totalKey][]string, error) {
+func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, mkey int32, all bool) (map[totalKey][]string, error) {
 	var query string
 	var args []any
 	if all || t.d.Name() != "postgres" {
 		var where string
-		where, args = totalsMatch(keys, nil, nil)
+		where, args = totalsMatch(t.d, keys, mkey, nil, nil)
 		query = `SELECT kind, owner, test, currency, bucket, sub, slot FROM ledger_totals WHERE ` + where +
 			` ORDER BY kind, owner, test, currency, bucket, sub, slot` + t.d.skipLocked()
 	} else {
@@ -283,9 +292,10 @@ func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, all bool) (map[
 			fmt.Fprintf(&b, "($%d, $%d, $%d::boolean, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
 			args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub)
 		}
+		args = append(args, mkey)
 		b.WriteString(`) AS k (kind, owner, test, currency, bucket, sub) CROSS JOIN LATERAL (
 			SELECT slot FROM ledger_totals l WHERE l.kind = k.kind AND l.owner = k.owner AND l.test = k.test
-				AND l.currency = k.currency AND l.bucket = k.bucket AND l.sub = k.sub
+				AND l.currency = k.currency AND l.bucket = k.bucket AND l.sub = k.sub` + t.d.onKey("l.merchant_key", len(args)) + `
 			ORDER BY l.slot LIMIT 1 FOR UPDATE SKIP LOCKED) s`)
 		query = b.String()
 	}
@@ -305,7 +315,7 @@ func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, all bool) (map[
 // openedTotalsSQL lists the owner-level totals postings opened a slot of
 // since the last fold, at most $1: a walk of ledger_totals_opened's key,
 // which holds what concurrency left and nothing else.
-const openedTotalsSQL = `SELECT DISTINCT kind, owner, test, currency, bucket FROM ledger_totals_opened
+const openedTotalsSQL = `SELECT DISTINCT kind, owner, test, currency, bucket, merchant_key FROM ledger_totals_opened
 	ORDER BY kind, owner, test, currency, bucket LIMIT $1`
 
 // LedgerTotalsFold folds the spare slots of the owner-level totals (the
@@ -319,12 +329,14 @@ const openedTotalsSQL = `SELECT DISTINCT kind, owner, test, currency, bucket FRO
 // concurrency opened, not the number of totals or merchants.
 func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (int, bool, error) {
 	var keys []totalKey
+	var mkeys []int32
 	err := eachRow(ctx, t.q, openedTotalsSQL, []any{limit + 1}, func(r *sql.Rows) error {
 		var k totalKey
-		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket); err != nil {
+		var mkey int32
+		if err := r.Scan(&k.kind, &k.owner, &k.test, &k.currency, &k.bucket, &mkey); err != nil {
 			return err
 		}
-		keys = append(keys, k)
+		keys, mkeys = append(keys, k), append(mkeys, mkey)
 		return nil
 	})
 	if err != nil || len(keys) == 0 {
@@ -334,15 +346,27 @@ func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (int, bool, error)
 	keys = keys[:min(len(keys), limit)]
 	var folded int
 	zero := map[totalKey]int64{}
-	for from := 0; from < len(keys); from += totalsBatch {
-		batch := keys[from:min(from+totalsBatch, len(keys))]
-		n, err := t.addTotalsOf(ctx, "", batch, zero, true)
-		if err != nil {
-			return folded, false, err
+	// A batch is one shard group's.
+	groups := map[int32][]totalKey{}
+	var order []int32
+	for i, k := range keys {
+		if groups[mkeys[i]] == nil {
+			order = append(order, mkeys[i])
 		}
-		folded += n
-		if err := t.forgetOpenedSlots(ctx, batch); err != nil {
-			return folded, false, err
+		groups[mkeys[i]] = append(groups[mkeys[i]], k)
+	}
+	for _, mkey := range order {
+		group := groups[mkey]
+		for from := 0; from < len(group); from += totalsBatch {
+			batch := group[from:min(from+totalsBatch, len(group))]
+			n, err := t.addTotalsOf(ctx, "", mkey, batch, zero, true)
+			if err != nil {
+				return folded, false, err
+			}
+			folded += n
+			if err := t.forgetOpenedSlots(ctx, mkey, batch); err != nil {
+				return folded, false, err
+			}
 		}
 	}
 	return folded, more, nil
@@ -350,7 +374,7 @@ func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (int, bool, error)
 
 // forgetOpenedSlots deletes the records of keys' slots that are gone, and
 // all of a total's once it has one slot left.
-func (t *tx) forgetOpenedSlots(ctx context.Context, keys []totalKey) error {
+func (t *tx) forgetOpenedSlots(ctx context.Context, mkey int32, keys []totalKey) error {
 	var b strings.Builder
 	var args []any
 	for i, k := range keys {
@@ -361,9 +385,11 @@ func (t *tx) forgetOpenedSlots(ctx context.Context, keys []totalKey) error {
 		fmt.Fprintf(&b, "(kind = $%d AND owner = $%d AND test = $%d AND currency = $%d AND bucket = $%d)", n+1, n+2, n+3, n+4, n+5)
 		args = append(args, k.kind, k.owner, k.test, k.currency, k.bucket)
 	}
-	const sameTotal = `l.kind = o.kind AND l.owner = o.owner AND l.test = o.test AND l.currency = o.currency
-		AND l.bucket = o.bucket AND l.sub = ''`
-	_, err := t.exec(ctx, `DELETE FROM ledger_totals_opened AS o WHERE (`+b.String()+`) AND (
+	args = append(args, mkey)
+	n := len(args)
+	sameTotal := `l.kind = o.kind AND l.owner = o.owner AND l.test = o.test AND l.currency = o.currency
+		AND l.bucket = o.bucket AND l.sub = ''` + t.d.onKey("l.merchant_key", n)
+	_, err := t.exec(ctx, `DELETE FROM ledger_totals_opened AS o WHERE (`+b.String()+`)`+t.d.onKey("o.merchant_key", n)+` AND (
 		NOT EXISTS (SELECT 1 FROM ledger_totals l WHERE `+sameTotal+` AND l.slot = o.slot)
 		OR (SELECT COUNT(*) FROM ledger_totals l WHERE `+sameTotal+`) <= 1)`, args...)
 	if err != nil {

@@ -30,7 +30,7 @@ func (t *tx) PaymentLinkInsert(ctx context.Context, l *payd.PaymentLink) error {
 // order they were made.
 func (t *tx) linkPayments(ctx context.Context, links ...*payd.PaymentLink) error {
 	for _, l := range links {
-		rows, err := t.q.QueryContext(ctx, `SELECT payment_id FROM link_payments WHERE link_id = $1 ORDER BY seq`, l.ID)
+		rows, err := t.q.QueryContext(ctx, `SELECT payment_id FROM link_payments WHERE link_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY seq`, l.ID, keyOf(l.ID))
 		if err != nil {
 			return err
 		}
@@ -52,8 +52,8 @@ func (t *tx) linkPayments(ctx context.Context, links ...*payd.PaymentLink) error
 	return nil
 }
 
-func (t *tx) paymentLinkGet(ctx context.Context, query, id string) (*payd.PaymentLink, error) {
-	l, err := scanDoc[payd.PaymentLink](t.q.QueryRowContext(ctx, query, id))
+func (t *tx) paymentLinkGet(ctx context.Context, query string, args ...any) (*payd.PaymentLink, error) {
+	l, err := scanDoc[payd.PaymentLink](t.q.QueryRowContext(ctx, query, args...))
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +61,11 @@ func (t *tx) paymentLinkGet(ctx context.Context, query, id string) (*payd.Paymen
 }
 
 func (t *tx) PaymentLinkGet(ctx context.Context, id string) (*payd.PaymentLink, error) {
-	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`, id)
+	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id))
 }
 
 func (t *tx) PaymentLinkGetForUpdate(ctx context.Context, id string) (*payd.PaymentLink, error) {
-	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+t.d.forUpdate(), id)
+	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id))
 }
 
 func (t *tx) PaymentLinkUpdate(ctx context.Context, l *payd.PaymentLink) error {
@@ -73,14 +73,17 @@ func (t *tx) PaymentLinkUpdate(ctx context.Context, l *payd.PaymentLink) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payment_links SET status = $2, expires_at = $3, doc = $4 WHERE id = $1`,
-		l.ID, l.Status, linkExpiry(l), string(doc))
+	return t.execOne(ctx, `UPDATE payment_links SET status = $2, expires_at = $3, doc = $4 WHERE id = $1`+t.d.onKey("merchant_key", 5),
+		l.ID, l.Status, linkExpiry(l), string(doc), keyOf(l.ID))
 }
 
 func (t *tx) PaymentLinkList(ctx context.Context, p *payd.PaymentLinkListParams) (payd.Page[*payd.PaymentLink], error) {
 	w := where{index: "payment_links_list"}
 	w.add("shop_id = ?", p.ShopID)
 	w.add("test = ?", p.Test)
+	if err := t.onShop(ctx, &w, p.ShopID); err != nil {
+		return payd.Page[*payd.PaymentLink]{}, err
+	}
 	page, err := listPage(ctx, t, `SELECT doc FROM payment_links`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.PaymentLink, error) { return scanDoc[payd.PaymentLink](r) },
 		func(l *payd.PaymentLink) payd.Cursor { return payd.Cursor{CreatedAt: l.CreatedAt, ID: l.ID} })

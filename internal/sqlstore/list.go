@@ -37,6 +37,13 @@ func (w *where) add(cond string, args ...any) {
 	w.conds = append(w.conds, cond)
 }
 
+// addKey appends the condition that names the shard group of the rows of
+// merchant key k (dialect.onKey).
+func (w *where) addKey(d dialect, k int32) {
+	w.args = append(w.args, k)
+	w.conds = append(w.conds, strings.TrimPrefix(d.onKey("merchant_key", len(w.args)), " AND "))
+}
+
 func (w *where) createdRange(r payd.TimeRange) {
 	if r.GTE != nil {
 		w.add("created_at >= ?", micros(*r.GTE))

@@ -32,7 +32,7 @@ func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
 }
 
 func (t *tx) MerchantGet(ctx context.Context, id string) (*payd.Merchant, error) {
-	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`, id))
+	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd.Page[*payd.Merchant], error) {
@@ -44,8 +44,8 @@ func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd
 func (t *tx) FreezeGet(ctx context.Context, merchantID string, test bool) (*payd.Freeze, error) {
 	f := payd.Freeze{MerchantID: merchantID, Test: test}
 	var frozenAt, unfrozenAt sql.NullInt64
-	err := t.q.QueryRowContext(ctx, `SELECT frozen, reason, frozen_at, unfrozen_at FROM payout_freezes WHERE merchant_id = $1 AND test = $2`,
-		merchantID, test).Scan(&f.Frozen, &f.Reason, &frozenAt, &unfrozenAt)
+	err := t.q.QueryRowContext(ctx, `SELECT frozen, reason, frozen_at, unfrozen_at FROM payout_freezes WHERE merchant_id = $1 AND test = $2`+t.d.onKey("merchant_key", 3),
+		merchantID, test, keyOf(merchantID)).Scan(&f.Frozen, &f.Reason, &frozenAt, &unfrozenAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return &f, nil
 	}
@@ -78,9 +78,9 @@ func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
 func (t *tx) MerchantUpdate(ctx context.Context, m *payd.Merchant) error {
 	cb := m.Chargeback
 	return t.execOne(ctx, `UPDATE merchants SET name = $2, legal_name = $3, tax_id = $4, settlement_delay_days = $5, auto_settle = $6,
-		chargeback_ratio_bps = $7, chargeback_window_days = $8, chargeback_min_count = $9, require_second_factor = $10 WHERE id = $1`,
+		chargeback_ratio_bps = $7, chargeback_window_days = $8, chargeback_min_count = $9, require_second_factor = $10 WHERE id = $1`+t.d.onKey("merchant_key", 11),
 		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, m.AutoSettle, cb.RatioBps, cb.WindowDays, cb.MinCount,
-		m.RequireSecondFactor)
+		m.RequireSecondFactor, keyOf(m.ID))
 }
 
 func (t *tx) HolidayPut(ctx context.Context, region payd.Region, day string) error {

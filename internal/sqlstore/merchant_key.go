@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/ledger"
 )
 
 // keyOf is the merchant key (migration 0032) of a row, read off the first
@@ -49,4 +51,64 @@ func (t *tx) shopKey(ctx context.Context, shopID string) (int32, error) {
 	k := int32(payd.KeyOf(merchantID))
 	legacyShopKeys.Store(shopID, k)
 	return k, nil
+}
+
+// onShop adds to w the condition that names the shard group of shopID's
+// rows.
+func (t *tx) onShop(ctx context.Context, w *where, shopID string) error {
+	k, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return err
+	}
+	w.addKey(t.d, k)
+	return nil
+}
+
+// onOwner is onKey for the ledger rows of owner: a merchant's are in its
+// shard group; the service's are spread over every group, one part per
+// merchant (citus.go, rebuildServiceTotals), and their sums are read from
+// all of them. $n is bound either way.
+func (t *tx) onOwner(owner string, n int) string {
+	if owner == ledger.ServiceOwner {
+		return " AND $" + strconv.Itoa(n) + " >= 0"
+	}
+	return t.d.onKey("merchant_key", n)
+}
+
+// keyGroups calls fn with the positions in ids of each shard group's, in
+// the order the groups first appear: on a cluster, where a statement names
+// one group, a call per merchant key; elsewhere one call for all, with
+// key 0, which nothing reads.
+func (t *tx) keyGroups(ids []string, fn func(k int32, at []int) error) error {
+	if !t.d.distributed() {
+		at := make([]int, len(ids))
+		for i := range at {
+			at[i] = i
+		}
+		return fn(0, at)
+	}
+	groups := map[int32][]int{}
+	var order []int32
+	for i, id := range ids {
+		k := keyOf(id)
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	for _, k := range order {
+		if err := fn(k, groups[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pick returns the elements of list at positions at.
+func pick[T any](list []T, at []int) []T {
+	out := make([]T, len(at))
+	for i, j := range at {
+		out[i] = list[j]
+	}
+	return out
 }

@@ -138,6 +138,15 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 	if err != nil {
 		return nil, err
 	}
+	// A migration's own steps see the tables as they are then: on a
+	// Citus coordinator they are distributed only once every migration
+	// has run (citus.go).
+	migDialect := s.d
+	if s.d.distributed() {
+		if migDialect, err = migrationDialect(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
 	for _, m := range migrations() {
 		if done[m.version] || !want(m.version) {
 			continue
@@ -159,7 +168,9 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 			}
 		}
 		if step := sealSteps[m.version]; step != nil {
-			if err := step(ctx, s, s.migrationTx(tx)); err != nil {
+			mt := s.migrationTx(tx)
+			mt.d = migDialect
+			if err := step(ctx, s, mt); err != nil {
 				tx.Rollback()
 				return applied, fmt.Errorf("migration %s: %w", m.name, err)
 			}
@@ -173,6 +184,11 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 			return applied, err
 		}
 		applied = append(applied, m.name)
+	}
+	if s.d.distributed() && len(applied)+len(done) >= len(migrations()) {
+		if err := distribute(ctx, conn); err != nil {
+			return applied, fmt.Errorf("distribute the tables: %w", err)
+		}
 	}
 	if s.truncateWAL {
 		// A data step rewrote secrets that were in clear: the WAL still

@@ -102,25 +102,37 @@ func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredP
 }
 
 func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {
-	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`, id))
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) PaymentGetForUpdate(ctx context.Context, id string) (*payd.Payment, error) {
-	p, err := scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.forUpdate(), id))
+	p, err := scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 	t.holdLock("payments", id, err)
 	return p, err
 }
 
 func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*payd.Payment, error) {
-	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE shop_id = $1 AND test = $2 AND order_id = $3`, shopID, test, orderID))
+	k, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return nil, err
+	}
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE shop_id = $1 AND test = $2 AND order_id = $3`+
+		t.d.onKey("merchant_key", 4), shopID, test, orderID, k))
 }
 
 func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
 	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE checkout_token_hash = $1`, hash))
 }
 
+// PaymentGetByProviderID finds a payment by the provider's id of it. The
+// sandbox banks' ids carry the merchant's key; another provider's id is
+// looked up on every shard group (docs/operations.md).
 func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) (*payd.Payment, error) {
-	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE provider = $1 AND provider_payment_id = $2`, provider, ppid))
+	q, args := `SELECT doc FROM payments WHERE provider = $1 AND provider_payment_id = $2`, []any{provider, ppid}
+	if payd.KeyCarried(ppid) {
+		q, args = q+t.d.onKey("merchant_key", 3), append(args, keyOf(ppid))
+	}
+	return scanPayment(t.q.QueryRowContext(ctx, q, args...))
 }
 
 func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
@@ -129,7 +141,8 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 		return err
 	}
 	return t.updateLocked(ctx, "payments", p.ID, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7,
-		method = $8 WHERE id = $1`, p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion, methodColumn(p))
+		method = $8 WHERE id = $1`+t.d.onKey("merchant_key", 9), p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion,
+		methodColumn(p), keyOf(p.ID))
 }
 
 // paymentViewCurrent is the condition of a stored rendering of the running
@@ -150,9 +163,13 @@ func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) ([]
 // when it is of the running version (payd.PaymentViewVersion); any other
 // payment is rendered from its document, so a list and a GET agree.
 func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (payd.Page[*payd.PaymentView], error) {
+	w := paymentListWhere(p)
+	if err := t.onShop(ctx, &w, p.ShopID); err != nil {
+		return payd.Page[*payd.PaymentView]{}, err
+	}
 	return listPage(ctx, t, `SELECT id, created_at, CASE WHEN `+paymentViewCurrent+` THEN view END,
 		CASE WHEN `+paymentViewCurrent+` THEN NULL ELSE doc END FROM payments`,
-		paymentListWhere(p), p.ListParams,
+		w, p.ListParams,
 		func(r *sql.Rows) (*payd.PaymentView, error) {
 			var v payd.PaymentView
 			var at int64
@@ -203,8 +220,13 @@ func paymentListWhere(p *payd.PaymentListParams) where {
 }
 
 func (t *tx) PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (int, int64, error) {
+	k, err := t.shopKey(ctx, shopID)
+	if err != nil {
+		return 0, 0, err
+	}
 	var w where
 	w.add("shop_id = ?", shopID)
+	w.addKey(t.d, k)
 	w.add("test = ?", test)
 	w.add("created_at >= ?", micros(since))
 	w.add("status <> ?", payd.PaymentCanceled)
@@ -213,7 +235,7 @@ func (t *tx) PaymentStats(ctx context.Context, shopID string, test bool, currenc
 	}
 	var n int
 	var sum sql.NullInt64
-	err := t.q.QueryRowContext(ctx, `SELECT COUNT(*), SUM(amount) FROM payments WHERE `+joinAnd(w.conds), w.args...).Scan(&n, &sum)
+	err = t.q.QueryRowContext(ctx, `SELECT COUNT(*), SUM(amount) FROM payments WHERE `+joinAnd(w.conds), w.args...).Scan(&n, &sum)
 	return n, sum.Int64, err
 }
 
@@ -259,22 +281,23 @@ func (t *tx) SandboxAttemptInsert(ctx context.Context, a *payd.SandboxAttempt) e
 }
 
 func (t *tx) SandboxAttemptGet(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
-	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`, id))
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) SandboxAttemptGetByReference(ctx context.Context, provider, reference string) (*payd.SandboxAttempt, error) {
-	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE provider = $1 AND reference = $2`, provider, reference))
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE provider = $1 AND reference = $2`+t.d.onKey("merchant_key", 3),
+		provider, reference, keyOf(payd.AttemptPayment(reference))))
 }
 
 func (t *tx) SandboxAttemptGetForUpdate(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
-	a, err := scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.forUpdate(), id))
+	a, err := scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 	t.holdLock("sandbox_attempts", id, err)
 	return a, err
 }
 
 func (t *tx) SandboxAttemptUpdate(ctx context.Context, a *payd.SandboxAttempt) error {
 	doc, _ := json.Marshal(a)
-	return t.updateLocked(ctx, "sandbox_attempts", a.ID, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`, a.ID, string(doc))
+	return t.updateLocked(ctx, "sandbox_attempts", a.ID, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`+t.d.onKey("merchant_key", 3), a.ID, string(doc), keyOf(a.ID))
 }
 
 func (t *tx) SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error) {

@@ -20,11 +20,11 @@ func (t *tx) PayoutInsert(ctx context.Context, po *payd.Payout) error {
 }
 
 func (t *tx) PayoutGet(ctx context.Context, id string) (*payd.Payout, error) {
-	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`, id))
+	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) PayoutGetForUpdate(ctx context.Context, id string) (*payd.Payout, error) {
-	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+t.d.forUpdate(), id))
+	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }
 
 func (t *tx) PayoutUpdate(ctx context.Context, po *payd.Payout) error {
@@ -32,7 +32,7 @@ func (t *tx) PayoutUpdate(ctx context.Context, po *payd.Payout) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payouts SET status = $2, doc = $3 WHERE id = $1`, po.ID, po.Status, string(doc))
+	return t.execOne(ctx, `UPDATE payouts SET status = $2, doc = $3 WHERE id = $1`+t.d.onKey("merchant_key", 4), po.ID, po.Status, string(doc), keyOf(po.ID))
 }
 
 func (t *tx) PayoutList(ctx context.Context, p *payd.PayoutListParams) (payd.Page[*payd.Payout], error) {
@@ -46,6 +46,9 @@ func (t *tx) PayoutList(ctx context.Context, p *payd.PayoutListParams) (payd.Pag
 		w.add("order_id = ?", p.OrderID)
 	}
 	w.createdRange(p.Created)
+	if err := t.onShop(ctx, &w, p.ShopID); err != nil {
+		return payd.Page[*payd.Payout]{}, err
+	}
 	return listPage(ctx, t, `SELECT doc FROM payouts`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Payout, error) { return scanDoc[payd.Payout](r) },
 		func(po *payd.Payout) payd.Cursor { return payd.Cursor{CreatedAt: po.CreatedAt, ID: po.ID} })

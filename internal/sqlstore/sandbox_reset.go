@@ -19,7 +19,7 @@ func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at *time.T
 			return err
 		}
 	}
-	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`, shopID, nullMicros(at))
+	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`+t.d.onKey("merchant_key", 3), shopID, nullMicros(at), keyOf(shopID))
 }
 
 // fence takes the shop's sandbox fence until the transaction ends: shared
@@ -59,13 +59,14 @@ func (t *tx) ids(ctx context.Context, query string, args ...any) ([]string, erro
 }
 
 // deleteIn deletes the rows of table whose column is one of ids, bound as
-// one JSON array so that the statement's text is the same for any batch.
-func (t *tx) deleteIn(ctx context.Context, table, column string, ids []string) (int64, error) {
+// one JSON array so that the statement's text is the same for any batch,
+// in the shard group of merchant key mkey.
+func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids []string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
 	list, _ := json.Marshal(ids)
-	res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE `+column+` IN (`+t.d.jsonStrings(1)+`)`, string(list))
+	res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE `+column+` IN (`+t.d.jsonStrings(1)+`)`+t.d.onKey("merchant_key", 2), string(list), mkey)
 	if err != nil {
 		return 0, fmt.Errorf("delete %s: %w", table, err)
 	}
@@ -73,6 +74,8 @@ func (t *tx) deleteIn(ctx context.Context, table, column string, ids []string) (
 }
 
 func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c payd.SandboxResetCounts, n int64, err error) {
+	// A shop's test data is its merchant's: one shard group.
+	mkey := keyOf(p.MerchantID)
 	// objects deletes a batch of one object table whose rows belong to the
 	// shop's test data, with their ledger entries (refType) and the rows
 	// of other tables that hang on them (deps: table and column).
@@ -84,7 +87,8 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		// object's, then the merchant's, which a refund's decision takes
 		// last): a movement of the merchant's money under way commits
 		// before the entries' sums come off its totals.
-		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit)
+		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(),
+			p.ShopID, p.Limit, mkey)
 		if err != nil || len(ids) == 0 {
 			return nil, 0, err
 		}
@@ -97,11 +101,11 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 			}
 		}
 		for _, d := range deps {
-			if _, err := t.deleteIn(ctx, d[0], d[1], ids); err != nil {
+			if _, err := t.deleteIn(ctx, mkey, d[0], d[1], ids); err != nil {
 				return nil, 0, err
 			}
 		}
-		n, err := t.deleteIn(ctx, table, "id", ids)
+		n, err := t.deleteIn(ctx, mkey, table, "id", ids)
 		return ids, n, err
 	}
 	switch p.Kind {
@@ -112,13 +116,14 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		// Files written before their shop was kept beside them (0014)
 		// are found by their dispute.
 		var ids []string
-		ids, err = t.ids(ctx, `SELECT id FROM evidence_files WHERE (shop_id = $1 AND test)
-			OR dispute_id IN (SELECT id FROM disputes WHERE shop_id = $1 AND test) LIMIT $2`, p.ShopID, p.Limit)
+		ids, err = t.ids(ctx, `SELECT id FROM evidence_files WHERE ((shop_id = $1 AND test)
+			OR dispute_id IN (SELECT id FROM disputes WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 3)+`))`+
+			t.d.onKey("merchant_key", 3)+` LIMIT $2`, p.ShopID, p.Limit, mkey)
 		if err == nil {
-			_, err = t.deleteIn(ctx, "evidence_chunks", "file_id", ids)
+			_, err = t.deleteIn(ctx, mkey, "evidence_chunks", "file_id", ids)
 		}
 		if err == nil {
-			c.EvidenceFiles, err = t.deleteIn(ctx, "evidence_files", "id", ids)
+			c.EvidenceFiles, err = t.deleteIn(ctx, mkey, "evidence_files", "id", ids)
 		}
 		n = c.EvidenceFiles
 	case payd.SandboxDisputes:
@@ -142,13 +147,13 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 			break
 		}
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM settlements WHERE merchant_id = $1 AND test LIMIT $2`+t.d.forUpdate(), p.MerchantID, p.Limit); err != nil {
+		if ids, err = t.ids(ctx, `SELECT id FROM settlements WHERE merchant_id = $1 AND test `+t.d.onKey("merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(), p.MerchantID, p.Limit, keyOf(p.MerchantID)); err != nil {
 			break
 		}
 		if c.LedgerEntries, err = t.LedgerEntriesDelete(ctx, "settlement", ids); err != nil {
 			break
 		}
-		if c.Settlements, err = t.deleteIn(ctx, "settlements", "id", ids); err != nil {
+		if c.Settlements, err = t.deleteIn(ctx, mkey, "settlements", "id", ids); err != nil {
 			break
 		}
 		n = c.Settlements
@@ -161,21 +166,23 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		}
 	case payd.SandboxEvents:
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test LIMIT $2`, p.ShopID, p.Limit); err != nil {
+		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 3)+` LIMIT $2`,
+			p.ShopID, p.Limit, mkey); err != nil {
 			break
 		}
-		if _, err = t.deleteIn(ctx, "delivery_attempts", "event_id", ids); err != nil {
+		if _, err = t.deleteIn(ctx, mkey, "delivery_attempts", "event_id", ids); err != nil {
 			break
 		}
-		if c.WebhookDeliveries, err = t.deleteIn(ctx, "webhook_deliveries", "event_id", ids); err != nil {
+		if c.WebhookDeliveries, err = t.deleteIn(ctx, mkey, "webhook_deliveries", "event_id", ids); err != nil {
 			break
 		}
-		c.Events, err = t.deleteIn(ctx, "events", "id", ids)
+		c.Events, err = t.deleteIn(ctx, mkey, "events", "id", ids)
 		n = c.Events
 	case payd.SandboxIdempotency:
 		var res sql.Result
-		res, err = t.exec(ctx, `DELETE FROM idempotency_keys WHERE shop_id = $1 AND mode = $2 AND idem_key IN
-			(SELECT idem_key FROM idempotency_keys WHERE shop_id = $1 AND mode = $2 LIMIT $3)`, p.ShopID, payd.ModeTest, p.Limit)
+		res, err = t.exec(ctx, `DELETE FROM idempotency_keys WHERE shop_id = $1 AND mode = $2`+t.d.onKey("merchant_key", 4)+` AND idem_key IN
+			(SELECT idem_key FROM idempotency_keys WHERE shop_id = $1 AND mode = $2`+t.d.onKey("merchant_key", 4)+` LIMIT $3)`,
+			p.ShopID, payd.ModeTest, p.Limit, mkey)
 		if err == nil {
 			c.IdempotencyRecords, err = res.RowsAffected()
 		}
@@ -199,14 +206,16 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 		return 0, nil
 	}
 	list, _ := json.Marshal(refIDs)
+	// The objects of one call are one merchant's.
+	mkey := keyOf(refIDs[0])
 	var entries []string
 	seen := map[string]bool{}
 	var postings []ledger.Posting
 	err := eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
-		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
-		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)
-			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND NOT l.test)
-		ORDER BY p.entry_id, p.seq`, []any{refType, string(list)}, func(r *sql.Rows) error {
+		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id AND p.merchant_key = e.merchant_key
+		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+t.d.onKey("e.merchant_key", 3)+`
+			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test)
+		ORDER BY p.entry_id, p.seq`, []any{refType, string(list), mkey}, func(r *sql.Rows) error {
 		var id string
 		var a ledger.Account
 		var amount int64
@@ -223,10 +232,10 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
-	if _, err := t.deleteIn(ctx, "ledger_postings", "entry_id", entries); err != nil {
+	if _, err := t.deleteIn(ctx, mkey, "ledger_postings", "entry_id", entries); err != nil {
 		return 0, err
 	}
-	n, err := t.deleteIn(ctx, "ledger_entries", "id", entries)
+	n, err := t.deleteIn(ctx, mkey, "ledger_entries", "id", entries)
 	if err != nil {
 		return 0, err
 	}
@@ -234,7 +243,7 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	// own sub-accounts); the few others, the buckets and the service's
 	// accounts, have the sums taken off as a posting adds them.
 	deltas := totalsOf(postings)
-	emptied, err := t.dropEmptyTotals(ctx, deltas)
+	emptied, err := t.dropEmptyTotals(ctx, mkey, deltas)
 	if err != nil {
 		return 0, err
 	}
@@ -253,7 +262,10 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 // batch touches a few, through the index of owner, contour, currency and
 // bucket. Each delete names a total by its primary key's columns, so it
 // is an index lookup however many totals the table holds.
-func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) (map[totalKey]bool, error) {
+//
+// On a cluster, "no posting left" is within the shard group of merchant
+// key mkey, whose part of the service's totals it is.
+func (t *tx) dropEmptyTotals(ctx context.Context, mkey int32, deltas map[totalKey]int64) (map[totalKey]bool, error) {
 	empty := map[totalKey]bool{}
 	accounts := map[string]totalKey{}
 	var keys []string
@@ -266,7 +278,8 @@ func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) (ma
 		}
 		var posted bool
 		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings
-			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4)`, k.owner, k.test, k.currency, k.bucket).Scan(&posted); err != nil {
+			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4`+t.d.onKey("merchant_key", 5)+`)`,
+			k.owner, k.test, k.currency, k.bucket, mkey).Scan(&posted); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 		if !posted {
@@ -277,7 +290,8 @@ func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) (ma
 	// was planned by PostgreSQL as a scan of every posting.
 	for _, key := range keys {
 		var posted bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings WHERE account_key = $1)`, key).Scan(&posted); err != nil {
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings WHERE account_key = $1`+t.d.onKey("merchant_key", 2)+`)`,
+			key, mkey).Scan(&posted); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 		if !posted {
@@ -286,7 +300,7 @@ func (t *tx) dropEmptyTotals(ctx context.Context, deltas map[totalKey]int64) (ma
 	}
 	for k := range empty {
 		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4
-			AND bucket = $5 AND sub = $6`, k.kind, k.owner, k.test, k.currency, k.bucket, k.sub); err != nil {
+			AND bucket = $5 AND sub = $6`+t.d.onKey("merchant_key", 7), k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, mkey); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/seal"
 )
 
@@ -27,13 +28,15 @@ type sealedTable struct {
 	// cols are the sealed columns; binary when they are BYTEA.
 	cols   []string
 	binary bool
+	// merchants is set for a table of merchants' rows (citus.go).
+	merchants bool
 }
 
 var sealedTables = []sealedTable{
-	{name: "webhook_endpoints", key: []string{"id"}, cols: []string{"secret", "prev_secret"}},
+	{name: "webhook_endpoints", key: []string{"id"}, cols: []string{"secret", "prev_secret"}, merchants: true},
 	{name: "dashboard_users", key: []string{"id"}, cols: []string{"totp_secret", "totp_pending"}},
 	{name: "service_secrets", key: []string{"name"}, cols: []string{"value"}, binary: true},
-	{name: "idempotency_keys", key: []string{"shop_id", "mode", "idem_key"}, cols: []string{"body"}, binary: true},
+	{name: "idempotency_keys", key: []string{"shop_id", "mode", "idem_key"}, cols: []string{"body"}, binary: true, merchants: true},
 }
 
 // sealContext is the additional data of a sealed value: where it lives.
@@ -127,7 +130,16 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 		}
 	}
 	tb := sealedTables[c.Table]
-	q := "SELECT " + strings.Join(tb.key, ", ") + ", " + strings.Join(tb.cols, ", ") + " FROM " + tb.name
+	// On a cluster the walk over every merchant's rows cannot lock them:
+	// each row is rewritten only if it still holds what was read
+	// (resealRow), and one a writer changed meanwhile is left, sealed
+	// by it with the current key.
+	lock, cas := t.d.forUpdate(), tb.merchants && t.d.distributed()
+	keyCol := "0"
+	if cas {
+		lock, keyCol = "", "merchant_key"
+	}
+	q := "SELECT " + strings.Join(tb.key, ", ") + ", " + strings.Join(tb.cols, ", ") + ", " + keyCol + " FROM " + tb.name
 	var args []any
 	if len(c.After) == len(tb.key) {
 		var ph []string
@@ -136,10 +148,11 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 		}
 		q += " WHERE (" + strings.Join(tb.key, ", ") + ") > (" + strings.Join(ph, ", ") + ")"
 	}
-	q += " ORDER BY " + strings.Join(tb.key, ", ") + " LIMIT " + strconv.Itoa(limit) + t.d.forUpdate()
+	q += " ORDER BY " + strings.Join(tb.key, ", ") + " LIMIT " + strconv.Itoa(limit) + lock
 	type row struct {
 		key  []string
 		vals [][]byte
+		mkey int32
 	}
 	var rows []row
 	err := eachRow(ctx, t.q, q, args, func(r *sql.Rows) error {
@@ -152,10 +165,11 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 		for i := range vals {
 			dst = append(dst, &vals[i])
 		}
-		if err := r.Scan(dst...); err != nil {
+		var mkey int32
+		if err := r.Scan(append(dst, &mkey)...); err != nil {
 			return err
 		}
-		rows = append(rows, row{keys, vals})
+		rows = append(rows, row{keys, vals, mkey})
 		return nil
 	})
 	if err != nil {
@@ -197,8 +211,25 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 			args = append(args, r.key[i])
 			where = append(where, k+" = $"+strconv.Itoa(len(args)))
 		}
-		if err := t.execOne(ctx, "UPDATE "+tb.name+" SET "+strings.Join(sets, ", ")+" WHERE "+strings.Join(where, " AND "), args...); err != nil {
+		if cas {
+			args = append(args, r.mkey)
+			where = append(where, "merchant_key = $"+strconv.Itoa(len(args)))
+			for i, col := range tb.cols {
+				args = append(args, r.vals[i])
+				if !tb.binary {
+					args[len(args)-1] = string(r.vals[i])
+				}
+				where = append(where, col+" IS NOT DISTINCT FROM $"+strconv.Itoa(len(args)))
+			}
+		}
+		res, err := t.exec(ctx, "UPDATE "+tb.name+" SET "+strings.Join(sets, ", ")+" WHERE "+strings.Join(where, " AND "), args...)
+		if err != nil {
 			return "", done, fmt.Errorf("reseal %s: %w", tb.name, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return "", done, err
+		} else if n == 0 && !cas {
+			return "", done, fmt.Errorf("reseal %s: %w", tb.name, payd.ErrNoRows)
 		}
 		done++
 	}

@@ -38,11 +38,19 @@ func (t *tx) ShopInsert(ctx context.Context, s *payd.Shop) error {
 }
 
 func (t *tx) ShopGet(ctx context.Context, id string) (*payd.Shop, error) {
-	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`, id))
+	k, err := t.shopKey(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+t.d.onKey("merchant_key", 2), id, k))
 }
 
 func (t *tx) ShopGetForUpdate(ctx context.Context, id string) (*payd.Shop, error) {
-	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+t.d.forUpdate(), id))
+	k, err := t.shopKey(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, k))
 }
 
 func (t *tx) ShopUpdate(ctx context.Context, s *payd.Shop) error {
@@ -51,8 +59,8 @@ func (t *tx) ShopUpdate(ctx context.Context, s *payd.Shop) error {
 		return err
 	}
 	return t.execOne(ctx, `UPDATE shops SET name = $2, default_currency = $3, activated_at = $4, blocked = $5,
-		payments_suspended = $6, settings = $7 WHERE id = $1`,
-		s.ID, s.Name, s.DefaultCurrency, nullMicros(s.ActivatedAt), s.Blocked, s.PaymentsSuspended, string(settings))
+		payments_suspended = $6, settings = $7 WHERE id = $1`+t.d.onKey("merchant_key", 8),
+		s.ID, s.Name, s.DefaultCurrency, nullMicros(s.ActivatedAt), s.Blocked, s.PaymentsSuspended, string(settings), keyOf(s.MerchantID))
 }
 
 func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*payd.Shop], error) {
@@ -60,6 +68,7 @@ func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*p
 	if p.MerchantID != "" {
 		w.index = "shops_merchant"
 		w.add("merchant_id = ?", p.MerchantID)
+		w.addKey(t.d, keyOf(p.MerchantID))
 	}
 	return listPage(ctx, t, `SELECT `+shopCols+` FROM shops`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Shop, error) { return scanShop(r) },
@@ -67,7 +76,7 @@ func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*p
 }
 
 func (t *tx) ShopListByMerchant(ctx context.Context, merchantID string) ([]*payd.Shop, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+shopCols+` FROM shops WHERE merchant_id = $1 ORDER BY id`, merchantID)
+	rows, err := t.q.QueryContext(ctx, `SELECT `+shopCols+` FROM shops WHERE merchant_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY id`, merchantID, keyOf(merchantID))
 	if err != nil {
 		return nil, err
 	}

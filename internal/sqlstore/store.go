@@ -146,7 +146,12 @@ func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Sto
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	return &Store{db: db, rdb: db, d: postgresDialect{}, keys: ephemeralKeyring()}, nil
+	citus, err := isCitus(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return &Store{db: db, rdb: db, d: postgresDialect{citus: citus}, keys: ephemeralKeyring()}, nil
 }
 
 // openSQLite opens a pool whose connections keep their statements prepared
@@ -314,10 +319,28 @@ func commitError(err error) error {
 	switch {
 	case !errors.As(err, &pe) || pe.Code != "23505":
 		return err
-	case pe.ConstraintName == "payments_order":
+	case constraintOf(pe) == "payments_order":
 		return fmt.Errorf("%w: %v", payd.ErrOrderIDTaken, err)
 	}
 	return fmt.Errorf("%w: %v", payd.ErrConflict, err)
+}
+
+// constraintOf is the name of the constraint an error names, as the
+// migrations name it. A Citus coordinator relays a worker's error with
+// the constraint in its message only, and the worker names the shard's
+// constraint: the name and _ and the shard's number.
+func constraintOf(pe *pgconn.PgError) string {
+	name := pe.ConstraintName
+	if name == "" {
+		if _, rest, ok := strings.Cut(pe.Message, `constraint "`); ok {
+			name, _, _ = strings.Cut(rest, `"`)
+		}
+	}
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 || i == len(name)-1 || strings.Trim(name[i+1:], "0123456789") != "" {
+		return name
+	}
+	return name[:i]
 }
 
 // noRows maps sql.ErrNoRows to payd.ErrNoRows.

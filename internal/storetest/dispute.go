@@ -286,7 +286,7 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		s := open(t)
 		ctx := t.Context()
 		now := ts(time.Now())
-		f := &payd.EvidenceFile{ID: newID(payd.PrefixEvidence, now), DisputeID: newID(payd.PrefixDispute, now), ShopID: "sh_1",
+		f := &payd.EvidenceFile{ID: newID(payd.PrefixEvidence, now), DisputeID: newID(payd.PrefixDispute, now), ShopID: newID(payd.PrefixShop, now),
 			Test: true, FileName: "счёт.pdf", ContentType: "application/pdf", SizeBytes: 5, State: payd.EvidenceReserved,
 			CreatedAt: now, UploadExpiresAt: now.Add(time.Hour)}
 		mustTx(t, s, func(tx payd.Tx) error { return tx.EvidenceFileInsert(ctx, f) })
@@ -336,6 +336,7 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		ctx := t.Context()
 		now := ts(time.Now())
 		dsp, other := newID(payd.PrefixDispute, now), newID(payd.PrefixDispute, now)
+		shop1, shop2 := newID(payd.PrefixShop, now), newID(payd.PrefixShop, now)
 		file := func(dispute, shop string, test bool, size int64, expires time.Time, attached bool) *payd.EvidenceFile {
 			f := &payd.EvidenceFile{ID: newID(payd.PrefixEvidence, now), DisputeID: dispute, ShopID: shop, Test: test,
 				FileName: "a.pdf", ContentType: "application/pdf", SizeBytes: size, State: payd.EvidenceReserved,
@@ -347,14 +348,14 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 			return f
 		}
-		first := file(dsp, "sh_1", true, 100, now.Add(10*time.Minute), false)
-		file(dsp, "sh_1", true, 20, now.Add(time.Hour), false)
-		file(dsp, "sh_1", true, 1000, now.Add(time.Hour), true)              // attached
-		gone1 := file(dsp, "sh_1", true, 3000, now.Add(-time.Minute), false) // expired
-		gone2 := file(other, "sh_1", true, 5, now.Add(-time.Minute), false)  // expired, another dispute
-		file(other, "sh_1", true, 7, now.Add(30*time.Minute), false)
-		file(other, "sh_1", false, 9, now.Add(30*time.Minute), false) // live contour
-		file(newID(payd.PrefixDispute, now), "sh_2", true, 11, now.Add(30*time.Minute), false)
+		first := file(dsp, shop1, true, 100, now.Add(10*time.Minute), false)
+		file(dsp, shop1, true, 20, now.Add(time.Hour), false)
+		file(dsp, shop1, true, 1000, now.Add(time.Hour), true)              // attached
+		gone1 := file(dsp, shop1, true, 3000, now.Add(-time.Minute), false) // expired
+		gone2 := file(other, shop1, true, 5, now.Add(-time.Minute), false)  // expired, another dispute
+		file(other, shop1, true, 7, now.Add(30*time.Minute), false)
+		file(other, shop1, false, 9, now.Add(30*time.Minute), false) // live contour
+		file(newID(payd.PrefixDispute, now), shop2, true, 11, now.Add(30*time.Minute), false)
 		sum := func(p payd.EvidenceWaitingParams) (w payd.EvidenceWaitingSum) {
 			t.Helper()
 			p.Now = now
@@ -364,7 +365,7 @@ func testDispute(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantDiff(t, "EvidenceWaiting of a dispute", payd.EvidenceWaitingSum{Files: 2, Bytes: 120, NextExpiry: first.UploadExpiresAt},
 			sum(payd.EvidenceWaitingParams{DisputeID: dsp}))
 		wantDiff(t, "EvidenceWaiting of a shop's test contour", payd.EvidenceWaitingSum{Files: 3, Bytes: 127, NextExpiry: first.UploadExpiresAt},
-			sum(payd.EvidenceWaitingParams{ShopID: "sh_1", Test: true}))
+			sum(payd.EvidenceWaitingParams{ShopID: shop1, Test: true}))
 		wantDiff(t, "EvidenceWaiting of nothing", payd.EvidenceWaitingSum{}, sum(payd.EvidenceWaitingParams{ShopID: "sh_3"}))
 
 		want := []payd.EvidenceDue{{ID: gone1.ID, ExpiresAt: gone1.UploadExpiresAt}, {ID: gone2.ID, ExpiresAt: gone2.UploadExpiresAt}}

@@ -349,9 +349,9 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 			// A third posting of 1 makes bad sum to 1.
 			_, err := sqlTx.SQLTx().ExecContext(ctx, `INSERT INTO ledger_postings
-				(entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at)
-				VALUES ($1, 2, $2, $3, $4, $5, $6, $7, 1, $8)`,
-				bad.ID, pend.Key(), pend.Owner, pend.Test, pend.Currency, pend.Bucket, pend.Sub, now.UnixMicro())
+				(entry_id, seq, account_key, owner, test, currency, bucket, sub, amount, at, merchant_key)
+				VALUES ($1, 2, $2, $3, $4, $5, $6, $7, 1, $8, $9)`,
+				bad.ID, pend.Key(), pend.Owner, pend.Test, pend.Currency, pend.Bucket, pend.Sub, now.UnixMicro(), int32(payd.KeyOf(bad.ID)))
 			return err
 		})
 		if !raw {
@@ -362,8 +362,8 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 		// An entry without postings is reported too (as a count).
 		mustTx(t, s, func(tx payd.Tx) error {
 			_, err := tx.(interface{ SQLTx() *sql.Tx }).SQLTx().ExecContext(ctx,
-				`INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id) VALUES ($1, $2, 'capture', 'test', 'x')`,
-				newID("ent_", now), now.UnixMicro())
+				`INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id, merchant_key) VALUES ($1, $2, 'capture', 'test', 'x', $3)`,
+				newID("ent_", now), now.UnixMicro(), int32(payd.KeyOf(suiteMerchant)))
 			return err
 		})
 		got := unbalanced()
@@ -377,8 +377,9 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 		s := open(t)
 		ctx := t.Context()
 		now := ts(time.Now())
+		owner := newID(payd.PrefixMerchant, now)
 		acct := func(b ledger.Bucket, sub string, test bool, c money.Currency) ledger.Account {
-			return ledger.Account{Owner: "mer_1", Test: test, Currency: c, Bucket: b, Sub: sub}
+			return ledger.Account{Owner: owner, Test: test, Currency: c, Bucket: b, Sub: sub}
 		}
 		clearing := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing}
 		post := func(id string, postings ...[]ledger.Posting) {
@@ -402,7 +403,7 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 		post("d", ledger.Move(usd, acct(ledger.Reserve, "pay_e", true, money.USD), 70))
 		var got map[string]int64
 		mustView(t, s, func(tx payd.Tx) (err error) {
-			got, err = tx.LedgerSubBalances(ctx, "mer_1", true, money.RUB, ledger.Reserve)
+			got, err = tx.LedgerSubBalances(ctx, owner, true, money.RUB, ledger.Reserve)
 			return err
 		})
 		wantDiff(t, "LedgerSubBalances", map[string]int64{"pay_a": 500, "pay_b": 250}, got)
@@ -412,7 +413,7 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 			contours, err = tx.LedgerContours(ctx, ledger.Reserve)
 			return err
 		})
-		wantDiff(t, "LedgerContours", []payd.LedgerContour{{Owner: "mer_1", Test: false, Currency: money.RUB},
-			{Owner: "mer_1", Test: true, Currency: money.RUB}, {Owner: "mer_1", Test: true, Currency: money.USD}}, contours)
+		wantDiff(t, "LedgerContours", []payd.LedgerContour{{Owner: owner, Test: false, Currency: money.RUB},
+			{Owner: owner, Test: true, Currency: money.RUB}, {Owner: owner, Test: true, Currency: money.USD}}, contours)
 	})
 }

@@ -22,9 +22,9 @@ func testSandboxAttempt(t *testing.T, open func(t *testing.T) payd.Store) {
 		ctx := t.Context()
 		now := ts(time.Now())
 		payID := newID(payd.PrefixPayment, now)
-		a := newSandboxAttempt("sandbox", payID, payID+"_0", now)
+		a := newSandboxAttempt("sandbox", payID, payd.AttemptReference(payID, 0), now)
 		// The next candidate of the cascade, at another provider.
-		b := newSandboxAttempt("sandbox_backup", payID, payID+"_1", now)
+		b := newSandboxAttempt("sandbox_backup", payID, payd.AttemptReference(payID, 1), now)
 		mustTx(t, s, func(tx payd.Tx) error {
 			if err := tx.SandboxAttemptInsert(ctx, a); err != nil {
 				return err

@@ -82,7 +82,14 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 // ids is shared by all subtests; IDGen is safe for concurrent use.
 var ids = payd.NewIDGen()
 
-func newID(prefix string, at time.Time) string { return ids.New(prefix, at) }
+// newID makes identifiers as the service does, carrying a merchant's key
+// (payd.IDGen.NewFor): the suite's objects all carry one, so that a store
+// on a cluster finds each where its merchant's rows are, whatever merchant
+// id a case gives them.
+func newID(prefix string, at time.Time) string { return ids.NewFor(prefix, at, suiteMerchant) }
+
+// suiteMerchant is the merchant whose key the suite's identifiers carry.
+var suiteMerchant = ids.New(payd.PrefixMerchant, time.Now())
 
 // ts is t as the stores keep it: UTC with microsecond precision. Values
 // built this way compare equal after a round trip.
