@@ -20,7 +20,9 @@ func (t *tx) AuditInsert(ctx context.Context, e *payd.AuditEntry) error {
 func (t *tx) AuditList(ctx context.Context, p *payd.AuditListParams) (payd.Page[*payd.AuditEntry], error) {
 	w := where{index: "audit_log_merchant"}
 	w.add("merchant_id = ?", p.MerchantID)
-	w.addKey(t.d, keyOf(p.MerchantID))
+	if p.MerchantID != "" {
+		w.addKey(t.d, keyOf(p.MerchantID))
+	}
 	return listPage(ctx, t, `SELECT `+auditCols+` FROM audit_log`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.AuditEntry, error) {
 			var e payd.AuditEntry

@@ -72,7 +72,7 @@ func insertRows[T any](ctx context.Context, t *tx, head string, cols int, list [
 // WebhookDeliveryClaim moves the due_at of the chosen deliveries to the end
 // of the lease, then reads them with their events and endpoints. The
 // window function keeps one busy endpoint from filling the whole batch.
-func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) ([]*payd.DeliveryWork, error) {
+func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) ([]*payd.DeliveryWork, error) {
 	// The endpoint lists are JSON parameters, not IN lists of their length,
 	// so the statement's text stays the same from claim to claim and is
 	// parsed and planned once (SQLite's statement cache, pgx's on
@@ -392,9 +392,30 @@ func (t *tx) eventDeliveryCount(ctx context.Context, k int32, changes []payd.Eve
 		}
 		args = append(args, c.EventID, c.Added, c.Attempts, c.Finished, c.Failed, nullMicros(c.LastAttemptAt), code, c.Replaced)
 	}
+	if t.d.distributed() {
+		// A coordinator plans this UPDATE ... FROM VALUES over every
+		// shard whatever its key: on a cluster each event has a
+		// statement of its own, its changes in place of v's columns.
+		one := strings.NewReplacer("v.column1", "$1", "v.column2", "CAST($2 AS INTEGER)", "v.column3", "CAST($3 AS INTEGER)",
+			"v.column4", "CAST($4 AS INTEGER)", "v.column5", "CAST($5 AS INTEGER)", "v.column6", "CAST($6 AS BIGINT)",
+			"v.column7", "CAST($7 AS INTEGER)", "v.column8", "CAST($8 AS INTEGER)").Replace(eventCountSet)
+		for i := range changes {
+			if _, err := t.exec(ctx, `UPDATE events SET`+one+` WHERE id = $1 AND merchant_key = $9`, append(args[8*i:8*i+8:8*i+8], k)...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	// v: column1 event, 2 added, 3 attempts, 4 finished, 5 failed, 6 attempt
 	// time, 7 answer, 8 failures replaced by a resend.
-	_, err := t.exec(ctx, `UPDATE events SET
+	_, err := t.exec(ctx, `UPDATE events SET`+eventCountSet+`
+		FROM (VALUES `+b.String()+`) AS v
+		WHERE events.id = v.column1`+t.d.onKey("events.merchant_key", len(args)+1), append(args, k)...)
+	return err
+}
+
+// eventCountSet moves an event's counters by a change v.
+const eventCountSet = `
 		deliveries_total = deliveries_total + v.column2,
 		deliveries_pending = deliveries_pending + v.column2 - v.column4,
 		deliveries_failed = deliveries_failed + v.column5 - v.column8,
@@ -407,11 +428,7 @@ func (t *tx) eventDeliveryCount(ctx context.Context, k int32, changes []payd.Eve
 			WHEN deliveries_pending + v.column2 - v.column4 > 0 THEN 'pending'
 			WHEN deliveries_failed + v.column5 - v.column8 > 0 THEN 'failed'
 			WHEN deliveries_total + v.column2 > 0 THEN 'succeeded'
-			ELSE delivery_status END
-		FROM (VALUES `+b.String()+`) AS v
-		WHERE events.id = v.column1`+t.d.onKey("events.merchant_key", len(args)+1), append(args, k)...)
-	return err
-}
+			ELSE delivery_status END`
 
 // mergeChanges adds up the changes to each event, keeping the latest
 // attempt, and orders them by event: two batches that touch the same

@@ -33,7 +33,7 @@ func (t *tx) DisputeGetForUpdate(ctx context.Context, id string) (*payd.Dispute,
 	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }
 
-func (t *tx) DisputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*payd.Dispute, error) {
+func (t *tx) disputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*payd.Dispute, error) {
 	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx,
 		`SELECT doc FROM disputes WHERE provider = $1 AND provider_dispute_id = $2 AND provider_dispute_id <> ''`,
 		provider, providerDisputeID))
@@ -75,13 +75,13 @@ func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.P
 
 // DisputeListExpired walks disputes_expiry: unanswered disputes whose
 // deadline is at or before Now, in (deadline_at, id) order after After.
-func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
+func (t *tx) disputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
 	return dueRows(ctx, t.q, "disputes", "deadline_at", []string{string(payd.DisputeOpened), string(payd.DisputeEvidenceRequired)},
 		p.Now, p.After.DeadlineAt, p.After.ID, p.Limit,
 		func(id string, at time.Time) payd.DisputeDue { return payd.DisputeDue{ID: id, DeadlineAt: at} })
 }
 
-func (t *tx) DisputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {
+func (t *tx) disputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM disputes ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (t *tx) ChargebackStats(ctx context.Context, merchantID string, test bool, 
 	return chargebacks, payments, err
 }
 
-func (t *tx) LedgerSubBalances(ctx context.Context, owner string, test bool, c money.Currency, b ledger.Bucket) (map[string]int64, error) {
+func (t *tx) ledgerSubBalances(ctx context.Context, owner string, test bool, c money.Currency, b ledger.Bucket) (map[string]int64, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT sub, SUM(amount) FROM ledger_postings
 		WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4`+t.onOwner(owner, 5)+` GROUP BY sub HAVING SUM(amount) <> 0`,
 		owner, test, c, b, keyOf(owner))
@@ -133,7 +133,7 @@ func (t *tx) LedgerSubBalances(ctx context.Context, owner string, test bool, c m
 	return out, rows.Err()
 }
 
-func (t *tx) LedgerContours(ctx context.Context, b ledger.Bucket) ([]payd.LedgerContour, error) {
+func (t *tx) ledgerContours(ctx context.Context, b ledger.Bucket) ([]payd.LedgerContour, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT DISTINCT owner, test, currency FROM ledger_postings WHERE bucket = $1
 		ORDER BY owner, test, currency`, b)
 	if err != nil {
@@ -205,7 +205,7 @@ func (t *tx) EvidenceWaiting(ctx context.Context, p *payd.EvidenceWaitingParams)
 }
 
 // EvidenceListExpired walks evidence_files_expiry.
-func (t *tx) EvidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
+func (t *tx) evidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT id, expires_at FROM evidence_files
 		WHERE NOT attached AND expires_at <= $1 AND (expires_at, id) > ($2, $3)
 		ORDER BY expires_at, id LIMIT $4`, micros(p.Now), micros(p.After.ExpiresAt), p.After.ID, p.Limit)

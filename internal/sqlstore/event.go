@@ -75,7 +75,7 @@ func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[
 
 // EventDeleteBefore deletes one batch of the oldest events: a range of
 // events_retention, however many events are kept.
-func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
+func (t *tx) eventDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return t.deleteCount(ctx, `DELETE FROM events WHERE id IN
 		(SELECT id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, micros(before), limit)
 }

@@ -167,7 +167,7 @@ const idempotencyInsertSQL = `INSERT INTO idempotency_keys (shop_id, mode, idem_
 // IdempotencyDeleteExpired deletes one batch of the records expired
 // longest ago: a range of idempotency_keys_expiry, however many records
 // are live.
-func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error) {
+func (t *tx) idempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error) {
 	return t.deleteCount(ctx, `DELETE FROM idempotency_keys WHERE (shop_id, mode, idem_key) IN
 		(SELECT shop_id, mode, idem_key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
 		micros(now), limit)

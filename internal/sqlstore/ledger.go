@@ -48,7 +48,7 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 
 // LedgerAccountBalance reads the account's total: its few slots
 // (ledger_total.go).
-func (t *tx) LedgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
+func (t *tx) ledgerAccountBalance(ctx context.Context, a ledger.Account) (int64, error) {
 	var sum *int64
 	err := t.q.QueryRowContext(ctx, `SELECT SUM(amount) FROM ledger_totals
 		WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4 AND bucket = $5 AND sub = $6`+t.onOwner(a.Owner, 7),
@@ -70,7 +70,7 @@ func (t *tx) ledgerBucketsSQL(owner string) string {
 
 // LedgerBuckets reads the bucket totals of a contour: a few rows per
 // currency and bucket, whatever the number of postings or sub-accounts.
-func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
+func (t *tx) ledgerBuckets(ctx context.Context, owner string, test bool) (map[money.Currency]map[ledger.Bucket]int64, error) {
 	rows, err := t.q.QueryContext(ctx, t.ledgerBucketsSQL(owner), owner, test, keyOf(owner))
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (t *tx) LedgerBuckets(ctx context.Context, owner string, test bool) (map[mo
 
 // LedgerUnbalanced returns the ids of entries whose postings do not sum to
 // zero, for the invariant check.
-func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
+func (t *tx) ledgerUnbalanced(ctx context.Context) ([]string, error) {
 	out, err := queryStrings(ctx, t.q, `SELECT entry_id FROM ledger_postings GROUP BY entry_id HAVING SUM(amount) <> 0`)
 	if err != nil {
 		return nil, err
@@ -112,13 +112,13 @@ func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
 
 // LedgerNegativeAccounts lists the merchant accounts other than available
 // whose balance is below zero: no pending, reserve or in-flight part may be.
-func (t *tx) LedgerNegativeAccounts(ctx context.Context) ([]string, error) {
+func (t *tx) ledgerNegativeAccounts(ctx context.Context) ([]string, error) {
 	return queryStrings(ctx, t.q, `SELECT account_key FROM ledger_postings
 		WHERE owner <> $1 AND bucket <> $2 GROUP BY account_key HAVING SUM(amount) < 0`, ledger.ServiceOwner, ledger.Available)
 }
 
 // RefundTotals sums refunds per payment and status.
-func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, error) {
+func (t *tx) refundTotals(ctx context.Context) (map[string]map[string]int64, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT payment_id, status, doc FROM refunds`)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, err
 
 // LedgerBucketByCurrency reads one bucket's totals of a contour, per
 // currency, from the same rows as LedgerBuckets.
-func (t *tx) LedgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
+func (t *tx) ledgerBucketByCurrency(ctx context.Context, owner string, test bool, b ledger.Bucket) (map[money.Currency]int64, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT currency, SUM(amount) FROM ledger_totals
 		WHERE kind = '`+totalBucket+`' AND sub = '' AND owner = $1 AND test = $2 AND bucket = $3`+t.onOwner(owner, 4)+` GROUP BY currency`,
 		owner, test, b, keyOf(owner))

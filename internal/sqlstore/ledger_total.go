@@ -327,7 +327,7 @@ const openedTotalsSQL = `SELECT DISTINCT kind, owner, test, currency, bucket, me
 // are left out: each is posted to under its object's lock (a payment's, a
 // refund's), so it stays one slot. The fold's reads cost the slots
 // concurrency opened, not the number of totals or merchants.
-func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (int, bool, error) {
+func (t *tx) ledgerTotalsFold(ctx context.Context, limit int) (int, bool, error) {
 	var keys []totalKey
 	var mkeys []int32
 	err := eachRow(ctx, t.q, openedTotalsSQL, []any{limit + 1}, func(r *sql.Rows) error {
@@ -401,7 +401,7 @@ func (t *tx) forgetOpenedSlots(ctx context.Context, mkey int32, keys []totalKey)
 // LedgerTotalMismatches compares every running total with the postings it
 // stands for, in one statement (one snapshot on PostgreSQL, where the
 // check runs it in a REPEATABLE READ transaction anyway).
-func (t *tx) LedgerTotalMismatches(ctx context.Context) ([]payd.LedgerTotalMismatch, error) {
+func (t *tx) ledgerTotalMismatches(ctx context.Context) ([]payd.LedgerTotalMismatch, error) {
 	var out []payd.LedgerTotalMismatch
 	err := eachRow(ctx, t.q, `SELECT kind, owner, test, currency, bucket, sub, SUM(total), SUM(posted), SUM(slots), SUM(postings)
 		FROM (

@@ -35,7 +35,7 @@ func (t *tx) MerchantGet(ctx context.Context, id string) (*payd.Merchant, error)
 	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
 }
 
-func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd.Page[*payd.Merchant], error) {
+func (t *tx) merchantList(ctx context.Context, p *payd.MerchantListParams) (payd.Page[*payd.Merchant], error) {
 	return listPage(ctx, t, `SELECT `+merchantCols+` FROM merchants`, where{index: "merchants_list"}, p.ListParams,
 		func(r *sql.Rows) (*payd.Merchant, error) { return scanMerchant(r) },
 		func(m *payd.Merchant) payd.Cursor { return payd.Cursor{CreatedAt: m.CreatedAt, ID: m.ID} })

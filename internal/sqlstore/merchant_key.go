@@ -41,7 +41,9 @@ func (t *tx) shopKey(ctx context.Context, shopID string) (int32, error) {
 		return k.(int32), nil
 	}
 	var merchantID string
-	err := t.q.QueryRowContext(ctx, `SELECT merchant_id FROM shops WHERE id = $1`, shopID).Scan(&merchantID)
+	err := t.fanOut(ctx, func(t *tx) error {
+		return t.q.QueryRowContext(ctx, `SELECT merchant_id FROM shops WHERE id = $1`, shopID).Scan(&merchantID)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -96,7 +96,7 @@ func paymentDocs(p *payd.Payment) (doc, view string, err error) {
 
 // PaymentListExpired walks payments_expiry: pending payments whose
 // expires_at is at or before Now, in (expires_at, id) order after After.
-func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
+func (t *tx) paymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
 	return dueRows(ctx, t.q, "payments", "expires_at", []string{string(payd.PaymentPending)}, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
 		func(id string, at time.Time) payd.PaymentDue { return payd.PaymentDue{ID: id, ExpiresAt: at} })
 }
@@ -120,7 +120,7 @@ func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, 
 		t.d.onKey("merchant_key", 4), shopID, test, orderID, k))
 }
 
-func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
+func (t *tx) paymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
 	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE checkout_token_hash = $1`, hash))
 }
 
@@ -128,11 +128,16 @@ func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.
 // sandbox banks' ids carry the merchant's key; another provider's id is
 // looked up on every shard group (docs/operations.md).
 func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) (*payd.Payment, error) {
-	q, args := `SELECT doc FROM payments WHERE provider = $1 AND provider_payment_id = $2`, []any{provider, ppid}
+	q := `SELECT doc FROM payments WHERE provider = $1 AND provider_payment_id = $2`
 	if payd.KeyCarried(ppid) {
-		q, args = q+t.d.onKey("merchant_key", 3), append(args, keyOf(ppid))
+		return scanPayment(t.q.QueryRowContext(ctx, q+t.d.onKey("merchant_key", 3), provider, ppid, keyOf(ppid)))
 	}
-	return scanPayment(t.q.QueryRowContext(ctx, q, args...))
+	var p *payd.Payment
+	err := t.fanOut(ctx, func(t *tx) (err error) {
+		p, err = scanPayment(t.q.QueryRowContext(ctx, q, provider, ppid))
+		return err
+	})
+	return p, err
 }
 
 func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
@@ -153,7 +158,7 @@ var paymentViewCurrent = "view_version = " + strconv.Itoa(payd.PaymentViewVersio
 
 // PaymentViewsStale walks payments_view_stale: the ids of payments whose
 // rendering is of an older version, in id order after after.
-func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
+func (t *tx) paymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
 	return queryStrings(ctx, t.q, `SELECT id FROM payments WHERE view_version < `+strconv.Itoa(payd.PaymentViewVersion)+
 		` AND id > $1 ORDER BY id LIMIT $2`, after, limit)
 }
@@ -251,7 +256,7 @@ func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {
 	return err
 }
 
-func (t *tx) DiscrepancyList(ctx context.Context, lp *payd.ListParams) (payd.Page[*payd.Discrepancy], error) {
+func (t *tx) discrepancyList(ctx context.Context, lp *payd.ListParams) (payd.Page[*payd.Discrepancy], error) {
 	return listPage(ctx, t, `SELECT doc FROM discrepancies`, where{index: "discrepancies_list"}, *lp,
 		func(r *sql.Rows) (*payd.Discrepancy, error) {
 			var doc string

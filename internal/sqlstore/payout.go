@@ -54,7 +54,7 @@ func (t *tx) PayoutList(ctx context.Context, p *payd.PayoutListParams) (payd.Pag
 		func(po *payd.Payout) payd.Cursor { return payd.Cursor{CreatedAt: po.CreatedAt, ID: po.ID} })
 }
 
-func (t *tx) PayoutAmounts(ctx context.Context) ([]payd.PayoutAmount, error) {
+func (t *tx) payoutAmounts(ctx context.Context) ([]payd.PayoutAmount, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM payouts ORDER BY id`)
 	if err != nil {
 		return nil, err

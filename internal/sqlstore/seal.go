@@ -111,7 +111,7 @@ type resealCursor struct {
 // SecretsReseal seals again, under the keyring's first key, the values of
 // at most limit rows after cursor that another key sealed. With one key
 // there is nothing to do: a value under another key would not open.
-func (t *tx) SecretsReseal(ctx context.Context, cursor string, limit int) (string, int, error) {
+func (t *tx) secretsReseal(ctx context.Context, cursor string, limit int) (string, int, error) {
 	if len(t.keys.IDs()) < 2 {
 		return "", 0, nil
 	}

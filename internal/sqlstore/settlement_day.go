@@ -59,7 +59,7 @@ func (t *tx) SettlementDayDelete(ctx context.Context, d payd.SettlementDay) erro
 
 // SettlementDaysBefore walks settlement_days_by_day from the key after:
 // the run's read costs the days it returns, not the table.
-func (t *tx) SettlementDaysBefore(ctx context.Context, day string, after *payd.SettlementDay, limit int) ([]payd.SettlementDay, error) {
+func (t *tx) settlementDaysBefore(ctx context.Context, day string, after *payd.SettlementDay, limit int) ([]payd.SettlementDay, error) {
 	var a payd.SettlementDay
 	if after != nil {
 		a = *after

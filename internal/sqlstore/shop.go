@@ -70,9 +70,18 @@ func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*p
 		w.add("merchant_id = ?", p.MerchantID)
 		w.addKey(t.d, keyOf(p.MerchantID))
 	}
-	return listPage(ctx, t, `SELECT `+shopCols+` FROM shops`, w, p.ListParams,
-		func(r *sql.Rows) (*payd.Shop, error) { return scanShop(r) },
-		func(s *payd.Shop) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
+	list := func(t *tx) (payd.Page[*payd.Shop], error) {
+		return listPage(ctx, t, `SELECT `+shopCols+` FROM shops`, w, p.ListParams,
+			func(r *sql.Rows) (*payd.Shop, error) { return scanShop(r) },
+			func(s *payd.Shop) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
+	}
+	if p.MerchantID != "" {
+		return list(t)
+	}
+	// Every merchant's shops: the operator's list (fanout.go).
+	var page payd.Page[*payd.Shop]
+	err := t.fanOut(ctx, func(t *tx) (err error) { page, err = list(t); return err })
+	return page, err
 }
 
 func (t *tx) ShopListByMerchant(ctx context.Context, merchantID string) ([]*payd.Shop, error) {
@@ -92,7 +101,7 @@ func (t *tx) ShopListByMerchant(ctx context.Context, merchantID string) ([]*payd
 	return out, rows.Err()
 }
 
-func (t *tx) ShopCount(ctx context.Context) (n int, err error) {
+func (t *tx) shopCount(ctx context.Context) (n int, err error) {
 	err = t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM shops`).Scan(&n)
 	return n, err
 }

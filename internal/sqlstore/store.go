@@ -42,6 +42,9 @@ type Store struct {
 	// truncateWAL asks Migrate to empty SQLite's WAL after its
 	// migrations (sealSecretsInClear).
 	truncateWAL bool
+	// fanOutChecked is set on a Citus cluster whose connections refuse
+	// statements that fan out (fanout.go).
+	fanOutChecked bool
 }
 
 var _ payd.Store = (*Store)(nil)
@@ -147,11 +150,15 @@ func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Sto
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	citus, err := isCitus(ctx, db)
+	checked := false
+	if err == nil && citus {
+		checked, err = fanOutChecked(ctx, db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	return &Store{db: db, rdb: db, d: postgresDialect{citus: citus}, keys: ephemeralKeyring()}, nil
+	return &Store{db: db, rdb: db, d: postgresDialect{citus: citus}, keys: ephemeralKeyring(), fanOutChecked: checked}, nil
 }
 
 // openSQLite opens a pool whose connections keep their statements prepared
@@ -211,7 +218,7 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
 	}
-	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys}
+	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}
 	if s.d.Name() == "postgres" {
 		t.q, t.pipelined = carrying{sqlTx}, true
 	}
@@ -251,12 +258,12 @@ func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
 		return translate(fmt.Errorf("begin snapshot: %w", err))
 	}
 	defer sqlTx.Rollback()
-	return translate(fn(&tx{q: sqlTx, d: s.d, keys: s.keys}))
+	return translate(fn(&tx{q: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
 }
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return translate(fn(&tx{q: s.rdb, d: s.d, keys: s.keys}))
+	return translate(fn(&tx{q: s.rdb, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
 }
 
 // Ready checks the schema is current and, on PostgreSQL, that the server
@@ -293,6 +300,8 @@ type tx struct {
 	// days are the settlement days to insert before COMMIT, on
 	// PostgreSQL (SettlementDayMark).
 	days []payd.SettlementDay
+	// fanOutChecked is the Store's (fanout.go).
+	fanOutChecked bool
 }
 
 // AfterCommit runs fn after a successful commit; outside a transaction

@@ -187,9 +187,10 @@ func rawSealed(t *testing.T, s payd.Store, want []sealedSecrets) map[string]int 
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
-		row(`SELECT secret, prev_secret FROM webhook_endpoints WHERE id = $1`, []any{x.endpoint.ID}, &secret, &prev)
+		row(`SELECT secret, prev_secret FROM webhook_endpoints WHERE id = $1 AND merchant_key = $2`, []any{x.endpoint.ID, rowKey(x.endpoint.ID)}, &secret, &prev)
 		row(`SELECT totp_secret, totp_pending FROM dashboard_users WHERE id = $1`, []any{x.userID}, &totp, &pend)
-		row(`SELECT body FROM idempotency_keys WHERE shop_id = $1 AND idem_key = $2`, []any{x.shopID, x.idemKey}, &body)
+		row(`SELECT body FROM idempotency_keys WHERE shop_id = $1 AND idem_key = $2 AND merchant_key = $3`,
+			[]any{x.shopID, x.idemKey, rowKey(x.shopID)}, &body)
 		row(`SELECT value FROM service_secrets WHERE name = $1`, []any{"sealing_" + x.idemKey}, &service)
 		check("webhook_endpoints.secret", secret, x.endpoint.Secret)
 		check("webhook_endpoints.prev_secret", prev, x.endpoint.PrevSecret)
@@ -249,19 +250,37 @@ func testSealedBoundToRow(t *testing.T, open func(*seal.Keyring) payd.Store) {
 	x := writeSecrets(t, s, 2)
 	ctx := t.Context()
 	db := rawDB(t, s)
-	for _, q := range []string{
-		`UPDATE webhook_endpoints SET secret = (SELECT secret FROM webhook_endpoints WHERE id = $1) WHERE id = $2`,
-		`UPDATE dashboard_users SET totp_secret = (SELECT totp_secret FROM dashboard_users WHERE id = $1) WHERE id = $2`,
+	// The sealed value of one row is copied into another, read and
+	// written apart (a cluster runs no UPDATE that reads another row).
+	for _, q := range [][2]string{
+		{`SELECT secret FROM webhook_endpoints WHERE id = $1 AND merchant_key = $2`, `UPDATE webhook_endpoints SET secret = $1 WHERE id = $2 AND merchant_key = $3`},
+		{`SELECT totp_secret FROM dashboard_users WHERE id = $1`, `UPDATE dashboard_users SET totp_secret = $1 WHERE id = $2`},
 	} {
-		if _, err := db.ExecContext(ctx, q, idOf(q, x[0]), idOf(q, x[1])); err != nil {
+		var v string
+		key := func(q string, id string) []any {
+			if strings.Contains(q, "merchant_key") {
+				return []any{rowKey(id)}
+			}
+			return nil
+		}
+		if err := db.QueryRowContext(ctx, q[0], append([]any{idOf(q[0], x[0])}, key(q[0], idOf(q[0], x[0]))...)...).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, q[1], append([]any{v, idOf(q[1], x[1])}, key(q[1], idOf(q[1], x[1]))...)...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET secret = prev_secret WHERE id = $1`, x[0].endpoint.ID); err != nil {
+	if _, err := db.ExecContext(ctx, `UPDATE webhook_endpoints SET secret = prev_secret WHERE id = $1 AND merchant_key = $2`,
+		x[0].endpoint.ID, rowKey(x[0].endpoint.ID)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE idempotency_keys SET body = (SELECT body FROM idempotency_keys WHERE idem_key = $1) WHERE idem_key = $2`,
-		x[1].idemKey, x[0].idemKey); err != nil {
+	var body []byte
+	if err := db.QueryRowContext(ctx, `SELECT body FROM idempotency_keys WHERE idem_key = $1 AND merchant_key = $2`,
+		x[1].idemKey, rowKey(x[1].shopID)).Scan(&body); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE idempotency_keys SET body = $1 WHERE idem_key = $2 AND merchant_key = $3`,
+		body, x[0].idemKey, rowKey(x[0].shopID)); err != nil {
 		t.Fatal(err)
 	}
 	err := s.View(ctx, func(tx payd.Tx) error {
@@ -285,6 +304,11 @@ func testSealedBoundToRow(t *testing.T, open func(*seal.Keyring) payd.Store) {
 	})
 	wantErr(t, "IdempotencyGet of another key's answer", err, seal.ErrOpen)
 }
+
+// rowKey is the merchant key (sqlstore, migration 0032) of the row of an
+// object with identifier id: a statement of the suite's own that names it
+// touches one shard group on a cluster.
+func rowKey(id string) int32 { return int32(payd.KeyOf(id)) }
 
 func idOf(q string, x sealedSecrets) string {
 	if strings.Contains(q, "dashboard_users") {
