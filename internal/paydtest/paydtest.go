@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +39,28 @@ type Backend struct {
 
 // Backends returns SQLite, and PostgreSQL when PAYD_TEST_DATABASE_URL is
 // set. When it is set the server must answer: a CI run that silently
-// skipped PostgreSQL would prove nothing about it.
+// skipped PostgreSQL would prove nothing about it. PAYD_TEST_BACKENDS, a
+// comma-separated list of names, keeps only those: a run on a cluster
+// (make test-citus) does not repeat what make test did.
 func Backends(t testing.TB) []Backend {
+	all := backends()
+	only := os.Getenv("PAYD_TEST_BACKENDS")
+	if only == "" {
+		return all
+	}
+	var out []Backend
+	for _, b := range all {
+		if slices.Contains(strings.Split(only, ","), b.Name) {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("PAYD_TEST_BACKENDS=%s names no configured backend", only)
+	}
+	return out
+}
+
+func backends() []Backend {
 	out := []Backend{{Name: "sqlite"}}
 	if base := os.Getenv("PAYD_TEST_DATABASE_URL"); base != "" {
 		out = append(out, Backend{Name: "postgres", URL: base})

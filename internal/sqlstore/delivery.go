@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -271,25 +270,16 @@ func (t *tx) deliveriesByKey(list []*payd.WebhookDelivery, fn func(int32, []*pay
 	return out, err
 }
 
+var deliverySave = valuesUpdate{table: "webhook_deliveries", types: []string{"TEXT", "TEXT", "TEXT", "BIGINT"},
+	set: "doc = v.column2, state = v.column3, due_at = v.column4", cond: "webhook_deliveries.state = 'pending'", returning: "id"}
+
 func (t *tx) deliverySave(ctx context.Context, k int32, list []*payd.WebhookDelivery) ([]string, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	var b strings.Builder
-	args := make([]any, 0, 4*len(list))
+	rows := make([][]any, len(list))
 	for i, d := range list {
 		doc, _ := json.Marshal(d)
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS BIGINT))", n+1, n+2, n+3, n+4)
-		args = append(args, d.ID, string(doc), d.State, micros(d.DueAt))
+		rows[i] = []any{d.ID, string(doc), d.State, micros(d.DueAt)}
 	}
-	return updatedIDs(ctx, t, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3, due_at = v.column4
-		FROM (VALUES `+b.String()+`) AS v
-		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'pending'`+t.d.onKey("webhook_deliveries.merchant_key", len(args)+1)+`
-		RETURNING webhook_deliveries.id`, append(args, k))
+	return deliverySave.run(ctx, t, k, rows)
 }
 
 // WebhookDeliveryReplace writes state and document only: a finished
@@ -298,26 +288,16 @@ func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDel
 	return t.deliveriesByKey(list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliveryReplace(ctx, k, list) })
 }
 
+var deliveryReplace = valuesUpdate{table: "webhook_deliveries", types: []string{"TEXT", "TEXT", "TEXT"},
+	set: "doc = v.column2, state = v.column3", cond: "webhook_deliveries.state IN ('failed', 'skipped')", returning: "id"}
+
 func (t *tx) deliveryReplace(ctx context.Context, k int32, list []*payd.WebhookDelivery) ([]string, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	var b strings.Builder
-	args := make([]any, 0, 3*len(list))
+	rows := make([][]any, len(list))
 	for i, d := range list {
 		doc, _ := json.Marshal(d)
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS TEXT), CAST($%d AS TEXT))", n+1, n+2, n+3)
-		args = append(args, d.ID, string(doc), d.State)
+		rows[i] = []any{d.ID, string(doc), d.State}
 	}
-	return updatedIDs(ctx, t, `UPDATE webhook_deliveries SET doc = v.column2, state = v.column3
-		FROM (VALUES `+b.String()+`) AS v
-		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state IN ('failed', 'skipped')`+
-		t.d.onKey("webhook_deliveries.merchant_key", len(args)+1)+`
-		RETURNING webhook_deliveries.id`, append(args, k))
+	return deliveryReplace.run(ctx, t, k, rows)
 }
 
 // updatedIDs runs an UPDATE ... RETURNING id and collects the ids.
@@ -377,42 +357,23 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 }
 
 func (t *tx) eventDeliveryCount(ctx context.Context, k int32, changes []payd.EventDeliveryChange) error {
-	var b strings.Builder
-	args := make([]any, 0, 8*len(changes))
+	rows := make([][]any, len(changes))
 	for i, c := range changes {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&b, "(CAST($%d AS TEXT), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS INTEGER), CAST($%d AS BIGINT), CAST($%d AS INTEGER), CAST($%d AS INTEGER))",
-			n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
 		var code sql.NullInt64
 		if c.LastResponseCode != nil {
 			code = sql.NullInt64{Int64: int64(*c.LastResponseCode), Valid: true}
 		}
-		args = append(args, c.EventID, c.Added, c.Attempts, c.Finished, c.Failed, nullMicros(c.LastAttemptAt), code, c.Replaced)
+		rows[i] = []any{c.EventID, c.Added, c.Attempts, c.Finished, c.Failed, nullMicros(c.LastAttemptAt), code, c.Replaced}
 	}
-	if t.d.distributed() {
-		// A coordinator plans this UPDATE ... FROM VALUES over every
-		// shard whatever its key: on a cluster each event has a
-		// statement of its own, its changes in place of v's columns.
-		one := strings.NewReplacer("v.column1", "$1", "v.column2", "CAST($2 AS INTEGER)", "v.column3", "CAST($3 AS INTEGER)",
-			"v.column4", "CAST($4 AS INTEGER)", "v.column5", "CAST($5 AS INTEGER)", "v.column6", "CAST($6 AS BIGINT)",
-			"v.column7", "CAST($7 AS INTEGER)", "v.column8", "CAST($8 AS INTEGER)").Replace(eventCountSet)
-		for i := range changes {
-			if _, err := t.exec(ctx, `UPDATE events SET`+one+` WHERE id = $1 AND merchant_key = $9`, append(args[8*i:8*i+8:8*i+8], k)...); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// v: column1 event, 2 added, 3 attempts, 4 finished, 5 failed, 6 attempt
-	// time, 7 answer, 8 failures replaced by a resend.
-	_, err := t.exec(ctx, `UPDATE events SET`+eventCountSet+`
-		FROM (VALUES `+b.String()+`) AS v
-		WHERE events.id = v.column1`+t.d.onKey("events.merchant_key", len(args)+1), append(args, k)...)
+	_, err := eventCount.run(ctx, t, k, rows)
 	return err
 }
+
+// eventCount moves an event's counters by a change v: column1 event, 2
+// added, 3 attempts, 4 finished, 5 failed, 6 attempt time, 7 answer, 8
+// failures replaced by a resend.
+var eventCount = valuesUpdate{table: "events", cond: "TRUE", set: eventCountSet,
+	types: []string{"TEXT", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "BIGINT", "INTEGER", "INTEGER"}}
 
 // eventCountSet moves an event's counters by a change v.
 const eventCountSet = `
