@@ -31,9 +31,9 @@ func TestCheckLedgerPayoutHolds(t *testing.T) {
 	ids := payd.NewIDGen()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	m := &payd.Merchant{ID: ids.New(payd.PrefixMerchant, now), Name: "M", CreatedAt: now}
-	shop := &payd.Shop{ID: ids.New(payd.PrefixShop, now), MerchantID: m.ID, Region: payd.RegionRU, Name: "S",
+	shop := &payd.Shop{ID: ids.NewFor(payd.PrefixShop, now, m.ID), MerchantID: m.ID, Region: payd.RegionRU, Name: "S",
 		DefaultCurrency: money.RUB, CreatedAt: now}
-	po := &payd.Payout{ID: ids.New(payd.PrefixPayout, now), ShopID: shop.ID, MerchantID: m.ID, Test: true,
+	po := &payd.Payout{ID: ids.NewFor(payd.PrefixPayout, now, m.ID), ShopID: shop.ID, MerchantID: m.ID, Test: true,
 		Status: payd.PayoutProcessing, Amount: money.New(10000, money.RUB), Fee: 50, CreatedAt: now}
 	acct := func(b ledger.Bucket, sub string) ledger.Account {
 		return ledger.Account{Owner: m.ID, Test: true, Currency: money.RUB, Bucket: b, Sub: sub}
@@ -41,7 +41,7 @@ func TestCheckLedgerPayoutHolds(t *testing.T) {
 	post := func(amount int64) {
 		t.Helper()
 		err := store.Tx(ctx, func(tx payd.Tx) error {
-			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.New("ent_", now), At: now, Kind: "test", RefType: "payout", RefID: po.ID,
+			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor("ent_", now, m.ID), At: now, Kind: "test", RefType: "payout", RefID: po.ID,
 				Postings: ledger.Move(acct(ledger.Available, ""), acct(ledger.PendingPayouts, po.ID), amount)})
 		})
 		if err != nil {
@@ -107,11 +107,11 @@ func TestCheckLedgerTotals(t *testing.T) {
 		}
 		clearing := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing}
 		err = store.Tx(ctx, func(tx payd.Tx) error {
-			if err := tx.LedgerPost(ctx, &ledger.Entry{ID: ids.New("ent_", now), At: now, Kind: "test", RefType: "test", RefID: "x",
+			if err := tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor("ent_", now, mer), At: now, Kind: "test", RefType: "test", RefID: "x",
 				Postings: ledger.Move(clearing, acct(ledger.Pending, "pay_1"), 1_000)}); err != nil {
 				return err
 			}
-			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.New("ent_", now), At: now, Kind: "test", RefType: "test", RefID: "x",
+			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor("ent_", now, mer), At: now, Kind: "test", RefType: "test", RefID: "x",
 				Postings: ledger.Move(acct(ledger.Pending, "pay_1"), acct(ledger.Available, ""), 1_000)})
 		})
 		if err != nil {

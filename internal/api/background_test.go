@@ -114,7 +114,7 @@ func TestBackgroundWorkUnderOverload(t *testing.T) {
 			}
 		}
 		var left int
-		if err := env.Instance.Store.DB().QueryRow(`SELECT COUNT(*) FROM settlement_days WHERE day < $1`, today).Scan(&left); err != nil || left != 0 {
+		if err := env.InspectDB().QueryRow(`SELECT COUNT(*) FROM settlement_days WHERE day < $1`, today).Scan(&left); err != nil || left != 0 {
 			t.Errorf("%d settlement days before today left unregistered (%v)", left, err)
 		}
 		for i, id := range pending {
@@ -189,7 +189,7 @@ type runWatch struct {
 func watchRuns(t *testing.T, env *paydtest.Env) *runWatch {
 	t.Helper()
 	w := &runWatch{most: map[string]int64{}, done: make(chan struct{})}
-	db := env.Instance.Store.DB()
+	db := env.InspectDB()
 	if env.Backend.URL == "" {
 		// A reader of its own: the store's one connection waits with the
 		// workers while the database is held.
@@ -270,7 +270,7 @@ func (w *runWatch) stop(t *testing.T) map[string]int64 {
 func queueDrained(t *testing.T, env *paydtest.Env) bool {
 	t.Helper()
 	var n int
-	if err := env.Instance.Store.DB().QueryRow(`SELECT COUNT(*) FROM river_job
+	if err := env.InspectDB().QueryRow(`SELECT COUNT(*) FROM river_job
 		WHERE state IN ('available', 'running', 'retryable', 'pending')`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func queueDrained(t *testing.T, env *paydtest.Env) bool {
 // scheduled run must have formed with settlement_delay_days 0.
 func postingDays(t *testing.T, env *paydtest.Env, merchantID, today string) map[string]int {
 	t.Helper()
-	rows, err := env.Instance.Store.DB().Query(`SELECT DISTINCT at FROM ledger_postings WHERE owner = $1 AND test AND currency = 'RUB'`, merchantID)
+	rows, err := env.InspectDB().Query(`SELECT DISTINCT at FROM ledger_postings WHERE owner = $1 AND test AND currency = 'RUB'`, merchantID)
 	if err != nil {
 		t.Fatal(err)
 	}

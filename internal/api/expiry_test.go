@@ -44,7 +44,7 @@ func TestPaymentExpirySweep(t *testing.T) {
 			stays := c.Post("/v1/payments", key(), newPayment("100.00", map[string]any{"expires_at": later})).Expect(t, 201).JSON(t)
 			// Creation wrote no job of its own.
 			var perPayment int
-			if err := env.Instance.Store.DB().QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = $1`,
+			if err := env.InspectDB().QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = $1`,
 				(payd.PaymentExpireArgs{}).Kind()).Scan(&perPayment); err != nil || perPayment != 0 {
 				t.Fatalf("%d per-payment expiry jobs (%v), want none", perPayment, err)
 			}

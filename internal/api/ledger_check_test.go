@@ -44,7 +44,12 @@ func TestLedgerCheckFindsBrokenDisputes(t *testing.T) {
 		post := func(from, to ledger.Account, amount int64) {
 			t.Helper()
 			now := env.Clock.Now()
-			e := &ledger.Entry{ID: ids.New("ent_", now), At: now, Kind: "test_tamper", RefType: "dispute", RefID: open, Postings: ledger.Move(from, to, amount)}
+			merchant := from.Owner
+			if merchant == ledger.ServiceOwner {
+				merchant = to.Owner
+			}
+			e := &ledger.Entry{ID: ids.NewFor("ent_", now, merchant), At: now, Kind: "test_tamper", RefType: "dispute", RefID: open,
+				Postings: ledger.Move(from, to, amount)}
 			if err := st.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +103,7 @@ func TestLedgerCheckFindsStrayHolds(t *testing.T) {
 		for _, bucket := range []ledger.Bucket{ledger.Disputed, ledger.PendingPayouts} {
 			stray := avail
 			stray.Bucket, stray.Sub = bucket, "stray_"+string(bucket)
-			e := &ledger.Entry{ID: ids.New("ent_", env.Clock.Now()), At: env.Clock.Now(), Kind: "test_tamper", RefType: "test", RefID: "x",
+			e := &ledger.Entry{ID: ids.NewFor("ent_", env.Clock.Now(), shop.MerchantID), At: env.Clock.Now(), Kind: "test_tamper", RefType: "test", RefID: "x",
 				Postings: ledger.Move(avail, stray, 1)}
 			if err := st.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
 				t.Fatal(err)

@@ -104,13 +104,13 @@ func seedTestPayments(b *testing.B, env *paydtest.Env, shop *paydtest.Shop, n in
 			for i := from; i < min(from+1000, n); i++ {
 				token := make([]byte, 32)
 				rand.Read(token)
-				p := &payd.Payment{ID: ids.New(payd.PrefixPayment, now), ShopID: s.ID, MerchantID: s.MerchantID, Region: s.Region,
+				p := &payd.Payment{ID: ids.NewFor(payd.PrefixPayment, now, s.MerchantID), ShopID: s.ID, MerchantID: s.MerchantID, Region: s.Region,
 					Test: true, Status: payd.PaymentSucceeded, Amount: money.New(10000, money.RUB), OrderID: fmt.Sprintf("seed-%d", i),
 					CreatedAt: now, ExpiresAt: now.Add(time.Hour), CheckoutTokenHash: token}
 				if err := tx.PaymentInsert(ctx, p); err != nil {
 					return err
 				}
-				e := &ledger.Entry{ID: ids.New("ent_", now), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: p.ID,
+				e := &ledger.Entry{ID: ids.NewFor("ent_", now, s.MerchantID), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: p.ID,
 					Postings: ledger.Move(ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing},
 						ledger.Account{Owner: s.MerchantID, Test: true, Currency: money.RUB, Bucket: ledger.Pending, Sub: p.ID}, 10000)}
 				if err := tx.LedgerPost(ctx, e); err != nil {

@@ -262,7 +262,7 @@ type queuedJob struct {
 // or that a status query ran, so these checks read the queue's table.
 func (s *sandbox) jobs(kind string, match func(args []byte) bool) []queuedJob {
 	s.t.Helper()
-	rows, err := s.env.Instance.Store.DB().Query(
+	rows, err := s.env.InspectDB().Query(
 		"SELECT state, args, COALESCE(CAST(errors AS TEXT), '') FROM river_job WHERE kind = '" + kind + "'")
 	if err != nil {
 		s.t.Fatalf("read the job queue: %v", err)

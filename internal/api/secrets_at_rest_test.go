@@ -106,7 +106,7 @@ func TestNoSecretInADatabaseDump(t *testing.T) {
 			secrets[k] = v
 		}
 
-		dump := paydtest.DumpTables(t, env.Instance.Store.DB(), env.Instance.Store.Dialect())
+		dump := paydtest.DumpTables(t, env.InspectDB(), env.Instance.Store.Dialect())
 		files := map[string][]byte{"a table": dump}
 		if b.Name == "sqlite" {
 			for _, f := range []string{"payd.db", "payd.db-wal"} {
