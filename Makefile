@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test build fuzz bench lint chaos failover generate
+.PHONY: run test test-citus citus build fuzz bench lint chaos failover generate
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -26,6 +26,18 @@ generate:
 # default of 10 minutes would fail it there for nothing.
 test:
 	$(GO) test -count=1 -timeout 30m ./...
+
+## test-citus: the store suite and the merchant API's suite on a Citus cluster of their own (a coordinator and two
+## workers on free loopback ports; scripts/install-citus builds the extension from ../shared/vendor when it is missing),
+## with statements that would touch more than one merchant's shard group refused (docs/operations.md)
+CITUS_PACKAGES ?= ./internal/storetest/ ./internal/sqlstore/ ./internal/api/
+test-citus:
+	scripts/install-citus
+	PAYD_TEST_BACKENDS=citus $(GO) run ./cmd/paydcitus -- $(GO) test -count=1 -timeout 40m $(CITUS_PACKAGES)
+
+## citus: test-citus over every package that runs on a database
+citus:
+	$(MAKE) test-citus CITUS_PACKAGES=./...
 
 ## fuzz: run each fuzz target briefly (a few seconds each on 2 cores)
 # Budgets are counts of inputs, not durations: with a duration, Go 1.26's
