@@ -69,6 +69,9 @@ type config struct {
 	// failover selects the failover run (failover.go) instead of the
 	// chaos faults.
 	failover bool
+	// citus runs the chaos faults on a Citus cluster (a coordinator and
+	// two workers): the coordinator is what restarts.
+	citus bool
 	failoverConfig
 }
 
@@ -81,6 +84,7 @@ func main() {
 	flag.StringVar(&cfg.paydBin, "payd", "", "payd binary (default: built from this module)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the run's directory (logs, data) even when it passes")
 	flag.BoolVar(&cfg.failover, "failover", false, "the failover run: a Patroni cluster of three PostgreSQL nodes whose primary is killed and switched over (failover.go)")
+	flag.BoolVar(&cfg.citus, "citus", false, "run on a Citus cluster of a coordinator and two workers (docs/operations.md), two instances; merchant work that would leave its shard group fails")
 	cfg.failoverConfig.flags()
 	flag.Parse()
 	if cfg.seed == 0 {
@@ -111,6 +115,8 @@ func main() {
 type cluster struct {
 	dir string
 	pg  *pgserver.Server
+	// citus is the cluster of the citus run; pg is its coordinator.
+	citus *pgserver.Citus
 	// patroni is the failover run's cluster, in place of pg.
 	patroni *pgserver.Patroni
 	// dbURL is what the instances are given: pg's, or every node of
@@ -230,6 +236,15 @@ func (cl *cluster) build(cfg config) error {
 			return fmt.Errorf("create database: %w", err)
 		}
 		cl.dbURL = p.URL("payd")
+	} else if cfg.citus {
+		c, err := pgserver.StartCitus(context.Background(), cl.dir, 2)
+		if err != nil {
+			return err
+		}
+		cl.citus, cl.pg = c, c.Coordinator
+		// The instances' statements must each stay in one merchant's
+		// shard group, but for the service's named ones (fanout.go).
+		cl.dbURL = c.URL() + "&citus.multi_task_query_log_level=error"
 	} else {
 		pg, err := pgserver.New(cl.dir, "pg")
 		if err != nil {
@@ -306,7 +321,9 @@ func (cl *cluster) shutdown() {
 	if cl.redis != nil && cl.redis.proc != nil {
 		cl.redis.kill()
 	}
-	if cl.pg != nil {
+	if cl.citus != nil {
+		cl.citus.Close()
+	} else if cl.pg != nil {
 		cl.pg.Stop(false)
 	}
 	if cl.patroni != nil {

@@ -57,13 +57,13 @@ func StartCitus(ctx context.Context, parent string, workers int) (*Citus, error)
 		}
 		// Two-phase commit of transactions over several workers needs
 		// prepared transactions.
-		err = s.Start("shared_preload_libraries=citus", "max_prepared_transactions=200",
-			"citus.shard_count="+strconv.Itoa(CitusShardCount), "wal_level=logical",
+		s.Settings = []string{"shared_preload_libraries=citus", "max_prepared_transactions=200",
+			"citus.shard_count=" + strconv.Itoa(CitusShardCount), "wal_level=logical",
 			// The nodes talk over loopback; libpq's default of trying
 			// TLS would read the caller's ~/.postgresql as the server's
 			// user.
-			"citus.node_conninfo=sslmode=disable")
-		if err != nil {
+			"citus.node_conninfo=sslmode=disable"}
+		if err = s.Start(); err != nil {
 			return s, err
 		}
 		return s, s.Exec(ctx, "postgres", "CREATE EXTENSION citus")

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"syscall"
@@ -70,8 +71,10 @@ func mkdirOwned(dir string, cred *syscall.Credential) error {
 type Server struct {
 	Bin, Dir, Log string
 	Port          int
-	cred          *syscall.Credential
-	proc          *Child
+	// Settings are given to every Start, a restart's included.
+	Settings []string
+	cred     *syscall.Credential
+	proc     *Child
 }
 
 // New runs initdb for a server named name under parent (trust
@@ -127,7 +130,7 @@ func (s *Server) Start(settings ...string) error {
 	args := []string{"-D", s.Dir, "-p", strconv.Itoa(s.Port), "-k", s.Dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=250",
 		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "shared_buffers=32MB"}
-	for _, kv := range settings {
+	for _, kv := range append(slices.Clip(s.Settings), settings...) {
 		args = append(args, "-c", kv)
 	}
 	p, err := StartChild("postgres", exec.Command(filepath.Join(s.Bin, "postgres"), args...), s.Log, syscall.SIGQUIT, s.cred)
