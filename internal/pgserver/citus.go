@@ -21,9 +21,10 @@ type Citus struct {
 }
 
 // CitusShardCount is the shards per distributed table the cluster makes:
-// a few per worker, so tests prove that work divides without paying for
-// the 32 of Citus's default in every test's fresh schema.
-const CitusShardCount = 4
+// one per worker of a test cluster, which proves that work divides over
+// workers without paying, in every test's fresh schema, for the 32 of
+// Citus's default.
+const CitusShardCount = 2
 
 // CitusInstalled reports whether the Citus extension is installed for the
 // PostgreSQL whose binaries are in bin.
