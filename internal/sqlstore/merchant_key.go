@@ -32,9 +32,11 @@ var legacyShopKeys sync.Map // shop id -> int32
 
 // shopKey is the merchant key of shopID's rows: the one its id carries, or
 // for an older shop its merchant's, read once per process. A shop that is
-// not there has key 0.
+// not there has key 0. Where nothing is distributed the key is not read,
+// and an older shop costs no read either: the step that distributes the
+// tables derives every row's key anew (citus.go).
 func (t *tx) shopKey(ctx context.Context, shopID string) (int32, error) {
-	if payd.KeyCarried(shopID) {
+	if payd.KeyCarried(shopID) || !t.d.distributed() {
 		return int32(payd.KeyOf(shopID)), nil
 	}
 	if k, ok := legacyShopKeys.Load(shopID); ok {
