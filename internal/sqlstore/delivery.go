@@ -105,7 +105,7 @@ func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 		limit = "$3"
 	}
 	// CASTs: PostgreSQL would otherwise take the CASE's branches as text.
-	pick := `WITH head AS (` + part(`endpoint_id NOT IN (`+t.d.jsonStrings(6)+`)`) + `)` + withSlow + `, pick AS (
+	pickSQL := `WITH head AS (` + part(`endpoint_id NOT IN (`+t.d.jsonStrings(6)+`)`) + `)` + withSlow + `, pick AS (
 			SELECT id, merchant_key FROM (SELECT id, endpoint_id, due_at, merchant_key,
 				ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY due_at, id) AS n FROM ` + due + ` d) r
 			WHERE n <= CASE WHEN endpoint_id IN (` + t.d.jsonStrings(7) + `) THEN CAST($8 AS INTEGER) ELSE CAST($4 AS INTEGER) END
@@ -123,9 +123,9 @@ func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 	}
 	var err error
 	if t.d.distributed() {
-		err = t.claimByKey(ctx, pick, args, p, claimed)
+		err = t.claimByKey(ctx, pickSQL, args, p, claimed)
 	} else {
-		err = eachRow(ctx, t.q, pick+`
+		err = eachRow(ctx, t.q, pickSQL+`
 		UPDATE webhook_deliveries SET due_at = $2 WHERE id IN (SELECT id FROM pick)
 		RETURNING doc`, args, claimed)
 	}
@@ -140,12 +140,12 @@ func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 // sender holds (SKIP LOCKED within the group) and that are still pending
 // and due, oldest first, until Limit are taken. A claim costs a statement
 // per merchant in its batch.
-func (t *tx) claimByKey(ctx context.Context, pick string, args []any, p *payd.WebhookDeliveryClaimParams, claimed func(*sql.Rows) error) error {
+func (t *tx) claimByKey(ctx context.Context, pickSQL string, args []any, p *payd.WebhookDeliveryClaimParams, claimed func(*sql.Rows) error) error {
 	groups := map[int32][]string{}
 	var order []int32
 	// $2, the lease, and $5, the limit, are the second step's; named here
 	// so that every argument is typed.
-	err := eachRow(ctx, t.q, pick+` SELECT id, merchant_key FROM pick
+	err := eachRow(ctx, t.q, pickSQL+` SELECT id, merchant_key FROM pick
 		WHERE CAST($2 AS BIGINT) IS NOT NULL AND CAST($5 AS INTEGER) IS NOT NULL`, args, func(r *sql.Rows) error {
 		var id string
 		var k int32

@@ -82,6 +82,11 @@ func ownerRead[T any](ctx context.Context, t *tx, owner string, fn func(t *tx) (
 	if owner != ledger.ServiceOwner {
 		return fn(t)
 	}
+	return fanOutRead(ctx, t, fn)
+}
+
+// fanOutRead is fanOut for a statement that returns what it read.
+func fanOutRead[T any](ctx context.Context, t *tx, fn func(t *tx) (T, error)) (out T, err error) {
 	err = t.fanOut(ctx, func(t *tx) (err error) { out, err = fn(t); return err })
 	return out, err
 }
@@ -108,186 +113,102 @@ func (t *tx) LedgerSubBalances(ctx context.Context, owner string, test bool, c m
 
 // The named statements, each run through fanOut.
 
-func (t *tx) SettlementDaysBefore(ctx context.Context, day string, after *payd.SettlementDay, limit int) (r0 []payd.SettlementDay, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.settlementDaysBefore(ctx, day, after, limit)
-		return err
-	})
-	return r0, err
+func (t *tx) DiscrepancyList(ctx context.Context, lp *payd.ListParams) (payd.Page[*payd.Discrepancy], error) {
+	return fanOutRead(ctx, t, func(t *tx) (payd.Page[*payd.Discrepancy], error) { return t.discrepancyList(ctx, lp) })
 }
 
-func (t *tx) SecretsReseal(ctx context.Context, cursor string, limit int) (r0 string, r1 int, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, r1, err = t.secretsReseal(ctx, cursor, limit)
-		return err
-	})
-	return r0, r1, err
+func (t *tx) DisputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.DisputeAmount, error) { return t.disputeAmounts(ctx) })
 }
 
-func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) (r0 []payd.DisputeDue, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.disputeListExpired(ctx, p)
-		return err
-	})
-	return r0, err
+func (t *tx) DisputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*payd.Dispute, error) {
+	return fanOutRead(ctx, t, func(t *tx) (*payd.Dispute, error) { return t.disputeGetByProviderID(ctx, provider, providerDisputeID) })
 }
 
-func (t *tx) EvidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) (r0 []payd.EvidenceDue, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.evidenceListExpired(ctx, p)
-		return err
-	})
-	return r0, err
+func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.DisputeDue, error) { return t.disputeListExpired(ctx, p) })
 }
 
-func (t *tx) LedgerContours(ctx context.Context, b ledger.Bucket) (r0 []payd.LedgerContour, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.ledgerContours(ctx, b)
-		return err
-	})
-	return r0, err
+func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return fanOutRead(ctx, t, func(t *tx) (int64, error) { return t.eventDeleteBefore(ctx, before, limit) })
 }
 
-func (t *tx) DisputeAmounts(ctx context.Context) (r0 []payd.DisputeAmount, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.disputeAmounts(ctx)
-		return err
-	})
-	return r0, err
+func (t *tx) EvidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.EvidenceDue, error) { return t.evidenceListExpired(ctx, p) })
 }
 
-func (t *tx) DisputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (r0 *payd.Dispute, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.disputeGetByProviderID(ctx, provider, providerDisputeID)
-		return err
-	})
-	return r0, err
+func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error) {
+	return fanOutRead(ctx, t, func(t *tx) (int64, error) { return t.idempotencyDeleteExpired(ctx, now, limit) })
 }
 
-func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (r0 int64, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.idempotencyDeleteExpired(ctx, now, limit)
-		return err
-	})
-	return r0, err
+func (t *tx) LedgerContours(ctx context.Context, b ledger.Bucket) ([]payd.LedgerContour, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.LedgerContour, error) { return t.ledgerContours(ctx, b) })
 }
 
-func (t *tx) LedgerUnbalanced(ctx context.Context) (r0 []string, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.ledgerUnbalanced(ctx)
-		return err
-	})
-	return r0, err
+func (t *tx) LedgerNegativeAccounts(ctx context.Context) ([]string, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]string, error) { return t.ledgerNegativeAccounts(ctx) })
 }
 
-func (t *tx) LedgerNegativeAccounts(ctx context.Context) (r0 []string, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.ledgerNegativeAccounts(ctx)
-		return err
-	})
-	return r0, err
+func (t *tx) LedgerTotalMismatches(ctx context.Context) ([]payd.LedgerTotalMismatch, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.LedgerTotalMismatch, error) { return t.ledgerTotalMismatches(ctx) })
 }
 
-func (t *tx) RefundTotals(ctx context.Context) (r0 map[string]map[string]int64, err error) {
+func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (folded int, more bool, err error) {
 	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.refundTotals(ctx)
+		folded, more, err = t.ledgerTotalsFold(ctx, limit)
 		return err
 	})
-	return r0, err
+	return folded, more, err
 }
 
-func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (r0 payd.Page[*payd.Merchant], err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.merchantList(ctx, p)
-		return err
-	})
-	return r0, err
+func (t *tx) LedgerUnbalanced(ctx context.Context) ([]string, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]string, error) { return t.ledgerUnbalanced(ctx) })
 }
 
-func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time, limit int) (r0 int64, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.eventDeleteBefore(ctx, before, limit)
-		return err
-	})
-	return r0, err
+func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd.Page[*payd.Merchant], error) {
+	return fanOutRead(ctx, t, func(t *tx) (payd.Page[*payd.Merchant], error) { return t.merchantList(ctx, p) })
 }
 
-func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) (r0 []payd.PaymentLinkDue, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.paymentLinkListExpired(ctx, p)
-		return err
-	})
-	return r0, err
+func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
+	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return t.paymentGetByCheckoutToken(ctx, hash) })
 }
 
-func (t *tx) PayoutAmounts(ctx context.Context) (r0 []payd.PayoutAmount, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.payoutAmounts(ctx)
-		return err
-	})
-	return r0, err
+func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) ([]payd.PaymentLinkDue, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.PaymentLinkDue, error) { return t.paymentLinkListExpired(ctx, p) })
 }
 
-func (t *tx) LedgerTotalsFold(ctx context.Context, limit int) (r0 int, r1 bool, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, r1, err = t.ledgerTotalsFold(ctx, limit)
-		return err
-	})
-	return r0, r1, err
+func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.PaymentDue, error) { return t.paymentListExpired(ctx, p) })
 }
 
-func (t *tx) LedgerTotalMismatches(ctx context.Context) (r0 []payd.LedgerTotalMismatch, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.ledgerTotalMismatches(ctx)
-		return err
-	})
-	return r0, err
+func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]string, error) { return t.paymentViewsStale(ctx, after, limit) })
 }
 
-func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) (r0 []*payd.DeliveryWork, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.webhookDeliveryClaim(ctx, p)
-		return err
-	})
-	return r0, err
+func (t *tx) PayoutAmounts(ctx context.Context) ([]payd.PayoutAmount, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.PayoutAmount, error) { return t.payoutAmounts(ctx) })
 }
 
-func (t *tx) ShopCount(ctx context.Context) (r0 int, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.shopCount(ctx)
-		return err
-	})
-	return r0, err
+func (t *tx) RefundTotals(ctx context.Context) (map[string]map[string]int64, error) {
+	return fanOutRead(ctx, t, func(t *tx) (map[string]map[string]int64, error) { return t.refundTotals(ctx) })
 }
 
-func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) (r0 []payd.PaymentDue, err error) {
+func (t *tx) SecretsReseal(ctx context.Context, cursor string, limit int) (next string, resealed int, err error) {
 	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.paymentListExpired(ctx, p)
+		next, resealed, err = t.secretsReseal(ctx, cursor, limit)
 		return err
 	})
-	return r0, err
+	return next, resealed, err
 }
 
-func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) (r0 []string, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.paymentViewsStale(ctx, after, limit)
-		return err
-	})
-	return r0, err
+func (t *tx) SettlementDaysBefore(ctx context.Context, day string, after *payd.SettlementDay, limit int) ([]payd.SettlementDay, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]payd.SettlementDay, error) { return t.settlementDaysBefore(ctx, day, after, limit) })
 }
 
-func (t *tx) DiscrepancyList(ctx context.Context, lp *payd.ListParams) (r0 payd.Page[*payd.Discrepancy], err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.discrepancyList(ctx, lp)
-		return err
-	})
-	return r0, err
+func (t *tx) ShopCount(ctx context.Context) (int, error) {
+	return fanOutRead(ctx, t, func(t *tx) (int, error) { return t.shopCount(ctx) })
 }
 
-func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (r0 *payd.Payment, err error) {
-	err = t.fanOut(ctx, func(t *tx) (err error) {
-		r0, err = t.paymentGetByCheckoutToken(ctx, hash)
-		return err
-	})
-	return r0, err
+func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) ([]*payd.DeliveryWork, error) {
+	return fanOutRead(ctx, t, func(t *tx) ([]*payd.DeliveryWork, error) { return t.webhookDeliveryClaim(ctx, p) })
 }

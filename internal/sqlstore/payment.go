@@ -132,12 +132,7 @@ func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) 
 	if payd.KeyCarried(ppid) {
 		return scanPayment(t.q.QueryRowContext(ctx, q+t.d.onKey("merchant_key", 3), provider, ppid, keyOf(ppid)))
 	}
-	var p *payd.Payment
-	err := t.fanOut(ctx, func(t *tx) (err error) {
-		p, err = scanPayment(t.q.QueryRowContext(ctx, q, provider, ppid))
-		return err
-	})
-	return p, err
+	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return scanPayment(t.q.QueryRowContext(ctx, q, provider, ppid)) })
 }
 
 func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {

@@ -79,9 +79,7 @@ func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*p
 		return list(t)
 	}
 	// Every merchant's shops: the operator's list (fanout.go).
-	var page payd.Page[*payd.Shop]
-	err := t.fanOut(ctx, func(t *tx) (err error) { page, err = list(t); return err })
-	return page, err
+	return fanOutRead(ctx, t, list)
 }
 
 func (t *tx) ShopListByMerchant(ctx context.Context, merchantID string) ([]*payd.Shop, error) {
