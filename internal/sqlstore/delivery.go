@@ -214,7 +214,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 		}
 	}
 	err := t.keyGroups(eventIDs, func(k int32, at []int) error {
-		return eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+t.d.jsonStrings(1)+`)`+t.d.onKey("merchant_key", 2),
+		return eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+t.d.jsonStrings(1)+`)`+onKey(t.d, "merchant_key", 2),
 			[]any{jsonIDs(pick(eventIDs, at)), k},
 			func(r *sql.Rows) error {
 				e, err := scanEvent(r)
@@ -229,7 +229,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 	}
 	err = t.keyGroups(endpointIDs, func(k int32, at []int) error {
 		return eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+t.d.jsonStrings(1)+`)`+
-			t.d.onKey("merchant_key", 2), []any{jsonIDs(pick(endpointIDs, at)), k},
+			onKey(t.d, "merchant_key", 2), []any{jsonIDs(pick(endpointIDs, at)), k},
 			func(r *sql.Rows) error {
 				e, err := t.scanEndpoint(r)
 				if err == nil {
@@ -313,7 +313,7 @@ func updatedIDs(ctx context.Context, t *tx, q string, args []any) ([]string, err
 }
 
 func (t *tx) WebhookDeliveryListByEvent(ctx context.Context, eventID string) ([]*payd.WebhookDelivery, error) {
-	return queryDocs[payd.WebhookDelivery](ctx, t.q, `SELECT doc FROM webhook_deliveries WHERE event_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY id`, eventID, keyOf(eventID))
+	return queryDocs[payd.WebhookDelivery](ctx, t.q, `SELECT doc FROM webhook_deliveries WHERE event_id = $1 `+onKey(t.d, "merchant_key", 2)+` ORDER BY id`, eventID, keyOf(eventID))
 }
 
 func (t *tx) DeliveryAttemptInsert(ctx context.Context, list ...*payd.DeliveryAttempt) error {
@@ -325,7 +325,7 @@ func (t *tx) DeliveryAttemptInsert(ctx context.Context, list ...*payd.DeliveryAt
 }
 
 func (t *tx) DeliveryAttemptListByEvent(ctx context.Context, eventID string) ([]*payd.DeliveryAttempt, error) {
-	return queryDocs[payd.DeliveryAttempt](ctx, t.q, `SELECT doc FROM delivery_attempts WHERE event_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY at, id`, eventID, keyOf(eventID))
+	return queryDocs[payd.DeliveryAttempt](ctx, t.q, `SELECT doc FROM delivery_attempts WHERE event_id = $1 `+onKey(t.d, "merchant_key", 2)+` ORDER BY at, id`, eventID, keyOf(eventID))
 }
 
 func (t *tx) EventDeliveryUpdate(ctx context.Context, eventID string, d payd.EventDelivery) error {
@@ -333,7 +333,7 @@ func (t *tx) EventDeliveryUpdate(ctx context.Context, eventID string, d payd.Eve
 	if d.LastResponseCode != nil {
 		code = sql.NullInt64{Int64: int64(*d.LastResponseCode), Valid: true}
 	}
-	return t.execOne(ctx, `UPDATE events SET delivery_status = $2, delivery_attempts = $3, last_response_code = $4, last_attempt_at = $5 WHERE id = $1`+t.d.onKey("merchant_key", 6),
+	return t.execOne(ctx, `UPDATE events SET delivery_status = $2, delivery_attempts = $3, last_response_code = $4, last_attempt_at = $5 WHERE id = $1`+onKey(t.d, "merchant_key", 6),
 		eventID, d.Status, d.Attempts, code, nullMicros(d.LastAttemptAt), keyOf(eventID))
 }
 

@@ -49,15 +49,6 @@ type dialect interface {
 	// epochDay is the YYYY-MM-DD text of the UTC day of the BIGINT
 	// expression secs, seconds since the Unix epoch.
 	epochDay(secs string) string
-	// keyTarget is what an ON CONFLICT target of a table distributed by
-	// merchant_key adds after its columns: on a Citus cluster every
-	// unique index holds the distribution column (citus.go).
-	keyTarget() string
-	// onKey is the condition " AND col = $n" that names a statement's
-	// shard group on a Citus cluster, col being a merchant_key column
-	// and $n the key of the rows (merchant_key.go). Where nothing is
-	// distributed the key is not read and the condition only binds $n.
-	onKey(col string, n int) string
 	// distributed reports a Citus cluster, where a statement that is to
 	// touch one shard group must name it and some statements take
 	// another form.
@@ -145,21 +136,7 @@ func (sqliteDialect) keysetRead(ctx context.Context, q querier, fn func(context.
 // where the merchants' tables are distributed by merchant_key.
 type postgresDialect struct{ citus bool }
 
-func (d postgresDialect) onKey(col string, n int) string {
-	if d.citus {
-		return " AND " + col + " = $" + strconv.Itoa(n)
-	}
-	return " AND $" + strconv.Itoa(n) + " >= 0"
-}
-
 func (d postgresDialect) distributed() bool { return d.citus }
-
-func (d postgresDialect) keyTarget() string {
-	if d.citus {
-		return ", merchant_key"
-	}
-	return ""
-}
 
 func (postgresDialect) indexedBy(string) string { return "" }
 

@@ -26,11 +26,11 @@ func (t *tx) DisputeInsert(ctx context.Context, d *payd.Dispute) error {
 }
 
 func (t *tx) DisputeGet(ctx context.Context, id string) (*payd.Dispute, error) {
-	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) DisputeGetForUpdate(ctx context.Context, id string) (*payd.Dispute, error) {
-	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	return scanDoc[payd.Dispute](t.q.QueryRowContext(ctx, `SELECT doc FROM disputes WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }
 
 func (t *tx) disputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*payd.Dispute, error) {
@@ -44,7 +44,7 @@ func (t *tx) DisputeUpdate(ctx context.Context, d *payd.Dispute) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE disputes SET status = $2, deadline_at = $3, doc = $4 WHERE id = $1`+t.d.onKey("merchant_key", 5),
+	return t.execOne(ctx, `UPDATE disputes SET status = $2, deadline_at = $3, doc = $4 WHERE id = $1`+onKey(t.d, "merchant_key", 5),
 		d.ID, d.Status, micros(d.EvidenceDeadlineAt), string(doc), keyOf(d.ID))
 }
 
@@ -101,14 +101,14 @@ func (t *tx) disputeAmounts(ctx context.Context) ([]payd.DisputeAmount, error) {
 
 func (t *tx) ChargebackStats(ctx context.Context, merchantID string, test bool, since time.Time) (chargebacks, payments int, err error) {
 	err = t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM disputes
-		WHERE merchant_id = $1 AND test = $2 AND kind = $3 AND created_at >= $4`+t.d.onKey("merchant_key", 5),
+		WHERE merchant_id = $1 AND test = $2 AND kind = $3 AND created_at >= $4`+onKey(t.d, "merchant_key", 5),
 		merchantID, test, payd.DisputeChargeback, micros(since), keyOf(merchantID)).Scan(&chargebacks)
 	if err != nil {
 		return 0, 0, err
 	}
 	err = t.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM payments
-		WHERE shop_id IN (SELECT id FROM shops WHERE merchant_id = $1`+t.d.onKey("merchant_key", 5)+`)
-			AND test = $2 AND status = $3 AND created_at >= $4`+t.d.onKey("merchant_key", 5),
+		WHERE shop_id IN (SELECT id FROM shops WHERE merchant_id = $1`+onKey(t.d, "merchant_key", 5)+`)
+			AND test = $2 AND status = $3 AND created_at >= $4`+onKey(t.d, "merchant_key", 5),
 		merchantID, test, payd.PaymentSucceeded, micros(since), keyOf(merchantID)).Scan(&payments)
 	return chargebacks, payments, err
 }
@@ -164,11 +164,11 @@ func (t *tx) EvidenceFileInsert(ctx context.Context, f *payd.EvidenceFile) error
 }
 
 func (t *tx) EvidenceFileGet(ctx context.Context, id string) (*payd.EvidenceFile, error) {
-	return scanDoc[payd.EvidenceFile](t.q.QueryRowContext(ctx, `SELECT doc FROM evidence_files WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanDoc[payd.EvidenceFile](t.q.QueryRowContext(ctx, `SELECT doc FROM evidence_files WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) EvidenceFileGetForUpdate(ctx context.Context, id string) (*payd.EvidenceFile, error) {
-	return scanDoc[payd.EvidenceFile](t.q.QueryRowContext(ctx, `SELECT doc FROM evidence_files WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	return scanDoc[payd.EvidenceFile](t.q.QueryRowContext(ctx, `SELECT doc FROM evidence_files WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }
 
 func (t *tx) EvidenceFileUpdate(ctx context.Context, f *payd.EvidenceFile) error {
@@ -177,7 +177,7 @@ func (t *tx) EvidenceFileUpdate(ctx context.Context, f *payd.EvidenceFile) error
 		return err
 	}
 	return t.execOne(ctx, `UPDATE evidence_files SET state = $2, doc = $3, shop_id = $4, test = $5, size_bytes = $6, expires_at = $7, attached = $8
-		WHERE id = $1`+t.d.onKey("merchant_key", 9), f.ID, f.State, string(doc), f.ShopID, f.Test, f.SizeBytes, micros(f.UploadExpiresAt), f.AttachedAt != nil, keyOf(f.ID))
+		WHERE id = $1`+onKey(t.d, "merchant_key", 9), f.ID, f.State, string(doc), f.ShopID, f.Test, f.SizeBytes, micros(f.UploadExpiresAt), f.AttachedAt != nil, keyOf(f.ID))
 }
 
 // EvidenceWaiting reads evidence_files_waiting for a shop, or a dispute's
@@ -188,10 +188,10 @@ func (t *tx) EvidenceWaiting(ctx context.Context, p *payd.EvidenceWaitingParams)
 		return payd.EvidenceWaitingSum{}, err
 	}
 	q, args := `SELECT COUNT(*), COALESCE(SUM(size_bytes), 0), COALESCE(MIN(expires_at), 0) FROM evidence_files
-		WHERE shop_id = $1 AND test = $2 AND NOT attached AND expires_at > $3`+t.d.onKey("merchant_key", 4), []any{p.ShopID, p.Test, micros(p.Now), k}
+		WHERE shop_id = $1 AND test = $2 AND NOT attached AND expires_at > $3`+onKey(t.d, "merchant_key", 4), []any{p.ShopID, p.Test, micros(p.Now), k}
 	if p.DisputeID != "" {
 		q, args = `SELECT COUNT(*), COALESCE(SUM(size_bytes), 0), COALESCE(MIN(expires_at), 0) FROM evidence_files
-			WHERE dispute_id = $1 AND NOT attached AND expires_at > $2`+t.d.onKey("merchant_key", 3), []any{p.DisputeID, micros(p.Now), keyOf(p.DisputeID)}
+			WHERE dispute_id = $1 AND NOT attached AND expires_at > $2`+onKey(t.d, "merchant_key", 3), []any{p.DisputeID, micros(p.Now), keyOf(p.DisputeID)}
 	}
 	var sum payd.EvidenceWaitingSum
 	var next int64
@@ -230,7 +230,7 @@ func (t *tx) EvidenceFileDelete(ctx context.Context, id string) error {
 	if err := t.EvidenceChunksDelete(ctx, id); err != nil {
 		return err
 	}
-	return t.execOne(ctx, `DELETE FROM evidence_files WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id))
+	return t.execOne(ctx, `DELETE FROM evidence_files WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id))
 }
 
 func (t *tx) EvidenceChunkPut(ctx context.Context, fileID string, seq int, data []byte) error {
@@ -240,11 +240,11 @@ func (t *tx) EvidenceChunkPut(ctx context.Context, fileID string, seq int, data 
 
 func (t *tx) EvidenceChunkGet(ctx context.Context, fileID string, seq int) ([]byte, error) {
 	var data []byte
-	err := t.q.QueryRowContext(ctx, `SELECT data FROM evidence_chunks WHERE file_id = $1 AND seq = $2`+t.d.onKey("merchant_key", 3), fileID, seq, keyOf(fileID)).Scan(&data)
+	err := t.q.QueryRowContext(ctx, `SELECT data FROM evidence_chunks WHERE file_id = $1 AND seq = $2`+onKey(t.d, "merchant_key", 3), fileID, seq, keyOf(fileID)).Scan(&data)
 	return data, noRows(err)
 }
 
 func (t *tx) EvidenceChunksDelete(ctx context.Context, fileID string) error {
-	_, err := t.exec(ctx, `DELETE FROM evidence_chunks WHERE file_id = $1`+t.d.onKey("merchant_key", 2), fileID, keyOf(fileID))
+	_, err := t.exec(ctx, `DELETE FROM evidence_chunks WHERE file_id = $1`+onKey(t.d, "merchant_key", 2), fileID, keyOf(fileID))
 	return err
 }

@@ -45,7 +45,7 @@ func (t *tx) EventInsert(ctx context.Context, e *payd.Event) error {
 }
 
 func (t *tx) EventGet(ctx context.Context, shopID string, test bool, id string) (*payd.Event, error) {
-	return scanEvent(t.q.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events WHERE id = $1 AND shop_id = $2 AND test = $3`+t.d.onKey("merchant_key", 4), id, shopID, test, keyOf(id)))
+	return scanEvent(t.q.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events WHERE id = $1 AND shop_id = $2 AND test = $3`+onKey(t.d, "merchant_key", 4), id, shopID, test, keyOf(id)))
 }
 
 func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[*payd.Event], error) {
@@ -91,7 +91,7 @@ func (t *tx) EventResequence(ctx context.Context, shopID, id string) error {
 		}
 		next, args = "$4", append(args, seq)
 	}
-	res, err := t.exec(ctx, `UPDATE events SET seq = `+next+` WHERE shop_id = $1 AND test AND id = $2`+t.d.onKey("merchant_key", 3), args...)
+	res, err := t.exec(ctx, `UPDATE events SET seq = `+next+` WHERE shop_id = $1 AND test AND id = $2`+onKey(t.d, "merchant_key", 3), args...)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (t *tx) EventFeed(ctx context.Context, p *payd.EventFeedParams) ([]payd.Eve
 		return nil, err
 	}
 	err = eachRow(ctx, t.q, `SELECT seq, id, type, created_at FROM events
-		WHERE shop_id = $1 AND test AND seq > $2`+t.d.onKey("merchant_key", 4)+` ORDER BY seq LIMIT $3`, []any{p.ShopID, p.After, p.Limit, k},
+		WHERE shop_id = $1 AND test AND seq > $2`+onKey(t.d, "merchant_key", 4)+` ORDER BY seq LIMIT $3`, []any{p.ShopID, p.After, p.Limit, k},
 		func(r *sql.Rows) error {
 			var it payd.EventFeedItem
 			var created int64
@@ -129,6 +129,6 @@ func (t *tx) EventFeedLast(ctx context.Context, shopID string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	err = t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 2), shopID, k).Scan(&last)
+	err = t.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE shop_id = $1 AND test`+onKey(t.d, "merchant_key", 2), shopID, k).Scan(&last)
 	return last, err
 }

@@ -48,11 +48,11 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 		if err := t.fence(ctx, shopID, true); err != nil {
 			return nil, false, err
 		}
-		mark = "(SELECT sandbox_reset_at FROM shops WHERE id = $2" + t.d.onKey("merchant_key", 5) + ")"
+		mark = "(SELECT sandbox_reset_at FROM shops WHERE id = $2" + onKey(t.d, "merchant_key", 5) + ")"
 	}
 	// Its columns are plain, so on PostgreSQL it may carry the BEGIN.
 	err = t.q.QueryRowContext(context.WithValue(ctx, sendWithBegin, true), `SELECT `+t.d.tryLockExpr()+`, k.request_hash, k.status, k.body, k.created_at, k.expires_at, `+mark+`
-		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`+t.d.onKey("k.merchant_key", 5),
+		FROM (SELECT 1 AS one) AS l LEFT JOIN idempotency_keys k ON k.shop_id = $2 AND k.mode = $3 AND k.idem_key = $4`+onKey(t.d, "k.merchant_key", 5),
 		lockKey(shopID, mode, key), shopID, mode, key, mkey).Scan(&locked, &hash, &status, &body, &created, &expires, &resetAt)
 	switch {
 	case err != nil || !locked:
@@ -104,14 +104,14 @@ func (t *tx) IdempotencyClaim(ctx context.Context, shopID string, mode payd.Mode
 func (t *tx) claimSQL() string {
 	return `SELECT 1 / count(*) FROM (SELECT 1) AS one
 	WHERE pg_try_advisory_xact_lock($1)
-	AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE shop_id = $2 AND mode = $3 AND idem_key = $4` + t.d.onKey("merchant_key", 5) + `)`
+	AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE shop_id = $2 AND mode = $3 AND idem_key = $4` + onKey(t.d, "merchant_key", 5) + `)`
 }
 
 // claimTestSQL is a test key's claim, which also asks that the shop's
 // reset mark be clear.
 func (t *tx) claimTestSQL() string {
 	return t.claimSQL() + `
-	AND (SELECT sandbox_reset_at FROM shops WHERE id = $2` + t.d.onKey("merchant_key", 5) + `) IS NULL`
+	AND (SELECT sandbox_reset_at FROM shops WHERE id = $2` + onKey(t.d, "merchant_key", 5) + `) IS NULL`
 }
 
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
@@ -122,7 +122,7 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 		return nil, err
 	}
 	err = t.q.QueryRowContext(ctx, `SELECT request_hash, status, body, created_at, expires_at FROM idempotency_keys
-		WHERE shop_id = $1 AND mode = $2 AND idem_key = $3`+t.d.onKey("merchant_key", 4), shopID, mode, key, mkey).
+		WHERE shop_id = $1 AND mode = $2 AND idem_key = $3`+onKey(t.d, "merchant_key", 4), shopID, mode, key, mkey).
 		Scan(&r.RequestHash, &status, &r.Body, &created, &expires)
 	if err != nil {
 		return nil, noRows(err)
@@ -155,7 +155,7 @@ func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) erro
 		return err
 	}
 	return t.insertOne(ctx, idempotencyInsertSQL+`
-		ON CONFLICT (shop_id, mode, idem_key`+t.d.keyTarget()+`) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
+		ON CONFLICT (shop_id, mode, idem_key`+keyTarget(t.d)+`) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency_keys.expires_at <= excluded.created_at`,
 		r.ShopID, r.Mode, r.Key, r.RequestHash, outcomeStatus[r.Outcome], body, micros(r.CreatedAt), micros(r.ExpiresAt), key)

@@ -29,7 +29,7 @@ func (t *tx) KeyInsert(ctx context.Context, k *payd.APIKey) error {
 }
 
 func (t *tx) KeyGet(ctx context.Context, id string) (*payd.APIKey, error) {
-	return scanKey(t.q.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanKey(t.q.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) KeyListByShop(ctx context.Context, shopID string) ([]*payd.APIKey, error) {
@@ -37,7 +37,7 @@ func (t *tx) KeyListByShop(ctx context.Context, shopID string) ([]*payd.APIKey, 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := t.q.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE shop_id = $1`+t.d.onKey("merchant_key", 2)+
+	rows, err := t.q.QueryContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE shop_id = $1`+onKey(t.d, "merchant_key", 2)+
 		` ORDER BY created_at DESC, id DESC`, shopID, k)
 	if err != nil {
 		return nil, err
@@ -61,18 +61,18 @@ func (t *tx) KeyExpireOthers(ctx context.Context, shopID string, mode payd.Mode,
 	}
 	_, err = t.exec(ctx, `UPDATE api_keys SET expires_at = $4
 		WHERE shop_id = $1 AND mode = $2 AND id <> $3 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $4)`+
-		t.d.onKey("merchant_key", 5), shopID, mode, exceptID, micros(at), k)
+		onKey(t.d, "merchant_key", 5), shopID, mode, exceptID, micros(at), k)
 	return err
 }
 
 func (t *tx) KeyRevoke(ctx context.Context, id string, at time.Time) error {
-	return t.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`+t.d.onKey("merchant_key", 3), id, micros(at), keyOf(id))
+	return t.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`+onKey(t.d, "merchant_key", 3), id, micros(at), keyOf(id))
 }
 
 // KeyTouch moves last_used_at forward only: two instances recording uses
 // out of order leave the later one.
 func (t *tx) KeyTouch(ctx context.Context, id string, at time.Time) error {
-	_, err := t.exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`+t.d.onKey("merchant_key", 3),
+	_, err := t.exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`+onKey(t.d, "merchant_key", 3),
 		id, micros(at), keyOf(id))
 	return err
 }

@@ -123,7 +123,7 @@ func totalsMatch(d dialect, keys []totalKey, mkey int32, slots []string, args []
 	}
 	b.WriteString(")")
 	args = append(args, mkey)
-	return b.String() + d.onKey("merchant_key", len(args)), args
+	return b.String() + onKey(d, "merchant_key", len(args)), args
 }
 
 // addTotals adds deltas to their totals, in slots no other transaction
@@ -221,7 +221,7 @@ func (t *tx) addTotalsOf(ctx context.Context, slot string, mkey int32, keys []to
 	if len(vals) == 0 {
 		return len(spareSlots), nil
 	}
-	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot` + t.d.keyTarget() + `) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
+	q.WriteString(` ON CONFLICT (kind, owner, test, currency, bucket, sub, slot` + keyTarget(t.d) + `) DO UPDATE SET amount = ledger_totals.amount + excluded.amount`)
 	// The slots are this transaction's or new under the entry's id: the
 	// addition cannot fail on them, and goes out later.
 	if err := t.later(ctx, q.String(), vals...); err != nil {
@@ -295,7 +295,7 @@ func (t *tx) lockFreeSlots(ctx context.Context, keys []totalKey, mkey int32, all
 		args = append(args, mkey)
 		b.WriteString(`) AS k (kind, owner, test, currency, bucket, sub) CROSS JOIN LATERAL (
 			SELECT slot FROM ledger_totals l WHERE l.kind = k.kind AND l.owner = k.owner AND l.test = k.test
-				AND l.currency = k.currency AND l.bucket = k.bucket AND l.sub = k.sub` + t.d.onKey("l.merchant_key", len(args)) + `
+				AND l.currency = k.currency AND l.bucket = k.bucket AND l.sub = k.sub` + onKey(t.d, "l.merchant_key", len(args)) + `
 			ORDER BY l.slot LIMIT 1 FOR UPDATE SKIP LOCKED) s`)
 		query = b.String()
 	}
@@ -388,8 +388,8 @@ func (t *tx) forgetOpenedSlots(ctx context.Context, mkey int32, keys []totalKey)
 	args = append(args, mkey)
 	n := len(args)
 	sameTotal := `l.kind = o.kind AND l.owner = o.owner AND l.test = o.test AND l.currency = o.currency
-		AND l.bucket = o.bucket AND l.sub = ''` + t.d.onKey("l.merchant_key", n)
-	_, err := t.exec(ctx, `DELETE FROM ledger_totals_opened AS o WHERE (`+b.String()+`)`+t.d.onKey("o.merchant_key", n)+` AND (
+		AND l.bucket = o.bucket AND l.sub = ''` + onKey(t.d, "l.merchant_key", n)
+	_, err := t.exec(ctx, `DELETE FROM ledger_totals_opened AS o WHERE (`+b.String()+`)`+onKey(t.d, "o.merchant_key", n)+` AND (
 		NOT EXISTS (SELECT 1 FROM ledger_totals l WHERE `+sameTotal+` AND l.slot = o.slot)
 		OR (SELECT COUNT(*) FROM ledger_totals l WHERE `+sameTotal+`) <= 1)`, args...)
 	if err != nil {

@@ -30,7 +30,7 @@ func (t *tx) PaymentLinkInsert(ctx context.Context, l *payd.PaymentLink) error {
 // order they were made.
 func (t *tx) linkPayments(ctx context.Context, links ...*payd.PaymentLink) error {
 	for _, l := range links {
-		rows, err := t.q.QueryContext(ctx, `SELECT payment_id FROM link_payments WHERE link_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY seq`, l.ID, keyOf(l.ID))
+		rows, err := t.q.QueryContext(ctx, `SELECT payment_id FROM link_payments WHERE link_id = $1 `+onKey(t.d, "merchant_key", 2)+` ORDER BY seq`, l.ID, keyOf(l.ID))
 		if err != nil {
 			return err
 		}
@@ -61,11 +61,11 @@ func (t *tx) paymentLinkGet(ctx context.Context, query string, args ...any) (*pa
 }
 
 func (t *tx) PaymentLinkGet(ctx context.Context, id string) (*payd.PaymentLink, error) {
-	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id))
+	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id))
 }
 
 func (t *tx) PaymentLinkGetForUpdate(ctx context.Context, id string) (*payd.PaymentLink, error) {
-	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id))
+	return t.paymentLinkGet(ctx, `SELECT doc FROM payment_links WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id))
 }
 
 func (t *tx) PaymentLinkUpdate(ctx context.Context, l *payd.PaymentLink) error {
@@ -73,7 +73,7 @@ func (t *tx) PaymentLinkUpdate(ctx context.Context, l *payd.PaymentLink) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payment_links SET status = $2, expires_at = $3, doc = $4 WHERE id = $1`+t.d.onKey("merchant_key", 5),
+	return t.execOne(ctx, `UPDATE payment_links SET status = $2, expires_at = $3, doc = $4 WHERE id = $1`+onKey(t.d, "merchant_key", 5),
 		l.ID, l.Status, linkExpiry(l), string(doc), keyOf(l.ID))
 }
 

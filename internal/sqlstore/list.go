@@ -41,7 +41,7 @@ func (w *where) add(cond string, args ...any) {
 // merchant key k (dialect.onKey).
 func (w *where) addKey(d dialect, k int32) {
 	w.args = append(w.args, k)
-	w.conds = append(w.conds, strings.TrimPrefix(d.onKey("merchant_key", len(w.args)), " AND "))
+	w.conds = append(w.conds, strings.TrimPrefix(onKey(d, "merchant_key", len(w.args)), " AND "))
 }
 
 func (w *where) createdRange(r payd.TimeRange) {

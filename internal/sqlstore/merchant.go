@@ -32,7 +32,7 @@ func (t *tx) MerchantInsert(ctx context.Context, m *payd.Merchant) error {
 }
 
 func (t *tx) MerchantGet(ctx context.Context, id string) (*payd.Merchant, error) {
-	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) merchantList(ctx context.Context, p *payd.MerchantListParams) (payd.Page[*payd.Merchant], error) {
@@ -44,7 +44,7 @@ func (t *tx) merchantList(ctx context.Context, p *payd.MerchantListParams) (payd
 func (t *tx) FreezeGet(ctx context.Context, merchantID string, test bool) (*payd.Freeze, error) {
 	f := payd.Freeze{MerchantID: merchantID, Test: test}
 	var frozenAt, unfrozenAt sql.NullInt64
-	err := t.q.QueryRowContext(ctx, `SELECT frozen, reason, frozen_at, unfrozen_at FROM payout_freezes WHERE merchant_id = $1 AND test = $2`+t.d.onKey("merchant_key", 3),
+	err := t.q.QueryRowContext(ctx, `SELECT frozen, reason, frozen_at, unfrozen_at FROM payout_freezes WHERE merchant_id = $1 AND test = $2`+onKey(t.d, "merchant_key", 3),
 		merchantID, test, keyOf(merchantID)).Scan(&f.Frozen, &f.Reason, &frozenAt, &unfrozenAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return &f, nil
@@ -69,7 +69,7 @@ func (t *tx) FreezeLock(ctx context.Context, merchantID string, test bool) error
 
 func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
 	_, err := t.exec(ctx, `INSERT INTO payout_freezes (merchant_id, test, frozen, reason, frozen_at, unfrozen_at, merchant_key) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (merchant_id, test`+t.d.keyTarget()+`) DO UPDATE SET frozen = excluded.frozen, reason = excluded.reason,
+		ON CONFLICT (merchant_id, test`+keyTarget(t.d)+`) DO UPDATE SET frozen = excluded.frozen, reason = excluded.reason,
 		frozen_at = excluded.frozen_at, unfrozen_at = excluded.unfrozen_at`,
 		f.MerchantID, f.Test, f.Frozen, f.Reason, nullMicros(f.FrozenAt), nullMicros(f.UnfrozenAt), keyOf(f.MerchantID))
 	return err
@@ -78,7 +78,7 @@ func (t *tx) FreezePut(ctx context.Context, f *payd.Freeze) error {
 func (t *tx) MerchantUpdate(ctx context.Context, m *payd.Merchant) error {
 	cb := m.Chargeback
 	return t.execOne(ctx, `UPDATE merchants SET name = $2, legal_name = $3, tax_id = $4, settlement_delay_days = $5, auto_settle = $6,
-		chargeback_ratio_bps = $7, chargeback_window_days = $8, chargeback_min_count = $9, require_second_factor = $10 WHERE id = $1`+t.d.onKey("merchant_key", 11),
+		chargeback_ratio_bps = $7, chargeback_window_days = $8, chargeback_min_count = $9, require_second_factor = $10 WHERE id = $1`+onKey(t.d, "merchant_key", 11),
 		m.ID, m.Name, m.LegalName, m.TaxID, m.SettlementDelayDays, m.AutoSettle, cb.RatioBps, cb.WindowDays, cb.MinCount,
 		m.RequireSecondFactor, keyOf(m.ID))
 }

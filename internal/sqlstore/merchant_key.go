@@ -11,6 +11,27 @@ import (
 	"github.com/paydhq/payd/internal/ledger"
 )
 
+// onKey is the condition " AND col = $n" that names a statement's shard
+// group on a Citus cluster, col being a merchant_key column and $n the key
+// of the rows. Where nothing is distributed the key is not read and the
+// condition only binds $n.
+func onKey(d dialect, col string, n int) string {
+	if d.distributed() {
+		return " AND " + col + " = $" + strconv.Itoa(n)
+	}
+	return " AND $" + strconv.Itoa(n) + " >= 0"
+}
+
+// keyTarget is what an ON CONFLICT target of a table distributed by
+// merchant_key adds after its columns: on a Citus cluster every unique
+// index holds the distribution column (citus.go).
+func keyTarget(d dialect) string {
+	if d.distributed() {
+		return ", merchant_key"
+	}
+	return ""
+}
+
 // keyOf is the merchant key (migration 0032) of a row, read off the first
 // of ids that is not empty: a row is given its merchant's id where it has
 // one, else its own id, which the service makes with its merchant's key
@@ -76,7 +97,7 @@ func (t *tx) onOwner(owner string, n int) string {
 	if owner == ledger.ServiceOwner {
 		return " AND $" + strconv.Itoa(n) + " >= 0"
 	}
-	return t.d.onKey("merchant_key", n)
+	return onKey(t.d, "merchant_key", n)
 }
 
 // keyGroups calls fn with the positions in ids of each shard group's, in

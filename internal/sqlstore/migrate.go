@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,7 +186,7 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 		}
 		applied = append(applied, m.name)
 	}
-	if s.d.distributed() && len(applied)+len(done) >= len(migrations()) {
+	if s.d.distributed() && allApplied(done, applied) {
 		if err := distribute(ctx, conn); err != nil {
 			return applied, fmt.Errorf("distribute the tables: %w", err)
 		}
@@ -222,4 +223,15 @@ func splitStatements(src string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// allApplied reports whether every migration of this build is among done
+// (versions applied before) or applied (names applied now).
+func allApplied(done map[int]bool, applied []string) bool {
+	for _, m := range migrations() {
+		if !done[m.version] && !slices.Contains(applied, m.name) {
+			return false
+		}
+	}
+	return true
 }

@@ -102,11 +102,11 @@ func (t *tx) paymentListExpired(ctx context.Context, p *payd.PaymentListExpiredP
 }
 
 func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {
-	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) PaymentGetForUpdate(ctx context.Context, id string) (*payd.Payment, error) {
-	p, err := scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	p, err := scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 	t.holdLock("payments", id, err)
 	return p, err
 }
@@ -117,7 +117,7 @@ func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, 
 		return nil, err
 	}
 	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE shop_id = $1 AND test = $2 AND order_id = $3`+
-		t.d.onKey("merchant_key", 4), shopID, test, orderID, k))
+		onKey(t.d, "merchant_key", 4), shopID, test, orderID, k))
 }
 
 func (t *tx) paymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
@@ -130,7 +130,7 @@ func (t *tx) paymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.
 func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) (*payd.Payment, error) {
 	q := `SELECT doc FROM payments WHERE provider = $1 AND provider_payment_id = $2`
 	if payd.KeyCarried(ppid) {
-		return scanPayment(t.q.QueryRowContext(ctx, q+t.d.onKey("merchant_key", 3), provider, ppid, keyOf(ppid)))
+		return scanPayment(t.q.QueryRowContext(ctx, q+onKey(t.d, "merchant_key", 3), provider, ppid, keyOf(ppid)))
 	}
 	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return scanPayment(t.q.QueryRowContext(ctx, q, provider, ppid)) })
 }
@@ -141,7 +141,7 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 		return err
 	}
 	return t.updateLocked(ctx, "payments", p.ID, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7,
-		method = $8 WHERE id = $1`+t.d.onKey("merchant_key", 9), p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion,
+		method = $8 WHERE id = $1`+onKey(t.d, "merchant_key", 9), p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion,
 		methodColumn(p), keyOf(p.ID))
 }
 
@@ -281,23 +281,23 @@ func (t *tx) SandboxAttemptInsert(ctx context.Context, a *payd.SandboxAttempt) e
 }
 
 func (t *tx) SandboxAttemptGet(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
-	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) SandboxAttemptGetByReference(ctx context.Context, provider, reference string) (*payd.SandboxAttempt, error) {
-	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE provider = $1 AND reference = $2`+t.d.onKey("merchant_key", 3),
+	return scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE provider = $1 AND reference = $2`+onKey(t.d, "merchant_key", 3),
 		provider, reference, keyOf(payd.AttemptPayment(reference))))
 }
 
 func (t *tx) SandboxAttemptGetForUpdate(ctx context.Context, id string) (*payd.SandboxAttempt, error) {
-	a, err := scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	a, err := scanSandbox(t.q.QueryRowContext(ctx, `SELECT doc FROM sandbox_attempts WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 	t.holdLock("sandbox_attempts", id, err)
 	return a, err
 }
 
 func (t *tx) SandboxAttemptUpdate(ctx context.Context, a *payd.SandboxAttempt) error {
 	doc, _ := json.Marshal(a)
-	return t.updateLocked(ctx, "sandbox_attempts", a.ID, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`+t.d.onKey("merchant_key", 3), a.ID, string(doc), keyOf(a.ID))
+	return t.updateLocked(ctx, "sandbox_attempts", a.ID, `UPDATE sandbox_attempts SET doc = $2 WHERE id = $1`+onKey(t.d, "merchant_key", 3), a.ID, string(doc), keyOf(a.ID))
 }
 
 func (t *tx) SecretGetOrCreate(ctx context.Context, name string, fresh []byte) ([]byte, error) {

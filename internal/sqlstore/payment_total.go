@@ -15,7 +15,7 @@ func (t *tx) PaymentTotals(ctx context.Context, shopID string, test bool, from, 
 		return nil, err
 	}
 	rows, err := t.q.QueryContext(ctx, `SELECT status, currency, COUNT(*), COALESCE(SUM(amount), 0) FROM payments
-		WHERE shop_id = $1 AND test = $2 AND created_at >= $3 AND created_at < $4`+t.d.onKey("merchant_key", 5)+`
+		WHERE shop_id = $1 AND test = $2 AND created_at >= $3 AND created_at < $4`+onKey(t.d, "merchant_key", 5)+`
 		GROUP BY status, currency ORDER BY status, currency`, shopID, test, micros(from), micros(to), k)
 	if err != nil {
 		return nil, err

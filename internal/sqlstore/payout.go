@@ -20,11 +20,11 @@ func (t *tx) PayoutInsert(ctx context.Context, po *payd.Payout) error {
 }
 
 func (t *tx) PayoutGet(ctx context.Context, id string) (*payd.Payout, error) {
-	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) PayoutGetForUpdate(ctx context.Context, id string) (*payd.Payout, error) {
-	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	return scanDoc[payd.Payout](t.q.QueryRowContext(ctx, `SELECT doc FROM payouts WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }
 
 func (t *tx) PayoutUpdate(ctx context.Context, po *payd.Payout) error {
@@ -32,7 +32,7 @@ func (t *tx) PayoutUpdate(ctx context.Context, po *payd.Payout) error {
 	if err != nil {
 		return err
 	}
-	return t.execOne(ctx, `UPDATE payouts SET status = $2, doc = $3 WHERE id = $1`+t.d.onKey("merchant_key", 4), po.ID, po.Status, string(doc), keyOf(po.ID))
+	return t.execOne(ctx, `UPDATE payouts SET status = $2, doc = $3 WHERE id = $1`+onKey(t.d, "merchant_key", 4), po.ID, po.Status, string(doc), keyOf(po.ID))
 }
 
 func (t *tx) PayoutList(ctx context.Context, p *payd.PayoutListParams) (payd.Page[*payd.Payout], error) {

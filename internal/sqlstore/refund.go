@@ -16,18 +16,18 @@ func (t *tx) RefundInsert(ctx context.Context, r *payd.Refund) error {
 }
 
 func (t *tx) RefundGet(ctx context.Context, id string) (*payd.Refund, error) {
-	return scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) RefundGetForUpdate(ctx context.Context, id string) (*payd.Refund, error) {
-	r, err := scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	r, err := scanDoc[payd.Refund](t.q.QueryRowContext(ctx, `SELECT doc FROM refunds WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 	t.holdLock("refunds", id, err)
 	return r, err
 }
 
 func (t *tx) RefundUpdate(ctx context.Context, r *payd.Refund) error {
 	doc, _ := json.Marshal(r)
-	return t.updateLocked(ctx, "refunds", r.ID, `UPDATE refunds SET status = $2, doc = $3 WHERE id = $1`+t.d.onKey("merchant_key", 4), r.ID, r.Status, string(doc), keyOf(r.ID))
+	return t.updateLocked(ctx, "refunds", r.ID, `UPDATE refunds SET status = $2, doc = $3 WHERE id = $1`+onKey(t.d, "merchant_key", 4), r.ID, r.Status, string(doc), keyOf(r.ID))
 }
 
 func (t *tx) RefundList(ctx context.Context, p *payd.RefundListParams) (payd.Page[*payd.Refund], error) {
@@ -61,9 +61,9 @@ func (t *tx) MerchantLock(ctx context.Context, id string) error {
 	if t.d.forUpdate() == "" {
 		return nil
 	}
-	return t.later(ctx, `SELECT 1 FROM merchants WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id))
+	return t.later(ctx, `SELECT 1 FROM merchants WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id))
 }
 
 func (t *tx) MerchantGetForUpdate(ctx context.Context, id string) (*payd.Merchant, error) {
-	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	return scanMerchant(t.q.QueryRowContext(ctx, `SELECT `+merchantCols+` FROM merchants WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }

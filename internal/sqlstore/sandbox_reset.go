@@ -19,7 +19,7 @@ func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at *time.T
 			return err
 		}
 	}
-	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`+t.d.onKey("merchant_key", 3), shopID, nullMicros(at), keyOf(shopID))
+	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`+onKey(t.d, "merchant_key", 3), shopID, nullMicros(at), keyOf(shopID))
 }
 
 // fence takes the shop's sandbox fence until the transaction ends: shared
@@ -66,7 +66,7 @@ func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids
 		return 0, nil
 	}
 	list, _ := json.Marshal(ids)
-	res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE `+column+` IN (`+t.d.jsonStrings(1)+`)`+t.d.onKey("merchant_key", 2), string(list), mkey)
+	res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE `+column+` IN (`+t.d.jsonStrings(1)+`)`+onKey(t.d, "merchant_key", 2), string(list), mkey)
 	if err != nil {
 		return 0, fmt.Errorf("delete %s: %w", table, err)
 	}
@@ -87,7 +87,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		// object's, then the merchant's, which a refund's decision takes
 		// last): a movement of the merchant's money under way commits
 		// before the entries' sums come off its totals.
-		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(),
+		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test`+onKey(t.d, "merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(),
 			p.ShopID, p.Limit, mkey)
 		if err != nil || len(ids) == 0 {
 			return nil, 0, err
@@ -117,8 +117,8 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		// are found by their dispute.
 		var ids []string
 		ids, err = t.ids(ctx, `SELECT id FROM evidence_files WHERE ((shop_id = $1 AND test)
-			OR dispute_id IN (SELECT id FROM disputes WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 3)+`))`+
-			t.d.onKey("merchant_key", 3)+` LIMIT $2`, p.ShopID, p.Limit, mkey)
+			OR dispute_id IN (SELECT id FROM disputes WHERE shop_id = $1 AND test`+onKey(t.d, "merchant_key", 3)+`))`+
+			onKey(t.d, "merchant_key", 3)+` LIMIT $2`, p.ShopID, p.Limit, mkey)
 		if err == nil {
 			_, err = t.deleteIn(ctx, mkey, "evidence_chunks", "file_id", ids)
 		}
@@ -147,7 +147,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 			break
 		}
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM settlements WHERE merchant_id = $1 AND test `+t.d.onKey("merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(), p.MerchantID, p.Limit, keyOf(p.MerchantID)); err != nil {
+		if ids, err = t.ids(ctx, `SELECT id FROM settlements WHERE merchant_id = $1 AND test `+onKey(t.d, "merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(), p.MerchantID, p.Limit, keyOf(p.MerchantID)); err != nil {
 			break
 		}
 		if c.LedgerEntries, err = t.LedgerEntriesDelete(ctx, "settlement", ids); err != nil {
@@ -166,7 +166,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		}
 	case payd.SandboxEvents:
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test`+t.d.onKey("merchant_key", 3)+` LIMIT $2`,
+		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test`+onKey(t.d, "merchant_key", 3)+` LIMIT $2`,
 			p.ShopID, p.Limit, mkey); err != nil {
 			break
 		}
@@ -180,8 +180,8 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		n = c.Events
 	case payd.SandboxIdempotency:
 		var res sql.Result
-		res, err = t.exec(ctx, `DELETE FROM idempotency_keys WHERE shop_id = $1 AND mode = $2`+t.d.onKey("merchant_key", 4)+` AND idem_key IN
-			(SELECT idem_key FROM idempotency_keys WHERE shop_id = $1 AND mode = $2`+t.d.onKey("merchant_key", 4)+` LIMIT $3)`,
+		res, err = t.exec(ctx, `DELETE FROM idempotency_keys WHERE shop_id = $1 AND mode = $2`+onKey(t.d, "merchant_key", 4)+` AND idem_key IN
+			(SELECT idem_key FROM idempotency_keys WHERE shop_id = $1 AND mode = $2`+onKey(t.d, "merchant_key", 4)+` LIMIT $3)`,
 			p.ShopID, payd.ModeTest, p.Limit, mkey)
 		if err == nil {
 			c.IdempotencyRecords, err = res.RowsAffected()
@@ -213,7 +213,7 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	var postings []ledger.Posting
 	err := eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
 		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id AND p.merchant_key = e.merchant_key
-		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+t.d.onKey("e.merchant_key", 3)+`
+		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+onKey(t.d, "e.merchant_key", 3)+`
 			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test)
 		ORDER BY p.entry_id, p.seq`, []any{refType, string(list), mkey}, func(r *sql.Rows) error {
 		var id string
@@ -278,7 +278,7 @@ func (t *tx) dropEmptyTotals(ctx context.Context, mkey int32, deltas map[totalKe
 		}
 		var posted bool
 		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings
-			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4`+t.d.onKey("merchant_key", 5)+`)`,
+			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4`+onKey(t.d, "merchant_key", 5)+`)`,
 			k.owner, k.test, k.currency, k.bucket, mkey).Scan(&posted); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
@@ -290,7 +290,7 @@ func (t *tx) dropEmptyTotals(ctx context.Context, mkey int32, deltas map[totalKe
 	// was planned by PostgreSQL as a scan of every posting.
 	for _, key := range keys {
 		var posted bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings WHERE account_key = $1`+t.d.onKey("merchant_key", 2)+`)`,
+		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings WHERE account_key = $1`+onKey(t.d, "merchant_key", 2)+`)`,
 			key, mkey).Scan(&posted); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
@@ -300,7 +300,7 @@ func (t *tx) dropEmptyTotals(ctx context.Context, mkey int32, deltas map[totalKe
 	}
 	for k := range empty {
 		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4
-			AND bucket = $5 AND sub = $6`+t.d.onKey("merchant_key", 7), k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, mkey); err != nil {
+			AND bucket = $5 AND sub = $6`+onKey(t.d, "merchant_key", 7), k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, mkey); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
 	}

@@ -131,9 +131,9 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 	}
 	tb := sealedTables[c.Table]
 	// On a cluster the walk over every merchant's rows cannot lock them:
-	// each row is rewritten only if it still holds what was read
-	// (resealRow), and one a writer changed meanwhile is left, sealed
-	// by it with the current key.
+	// each row is rewritten only if it still holds what was read, and
+	// one a writer changed meanwhile is left, sealed by it with the
+	// current key.
 	lock, cas := t.d.forUpdate(), tb.merchants && t.d.distributed()
 	keyCol := "0"
 	if cas {
@@ -226,12 +226,15 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 		if err != nil {
 			return "", done, fmt.Errorf("reseal %s: %w", tb.name, err)
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		n, err := res.RowsAffected()
+		switch {
+		case err != nil:
 			return "", done, err
-		} else if n == 0 && !cas {
+		case n == 0 && !cas:
 			return "", done, fmt.Errorf("reseal %s: %w", tb.name, payd.ErrNoRows)
+		case n > 0:
+			done++
 		}
-		done++
 	}
 	next := resealCursor{Table: c.Table + 1}
 	if len(rows) == limit {

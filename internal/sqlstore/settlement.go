@@ -19,21 +19,21 @@ func (t *tx) SettlementInsert(ctx context.Context, st *payd.Settlement) error {
 }
 
 func (t *tx) SettlementGet(ctx context.Context, id string) (*payd.Settlement, error) {
-	return scanDoc[payd.Settlement](t.q.QueryRowContext(ctx, `SELECT doc FROM settlements WHERE id = $1`+t.d.onKey("merchant_key", 2), id, keyOf(id)))
+	return scanDoc[payd.Settlement](t.q.QueryRowContext(ctx, `SELECT doc FROM settlements WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
 }
 
 func (t *tx) SettlementGetForUpdate(ctx context.Context, id string) (*payd.Settlement, error) {
-	return scanDoc[payd.Settlement](t.q.QueryRowContext(ctx, `SELECT doc FROM settlements WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
+	return scanDoc[payd.Settlement](t.q.QueryRowContext(ctx, `SELECT doc FROM settlements WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 }
 
 func (t *tx) SettlementUpdate(ctx context.Context, st *payd.Settlement) error {
 	doc, _ := json.Marshal(st)
-	return t.execOne(ctx, `UPDATE settlements SET status = $2, doc = $3 WHERE id = $1`+t.d.onKey("merchant_key", 4), st.ID, st.Status, string(doc), keyOf(st.ID))
+	return t.execOne(ctx, `UPDATE settlements SET status = $2, doc = $3 WHERE id = $1`+onKey(t.d, "merchant_key", 4), st.ID, st.Status, string(doc), keyOf(st.ID))
 }
 
 func (t *tx) SettlementListUnpaid(ctx context.Context, merchantID string, test bool, c money.Currency) ([]*payd.Settlement, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT doc FROM settlements
-		WHERE merchant_id = $1 AND test = $2 AND currency = $3 AND status IN ($4, $5, $6)`+t.d.onKey("merchant_key", 7),
+		WHERE merchant_id = $1 AND test = $2 AND currency = $3 AND status IN ($4, $5, $6)`+onKey(t.d, "merchant_key", 7),
 		merchantID, test, c, payd.SettlementDraft, payd.SettlementApproved, payd.SettlementSent, keyOf(merchantID))
 	if err != nil {
 		return nil, err
@@ -78,13 +78,13 @@ func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (
 // 0023), whatever the history before it.
 func ledgerDayEntriesSQL(d dialect) string {
 	return `SELECT DISTINCT entry_id FROM ledger_postings
-			WHERE owner = $1 AND test = $2 AND currency = $3 AND at >= $4 AND at < $5` + d.onKey("merchant_key", 6)
+			WHERE owner = $1 AND test = $2 AND currency = $3 AND at >= $4 AND at < $5` + onKey(d, "merchant_key", 6)
 }
 
 func (t *tx) LedgerEntriesOf(ctx context.Context, merchantID string, test bool, c money.Currency, from, to time.Time) ([]*ledger.Entry, error) {
 	rows, err := t.q.QueryContext(ctx, `SELECT e.id, e.at, e.kind, e.ref_type, e.ref_id, p.account_key, p.amount
 		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id AND p.merchant_key = e.merchant_key
-		WHERE e.id IN (`+ledgerDayEntriesSQL(t.d)+`)`+t.d.onKey("e.merchant_key", 6)+`
+		WHERE e.id IN (`+ledgerDayEntriesSQL(t.d)+`)`+onKey(t.d, "e.merchant_key", 6)+`
 		ORDER BY e.at, e.id, p.seq`, merchantID, test, c, micros(from), micros(to), keyOf(merchantID))
 	if err != nil {
 		return nil, err

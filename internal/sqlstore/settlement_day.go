@@ -52,7 +52,7 @@ func b2i(b bool) int {
 }
 
 func (t *tx) SettlementDayDelete(ctx context.Context, d payd.SettlementDay) error {
-	_, err := t.exec(ctx, `DELETE FROM settlement_days WHERE merchant_id = $1 AND test = $2 AND currency = $3 AND day = $4`+t.d.onKey("merchant_key", 5),
+	_, err := t.exec(ctx, `DELETE FROM settlement_days WHERE merchant_id = $1 AND test = $2 AND currency = $3 AND day = $4`+onKey(t.d, "merchant_key", 5),
 		d.MerchantID, d.Test, d.Currency, d.Day, keyOf(d.MerchantID))
 	return err
 }

@@ -42,7 +42,7 @@ func (t *tx) ShopGet(ctx context.Context, id string) (*payd.Shop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+t.d.onKey("merchant_key", 2), id, k))
+	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, k))
 }
 
 func (t *tx) ShopGetForUpdate(ctx context.Context, id string) (*payd.Shop, error) {
@@ -50,7 +50,7 @@ func (t *tx) ShopGetForUpdate(ctx context.Context, id string) (*payd.Shop, error
 	if err != nil {
 		return nil, err
 	}
-	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+t.d.onKey("merchant_key", 2)+t.d.forUpdate(), id, k))
+	return scanShop(t.q.QueryRowContext(ctx, `SELECT `+shopCols+` FROM shops WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, k))
 }
 
 func (t *tx) ShopUpdate(ctx context.Context, s *payd.Shop) error {
@@ -59,7 +59,7 @@ func (t *tx) ShopUpdate(ctx context.Context, s *payd.Shop) error {
 		return err
 	}
 	return t.execOne(ctx, `UPDATE shops SET name = $2, default_currency = $3, activated_at = $4, blocked = $5,
-		payments_suspended = $6, settings = $7 WHERE id = $1`+t.d.onKey("merchant_key", 8),
+		payments_suspended = $6, settings = $7 WHERE id = $1`+onKey(t.d, "merchant_key", 8),
 		s.ID, s.Name, s.DefaultCurrency, nullMicros(s.ActivatedAt), s.Blocked, s.PaymentsSuspended, string(settings), keyOf(s.MerchantID))
 }
 
@@ -83,7 +83,7 @@ func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*p
 }
 
 func (t *tx) ShopListByMerchant(ctx context.Context, merchantID string) ([]*payd.Shop, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+shopCols+` FROM shops WHERE merchant_id = $1 `+t.d.onKey("merchant_key", 2)+` ORDER BY id`, merchantID, keyOf(merchantID))
+	rows, err := t.q.QueryContext(ctx, `SELECT `+shopCols+` FROM shops WHERE merchant_id = $1 `+onKey(t.d, "merchant_key", 2)+` ORDER BY id`, merchantID, keyOf(merchantID))
 	if err != nil {
 		return nil, err
 	}

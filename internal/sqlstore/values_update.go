@@ -68,7 +68,7 @@ func (u valuesUpdate) run(ctx context.Context, t *tx, k int32, rows [][]any) ([]
 	}
 	args = append(args, k)
 	return u.exec(ctx, t, `UPDATE `+u.table+` SET `+u.set+` FROM (VALUES `+b.String()+`) AS v
-		WHERE `+u.table+`.id = v.column1 AND `+u.cond+t.d.onKey(u.table+".merchant_key", len(args))+ret, args)
+		WHERE `+u.table+`.id = v.column1 AND `+u.cond+onKey(t.d, u.table+".merchant_key", len(args))+ret, args)
 }
 
 func (u valuesUpdate) exec(ctx context.Context, t *tx, q string, args []any) ([]string, error) {

@@ -48,12 +48,12 @@ func (t *tx) WebhookEndpointInsert(ctx context.Context, e *payd.WebhookEndpoint)
 const endpointScope = ` WHERE id = $1 AND shop_id = $2 AND test = $3 AND deleted_at IS NULL`
 
 func (t *tx) WebhookEndpointGet(ctx context.Context, shopID string, test bool, id string) (*payd.WebhookEndpoint, error) {
-	return t.scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+t.d.onKey("merchant_key", 4),
+	return t.scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+onKey(t.d, "merchant_key", 4),
 		id, shopID, test, keyOf(id)))
 }
 
 func (t *tx) WebhookEndpointGetForUpdate(ctx context.Context, shopID string, test bool, id string) (*payd.WebhookEndpoint, error) {
-	return t.scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+t.d.onKey("merchant_key", 4)+t.d.forUpdate(),
+	return t.scanEndpoint(t.q.QueryRowContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints`+endpointScope+onKey(t.d, "merchant_key", 4)+t.d.forUpdate(),
 		id, shopID, test, keyOf(id)))
 }
 
@@ -63,7 +63,7 @@ func (t *tx) WebhookEndpointList(ctx context.Context, shopID string, test bool) 
 		return nil, err
 	}
 	rows, err := t.q.QueryContext(ctx, `SELECT `+endpointCols+` FROM webhook_endpoints
-		WHERE shop_id = $1 AND test = $2 AND deleted_at IS NULL`+t.d.onKey("merchant_key", 3)+` ORDER BY created_at DESC, id DESC`, shopID, test, k)
+		WHERE shop_id = $1 AND test = $2 AND deleted_at IS NULL`+onKey(t.d, "merchant_key", 3)+` ORDER BY created_at DESC, id DESC`, shopID, test, k)
 	if err != nil {
 		return nil, err
 	}
@@ -82,12 +82,12 @@ func (t *tx) WebhookEndpointList(ctx context.Context, shopID string, test bool) 
 func (t *tx) WebhookEndpointUpdate(ctx context.Context, e *payd.WebhookEndpoint) error {
 	events, _ := json.Marshal(e.Events)
 	return t.execOne(ctx, `UPDATE webhook_endpoints SET url = $2, events = $3, status = $4, description = $5, secret = $6,
-		prev_secret = $7, prev_secret_until = $8, consecutive_failures = $9 WHERE id = $1 AND deleted_at IS NULL`+t.d.onKey("merchant_key", 10),
+		prev_secret = $7, prev_secret_until = $8, consecutive_failures = $9 WHERE id = $1 AND deleted_at IS NULL`+onKey(t.d, "merchant_key", 10),
 		e.ID, e.URL, string(events), e.Status, e.Description, t.sealText(e.Secret, "webhook_endpoints", "secret", e.ID),
 		t.sealText(e.PrevSecret, "webhook_endpoints", "prev_secret", e.ID), nullMicros(e.PrevSecretUntil), e.ConsecutiveFailures, keyOf(e.ID))
 }
 
 func (t *tx) WebhookEndpointDelete(ctx context.Context, shopID string, test bool, id string, at time.Time) error {
-	return t.execOne(ctx, `UPDATE webhook_endpoints SET deleted_at = $4`+endpointScope+t.d.onKey("merchant_key", 5),
+	return t.execOne(ctx, `UPDATE webhook_endpoints SET deleted_at = $4`+endpointScope+onKey(t.d, "merchant_key", 5),
 		id, shopID, test, micros(at), keyOf(id))
 }
