@@ -42,7 +42,11 @@ func CitusInstalled(bin string) bool {
 
 // StartCitus starts a coordinator and workers under parent, loads Citus on
 // each and registers the workers with the coordinator. Close stops them.
-func StartCitus(ctx context.Context, parent string, workers int) (*Citus, error) {
+// settings are added to every node's Settings after the cluster's own, so
+// a later one of the same name wins (PostgreSQL takes the last -c):
+// "shared_preload_libraries=citus,pg_stat_statements" loads another
+// library beside Citus, which must stay first.
+func StartCitus(ctx context.Context, parent string, workers int, settings ...string) (*Citus, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
@@ -64,6 +68,7 @@ func StartCitus(ctx context.Context, parent string, workers int) (*Citus, error)
 			// TLS would read the caller's ~/.postgresql as the server's
 			// user.
 			"citus.node_conninfo=sslmode=disable"}
+		s.Settings = append(s.Settings, settings...)
 		if err = s.Start(); err != nil {
 			return s, err
 		}
@@ -94,6 +99,11 @@ func StartCitus(ctx context.Context, parent string, workers int) (*Citus, error)
 		return nil, err
 	}
 	return c, nil
+}
+
+// Nodes are the coordinator and the workers, in that order.
+func (c *Citus) Nodes() []*Server {
+	return append([]*Server{c.Coordinator}, c.Workers...)
 }
 
 // URL is the coordinator's connection string: applications connect there.

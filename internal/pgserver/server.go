@@ -157,6 +157,15 @@ func (s *Server) Start(settings ...string) error {
 	return fmt.Errorf("postgres did not answer within 30s; see %s", s.Log)
 }
 
+// Pid is the postmaster's process id while the server runs, else 0. Every
+// process of the server (backends, background workers) descends from it.
+func (s *Server) Pid() int {
+	if !s.Running() {
+		return 0
+	}
+	return s.proc.Pid()
+}
+
 // Running reports whether the server was started and has not stopped.
 func (s *Server) Running() bool { return s.proc != nil && !s.proc.Exited() }
 
