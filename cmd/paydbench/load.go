@@ -52,6 +52,9 @@ type api struct {
 	client         *http.Client
 	base           string // http://127.0.0.1:port
 	shopID, secret string
+	// merchantID is the shop's merchant, when the benchmark made it
+	// (--citus).
+	merchantID string
 	// run makes order ids and idempotency keys unique across runs and
 	// databases; seq across phases.
 	run string

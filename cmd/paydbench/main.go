@@ -14,10 +14,17 @@
 // must do anyway. Every phase is bounded in time and in count; only
 // 127.0.0.1 is contacted; the server is stopped at the end, also on error.
 //
+// With --citus it measures payd on a throwaway Citus cluster beside payd on
+// a throwaway single PostgreSQL instead, both started by this program
+// (citus_linux.go): each operation's rate and latencies, the CPU of every
+// database server and the statements each ran per operation, the ratios,
+// and how many merchants' creations divide over the workers.
+//
 // Usage:
 //
 //	go run ./cmd/paydbench [flags]
 //	make bench
+//	make bench-citus
 package main
 
 import (
@@ -74,6 +81,12 @@ type config struct {
 	// (databaseURLSet), else on SQLite.
 	periodicMerchants []int
 	databaseURLSet    bool
+	// citus measures a throwaway Citus cluster beside a throwaway single
+	// PostgreSQL (citus_linux.go): citusWorkers workers, citusShards
+	// shards a distributed table, citusMerchants merchants in the
+	// many-merchant phase.
+	citus                                     bool
+	citusWorkers, citusShards, citusMerchants int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -98,6 +111,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (server logs, SQLite files)")
 	seeds := fs.String("seed-payments", "0", "load this many realistic payments (with events, refunds, their ledger and registers) into the demo shop before the phases; a comma-separated list measures each database once per size")
 	periodic := fs.String("periodic-merchants", "", "measure only one hour of the periodic background work, in this process, at each of these numbers of merchants (1,000 of them active), comma-separated; on PostgreSQL when --database-url is given, else on SQLite")
+	fs.BoolVar(&c.citus, "citus", false, "measure create, get, list, refund and many merchants' creations on a throwaway Citus cluster (a coordinator and --citus-workers workers) beside a throwaway single PostgreSQL, both started here with the same settings and pg_stat_statements (never the server of --database-url; --databases is not used): rates, latencies, each server's CPU and statements per operation, the ratios, and how the merchants' load divides over the workers")
+	fs.IntVar(&c.citusWorkers, "citus-workers", 2, "worker nodes of the --citus cluster")
+	fs.IntVar(&c.citusShards, "citus-shards", 32, "shards a distributed table on the --citus cluster (citus.shard_count; 32 is Citus's default)")
+	fs.IntVar(&c.citusMerchants, "citus-merchants", 200, "merchants, each with a shop and a test key, that take turns creating payments in the --citus merchants phase")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: paydbench [flags]\n\nMeasures payd's merchant API against the database floor. Flags:\n")
 		fs.PrintDefaults()
@@ -114,9 +131,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.databases = append(c.databases, d)
 	}
+	phasesSet := false
+	fs.Visit(func(f *flag.Flag) { phasesSet = phasesSet || f.Name == "phases" })
+	known := allPhases
+	if c.citus {
+		known = citusPhases
+		if !phasesSet {
+			*phases = strings.Join(citusDefaultPhases, ",")
+		}
+	}
 	for _, p := range splitList(*phases) {
-		if !slices.Contains(allPhases, p) {
-			return nil, fmt.Errorf("--phases: %q is not one of %s", p, strings.Join(allPhases, ", "))
+		if !slices.Contains(known, p) {
+			return nil, fmt.Errorf("--phases: %q is not one of %s", p, strings.Join(known, ", "))
 		}
 		c.phases = append(c.phases, p)
 	}
@@ -151,7 +177,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.floorDuration <= 0 {
 		c.floorDuration = c.duration
 	}
-	if slices.Contains(c.databases, "postgres") {
+	switch {
+	case c.citus && (c.citusWorkers < 1 || c.citusWorkers > 8):
+		return nil, errors.New("--citus-workers must be 1..8")
+	case c.citus && (c.citusShards < 1 || c.citusShards > 256):
+		return nil, errors.New("--citus-shards must be 1..256")
+	case c.citus && (c.citusMerchants < 1 || c.citusMerchants > 10_000):
+		return nil, errors.New("--citus-merchants must be 1..10000")
+	case c.citus && len(c.periodicMerchants) > 0:
+		return nil, errors.New("--citus and --periodic-merchants are separate measurements")
+	}
+	if slices.Contains(c.databases, "postgres") && !c.citus {
 		if err := checkLoopbackURL(c.databaseURL); err != nil {
 			return nil, err
 		}
@@ -162,6 +198,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
 var allPhases = []string{"create", "get", "list", "balance", "dashboard", "refund", "floor", "export"}
+
+// citusPhases are the phases --citus can run, in the order they run, and
+// citusDefaultPhases those it runs unless --phases says otherwise.
+var (
+	citusPhases        = []string{"create", "get", "list", "balance", "refund", merchantsPhase}
+	citusDefaultPhases = []string{"create", "get", "list", "refund", merchantsPhase}
+)
+
+// merchantsPhase is the --citus phase where many merchants create
+// payments in turn; on the cluster it shows how work divides over the
+// workers.
+const merchantsPhase = "merchants"
 
 func splitList(s string) []string {
 	var out []string
@@ -214,11 +262,19 @@ func main() {
 		}
 		return
 	}
-	rep, err := run(ctx, cfg, os.Stderr)
+	var rep *Report
+	if cfg.citus {
+		rep, err = runCitus(ctx, cfg, os.Stderr)
+	} else {
+		rep, err = run(ctx, cfg, os.Stderr)
+	}
 	if rep != nil {
-		if cfg.jsonOut {
+		switch {
+		case cfg.jsonOut:
 			writeJSON(os.Stdout, rep)
-		} else {
+		case cfg.citus:
+			writeCitusTable(os.Stdout, rep)
+		default:
 			writeTable(os.Stdout, rep)
 		}
 	}

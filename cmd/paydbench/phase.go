@@ -29,6 +29,9 @@ type Stats struct {
 	// ServerPeakRSSMiB is the server's VmHWM when the phase ended (API
 	// phases only).
 	ServerPeakRSSMiB float64 `json:"server_peak_rss_mib,omitempty"`
+	// Nodes split the database's CPU and statements by server (--citus
+	// only: the single server, or the coordinator and each worker).
+	Nodes []NodeUse `json:"nodes,omitempty"`
 }
 
 // op is one operation of a worker; n numbers the operations of the phase
@@ -153,6 +156,8 @@ type Summary struct {
 	BusyPct      float64  `json:"machine_busy_pct_median"`
 	StealPct     float64  `json:"steal_pct_median"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
+	// Nodes are each database node's medians (--citus only).
+	Nodes []NodeUse `json:"nodes,omitempty"`
 }
 
 func summarize(runs []Stats) Summary {
@@ -183,5 +188,6 @@ func summarize(runs []Stats) Summary {
 	s.P50Ms, s.P99Ms = median(p50), median(p99)
 	s.ServerCPUMs, s.DBCPUMs, s.BenchCPUMs, s.OtherCPUMs = median(srv), median(dbc), median(bench), median(other)
 	s.BusyPct, s.StealPct = median(busy), median(steal)
+	s.Nodes = summarizeNodes(runs)
 	return s
 }

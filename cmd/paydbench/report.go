@@ -17,6 +17,8 @@ type Report struct {
 	Finished  string           `json:"finished"`
 	Databases []DatabaseResult `json:"databases"`
 	Targets   []Target         `json:"targets"`
+	// Citus compares the cluster with the single server (--citus only).
+	Citus *CitusResult `json:"citus,omitempty"`
 }
 
 // Machine is where the figures were taken.
@@ -328,8 +330,14 @@ func writeExportAndNotes(w io.Writer, d DatabaseResult) {
 }
 
 func writeTable(w io.Writer, rep *Report) {
-	m := rep.Machine
 	fmt.Fprintf(w, "\npaydbench: payd's merchant API against the database floor\n\n")
+	writeHeader(w, rep)
+	writeDatabases(w, rep)
+}
+
+// writeHeader prints where and how the figures were taken.
+func writeHeader(w io.Writer, rep *Report) {
+	m := rep.Machine
 	fmt.Fprintf(w, "command:   %s\n", rep.Command)
 	fmt.Fprintf(w, "machine:   %d CPUs (%s), %.1f GiB, Linux %s, %s\n", m.CPUs, orNA(m.CPUModel), m.MemoryGiB, orNA(m.Kernel), m.OS)
 	fmt.Fprintf(w, "go:        %s %s\n", m.GoVersion, strings.Join(m.GoEnv, " "))
@@ -343,7 +351,11 @@ func writeTable(w io.Writer, rep *Report) {
 	s := rep.Settings
 	fmt.Fprintf(w, "settings:  %d runs of each phase, %s each (floor %s), at most %d ops per phase; figures are medians over runs\n",
 		s.Runs, s.Duration, s.FloorDuration, s.MaxOps)
+}
 
+// writeDatabases prints each database's phases, the phases' legend and
+// the targets.
+func writeDatabases(w io.Writer, rep *Report) {
 	for _, d := range rep.Databases {
 		if d.SeededPayments > 0 {
 			fmt.Fprintf(w, "\n== %s, the shop seeded with %d payments (%.0f s)\n", d.Database, d.SeededPayments, d.SeedSeconds)
