@@ -21,7 +21,7 @@ func (t *tx) AuditList(ctx context.Context, p *payd.AuditListParams) (payd.Page[
 	w := where{index: "audit_log_merchant"}
 	w.add("merchant_id = ?", p.MerchantID)
 	if p.MerchantID != "" {
-		w.addKey(t.d, keyOf(p.MerchantID))
+		w.addKey(t.d, merchantKey(p.MerchantID))
 	}
 	return listPage(ctx, t, `SELECT `+auditCols+` FROM audit_log`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.AuditEntry, error) {

@@ -125,6 +125,11 @@ func distribute(ctx context.Context, conn *sql.Conn) error {
 			return fmt.Errorf("derive merchant keys of %s: %w", t.table, err)
 		}
 	}
+	if !done["unkeyed_ids"] {
+		if err := buildDirectory(ctx, conn); err != nil {
+			return err
+		}
+	}
 	if len(pending) == 0 {
 		return nil
 	}
@@ -164,6 +169,38 @@ func distribute(ctx context.Context, conn *sql.Conn) error {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("restore %s: %w", fk.name, err)
 		}
+	}
+	return nil
+}
+
+// buildDirectory makes the directory of the identifiers made before
+// merchant keys (merchant_key.go, directoryKey): every object's id that
+// does not carry its merchant's key (a ULID's first character, 0-7, is
+// not marked), with the key derived from its merchant. It is distributed
+// by the identifier, apart from the merchants' shard groups: a look-up
+// reads one shard. On a cluster that started empty it stays empty.
+func buildDirectory(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS unkeyed_ids (id TEXT PRIMARY KEY, merchant_key INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create the directory of unkeyed identifiers: %w", err)
+	}
+	for _, t := range merchantTables[1:] {
+		var n int
+		if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'id'`, t.table).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, `INSERT INTO unkeyed_ids (id, merchant_key)
+			SELECT id, merchant_key FROM `+t.table+`
+			WHERE length(id) >= 26 AND substr(id, length(id) - 25, 1) BETWEEN '0' AND '7'
+			ON CONFLICT DO NOTHING`); err != nil {
+			return fmt.Errorf("list the unkeyed identifiers of %s: %w", t.table, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT create_distributed_table('unkeyed_ids', 'id')`); err != nil {
+		return fmt.Errorf("distribute the directory of unkeyed identifiers: %w", err)
 	}
 	return nil
 }

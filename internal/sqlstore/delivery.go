@@ -213,7 +213,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 			endpointIDs = append(endpointIDs, w.Delivery.EndpointID)
 		}
 	}
-	err := t.keyGroups(eventIDs, func(k int32, at []int) error {
+	err := t.keyGroups(ctx, eventIDs, func(k int32, at []int) error {
 		return eachRow(ctx, t.q, `SELECT `+eventCols+` FROM events WHERE id IN (`+t.d.jsonStrings(1)+`)`+onKey(t.d, "merchant_key", 2),
 			[]any{jsonIDs(pick(eventIDs, at)), k},
 			func(r *sql.Rows) error {
@@ -227,7 +227,7 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 	if err != nil {
 		return err
 	}
-	err = t.keyGroups(endpointIDs, func(k int32, at []int) error {
+	err = t.keyGroups(ctx, endpointIDs, func(k int32, at []int) error {
 		return eachRow(ctx, t.q, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE deleted_at IS NULL AND id IN (`+t.d.jsonStrings(1)+`)`+
 			onKey(t.d, "merchant_key", 2), []any{jsonIDs(pick(endpointIDs, at)), k},
 			func(r *sql.Rows) error {
@@ -251,18 +251,18 @@ func (t *tx) fillWork(ctx context.Context, works []*payd.DeliveryWork) error {
 // The casts give PostgreSQL the types of the VALUES columns, which it
 // would otherwise take as text.
 func (t *tx) WebhookDeliverySave(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
-	return t.deliveriesByKey(list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliverySave(ctx, k, list) })
+	return t.deliveriesByKey(ctx, list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliverySave(ctx, k, list) })
 }
 
 // deliveriesByKey runs fn on the deliveries of each shard group, and
 // gathers the ids it returns.
-func (t *tx) deliveriesByKey(list []*payd.WebhookDelivery, fn func(int32, []*payd.WebhookDelivery) ([]string, error)) ([]string, error) {
+func (t *tx) deliveriesByKey(ctx context.Context, list []*payd.WebhookDelivery, fn func(int32, []*payd.WebhookDelivery) ([]string, error)) ([]string, error) {
 	ids := make([]string, len(list))
 	for i, d := range list {
 		ids[i] = d.ID
 	}
 	var out []string
-	err := t.keyGroups(ids, func(k int32, at []int) error {
+	err := t.keyGroups(ctx, ids, func(k int32, at []int) error {
 		got, err := fn(k, pick(list, at))
 		out = append(out, got...)
 		return err
@@ -285,7 +285,7 @@ func (t *tx) deliverySave(ctx context.Context, k int32, list []*payd.WebhookDeli
 // WebhookDeliveryReplace writes state and document only: a finished
 // delivery has no due time to keep.
 func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDelivery) ([]string, error) {
-	return t.deliveriesByKey(list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliveryReplace(ctx, k, list) })
+	return t.deliveriesByKey(ctx, list, func(k int32, list []*payd.WebhookDelivery) ([]string, error) { return t.deliveryReplace(ctx, k, list) })
 }
 
 var deliveryReplace = valuesUpdate{table: "webhook_deliveries", types: []string{"TEXT", "TEXT", "TEXT"},
@@ -353,7 +353,7 @@ func (t *tx) EventDeliveryCount(ctx context.Context, changes []payd.EventDeliver
 	for i, c := range changes {
 		ids[i] = c.EventID
 	}
-	return t.keyGroups(ids, func(k int32, at []int) error { return t.eventDeliveryCount(ctx, k, pick(changes, at)) })
+	return t.keyGroups(ctx, ids, func(k int32, at []int) error { return t.eventDeliveryCount(ctx, k, pick(changes, at)) })
 }
 
 func (t *tx) eventDeliveryCount(ctx context.Context, k int32, changes []payd.EventDeliveryChange) error {

@@ -152,6 +152,9 @@ func (postgresDialect) indexedBy(string) string { return "" }
 
 func (postgresDialect) keysetRead(ctx context.Context, q querier, fn func(context.Context, querier) error) error {
 	const plan = `SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`
+	if r, ok := q.(routed); ok {
+		return postgresDialect{}.keysetRead(ctx, r.q, func(ctx context.Context, q querier) error { return fn(ctx, routed{q}) })
+	}
 	if in, ok := q.(carrying); ok {
 		// The settings go out with the page.
 		if _, err := in.ExecContext(context.WithValue(ctx, writeWithNext, true), plan); err != nil {

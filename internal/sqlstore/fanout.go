@@ -24,8 +24,9 @@ import (
 //     discrepancies, the service's own ledger accounts) and the invariant
 //     checks, which read everything by design;
 //   - look-ups by what carries no merchant key: a checkout token's hash,
-//     a provider's own id of a payment or dispute, the merchant of a shop
-//     made before merchant keys (once per process).
+//     a provider's own id of a payment or dispute. (An identifier made
+//     before merchant keys is found in the directory of such identifiers,
+//     one shard, merchant_key.go.)
 //
 // Tests run the cluster with citus.multi_task_query_log_level = error, so
 // that any other statement that would fan out fails; a store opened so
@@ -48,7 +49,7 @@ func (t *tx) fanOut(ctx context.Context, fn func(t *tx) error) error {
 	}
 	const lift = `SELECT set_config('citus.multi_task_query_log_level', 'off', true)`
 	const restore = `SELECT set_config('citus.multi_task_query_log_level', 'error', true)`
-	db, own := t.q.(*sql.DB)
+	db, own := unrouted(t.q).(*sql.DB)
 	if !own {
 		if _, err := t.q.ExecContext(ctx, lift); err != nil {
 			return err
@@ -68,7 +69,7 @@ func (t *tx) fanOut(ctx context.Context, fn func(t *tx) error) error {
 		return err
 	}
 	in := *t
-	in.q, in.sqlTx = sqlTx, sqlTx
+	in.q, in.sqlTx = route(t.d, sqlTx), sqlTx
 	if err := fn(&in); err != nil {
 		return err
 	}

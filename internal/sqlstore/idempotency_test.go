@@ -22,7 +22,8 @@ func TestIdempotencyStatusColumn(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
-		shopID := payd.NewIDGen().New(payd.PrefixShop, now)
+		ids := payd.NewIDGen()
+		shopID := ids.NewFor(payd.PrefixShop, now, ids.New(payd.PrefixMerchant, now))
 		get := func(key string) *payd.IdempotencyRecord {
 			t.Helper()
 			var rec *payd.IdempotencyRecord
@@ -49,9 +50,9 @@ func TestIdempotencyStatusColumn(t *testing.T) {
 		// migration 0029 a body is sealed, and one in clear does not read.
 		for status, want := range map[int]payd.Outcome{200: payd.OutcomeOK, 201: payd.OutcomeCreated, 202: payd.OutcomeAccepted} {
 			key := "earlier-" + strconv.Itoa(status)
-			if err := s.Exec(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, shopID, payd.ModeTest, key, []byte{1}, status, nil,
-				now.UnixMicro(), now.Add(time.Hour).UnixMicro()); err != nil {
+			if err := s.Exec(ctx, `INSERT INTO idempotency_keys (shop_id, mode, idem_key, request_hash, status, body, created_at, expires_at, merchant_key)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, shopID, payd.ModeTest, key, []byte{1}, status, nil,
+				now.UnixMicro(), now.Add(time.Hour).UnixMicro(), int32(payd.KeyOf(shopID))); err != nil {
 				t.Fatal(err)
 			}
 			if got := get(key).Outcome; got != want {

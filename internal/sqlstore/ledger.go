@@ -43,7 +43,11 @@ func (t *tx) LedgerPost(ctx context.Context, e *ledger.Entry) error {
 			return err
 		}
 	}
-	return t.addTotals(ctx, e.ID, totalsOf(e.Postings))
+	mkey, err := t.idKey(ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	return t.addTotals(ctx, mkey, e.ID, totalsOf(e.Postings))
 }
 
 // LedgerAccountBalance reads the account's total: its few slots

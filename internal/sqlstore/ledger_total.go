@@ -130,11 +130,10 @@ func totalsMatch(d dialect, keys []totalKey, mkey int32, slots []string, args []
 // holds; slot names the slot opened for a total that has none free. It is
 // two statements (lock, add) per totalsBatch totals.
 //
-// The totals an entry moves are kept in the shard group of its merchant
-// (the key its id carries): a merchant's own, and its part of the
-// service's (citus.go, rebuildServiceTotals).
-func (t *tx) addTotals(ctx context.Context, slot string, deltas map[totalKey]int64) error {
-	mkey := keyOf(slot)
+// The totals an entry moves are kept in the shard group of its merchant,
+// of key mkey: a merchant's own, and its part of the service's (citus.go,
+// rebuildServiceTotals).
+func (t *tx) addTotals(ctx context.Context, mkey int32, slot string, deltas map[totalKey]int64) error {
 	keys := make([]totalKey, 0, len(deltas))
 	for k := range deltas {
 		keys = append(keys, k)

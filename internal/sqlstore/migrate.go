@@ -170,7 +170,7 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 		}
 		if step := sealSteps[m.version]; step != nil {
 			mt := s.migrationTx(tx)
-			mt.d = migDialect
+			mt.d, mt.q = migDialect, route(migDialect, tx)
 			if err := step(ctx, s, mt); err != nil {
 				tx.Rollback()
 				return applied, fmt.Errorf("migration %s: %w", m.name, err)

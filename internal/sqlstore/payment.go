@@ -244,10 +244,12 @@ func (t *tx) NotificationRecord(ctx context.Context, provider, id string, at tim
 		ON CONFLICT DO NOTHING`, provider, id, micros(at))
 }
 
+// DiscrepancyInsert keeps a discrepancy with its payment, where it names
+// one: the operator's record, read only in the operator's lists.
 func (t *tx) DiscrepancyInsert(ctx context.Context, d *payd.Discrepancy) error {
 	doc, _ := json.Marshal(d)
 	_, err := t.exec(ctx, `INSERT INTO discrepancies (id, payment_id, created_at, doc, merchant_key) VALUES ($1, $2, $3, $4, $5)`,
-		d.ID, d.PaymentID, micros(d.CreatedAt), string(doc), keyOf(d.ID))
+		d.ID, d.PaymentID, micros(d.CreatedAt), string(doc), keyOf(d.PaymentID, d.ID))
 	return err
 }
 

@@ -75,7 +75,7 @@ func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids
 
 func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c payd.SandboxResetCounts, n int64, err error) {
 	// A shop's test data is its merchant's: one shard group.
-	mkey := keyOf(p.MerchantID)
+	mkey := merchantKey(p.MerchantID)
 	// objects deletes a batch of one object table whose rows belong to the
 	// shop's test data, with their ledger entries (refType) and the rows
 	// of other tables that hang on them (deps: table and column).
@@ -207,11 +207,14 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	}
 	list, _ := json.Marshal(refIDs)
 	// The objects of one call are one merchant's.
-	mkey := keyOf(refIDs[0])
+	mkey, err := t.idKey(ctx, refIDs[0])
+	if err != nil {
+		return 0, err
+	}
 	var entries []string
 	seen := map[string]bool{}
 	var postings []ledger.Posting
-	err := eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
+	err = eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
 		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id AND p.merchant_key = e.merchant_key
 		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+onKey(t.d, "e.merchant_key", 3)+`
 			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test)
@@ -253,7 +256,7 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 			rest[k] = -v
 		}
 	}
-	return n, t.addTotals(ctx, "reset:"+entries[0], rest)
+	return n, t.addTotals(ctx, mkey, "reset:"+entries[0], rest)
 }
 
 // dropEmptyTotals deletes the totals among keys whose account or bucket

@@ -54,7 +54,7 @@ func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (
 	w := where{index: "settlements_list"}
 	w.add("merchant_id = ?", p.MerchantID)
 	w.add("test = ?", p.Test)
-	w.addKey(t.d, keyOf(p.MerchantID))
+	w.addKey(t.d, merchantKey(p.MerchantID))
 	// Dates are YYYY-MM-DD, so text order is date order.
 	if p.PeriodFrom != "" {
 		w.add("period_from >= ?", p.PeriodFrom)

@@ -68,7 +68,7 @@ func (t *tx) ShopList(ctx context.Context, p *payd.ShopListParams) (payd.Page[*p
 	if p.MerchantID != "" {
 		w.index = "shops_merchant"
 		w.add("merchant_id = ?", p.MerchantID)
-		w.addKey(t.d, keyOf(p.MerchantID))
+		w.addKey(t.d, merchantKey(p.MerchantID))
 	}
 	list := func(t *tx) (payd.Page[*payd.Shop], error) {
 		return listPage(ctx, t, `SELECT `+shopCols+` FROM shops`, w, p.ListParams,

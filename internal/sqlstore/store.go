@@ -220,7 +220,7 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	}
 	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}
 	if s.d.Name() == "postgres" {
-		t.q, t.pipelined = carrying{sqlTx}, true
+		t.q, t.pipelined = route(s.d, carrying{sqlTx}), true
 	}
 	err = fn(t)
 	if err == nil {
@@ -258,12 +258,12 @@ func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
 		return translate(fmt.Errorf("begin snapshot: %w", err))
 	}
 	defer sqlTx.Rollback()
-	return translate(fn(&tx{q: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
+	return translate(fn(&tx{q: route(s.d, sqlTx), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
 }
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return translate(fn(&tx{q: s.rdb, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
+	return translate(fn(&tx{q: route(s.d, s.rdb), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
 }
 
 // Ready checks the schema is current and, on PostgreSQL, that the server
