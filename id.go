@@ -42,11 +42,21 @@ const (
 type IDGen struct {
 	mu      sync.Mutex
 	entropy *ulid.MonotonicEntropy
+	unkeyed bool
 }
 
 // NewIDGen returns a generator with cryptographic entropy.
 func NewIDGen() *IDGen {
 	return &IDGen{entropy: ulid.Monotonic(rand.Reader, 0)}
+}
+
+// NewUnkeyedIDGen returns a generator that makes every identifier as payd
+// did before merchant keys (migration 0032): what a database from then
+// holds. Tests of moving such a database onto a cluster build one with it.
+func NewUnkeyedIDGen() *IDGen {
+	g := NewIDGen()
+	g.unkeyed = true
+	return g
 }
 
 // New returns a fresh identifier stamped with t. Merchants' identifiers
@@ -61,7 +71,7 @@ func (g *IDGen) New(prefix string, t time.Time) string {
 // existed are told apart. Without a merchant (an operator's own record)
 // it is New.
 func (g *IDGen) NewFor(prefix string, t time.Time, merchantID string) string {
-	if merchantID == "" {
+	if merchantID == "" || g.unkeyed {
 		return g.New(prefix, t)
 	}
 	id := g.ulid(t)

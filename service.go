@@ -81,6 +81,8 @@ type Config struct {
 	// Tracing gives each call a client span this way, whatever the
 	// provider. Nil: calls are made with the caller's context.
 	ProviderCallFunc func(ctx context.Context, provider, op string) (context.Context, func(error))
+	// IDs makes the service's identifiers (nil: NewIDGen()).
+	IDs *IDGen
 	// HoldIdempotentFunc, when set, is called while a request holds its
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
@@ -195,11 +197,14 @@ type Paths struct {
 func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
-		ids: NewIDGen(), stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
+		ids: cfg.IDs, stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
 		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2,
+	}
+	if s.ids == nil {
+		s.ids = NewIDGen()
 	}
 	if cfg.Argon2 != nil {
 		s.argon2 = *cfg.Argon2

@@ -19,6 +19,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,6 +147,7 @@ type Env struct {
 	// them.
 	DatabaseURL, DataDir string
 	validator            ResponseValidator
+	closeOnce            sync.Once
 }
 
 // ResponseValidator checks a response against the OpenAPI document.
@@ -191,6 +193,16 @@ type Options struct {
 	// TracerProvider traces the service (nil: no tracing); tests give one
 	// that records into tracetest's in-memory exporter.
 	TracerProvider trace.TracerProvider
+	// DatabaseURL is a PostgreSQL database to serve as it is, instead of
+	// a fresh schema of the backend's: a test that moves a database
+	// starts the service again on what another one left.
+	DatabaseURL string
+	// DataDir is the service's data directory (empty: a fresh one); a
+	// service started again on its database takes its predecessor's, whose
+	// secrets key opens what the database keeps sealed.
+	DataDir string
+	// IDs makes the service's identifiers (nil: payd.NewIDGen()).
+	IDs *payd.IDGen
 }
 
 // Start runs a service on backend b for the test's lifetime.
@@ -199,7 +211,10 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		opts = &Options{}
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := opts.DataDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	token := "adm_test_" + strings.Repeat("x", 16)
 	// The listener comes first so that the service knows its public
 	// address (checkout and bank page links).
@@ -207,7 +222,10 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbURL := b.DatabaseURL(t)
+	dbURL := opts.DatabaseURL
+	if dbURL == "" {
+		dbURL = b.DatabaseURL(t)
+	}
 	authClock := &payd.TestClock{}
 	logger, printLog := opts.Logger, func() {}
 	if logger == nil {
@@ -221,7 +239,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
 		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: logger, TracerProvider: opts.TracerProvider,
-		AuthClock: authClock,
+		AuthClock: authClock, IDs: opts.IDs,
 	})
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)
@@ -233,15 +251,22 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		API: &httptest.Server{Listener: ln, Config: &http.Server{Handler: in.API}}, Admin: httptest.NewServer(in.Admin),
 		DatabaseURL: dbURL, DataDir: dir, validator: defaultValidator}
 	env.API.Start()
-	t.Cleanup(func() {
-		env.API.Close()
-		env.Admin.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		in.Close(ctx)
-	})
+	t.Cleanup(env.Close)
 	t.Cleanup(printLog)
 	return env
+}
+
+// Close stops the service: its servers, jobs and database pool. It is
+// called at the end of the test; a test that starts the service again on
+// the same database calls it first.
+func (e *Env) Close() {
+	e.closeOnce.Do(func() {
+		e.API.Close()
+		e.Admin.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		e.Instance.Close(ctx)
+	})
 }
 
 // defaultValidator is set by the OpenAPI validation hook (validate.go).

@@ -83,6 +83,8 @@ type Config struct {
 	// Delivery sizes the webhook sender: deliveries in flight in all and
 	// per endpoint (zero: the defaults of dispatch.Options).
 	Delivery dispatch.Options
+	// IDs is passed to the service (tests only; nil: payd.NewIDGen()).
+	IDs *payd.IDGen
 	// HoldIdempotentFunc is passed to the service (tests only).
 	HoldIdempotentFunc func(key string)
 	// SandboxResetStepFunc is passed to the service (tests only).
@@ -336,7 +338,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions, PasswordChecks: cfg.PasswordChecks,
+		IDs: cfg.IDs, HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions, PasswordChecks: cfg.PasswordChecks,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path, DashboardSetup: dashboard.SetupPath},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
