@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test test-citus citus build fuzz bench lint chaos failover generate
+.PHONY: run test test-citus citus build fuzz bench bench-citus lint chaos failover generate
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -61,6 +61,15 @@ bench:
 	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') \
 		--phases balance,refund --clients 16 --seed-payments $(BENCH_SCALE) $(BENCH_FLAGS)
 	$(GO) run ./cmd/hookbench $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)')
+
+## bench-citus: payd on a throwaway Citus cluster (a coordinator and two workers, 32 shards a table) beside payd on a
+## throwaway single PostgreSQL, both started by paydbench with the same settings and pg_stat_statements, never the
+## machine's own server: create, get, list, refund and 200 merchants' creations in turn, with each server's CPU and
+## statements per operation, the cluster/single ratios and the workers' shares (about 7 minutes on 2 cores, and 5 more the first time for Citus;
+## scripts/install-citus builds Citus when missing; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines)
+bench-citus:
+	scripts/install-citus
+	$(GO) run ./cmd/paydbench --go '$(GO)' --citus $(BENCH_FLAGS)
 
 ## chaos: the fault test: three instances on a throwaway PostgreSQL and Redis of their own, under load,
 ## with instances killed and PostgreSQL and Redis restarted (about 2 minutes; CHAOS_FLAGS='--duration 10m' for longer)
