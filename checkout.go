@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"slices"
+	"strings"
 )
 
 // Checkout is what the hosted payment page shows.
@@ -44,7 +45,7 @@ func (s *Service) CheckoutByToken(ctx context.Context, token string) (*Checkout,
 // page that frames nothing, or to one the shop did not allow.
 func checkoutOf(ctx context.Context, tx Tx, token string, embedded bool) (*Checkout, error) {
 	h := sha256.Sum256([]byte(token))
-	pay, err := tx.PaymentGetByCheckoutToken(ctx, h[:])
+	pay, err := tx.PaymentGetByCheckoutToken(ctx, h[:], CheckoutTokenPayment(token))
 	if err != nil {
 		return nil, notFoundAs(err, "checkout")
 	}
@@ -139,7 +140,7 @@ func (s *Service) chooseMethod(ctx context.Context, token, method string, embed 
 	}
 	var redirect string
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		found, err := tx.PaymentGetByCheckoutToken(ctx, h[:])
+		found, err := tx.PaymentGetByCheckoutToken(ctx, h[:], c.Payment.ID)
 		if err != nil {
 			return notFoundAs(err, "checkout")
 		}
@@ -176,4 +177,16 @@ func (s *Service) chooseMethod(ctx context.Context, token, method string, embed 
 		return tx.PaymentUpdate(ctx, pay)
 	})
 	return redirect, err
+}
+
+// CheckoutTokenPayment is the payment a checkout or confirmation token
+// names after its last ".", or "" for a token that names none (one made
+// before tokens named their payment). What it names is only a hint for
+// finding the payment: the token's hash must match it too.
+func CheckoutTokenPayment(token string) string {
+	i := strings.LastIndexByte(token, '.')
+	if i < 0 || !ValidID(PrefixPayment, token[i+1:]) {
+		return ""
+	}
+	return token[i+1:]
 }

@@ -381,9 +381,13 @@ func (s *Service) newPayment(p *Principal, in *PaymentCreate, now time.Time) (*P
 	if in.ExpiresAt != nil {
 		expires = in.ExpiresAt.UTC().Truncate(time.Microsecond)
 	}
+	id := s.ids.NewFor(PrefixPayment, now, p.Shop.MerchantID)
 	tokenRaw := make([]byte, 24)
 	rand.Read(tokenRaw)
-	token := base64.RawURLEncoding.EncodeToString(tokenRaw)
+	// The token names its payment after its secret part, so that the
+	// store finds the payment by its id, in its merchant's shard group on
+	// a cluster (CheckoutTokenPayment); the whole token is what is hashed.
+	token := base64.RawURLEncoding.EncodeToString(tokenRaw) + "." + id
 	if in.ConfirmationType == ConfirmationEmbedded {
 		// The widget's token is handed to the merchant's page as it is;
 		// its prefix tells it apart from other secrets in a log or a
@@ -392,7 +396,7 @@ func (s *Service) newPayment(p *Principal, in *PaymentCreate, now time.Time) (*P
 	}
 	hash := sha256.Sum256([]byte(token))
 	return &Payment{
-		ID: s.ids.NewFor(PrefixPayment, now, p.Shop.MerchantID), ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
+		ID: id, ShopID: p.Shop.ID, MerchantID: p.Shop.MerchantID, Region: p.Shop.Region,
 		Test: p.Test(), Status: PaymentPending, Amount: in.Amount, OrderID: in.OrderID, CreatedAt: now,
 		Description: in.Description, Capture: capture, Metadata: in.Metadata, Customer: in.Customer, ClientIP: in.ClientIP,
 		MethodType: in.MethodType, ConfirmationType: in.ConfirmationType, ReturnURL: in.ReturnURL, Locale: in.Locale,

@@ -165,7 +165,10 @@ type Tx interface {
 	// PaymentListExpired lists pending payments whose ExpiresAt is at or
 	// before p.Now, earliest first, after p.After, at most p.Limit.
 	PaymentListExpired(ctx context.Context, p *PaymentListExpiredParams) ([]PaymentDue, error)
-	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte) (*Payment, error)
+	// PaymentGetByCheckoutToken finds the payment whose checkout token
+	// hashes to tokenHash; paymentID is the payment the token names
+	// (CheckoutTokenPayment), empty for a token that names none.
+	PaymentGetByCheckoutToken(ctx context.Context, tokenHash []byte, paymentID string) (*Payment, error)
 	PaymentGetByProviderID(ctx context.Context, provider, providerPaymentID string) (*Payment, error)
 	PaymentUpdate(ctx context.Context, p *Payment) error
 	// PaymentViewsStale lists, in id order after after, the ids of

@@ -23,8 +23,9 @@ import (
 //   - the operator's lists and reports (merchants, shops of all merchants,
 //     discrepancies, the service's own ledger accounts) and the invariant
 //     checks, which read everything by design;
-//   - look-ups by what carries no merchant key: a checkout token's hash,
-//     a provider's own id of a payment or dispute. (An identifier made
+//   - look-ups by what carries no merchant key: a provider's own id of a
+//     payment or dispute, a checkout token that names no payment (made
+//     before tokens named theirs). (An identifier made
 //     before merchant keys is found in the directory of such identifiers,
 //     one shard, merchant_key.go.)
 //
@@ -170,8 +171,13 @@ func (t *tx) MerchantList(ctx context.Context, p *payd.MerchantListParams) (payd
 	return fanOutRead(ctx, t, func(t *tx) (payd.Page[*payd.Merchant], error) { return t.merchantList(ctx, p) })
 }
 
-func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
-	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return t.paymentGetByCheckoutToken(ctx, hash) })
+// PaymentGetByCheckoutToken reads every group only for a token that names
+// no payment (made before tokens did, a pending payment's at most).
+func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte, paymentID string) (*payd.Payment, error) {
+	if paymentID != "" {
+		return t.paymentGetByCheckoutToken(ctx, hash, paymentID)
+	}
+	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return t.paymentGetByCheckoutToken(ctx, hash, "") })
 }
 
 func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) ([]payd.PaymentLinkDue, error) {

@@ -120,8 +120,14 @@ func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, 
 		onKey(t.d, "merchant_key", 4), shopID, test, orderID, k))
 }
 
-func (t *tx) paymentGetByCheckoutToken(ctx context.Context, hash []byte) (*payd.Payment, error) {
-	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE checkout_token_hash = $1`, hash))
+// paymentGetByCheckoutToken reads the payment of a token by its id when
+// the token names one, else by the hash alone.
+func (t *tx) paymentGetByCheckoutToken(ctx context.Context, hash []byte, paymentID string) (*payd.Payment, error) {
+	if paymentID == "" {
+		return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE checkout_token_hash = $1`, hash))
+	}
+	return scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1 AND checkout_token_hash = $2`+onKey(t.d, "merchant_key", 3),
+		paymentID, hash, keyOf(paymentID)))
 }
 
 // PaymentGetByProviderID finds a payment by the provider's id of it. The

@@ -236,11 +236,16 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 			wantPayment(t, what, want, got)
 		}
 		get("PaymentGetForUpdate", p, func(tx payd.Tx) (*payd.Payment, error) { return tx.PaymentGetForUpdate(ctx, p.ID) })
+		// A token names its payment; one made before tokens did is found
+		// by its hash alone.
 		get("PaymentGetByCheckoutToken", p, func(tx payd.Tx) (*payd.Payment, error) {
-			return tx.PaymentGetByCheckoutToken(ctx, p.CheckoutTokenHash)
+			return tx.PaymentGetByCheckoutToken(ctx, p.CheckoutTokenHash, p.ID)
 		})
 		get("PaymentGetByCheckoutToken of the other payment", other, func(tx payd.Tx) (*payd.Payment, error) {
-			return tx.PaymentGetByCheckoutToken(ctx, other.CheckoutTokenHash)
+			return tx.PaymentGetByCheckoutToken(ctx, other.CheckoutTokenHash, other.ID)
+		})
+		get("PaymentGetByCheckoutToken of a token that names no payment", p, func(tx payd.Tx) (*payd.Payment, error) {
+			return tx.PaymentGetByCheckoutToken(ctx, p.CheckoutTokenHash, "")
 		})
 
 		// The attempt's provider id is set by an update, and moved by the
@@ -262,7 +267,15 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 				return err
 			},
 			"PaymentGetByCheckoutToken of an unknown token": func(tx payd.Tx) error {
-				_, err := tx.PaymentGetByCheckoutToken(ctx, make([]byte, 32))
+				_, err := tx.PaymentGetByCheckoutToken(ctx, make([]byte, 32), "")
+				return err
+			},
+			"PaymentGetByCheckoutToken of an unknown token naming a payment": func(tx payd.Tx) error {
+				_, err := tx.PaymentGetByCheckoutToken(ctx, make([]byte, 32), p.ID)
+				return err
+			},
+			"PaymentGetByCheckoutToken of a token naming another payment": func(tx payd.Tx) error {
+				_, err := tx.PaymentGetByCheckoutToken(ctx, p.CheckoutTokenHash, other.ID)
 				return err
 			},
 			"PaymentGetByProviderID of the former attempt": func(tx payd.Tx) error {
