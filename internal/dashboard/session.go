@@ -148,7 +148,9 @@ func safeNext(next string) string {
 }
 
 // chooseShop picks the shop the pages show: ?shop= (remembered in a
-// cookie), else the remembered one, else the merchant's first.
+// cookie), else the remembered one, else the merchant's first, the one
+// made first (the list is newest first): the shop a merchant starts with,
+// and the first of dev.json's that the README's walk uses.
 func (h *Handler) chooseShop(q *req) bool {
 	shops, err := h.svc.ListShops(q.ctx, &payd.ShopListParams{MerchantID: q.user.MerchantID,
 		ListParams: payd.ListParams{Limit: payd.MaxPageSize}})
@@ -167,7 +169,7 @@ func (h *Handler) chooseShop(q *req) bool {
 			want = c.Value
 		}
 	}
-	q.shop = q.shops[0]
+	q.shop = q.shops[len(q.shops)-1]
 	for _, s := range q.shops {
 		if s.ID == want {
 			q.shop = s
