@@ -209,7 +209,7 @@ func (s *Service) checkPaymentCreate(p *Principal, in *PaymentCreate, now time.T
 	case ConfirmationRedirect, ConfirmationQR:
 	case ConfirmationEmbedded:
 		if s.stage < StageM5 {
-			return Errorf(CodeNotImplemented, "not implemented at this stage: embedded confirmation arrives in stage M5")
+			return LaterStage(s.stage, StageM5, "embedded confirmation arrives in stage M5")
 		}
 	default:
 		return Invalid("confirmation.type", "confirmation.type must be redirect, qr or embedded")

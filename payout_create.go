@@ -39,7 +39,7 @@ func payoutInsufficient(need, available, registered int64, c money.Currency) *Er
 // payout, under the merchant's lock, with the job that moves it along.
 func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempotency, in PayoutCreate) (*Response, error) {
 	if s.stage < StageM5 {
-		return nil, &Error{Code: CodeNotImplemented, Message: "not implemented in this build: payouts arrive in stage M5"}
+		return nil, LaterStage(s.stage, StageM5, "payouts arrive in stage M5")
 	}
 	if in.Amount.Minor <= 0 {
 		return nil, Invalid("amount.value", "the payout amount must be above zero")

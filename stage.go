@@ -24,6 +24,19 @@ func (s Stage) String() string {
 	return fmt.Sprintf("M%d", int(s))
 }
 
+// LaterStage is the 501 of an operation of stage need, named by what
+// ("payouts arrive in stage M5"), on a service running at stage have. Below
+// need it names the switch that serves it: the stage is the service's
+// setting, not the build's.
+func LaterStage(have, need Stage, what string) *Error {
+	if have >= need {
+		return &Error{Code: CodeNotImplemented, Message: "not implemented yet at stage " + have.String() + ": " + what}
+	}
+	return &Error{Code: CodeNotImplemented, Message: fmt.Sprintf(
+		"not enabled at this service's stage %s: %s; the service serves it when started with --stage %s (make run STAGE=%s)",
+		have, what, need, need)}
+}
+
 // ParseStage reads a stage name: "v1" (also "M1"), "M2" or "M5", in any
 // case; empty means v1. A stage the build does not implement yet is
 // refused, so that its routes never become silent 404s.

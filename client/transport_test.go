@@ -256,6 +256,7 @@ func TestStageOfNotImplemented(t *testing.T) {
 	for _, tc := range []struct{ desc, want string }{
 		{"not implemented in this build: disputes arrive in stage M2", "M2"},
 		{"not implemented yet at stage M2: payouts arrive in stage M5", "M5"},
+		{"not enabled at this service's stage v1: payouts arrive in stage M5; the service serves it when started with --stage M5 (make run STAGE=M5)", "M5"},
 		{"not implemented", ""},
 	} {
 		var s script

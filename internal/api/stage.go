@@ -39,16 +39,12 @@ func (s *Server) laterStages() {
 		}},
 	}
 	for _, st := range stages {
-		msg := "not implemented in this build: " + st.name
-		if s.svc.Stage() >= st.stage {
-			msg = "not implemented yet at stage " + st.stage.String() + ": " + st.name
-		}
 		for _, route := range st.routes {
 			if s.built[route] {
 				continue
 			}
 			s.mux.Handle(route, s.auth(func(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-				return &payd.Error{Code: payd.CodeNotImplemented, Message: msg}
+				return payd.LaterStage(s.svc.Stage(), st.stage, st.name)
 			}))
 		}
 	}

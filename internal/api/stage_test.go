@@ -67,8 +67,9 @@ func TestPayoutsFollowTheStage(t *testing.T) {
 			if !tt.on {
 				for _, r := range calls {
 					r.ExpectError(t, 501, payd.CodeNotImplemented, "")
-					if d := r.JSON(t)["description"].(string); !strings.Contains(d, "payouts arrive in stage M5") {
-						t.Errorf("%s: description %q does not name stage M5", r.Request.URL.Path, d)
+					if d := r.JSON(t)["description"].(string); !strings.Contains(d, "payouts arrive in stage M5") ||
+						!strings.Contains(d, "--stage M5") {
+						t.Errorf("%s: description %q does not name stage M5 and its switch", r.Request.URL.Path, d)
 					}
 				}
 				return

@@ -24,7 +24,7 @@ func (s *server) disputeRoutes(mux *recordingMux, h func(string, func(*http.Requ
 		switch {
 		case s.svc.Stage() < payd.StageM2:
 			h(pattern, func(*http.Request) (int, any, error) {
-				return 0, nil, &payd.Error{Code: payd.CodeNotImplemented, Message: "not implemented in this build: disputes arrive in stage M2"}
+				return 0, nil, payd.LaterStage(s.svc.Stage(), payd.StageM2, "disputes arrive in stage M2")
 			})
 		case fn == nil:
 			mux.Handle(pattern, http.HandlerFunc(s.downloadEvidence))
