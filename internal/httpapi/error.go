@@ -118,7 +118,9 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	WriteRaw(w, status, b)
 }
 
-// WriteRaw writes a JSON body that is already encoded.
+// WriteRaw writes a JSON body that is already encoded, and a newline
+// after it: a body read with curl in a terminal ends its line, and the
+// next command's output or the prompt starts on its own.
 func WriteRaw(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
@@ -127,10 +129,13 @@ func WriteRaw(w http.ResponseWriter, status int, b []byte) {
 		w.WriteHeader(status)
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	w.Write(b)
+	w.Write(newline)
 }
+
+var newline = []byte("\n")
 
 // Logger returns the request's logger, which carries its request id (the
 // default logger outside a framed request).
