@@ -14,7 +14,7 @@ run:
 
 ## build: build the payd binary into ./bin
 build:
-	$(GO) build -o bin/payd ./cmd/payd
+	$(GO) build -buildvcs=auto -o bin/payd ./cmd/payd
 
 ## generate: regenerate the Go client's generated layer (client/openapi.gen.go) from openapi/openapi.yaml
 generate:

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -66,7 +67,8 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 	case "sandbox":
 		return runSandbox(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "payd", version)
+		info, ok := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(version, info, ok))
 		return nil
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
