@@ -201,6 +201,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		o.adminToken = serve.DevAdminToken(o.dataDir)
 	}
 	log := newLogger(o.logFormat, stderr)
+	var certs *certFiles
+	if useTLS {
+		if certs, err = loadCertFiles(o.tlsCert, o.tlsKey, log); err != nil {
+			return err
+		}
+	}
 	var roots *x509.CertPool
 	if o.webhookCAFile != "" {
 		pem, err := os.ReadFile(o.webhookCAFile)
@@ -300,8 +306,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		go func() {
 			var err error
 			if useTLS {
-				srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-				err = srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
+				// A renewed certificate is served without a restart
+				// (tlsfiles.go).
+				srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: certs.GetCertificate}
+				err = srv.ServeTLS(ln, "", "")
 			} else {
 				err = srv.Serve(framing.Guard(srv, ln, refuseAmbiguousFraming(log)))
 			}

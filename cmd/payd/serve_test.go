@@ -223,10 +223,16 @@ func TestServeTLS(t *testing.T) {
 }
 
 func writeSelfSigned(t *testing.T, dir string) (string, string) {
+	return writeSelfSignedSerial(t, dir, 1)
+}
+
+// writeSelfSignedSerial writes a certificate of serial number serial for
+// 127.0.0.1 and its key as cert.pem and key.pem in dir.
+func writeSelfSignedSerial(t *testing.T, dir string, serial int64) (string, string) {
 	t.Helper()
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "localhost"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
 	}
@@ -239,6 +245,47 @@ func writeSelfSigned(t *testing.T, dir string) (string, string) {
 	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 	return certFile, keyFile
+}
+
+// TestServeTLSReloadsRenewedCertificate: a certificate renewed in place
+// is served from the next connection on, without a restart; a pair that
+// does not load leaves the one in service.
+func TestServeTLSReloadsRenewedCertificate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	certFile, keyFile := writeSelfSignedSerial(t, dir, 1)
+	addr := freeAddr(t)
+	srv := startServe(t, "--data-dir", dir, "--addr", addr, "--admin-addr", freeAddr(t), "--tls-cert", certFile, "--tls-key", keyFile)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}}
+	waitHealthy(t, client, "https://"+addr, srv)
+	served := func() int64 {
+		t.Helper()
+		resp, err := client.Get("https://" + addr + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
+	}
+	if n := served(); n != 1 {
+		t.Fatalf("serial %d served, want 1", n)
+	}
+	// A broken pair: the certificate's file holds no certificate.
+	if err := os.WriteFile(certFile, []byte("renewal in progress"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(certCheckEvery + 100*time.Millisecond)
+	if n := served(); n != 1 {
+		t.Fatalf("serial %d served after a broken renewal, want 1", n)
+	}
+	writeSelfSignedSerial(t, dir, 2)
+	deadline := time.Now().Add(10 * time.Second)
+	for served() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the renewed certificate was not served")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func TestVersion(t *testing.T) {
