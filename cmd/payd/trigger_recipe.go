@@ -62,7 +62,7 @@ var recipes = []recipe{
 		run: (*trigger).linkPaid},
 	{event: "payout.succeeded", about: "paid payment, operator moves the clock past the hold, payout to tok_sandbox_4242, clock past the decision", operator: true, stage: "M5",
 		run: func(tr *trigger, ctx context.Context) error { return tr.payout(ctx, "tok_sandbox_4242", "succeeded") }},
-	{event: "payout.canceled", about: "as payout.succeeded, to tok_sandbox_0002 (declined)", operator: true, stage: "M5",
+	{event: "payout.canceled", about: "paid payment, operator moves the clock past the hold, payout to tok_sandbox_0002 (declined), clock past the decision", operator: true, stage: "M5",
 		run: func(tr *trigger, ctx context.Context) error { return tr.payout(ctx, "tok_sandbox_0002", "canceled") }},
 	{event: "settlement.paid", about: "paid payment, operator moves the clock two days, forms the test register, approves, sends and pays it", operator: true,
 		run: (*trigger).settlementPaid},
@@ -222,6 +222,11 @@ func (tr *trigger) advance(ctx context.Context, d time.Duration) error {
 	var ae *apiError
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		return fmt.Errorf("%s needs time to pass: start payd serve with --test-clock (make run does) so that the clock can be moved", tr.event)
+	}
+	if err == nil {
+		// The whole service's clock moved, for every shop, and it does
+		// not move back: say so where it happens.
+		fmt.Fprintf(tr.out, "  the service's test clock moved forward %s, for every shop (payd admin clock shows it)\n", d)
 	}
 	return err
 }

@@ -68,6 +68,10 @@ func TestTriggerEveryEventType(t *testing.T) {
 				if !strings.Contains(out.String(), "Event "+r.event+" "+list.Items[0].ID) {
 					t.Fatalf("the output does not name the event %s:\n%s", list.Items[0].ID, out.String())
 				}
+				// A recipe that moves the clock says so as it does.
+				if moves := strings.Contains(r.about, "moves the clock"); moves != strings.Contains(out.String(), "test clock moved forward") {
+					t.Fatalf("the recipe moves the clock: %v; the output says so: %v\n%s", moves, !moves, out.String())
+				}
 			})
 		}
 	})
