@@ -40,6 +40,20 @@ func (c *TestClock) Now() time.Time {
 	return time.Now().UTC().Add(time.Duration(c.offset.Load())).Truncate(time.Microsecond)
 }
 
+// Lead is how far the clock runs ahead of the wall clock.
+func (c *TestClock) Lead() time.Duration { return time.Duration(c.offset.Load()) }
+
+// Resume sets the clock's lead to one it had before (a restart), when
+// that is further ahead: the clock never goes back.
+func (c *TestClock) Resume(lead time.Duration) {
+	for {
+		cur := c.offset.Load()
+		if int64(lead) <= cur || c.offset.CompareAndSwap(cur, int64(lead)) {
+			return
+		}
+	}
+}
+
 // Jumps counts the advances so far: work that read the clock can tell
 // whether it moved meanwhile (a periodic run then runs again).
 func (c *TestClock) Jumps() uint64 { return c.jumps.Load() }

@@ -269,7 +269,15 @@ func (in *Instance) clock(cfg Config) payd.Clock {
 		return payd.SystemClock{}
 	}
 	in.TestClock = &payd.TestClock{}
+	lead, err := readClockLead(cfg.DataDir)
+	if err != nil {
+		in.log.Warn("the test clock starts at the wall clock's time", "err", err.Error())
+	}
+	in.TestClock.Resume(lead)
 	in.TestClock.OnAdvance = func() {
+		if err := writeClockLead(cfg.DataDir, in.TestClock.Lead()); err != nil {
+			in.log.Warn("the test clock's lead is not kept for the next start", "err", err.Error())
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		in.Service.KickDeliveries()
