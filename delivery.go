@@ -174,7 +174,7 @@ func (s *Service) queueDeliveries(ctx context.Context, tx Tx, ev *Event, endpoin
 	}
 	list := make([]*WebhookDelivery, len(endpoints))
 	for i, e := range endpoints {
-		list[i] = &WebhookDelivery{ID: s.ids.NewFor("dlv_", now, ev.MerchantID), EventID: ev.ID, EndpointID: e.ID, ShopID: ev.ShopID,
+		list[i] = &WebhookDelivery{ID: s.ids.NewFor(PrefixDelivery, now, ev.MerchantID), EventID: ev.ID, EndpointID: e.ID, ShopID: ev.ShopID,
 			Test: ev.Test, State: DeliveryStatePending, CreatedAt: now, DueAt: now, Trace: trace}
 	}
 	if err := tx.WebhookDeliveryInsert(ctx, list...); err != nil {

@@ -80,7 +80,7 @@ func (s *Service) AttemptDelivery(ctx context.Context, w *DeliveryWork) *Deliver
 		webhook.SignatureHeader: webhook.Header(now, ev.Body, ep.signingSecrets(now)...),
 	}
 	res, sendErr := s.sender.Send(ctx, ep.URL, headers, ev.Body, DeliveryTimeout)
-	attempt := &DeliveryAttempt{ID: s.ids.NewFor("att_", now, ev.MerchantID), DeliveryID: w.Delivery.ID, EventID: ev.ID,
+	attempt := &DeliveryAttempt{ID: s.ids.NewFor(PrefixAttempt, now, ev.MerchantID), DeliveryID: w.Delivery.ID, EventID: ev.ID,
 		EndpointID: ep.ID, URL: ep.URL, At: now, RequestHeaders: headers}
 	out := &DeliveryOutcome{work: w, attempt: attempt}
 	if sendErr != nil {

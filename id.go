@@ -29,6 +29,15 @@ const (
 	PrefixUser    = "usr_"
 	PrefixSession = "ses_"
 	PrefixAudit   = "aud_"
+	// Records of the service's own: ledger entries, webhook deliveries and
+	// their attempts, provider reports it could not apply, the sandbox
+	// banks' attempts and notifications.
+	PrefixEntry          = "ent_"
+	PrefixDelivery       = "dlv_"
+	PrefixAttempt        = "att_"
+	PrefixDiscrepancy    = "dsc_"
+	PrefixSandboxAttempt = "sbx_"
+	PrefixNotification   = "ntf_"
 )
 
 // IDGen makes identifiers: prefix + 26 characters of a ULID, whose Crockford

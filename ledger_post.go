@@ -23,7 +23,7 @@ func (s *Service) post(ctx context.Context, tx Tx, kind ledger.EntryKind, refTyp
 	for _, p := range postings {
 		e.Postings = append(e.Postings, p...)
 	}
-	e.ID = s.ids.NewFor("ent_", e.At, entryMerchant(e))
+	e.ID = s.ids.NewFor(PrefixEntry, e.At, entryMerchant(e))
 	if len(e.Postings) == 0 {
 		return nil
 	}

@@ -177,7 +177,7 @@ func (s *Service) askShop(ctx context.Context, paymentID string, q *precheckQues
 		webhook.EventIDHeader:   q.ev.ID,
 		webhook.SignatureHeader: webhook.Header(now, q.ev.Body, q.ep.signingSecrets(now)...),
 	}, q.ev.Body, PrecheckTimeout)
-	attempt := &DeliveryAttempt{ID: s.ids.NewFor("att_", now, q.ev.MerchantID), EventID: q.ev.ID, EndpointID: q.ep.ID, URL: q.ep.URL, At: now}
+	attempt := &DeliveryAttempt{ID: s.ids.NewFor(PrefixAttempt, now, q.ev.MerchantID), EventID: q.ev.ID, EndpointID: q.ep.ID, URL: q.ep.URL, At: now}
 	var answer struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`

@@ -64,7 +64,7 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 	pl := planFor(p)
 	now := b.clock.Now()
 	a := &payd.SandboxAttempt{
-		ID: attemptIDs.NewFor("sbx_", now, p.MerchantID), Provider: b.name, PaymentID: p.ID,
+		ID: attemptIDs.NewFor(payd.PrefixSandboxAttempt, now, p.MerchantID), Provider: b.name, PaymentID: p.ID,
 		Reference: req.Reference,
 		Method:    req.Method, Amount: p.Amount.Minor, Currency: string(p.Amount.Currency), Capture: p.Capture,
 		Region: p.Region, Outcome: pl.Outcome, DeclineCode: pl.DeclineCode, DelaySeconds: pl.Delay,
@@ -191,7 +191,7 @@ func (b *Bank) notify(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, n
 func (b *Bank) send(ctx context.Context, tx payd.Tx, attemptID string, n payd.Notification, at time.Time) ([]byte, error) {
 	n.ProviderPaymentID = attemptID
 	if n.ID == "" {
-		n.ID = "ntf_" + ulid.MustNew(ulid.Timestamp(b.clock.Now()), rand.Reader).String()
+		n.ID = payd.PrefixNotification + ulid.MustNew(ulid.Timestamp(b.clock.Now()), rand.Reader).String()
 	}
 	payload, err := json.Marshal(envelope{Provider: b.name, SentAt: b.clock.Now(), Event: n})
 	if err != nil {

@@ -59,7 +59,7 @@ func (f *deliveryFixture) insert(t *testing.T, list ...*payd.WebhookDelivery) {
 // is on do, so that every comparison of a claimed or listed delivery also
 // checks that the store keeps it.
 func newDelivery(ev *payd.Event, ep *payd.WebhookEndpoint, state string, due time.Time) *payd.WebhookDelivery {
-	return &payd.WebhookDelivery{ID: newID("dlv_", ev.CreatedAt), EventID: ev.ID, EndpointID: ep.ID, ShopID: ev.ShopID,
+	return &payd.WebhookDelivery{ID: newID(payd.PrefixDelivery, ev.CreatedAt), EventID: ev.ID, EndpointID: ep.ID, ShopID: ev.ShopID,
 		Test: ev.Test, State: state, CreatedAt: ev.CreatedAt, DueAt: due,
 		Trace: map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}
 }

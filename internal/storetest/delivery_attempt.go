@@ -12,7 +12,7 @@ import (
 )
 
 func newAttempt(ev *payd.Event, ep *payd.WebhookEndpoint, deliveryID string, at time.Time, code int) *payd.DeliveryAttempt {
-	return &payd.DeliveryAttempt{ID: newID("att_", at), DeliveryID: deliveryID, EventID: ev.ID, EndpointID: ep.ID, URL: ep.URL,
+	return &payd.DeliveryAttempt{ID: newID(payd.PrefixAttempt, at), DeliveryID: deliveryID, EventID: ev.ID, EndpointID: ep.ID, URL: ep.URL,
 		At: at, StatusCode: code, DurationMS: 120, ResponseBody: `{"ok":true}`}
 }
 
@@ -24,13 +24,13 @@ func testDeliveryAttempt(t *testing.T, open func(t *testing.T) payd.Store) {
 		f := newDeliveryFixture(t, open)
 		ctx := t.Context()
 		ep, ev, other := f.endpoint(t), f.event(t, 1), f.event(t, 1)
-		dlv := newID("dlv_", f.now)
+		dlv := newID(payd.PrefixDelivery, f.now)
 		failed := newAttempt(ev, ep, dlv, f.now, 0)
 		failed.Error, failed.ResponseBody, failed.DurationMS = "dial tcp: connection refused", "", 10_000
 		// Two attempts of one moment (two endpoints) come in id order;
 		// the one with the greater id is written first. (Ids of one
 		// moment made by parallel tests need not increase.)
-		tiedA, tiedB := newAttempt(ev, ep, dlv, f.now.Add(time.Minute), 500), newAttempt(ev, ep, newID("dlv_", f.now), f.now.Add(time.Minute), 200)
+		tiedA, tiedB := newAttempt(ev, ep, dlv, f.now.Add(time.Minute), 500), newAttempt(ev, ep, newID(payd.PrefixDelivery, f.now), f.now.Add(time.Minute), 200)
 		if tiedB.ID < tiedA.ID {
 			tiedA, tiedB = tiedB, tiedA
 		}
@@ -42,7 +42,7 @@ func testDeliveryAttempt(t *testing.T, open func(t *testing.T) payd.Store) {
 			if err := tx.DeliveryAttemptInsert(ctx); err != nil {
 				return fmt.Errorf("DeliveryAttemptInsert of none: %w", err)
 			}
-			return tx.DeliveryAttemptInsert(ctx, newAttempt(other, ep, newID("dlv_", f.now), f.now, 200), tiedA, failed)
+			return tx.DeliveryAttemptInsert(ctx, newAttempt(other, ep, newID(payd.PrefixDelivery, f.now), f.now, 200), tiedA, failed)
 		})
 		list := func(eventID string) (got []*payd.DeliveryAttempt) {
 			t.Helper()
@@ -71,7 +71,7 @@ func testDeliveryAttempt(t *testing.T, open func(t *testing.T) payd.Store) {
 		ep, ev := f.endpoint(t), f.event(t, 1)
 		var many []*payd.DeliveryAttempt
 		for i := range 1001 {
-			many = append(many, newAttempt(ev, ep, newID("dlv_", f.now), f.now.Add(time.Duration(i%7)*time.Second), 200+i%3))
+			many = append(many, newAttempt(ev, ep, newID(payd.PrefixDelivery, f.now), f.now.Add(time.Duration(i%7)*time.Second), 200+i%3))
 		}
 		mustTx(t, f.s, func(tx payd.Tx) error { return tx.DeliveryAttemptInsert(ctx, many...) })
 		var got []*payd.DeliveryAttempt

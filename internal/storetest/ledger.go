@@ -22,7 +22,7 @@ func sacct(test bool, c money.Currency, b ledger.Bucket) ledger.Account {
 
 // newEntry is an entry at at made of the moves given.
 func newEntry(at time.Time, kind ledger.EntryKind, moves ...[]ledger.Posting) *ledger.Entry {
-	e := &ledger.Entry{ID: newID("ent_", at), At: at, Kind: kind, RefType: "test", RefID: string(kind)}
+	e := &ledger.Entry{ID: newID(payd.PrefixEntry, at), At: at, Kind: kind, RefType: "test", RefID: string(kind)}
 	for _, m := range moves {
 		e.Postings = append(e.Postings, m...)
 	}
@@ -189,11 +189,11 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 			e    *ledger.Entry
 			want error
 		}{
-			{"unbalanced", &ledger.Entry{ID: newID("ent_", now), At: now, Kind: "bad", RefType: "test", RefID: "x",
+			{"unbalanced", &ledger.Entry{ID: newID(payd.PrefixEntry, now), At: now, Kind: "bad", RefType: "test", RefID: "x",
 				Postings: []ledger.Posting{{Account: avail, Amount: -100}, {Account: dep, Amount: 99}}}, ledger.ErrUnbalanced},
-			{"two currencies", &ledger.Entry{ID: newID("ent_", now), At: now, Kind: "bad", RefType: "test", RefID: "x",
+			{"two currencies", &ledger.Entry{ID: newID(payd.PrefixEntry, now), At: now, Kind: "bad", RefType: "test", RefID: "x",
 				Postings: []ledger.Posting{{Account: avail, Amount: -100}, {Account: usdDep, Amount: 100}}}, ledger.ErrCurrencies},
-			{"no postings", &ledger.Entry{ID: newID("ent_", now), At: now, Kind: "bad", RefType: "test", RefID: "x"}, ledger.ErrEmpty},
+			{"no postings", &ledger.Entry{ID: newID(payd.PrefixEntry, now), At: now, Kind: "bad", RefType: "test", RefID: "x"}, ledger.ErrEmpty},
 		} {
 			err := s.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, c.e) })
 			wantErr(t, "LedgerPost of an entry with "+c.name, err, c.want)
@@ -363,7 +363,7 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 		mustTx(t, s, func(tx payd.Tx) error {
 			_, err := tx.(interface{ SQLTx() *sql.Tx }).SQLTx().ExecContext(ctx,
 				`INSERT INTO ledger_entries (id, at, kind, ref_type, ref_id, merchant_key) VALUES ($1, $2, 'capture', 'test', 'x', $3)`,
-				newID("ent_", now), now.UnixMicro(), int32(payd.KeyOf(suiteMerchant)))
+				newID(payd.PrefixEntry, now), now.UnixMicro(), int32(payd.KeyOf(suiteMerchant)))
 			return err
 		})
 		got := unbalanced()
@@ -383,7 +383,7 @@ func testLedger(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		clearing := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing}
 		post := func(id string, postings ...[]ledger.Posting) {
-			e := &ledger.Entry{ID: newID("ent_", now), At: now, Kind: "test", RefType: "test", RefID: id}
+			e := &ledger.Entry{ID: newID(payd.PrefixEntry, now), At: now, Kind: "test", RefType: "test", RefID: id}
 			for _, p := range postings {
 				e.Postings = append(e.Postings, p...)
 			}

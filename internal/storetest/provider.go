@@ -65,7 +65,7 @@ func testProviderReport(t *testing.T, open func(t *testing.T) payd.Store) {
 
 		var all []*payd.Discrepancy
 		for i, created := range tiedTimes(base, 23) {
-			all = append(all, &payd.Discrepancy{ID: newID("dsc_", base), PaymentID: newID(payd.PrefixPayment, base),
+			all = append(all, &payd.Discrepancy{ID: newID(payd.PrefixDiscrepancy, base), PaymentID: newID(payd.PrefixPayment, base),
 				Provider: "sandbox", NotificationID: fmt.Sprintf("ntf_%d", i), Kind: "payment.succeeded",
 				PaymentStatus: "canceled", Detail: "late notification for a final payment", CreatedAt: created,
 				ProviderPaymentID: fmt.Sprintf("sbx_%d", i)})

@@ -9,7 +9,7 @@ import (
 )
 
 func newSandboxAttempt(provider, paymentID, reference string, created time.Time) *payd.SandboxAttempt {
-	return &payd.SandboxAttempt{ID: newID("sbx_", created), Provider: provider, PaymentID: paymentID, Reference: reference,
+	return &payd.SandboxAttempt{ID: newID(payd.PrefixSandboxAttempt, created), Provider: provider, PaymentID: paymentID, Reference: reference,
 		Method: "bank_card", Amount: 10_050, Currency: "RUB", MerchantDisplayName: "Ёлка", Description: "Заказ №1",
 		Capture: true, Region: payd.RegionRU, Outcome: "succeed", DelaySeconds: 3, State: "created",
 		ReturnURL: "https://shop.example/return", Locale: "ru", CreatedAt: created}
@@ -70,11 +70,11 @@ func testSandboxAttempt(t *testing.T, open func(t *testing.T) payd.Store) {
 		// ErrNoRows.
 		for name, fn := range map[string]func(tx payd.Tx) error{
 			"SandboxAttemptGet of a missing id": func(tx payd.Tx) error {
-				_, err := tx.SandboxAttemptGet(ctx, newID("sbx_", now))
+				_, err := tx.SandboxAttemptGet(ctx, newID(payd.PrefixSandboxAttempt, now))
 				return err
 			},
 			"SandboxAttemptGetForUpdate of a missing id": func(tx payd.Tx) error {
-				_, err := tx.SandboxAttemptGetForUpdate(ctx, newID("sbx_", now))
+				_, err := tx.SandboxAttemptGetForUpdate(ctx, newID(payd.PrefixSandboxAttempt, now))
 				return err
 			},
 			"SandboxAttemptGetByReference of another provider's reference": func(tx payd.Tx) error {

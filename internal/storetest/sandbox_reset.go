@@ -125,7 +125,7 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 		m := addMerchant(t, s, now)
 		shop, other := addShop(t, s, m.ID, now), addShop(t, s, m.ID, now)
 		capture := func(pay *payd.Payment) {
-			e := &ledger.Entry{ID: newID("ent_", now), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: pay.ID,
+			e := &ledger.Entry{ID: newID(payd.PrefixEntry, now), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: pay.ID,
 				Postings: ledger.Move(sacct(pay.Test, money.RUB, ledger.ProviderClearing), macct(m.ID, pay.Test, money.RUB, ledger.Pending, pay.ID), 1000)}
 			postEntries(t, s, e)
 		}
