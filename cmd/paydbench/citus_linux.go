@@ -76,28 +76,14 @@ func phaseKey(phase string, clients int) string { return phase + "/" + strconv.I
 // payd and every PostgreSQL it started is stopped (by PID) before it
 // returns.
 func runCitus(ctx context.Context, cfg *config, log io.Writer) (*Report, error) {
-	tmp, err := os.MkdirTemp(cfg.tmpDir, "paydbench-citus-")
+	tmp, done, err := scratchDir(cfg, "paydbench-citus-", log)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.keep {
-		fmt.Fprintf(log, "keeping %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
-	rep := &Report{
-		Command: shellCommand(os.Args),
-		Machine: machineInfo(tmp),
-		Settings: Settings{Clients: cfg.clients, Runs: cfg.runs, Duration: cfg.duration.String(),
-			FloorDuration: cfg.floorDuration.String(), MaxOps: cfg.maxOps, RateLimitPerMinute: rateLimitPerMinute},
-		Started: time.Now().UTC().Format(time.RFC3339),
-	}
-	bin := cfg.paydBin
-	if bin == "" {
-		fmt.Fprintln(log, "building ./cmd/payd ...")
-		if bin, err = buildPayd(ctx, cfg.goBin, tmp); err != nil {
-			return rep, err
-		}
+	defer done()
+	rep, bin, err := begin(ctx, cfg, tmp, log)
+	if err != nil {
+		return rep, err
 	}
 	cr := &CitusResult{Workers: cfg.citusWorkers, ShardCount: cfg.citusShards, Merchants: cfg.citusMerchants,
 		SingleSettings: singleSettings(), ClusterSettings: clusterSettings(cfg.citusShards)}

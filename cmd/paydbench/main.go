@@ -284,19 +284,23 @@ func main() {
 	}
 }
 
-// run measures every database in turn. A database that fails is reported
-// with its error and the others still run; the error is returned at the
-// end.
-func run(ctx context.Context, cfg *config, log io.Writer) (*Report, error) {
-	tmp, err := os.MkdirTemp(cfg.tmpDir, "paydbench-")
+// scratchDir is a run's folder of its own; done removes it, unless
+// --keep asked to keep it.
+func scratchDir(cfg *config, prefix string, log io.Writer) (dir string, done func(), err error) {
+	dir, err = os.MkdirTemp(cfg.tmpDir, prefix)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if cfg.keep {
-		fmt.Fprintf(log, "keeping %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
+		fmt.Fprintf(log, "keeping %s\n", dir)
+		return dir, func() {}, nil
 	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// begin starts a run's report and finds payd's binary: --payd-bin, or one
+// built into tmp.
+func begin(ctx context.Context, cfg *config, tmp string, log io.Writer) (*Report, string, error) {
 	rep := &Report{
 		Command: shellCommand(os.Args),
 		Machine: machineInfo(tmp),
@@ -305,11 +309,26 @@ func run(ctx context.Context, cfg *config, log io.Writer) (*Report, error) {
 		Started: time.Now().UTC().Format(time.RFC3339),
 	}
 	bin := cfg.paydBin
-	if bin == "" {
-		fmt.Fprintln(log, "building ./cmd/payd ...")
-		if bin, err = buildPayd(ctx, cfg.goBin, tmp); err != nil {
-			return rep, err
-		}
+	if bin != "" {
+		return rep, bin, nil
+	}
+	fmt.Fprintln(log, "building ./cmd/payd ...")
+	bin, err := buildPayd(ctx, cfg.goBin, tmp)
+	return rep, bin, err
+}
+
+// run measures every database in turn. A database that fails is reported
+// with its error and the others still run; the error is returned at the
+// end.
+func run(ctx context.Context, cfg *config, log io.Writer) (*Report, error) {
+	tmp, done, err := scratchDir(cfg, "paydbench-", log)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	rep, bin, err := begin(ctx, cfg, tmp, log)
+	if err != nil {
+		return rep, err
 	}
 	if cfg.perfDir != "" {
 		if err := os.MkdirAll(cfg.perfDir, 0o755); err != nil {
