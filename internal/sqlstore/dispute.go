@@ -183,7 +183,7 @@ func (t *tx) EvidenceFileUpdate(ctx context.Context, f *payd.EvidenceFile) error
 // EvidenceWaiting reads evidence_files_waiting for a shop, or a dispute's
 // files through evidence_files_dispute.
 func (t *tx) EvidenceWaiting(ctx context.Context, p *payd.EvidenceWaitingParams) (payd.EvidenceWaitingSum, error) {
-	k, err := t.shopKey(ctx, p.ShopID)
+	k, err := t.idKey(ctx, p.ShopID)
 	if err != nil {
 		return payd.EvidenceWaitingSum{}, err
 	}

@@ -104,7 +104,7 @@ func (t *tx) EventResequence(ctx context.Context, shopID, id string) error {
 
 func (t *tx) EventFeed(ctx context.Context, p *payd.EventFeedParams) ([]payd.EventFeedItem, error) {
 	var out []payd.EventFeedItem
-	k, err := t.shopKey(ctx, p.ShopID)
+	k, err := t.idKey(ctx, p.ShopID)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (t *tx) EventFeed(ctx context.Context, p *payd.EventFeedParams) ([]payd.Eve
 
 func (t *tx) EventFeedLast(ctx context.Context, shopID string) (int64, error) {
 	var last int64
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return 0, err
 	}

@@ -39,7 +39,7 @@ func (t *tx) IdempotencyLockGet(ctx context.Context, shopID string, mode payd.Mo
 	var locked bool
 	var hash, body []byte
 	var status, created, expires, resetAt sql.NullInt64
-	mkey, err := t.shopKey(ctx, shopID)
+	mkey, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -83,7 +83,7 @@ func (t *tx) IdempotencyClaim(ctx context.Context, shopID string, mode payd.Mode
 	if !t.pipelined {
 		return false, nil
 	}
-	mkey, err := t.shopKey(ctx, shopID)
+	mkey, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return false, err
 	}
@@ -117,7 +117,7 @@ func (t *tx) claimTestSQL() string {
 func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, key string) (*payd.IdempotencyRecord, error) {
 	r := payd.IdempotencyRecord{ShopID: shopID, Mode: mode, Key: key}
 	var status, created, expires int64
-	mkey, err := t.shopKey(ctx, shopID)
+	mkey, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (t *tx) IdempotencyGet(ctx context.Context, shopID string, mode payd.Mode, 
 // payd.ErrConflict with nothing of the transaction kept.
 func (t *tx) IdempotencyPut(ctx context.Context, r *payd.IdempotencyRecord) error {
 	body := t.sealBody(r.Body, r.ShopID, r.Mode, r.Key)
-	key, err := t.shopKey(ctx, r.ShopID)
+	key, err := t.idKey(ctx, r.ShopID)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func (t *tx) KeyGet(ctx context.Context, id string) (*payd.APIKey, error) {
 }
 
 func (t *tx) KeyListByShop(ctx context.Context, shopID string) ([]*payd.APIKey, error) {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (t *tx) KeyListByShop(ctx context.Context, shopID string) ([]*payd.APIKey, 
 }
 
 func (t *tx) KeyExpireOthers(ctx context.Context, shopID string, mode payd.Mode, exceptID string, at time.Time) error {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return err
 	}

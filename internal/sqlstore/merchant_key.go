@@ -68,18 +68,14 @@ func unkeyed(id string) bool {
 	return len(id) >= 26 && !payd.KeyCarried(id) && !strings.HasPrefix(id, payd.PrefixMerchant)
 }
 
-// idKey is the merchant key of the rows of object id, for code that groups
-// rows by shard group.
+// idKey is the merchant key of the rows of object id (a shop's, an
+// entry's, …), for code that needs it before the statement: grouping rows
+// by shard group, a list's condition.
 func (t *tx) idKey(ctx context.Context, id string) (int32, error) {
 	if !t.d.distributed() || !unkeyed(id) {
 		return int32(payd.KeyOf(id)), nil
 	}
 	return directoryKey(ctx, t.q, id)
-}
-
-// shopKey is the merchant key of shopID's rows.
-func (t *tx) shopKey(ctx context.Context, shopID string) (int32, error) {
-	return t.idKey(ctx, shopID)
 }
 
 // The directory of identifiers made before merchant keys (unkeyed_ids,
@@ -207,7 +203,7 @@ func (r routed) QueryRowContext(ctx context.Context, query string, args ...any) 
 // onShop adds to w the condition that names the shard group of shopID's
 // rows.
 func (t *tx) onShop(ctx context.Context, w *where, shopID string) error {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return err
 	}

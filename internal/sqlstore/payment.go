@@ -112,7 +112,7 @@ func (t *tx) PaymentGetForUpdate(ctx context.Context, id string) (*payd.Payment,
 }
 
 func (t *tx) PaymentGetByOrderID(ctx context.Context, shopID string, test bool, orderID string) (*payd.Payment, error) {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func paymentListWhere(p *payd.PaymentListParams) where {
 }
 
 func (t *tx) PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (int, int64, error) {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -10,7 +10,7 @@ import (
 // PaymentTotals reads the payments_list index's range of the period and
 // groups it; a day of a busy shop is a range scan, never the whole table.
 func (t *tx) PaymentTotals(ctx context.Context, shopID string, test bool, from, to time.Time) ([]payd.PaymentTotal, error) {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return nil, err
 	}

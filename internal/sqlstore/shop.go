@@ -38,7 +38,7 @@ func (t *tx) ShopInsert(ctx context.Context, s *payd.Shop) error {
 }
 
 func (t *tx) ShopGet(ctx context.Context, id string) (*payd.Shop, error) {
-	k, err := t.shopKey(ctx, id)
+	k, err := t.idKey(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (t *tx) ShopGet(ctx context.Context, id string) (*payd.Shop, error) {
 }
 
 func (t *tx) ShopGetForUpdate(ctx context.Context, id string) (*payd.Shop, error) {
-	k, err := t.shopKey(ctx, id)
+	k, err := t.idKey(ctx, id)
 	if err != nil {
 		return nil, err
 	}

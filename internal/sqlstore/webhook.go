@@ -58,7 +58,7 @@ func (t *tx) WebhookEndpointGetForUpdate(ctx context.Context, shopID string, tes
 }
 
 func (t *tx) WebhookEndpointList(ctx context.Context, shopID string, test bool) ([]*payd.WebhookEndpoint, error) {
-	k, err := t.shopKey(ctx, shopID)
+	k, err := t.idKey(ctx, shopID)
 	if err != nil {
 		return nil, err
 	}
