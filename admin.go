@@ -205,6 +205,9 @@ func (s *Service) IssueKey(ctx context.Context, shopID string, mode Mode) (*APIK
 // twice one rotation; the check runs under the shop's lock.
 func (s *Service) RotateKey(ctx context.Context, p *Principal, newest string) (*APIKey, string, error) {
 	return s.issueKey(ctx, p.Shop.ID, p.Mode, func(tx Tx) error {
+		if err := s.permit(ctx, tx, p, AuditRotateKey); err != nil {
+			return err
+		}
 		keys, err := tx.KeyListByShop(ctx, p.Shop.ID)
 		if err != nil {
 			return err

@@ -6,10 +6,30 @@ import (
 	"time"
 )
 
-// AuditAction names what an audit entry records. The idempotent
-// operations record their own names ("create refund", "capture payment");
-// the other changes made through the dashboard have these.
+// AuditAction names a change a dashboard user can make, and what its
+// audit entry records. Each change of a shop's data needs the permission
+// actionPerms gives it.
 type AuditAction string
+
+// The idempotent operations: each is also the operation's name in errors.
+const (
+	AuditCreatePayment     AuditAction = "create payment"
+	AuditCapturePayment    AuditAction = "capture payment"
+	AuditCancelPayment     AuditAction = "cancel payment"
+	AuditCreateRefund      AuditAction = "create refund"
+	AuditCreateEvidence    AuditAction = "create evidence upload"
+	AuditAttachEvidence    AuditAction = "attach evidence"
+	AuditCreatePaymentLink AuditAction = "create payment link"
+	AuditDeactivateLink    AuditAction = "deactivate payment link"
+	AuditCreatePayout      AuditAction = "create payout"
+	AuditCreateWebhook     AuditAction = "create webhook endpoint"
+	AuditUpdateWebhook     AuditAction = "update webhook endpoint"
+	AuditSendTestEvent     AuditAction = "send test event"
+	AuditResendEvent       AuditAction = "resend event"
+	AuditSimulateOutcome   AuditAction = "simulate outcome"
+	AuditCreateTestDispute AuditAction = "create test dispute"
+	AuditSimulateDispute   AuditAction = "simulate dispute"
+)
 
 // Actions of the changes that are not idempotent operations.
 const (
@@ -32,6 +52,7 @@ const (
 	AuditSetEmbedOrigins    AuditAction = "set embed origins"
 	AuditDeleteWebhook      AuditAction = "delete webhook endpoint"
 	AuditAdvanceTestClock   AuditAction = "advance test clock"
+	AuditResetSandbox       AuditAction = "reset sandbox"
 )
 
 // AuditObjectTestClock is the object an entry of AuditAdvanceTestClock
@@ -110,7 +131,7 @@ func auditedAnswer(obj any) (answer any, objectID, detail string) {
 // auditIdempotent records an idempotent operation a dashboard user did,
 // naming objectID, or else the object of its answer when the answer has
 // an id.
-func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op string, body []byte, objectID, detail string) error {
+func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op AuditAction, body []byte, objectID, detail string) error {
 	if objectID == "" {
 		var obj struct {
 			ID string `json:"id"`
@@ -118,7 +139,7 @@ func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op s
 		_ = json.Unmarshal(body, &obj) // an answer without an id names no object
 		objectID = obj.ID
 	}
-	return s.auditDetail(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, AuditAction(op), objectID, detail)
+	return s.auditDetail(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, op, objectID, detail)
 }
 
 // ListAudit pages a merchant's audit log, newest first.

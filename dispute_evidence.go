@@ -99,7 +99,7 @@ func (s *Service) CreateEvidenceUpload(ctx context.Context, p *Principal, idem I
 	if err := in.Check(); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, "create evidence upload", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditCreateEvidence, p, idem, func(tx Tx) (Outcome, any, error) {
 		// The shop first, then the dispute: the shop's lock makes its
 		// waiting bytes exact (evidenceRoom), also on PostgreSQL where
 		// two disputes of a shop take reservations at once.
@@ -372,7 +372,7 @@ func (s *Service) AttachEvidence(ctx context.Context, p *Principal, idem Idempot
 	if err := checkText("comment", comment, 0, 4096); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, "attach evidence", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditAttachEvidence, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, disputeID, true)
 		if err != nil {
 			return 0, nil, err

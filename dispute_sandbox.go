@@ -22,7 +22,7 @@ func (s *Service) CreateTestDispute(ctx context.Context, p *Principal, idem Idem
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, "create test dispute", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditCreateTestDispute, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, paymentID, true)
 		if err != nil {
 			return 0, nil, err
@@ -68,7 +68,7 @@ func (s *Service) SimulateDispute(ctx context.Context, p *Principal, idem Idempo
 	if !ok {
 		return nil, Invalid("outcome", "outcome must be evidence_required, won, lost or expire")
 	}
-	return s.idempotent(ctx, "simulate dispute", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditSimulateDispute, p, idem, func(tx Tx) (Outcome, any, error) {
 		d, err := scopedDispute(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err

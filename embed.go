@@ -164,6 +164,9 @@ func (s *Service) SetEmbedOrigins(ctx context.Context, p *Principal, origins []s
 		return nil, err
 	}
 	err = s.store.Tx(ctx, func(tx Tx) (err error) {
+		if err := s.permit(ctx, tx, p, AuditSetEmbedOrigins); err != nil {
+			return err
+		}
 		if shop, err = tx.ShopGetForUpdate(ctx, p.Shop.ID); err != nil {
 			return notFoundAs(err, "shop")
 		}

@@ -8,7 +8,7 @@ import "context"
 // event also moves to the end of its shop's sandbox feed, so that a
 // running `payd listen` forwards it again (docs/sandbox.md).
 func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.idempotent(ctx, "resend event", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditResendEvent, p, idem, func(tx Tx) (Outcome, any, error) {
 		ev, err := tx.EventGet(ctx, p.Shop.ID, p.Test(), id)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "event")

@@ -165,7 +165,7 @@ func (s *Service) CreatePaymentLink(ctx context.Context, p *Principal, idem Idem
 	if err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, "create payment link", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditCreatePaymentLink, p, idem, func(tx Tx) (Outcome, any, error) {
 		if err := tx.PaymentLinkInsert(ctx, l); err != nil {
 			return 0, nil, err
 		}

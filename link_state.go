@@ -38,7 +38,7 @@ func (l *PaymentLink) due(now time.Time) bool {
 // answered as it is, so a merchant's retry without its Idempotency-Key
 // still succeeds; a paid or expired link is invalid_state.
 func (s *Service) DeactivatePaymentLink(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.idempotent(ctx, "deactivate payment link", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditDeactivateLink, p, idem, func(tx Tx) (Outcome, any, error) {
 		l, err := scopedLink(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err

@@ -10,7 +10,7 @@ import (
 // partially; a partial capture releases the rest of the authorization
 // (Payments, rules 1 and 2).
 func (s *Service) CapturePayment(ctx context.Context, p *Principal, idem Idempotency, id string, amount *money.Amount) (*Response, error) {
-	return s.claimed(ctx, "capture payment", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.claimed(ctx, AuditCapturePayment, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err
@@ -45,7 +45,7 @@ func (s *Service) CapturePayment(ctx context.Context, p *Principal, idem Idempot
 // CancelPayment closes the checkout of a pending payment or voids the
 // authorization of one waiting for capture.
 func (s *Service) CancelPayment(ctx context.Context, p *Principal, idem Idempotency, id string) (*Response, error) {
-	return s.claimed(ctx, "cancel payment", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.claimed(ctx, AuditCancelPayment, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err

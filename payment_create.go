@@ -89,7 +89,7 @@ func (s *Service) createPayment(ctx context.Context, p *Principal, idem Idempote
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.claimed(ctx, "create payment", p, idem, func(tx Tx) (Outcome, any, error) {
+	resp, err := s.claimed(ctx, AuditCreatePayment, p, idem, func(tx Tx) (Outcome, any, error) {
 		if origin != nil {
 			// The link first: a closed or busy link answers so before any
 			// other rule.

@@ -71,7 +71,7 @@ func (s *Service) CreatePayout(ctx context.Context, p *Principal, idem Idempoten
 		return nil, Errorf(CodeAmountLimit, "a payout in %s must be %s..%s", c, money.FormatValue(r.Min), money.FormatValue(r.Max))
 	}
 	fee := p.Shop.Settings.PayoutFeeFor(c).Of(in.Amount.Minor)
-	return s.idempotent(ctx, "create payout", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditCreatePayout, p, idem, func(tx Tx) (Outcome, any, error) {
 		pr, err := s.payoutProviderFor(ctx, tx, p.Test(), p.Shop.Region, kind, c)
 		if err != nil {
 			return 0, nil, err

@@ -131,7 +131,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 	if err := CheckMetadata(in.Metadata); err != nil {
 		return nil, err
 	}
-	return s.claimed(ctx, "create refund", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.claimed(ctx, AuditCreateRefund, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, in.PaymentID, true)
 		if err != nil {
 			return 0, nil, err

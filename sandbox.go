@@ -70,7 +70,7 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 	if !ok {
 		return nil, Invalid("outcome", "unknown outcome %q", outcome)
 	}
-	return s.idempotent(ctx, "simulate outcome", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditSimulateOutcome, p, idem, func(tx Tx) (Outcome, any, error) {
 		pay, err := scoped(ctx, tx, p, id, true)
 		if err != nil {
 			return 0, nil, err

@@ -50,6 +50,9 @@ func (s *Service) AdvanceTestClock(ctx context.Context, p *Principal, d time.Dur
 		return time.Time{}, Invalid("amount", "the clock moves forward only")
 	}
 	err := s.store.Tx(ctx, func(tx Tx) error {
+		if err := s.permit(ctx, tx, p, AuditAdvanceTestClock); err != nil {
+			return err
+		}
 		shared, err := clockShared(ctx, tx)
 		if err != nil {
 			return err

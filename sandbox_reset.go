@@ -97,7 +97,19 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 	// Setting the mark waits for every change of the shop's test data
 	// under way (Tx.ShopSandboxResetMark); it takes no other lock first,
 	// so that a change holding the fence never waits for it.
-	if err := s.store.Tx(ctx, func(tx Tx) error { return tx.ShopSandboxResetMark(ctx, shopID, &now) }); err != nil {
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		if err := s.permit(ctx, tx, p, AuditResetSandbox); err != nil {
+			return err
+		}
+		if err := tx.ShopSandboxResetMark(ctx, shopID, &now); err != nil {
+			return err
+		}
+		if p.Actor == nil {
+			return nil
+		}
+		return s.auditShop(ctx, tx, p.Actor, merchantID, shopID, p.Mode, AuditResetSandbox, shopID)
+	})
+	if err != nil {
 		return nil, withOp("reset sandbox", err)
 	}
 	var total SandboxResetCounts

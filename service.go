@@ -286,7 +286,7 @@ var (
 // A change of a shop's test data waits while the shop's sandbox is being
 // reset (ResetSandbox), and then runs on what the reset left: it lands
 // wholly after the reset. After Config.SandboxWait it answers 503 to be retried.
-func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+func (s *Service) idempotent(ctx context.Context, op AuditAction, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	return s.idempotentRun(ctx, op, p, idem, false, fn)
 }
 
@@ -296,11 +296,11 @@ func (s *Service) idempotent(ctx context.Context, op string, p *Principal, idem 
 // saves the round trip of the key's lock. A key that is not free — a
 // replay, a request in flight, a sandbox reset — costs the claimed
 // transaction, rolled back, before the usual one.
-func (s *Service) claimed(ctx context.Context, op string, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+func (s *Service) claimed(ctx context.Context, op AuditAction, p *Principal, idem Idempotency, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	return s.idempotentRun(ctx, op, p, idem, true, fn)
 }
 
-func (s *Service) idempotentRun(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
+func (s *Service) idempotentRun(ctx context.Context, op AuditAction, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (*Response, error) {
 	// Wall time, not the service clock: the wait is for another request
 	// of this process or another, which a test clock does not move.
 	wait := s.sandboxWait
@@ -314,18 +314,18 @@ func (s *Service) idempotentRun(ctx context.Context, op string, p *Principal, id
 			return resp, err
 		}
 		if time.Now().After(deadline) {
-			return nil, withOp(op, &Error{Code: CodeProviderUnavailable, Message: "the shop's sandbox is being reset; retry in a moment", RetryAfter: time.Second})
+			return nil, withOp(string(op), &Error{Code: CodeProviderUnavailable, Message: "the shop's sandbox is being reset; retry in a moment", RetryAfter: time.Second})
 		}
 		select {
 		case <-ctx.Done():
-			return nil, withOp(op, ctx.Err())
+			return nil, withOp(string(op), ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
-func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
-	defer func() { err = withOp(op, err) }()
+func (s *Service) idempotentOnce(ctx context.Context, op AuditAction, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (resp *Response, err error) {
+	defer func() { err = withOp(string(op), err) }()
 	flight := p.Shop.ID + "\x00" + string(p.Mode) + "\x00" + idem.Key
 	if _, busy := s.inflight.LoadOrStore(flight, struct{}{}); busy {
 		return nil, errInProgress
@@ -355,7 +355,7 @@ func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, i
 	// answer. Requests that fail on their own find no record and keep
 	// their error.
 	var pe *Error
-	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl) {
+	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl && pe != errForbidden) {
 		if r, rerr := s.committedAnswer(ctx, p, idem); rerr != nil || r != nil {
 			return r, rerr
 		}
@@ -369,14 +369,21 @@ func (s *Service) idempotentOnce(ctx context.Context, op string, p *Principal, i
 // idempotentTx is one transaction of idempotent: the key's claim or its
 // lock and record, then the replay of a live record, or the effect with
 // its record.
-func (s *Service) idempotentTx(ctx context.Context, op string, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (resp *Response, recorded bool, err error) {
+func (s *Service) idempotentTx(ctx context.Context, op AuditAction, p *Principal, idem Idempotency, claim bool, fn func(tx Tx) (Outcome, any, error)) (resp *Response, recorded bool, err error) {
 	err = s.store.Tx(ctx, func(tx Tx) error {
 		claimed := false
 		if claim {
+			// The claim goes first: on PostgreSQL it rides with the
+			// transaction's first statement (Tx.IdempotencyClaim).
 			var err error
 			if claimed, err = tx.IdempotencyClaim(ctx, p.Shop.ID, p.Mode, idem.Key); err != nil {
 				return err
 			}
+		}
+		// A user whose role does not allow the operation gets no replay
+		// either: the answer may hold what the role does not show.
+		if err := s.permit(ctx, tx, p, op); err != nil {
+			return err
 		}
 		now := s.clock.Now()
 		if !claimed {

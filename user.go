@@ -11,67 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// Role is a dashboard user's role within its merchant.
-type Role string
-
-// The roles of the dashboard (docs/dashboard.md, "Users, roles and
-// sessions").
-const (
-	RoleAdmin     Role = "admin"
-	RoleSupport   Role = "support"
-	RoleDeveloper Role = "developer"
-	RoleViewer    Role = "viewer"
-)
-
-// ParseRole reads a role's name.
-func ParseRole(s string) (Role, error) {
-	r := Role(s)
-	if _, ok := rolePerms[r]; !ok {
-		return "", Invalid("role", "must be admin, support, developer or viewer")
-	}
-	return r, nil
-}
-
-// Permission is what a role may do in the dashboard.
-type Permission string
-
-// The permissions the pages check, each naming the actions it allows.
-const (
-	// PermRead: see everything of the merchant's shops; every role.
-	PermRead Permission = "read"
-	// PermPayments: capture, cancel, refund.
-	PermPayments Permission = "payments"
-	// PermDisputes: answer disputes, upload evidence.
-	PermDisputes Permission = "disputes"
-	// PermLinks: payment links.
-	PermLinks Permission = "links"
-	// PermPayouts: create payouts.
-	PermPayouts Permission = "payouts"
-	// PermDevelopers: API keys, webhook endpoints, resend events, sandbox
-	// tools.
-	PermDevelopers Permission = "developers"
-	// PermUsers: users, the second-factor policy, the audit log.
-	PermUsers Permission = "users"
-)
-
-// rolePerms is the one table of what each role may do.
-var rolePerms = map[Role][]Permission{
-	RoleAdmin:     {PermRead, PermPayments, PermDisputes, PermLinks, PermPayouts, PermDevelopers, PermUsers},
-	RoleSupport:   {PermRead, PermPayments, PermDisputes, PermLinks},
-	RoleDeveloper: {PermRead, PermDevelopers},
-	RoleViewer:    {PermRead},
-}
-
-// Can reports whether role r allows p. An unknown role allows nothing.
-func (r Role) Can(p Permission) bool {
-	for _, q := range rolePerms[r] {
-		if q == p {
-			return true
-		}
-	}
-	return false
-}
-
 // User is a person who signs in to the dashboard on behalf of a merchant.
 // Its secrets (password hash, second-factor secret, setup token) are kept
 // apart in UserCredentials, which never leaves the domain.
@@ -150,8 +89,6 @@ var errEmailTaken = &Error{Code: CodeEmailTaken, Param: "email", Message: "a das
 
 var errLastAdmin = &Error{Code: CodeInvalidState, Message: "this is the merchant's last admin; make another user admin first"}
 
-var errForbidden = &Error{Code: CodeForbidden, Message: "your role does not allow this"}
-
 // CreateUser adds a dashboard user to a merchant and returns it with a
 // one-time setup token (valid SetupTokenTTL) through which the user sets a
 // password; SetupURL makes the link of it. actor is nil for the operator.
@@ -167,7 +104,7 @@ func (s *Service) CreateUser(ctx context.Context, actor *Actor, merchantID, emai
 		if _, err := tx.MerchantGet(ctx, merchantID); err != nil {
 			return notFoundAs(err, "merchant")
 		}
-		if err := s.allowActor(ctx, tx, actor, merchantID, "", PermUsers); err != nil {
+		if err := s.allowActor(ctx, tx, actor, merchantID, "", AuditInviteUser.Permission()); err != nil {
 			return err
 		}
 		now := s.clock.Now()
@@ -205,7 +142,7 @@ func (s *Service) NewSetupToken(ctx context.Context, actor *Actor, merchantID, u
 		if err != nil {
 			return err
 		}
-		if err := s.allowActor(ctx, tx, actor, merchantID, "", PermUsers); err != nil {
+		if err := s.allowActor(ctx, tx, actor, merchantID, "", AuditSetupLink.Permission()); err != nil {
 			return err
 		}
 		if u.DisabledAt != nil {
@@ -243,27 +180,6 @@ func (s *Service) userOf(ctx context.Context, tx Tx, merchantID, userID string, 
 	return u, nil
 }
 
-// allowActor lets actor act on merchantID when its role has perm, or when
-// it acts on itself (self is its own user id). A nil actor is the
-// operator, who may do everything. The actor is read afresh, so a role
-// changed or a user disabled a moment ago no longer counts.
-func (s *Service) allowActor(ctx context.Context, tx Tx, actor *Actor, merchantID, self string, perm Permission) error {
-	if actor == nil {
-		return nil
-	}
-	a, err := tx.UserGet(ctx, actor.UserID)
-	if errors.Is(err, ErrNoRows) || (err == nil && (a.MerchantID != merchantID || a.DisabledAt != nil)) {
-		return errForbidden
-	}
-	if err != nil {
-		return err
-	}
-	if self != "" && a.ID == self || a.Role.Can(perm) {
-		return nil
-	}
-	return errForbidden
-}
-
 // ListUsers lists a merchant's users, oldest first.
 func (s *Service) ListUsers(ctx context.Context, merchantID string) ([]*User, error) {
 	return read(ctx, s, func(tx Tx) ([]*User, error) {
@@ -286,7 +202,7 @@ func (s *Service) ChangeUserRole(ctx context.Context, actor *Actor, merchantID, 
 		return nil, err
 	}
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		if u, err = s.lockUser(ctx, tx, actor, merchantID, userID); err != nil {
+		if u, err = s.lockUser(ctx, tx, actor, AuditChangeRole, merchantID, userID); err != nil {
 			return err
 		}
 		if u.Role == role {
@@ -308,7 +224,7 @@ func (s *Service) ChangeUserRole(ctx context.Context, actor *Actor, merchantID, 
 // sessions. The merchant's last enabled admin cannot be disabled.
 func (s *Service) DisableUser(ctx context.Context, actor *Actor, merchantID, userID string) (u *User, err error) {
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		if u, err = s.lockUser(ctx, tx, actor, merchantID, userID); err != nil {
+		if u, err = s.lockUser(ctx, tx, actor, AuditDisableUser, merchantID, userID); err != nil {
 			return err
 		}
 		if u.DisabledAt != nil {
@@ -333,7 +249,7 @@ func (s *Service) DisableUser(ctx context.Context, actor *Actor, merchantID, use
 // lockUser locks the merchant, so that changes of its admins serialise
 // and the last-admin rule holds between two instances, then reads and
 // locks the user and checks actor may manage users.
-func (s *Service) lockUser(ctx context.Context, tx Tx, actor *Actor, merchantID, userID string) (*User, error) {
+func (s *Service) lockUser(ctx context.Context, tx Tx, actor *Actor, action AuditAction, merchantID, userID string) (*User, error) {
 	if _, err := tx.MerchantGetForUpdate(ctx, merchantID); err != nil {
 		return nil, notFoundAs(err, "merchant")
 	}
@@ -341,7 +257,7 @@ func (s *Service) lockUser(ctx context.Context, tx Tx, actor *Actor, merchantID,
 	if err != nil {
 		return nil, err
 	}
-	return u, s.allowActor(ctx, tx, actor, merchantID, "", PermUsers)
+	return u, s.allowActor(ctx, tx, actor, merchantID, "", action.Permission())
 }
 
 // keepAnAdmin refuses to take the admin role from u (a change of role or
@@ -368,7 +284,7 @@ func (s *Service) SetSecondFactorPolicy(ctx context.Context, actor *Actor, merch
 		if m, err = tx.MerchantGetForUpdate(ctx, merchantID); err != nil {
 			return notFoundAs(err, "merchant")
 		}
-		if err := s.allowActor(ctx, tx, actor, merchantID, "", PermUsers); err != nil {
+		if err := s.allowActor(ctx, tx, actor, merchantID, "", AuditSecondFactorPolicy.Permission()); err != nil {
 			return err
 		}
 		m.RequireSecondFactor = require

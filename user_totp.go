@@ -227,7 +227,7 @@ func (s *Service) DisableTOTP(ctx context.Context, actor *Actor, userID string) 
 		if u, err = tx.UserGetForUpdate(ctx, userID); err != nil {
 			return notFoundAs(err, "user")
 		}
-		if err := s.allowActor(ctx, tx, actor, u.MerchantID, u.ID, PermUsers); err != nil {
+		if err := s.allowActor(ctx, tx, actor, u.MerchantID, u.ID, AuditDisableTOTP.Permission()); err != nil {
 			return err
 		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)

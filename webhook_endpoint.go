@@ -141,7 +141,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 	if err := checkText("description", in.Description, 0, 128); err != nil {
 		return nil, err
 	}
-	return s.idempotent(ctx, "create webhook endpoint", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditCreateWebhook, p, idem, func(tx Tx) (Outcome, any, error) {
 		now := s.clock.Now()
 		e := &WebhookEndpoint{
 			ID: s.ids.NewFor(PrefixWebhookEndpoint, now, p.Shop.MerchantID), ShopID: p.Shop.ID, Test: p.Test(), URL: url,
@@ -190,9 +190,9 @@ func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 	}
 	// A rotation is an operation of its own in the audit log, whatever
 	// else the request changes.
-	op := "update webhook endpoint"
+	op := AuditUpdateWebhook
 	if in.RotateSecret {
-		op = string(AuditRotateWebhookSecret)
+		op = AuditRotateWebhookSecret
 	}
 	return s.idempotent(ctx, op, p, idem, func(tx Tx) (Outcome, any, error) {
 		e, err := tx.WebhookEndpointGetForUpdate(ctx, p.Shop.ID, p.Test(), id)
@@ -226,6 +226,9 @@ func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p *Principal, idem 
 // it and it is no longer listed. Its past attempt log stays for operators.
 func (s *Service) DeleteWebhookEndpoint(ctx context.Context, p *Principal, id string) error {
 	return s.store.Tx(ctx, func(tx Tx) error {
+		if err := s.permit(ctx, tx, p, AuditDeleteWebhook); err != nil {
+			return err
+		}
 		if err := tx.WebhookEndpointDelete(ctx, p.Shop.ID, p.Test(), id, s.clock.Now()); err != nil {
 			return notFoundAs(err, "webhook endpoint")
 		}

@@ -12,7 +12,7 @@ import "context"
 // would reach receivers that do not expect it. The answer is the event
 // with its delivery summary, as a resend's.
 func (s *Service) SendTestEvent(ctx context.Context, p *Principal, idem Idempotency, endpointID string) (*Response, error) {
-	return s.idempotent(ctx, "send test event", p, idem, func(tx Tx) (Outcome, any, error) {
+	return s.idempotent(ctx, AuditSendTestEvent, p, idem, func(tx Tx) (Outcome, any, error) {
 		e, err := tx.WebhookEndpointGet(ctx, p.Shop.ID, p.Test(), endpointID)
 		if err != nil {
 			return 0, nil, notFoundAs(err, "webhook endpoint")

@@ -92,7 +92,7 @@ func (h *Handler) showDispute(q *req, status int, fe formError) {
 	if !v.Passed {
 		v.Left = timeLeft(q, left)
 	}
-	v.CanAnswer = !v.Passed && d.Status.AcceptsEvidence() && q.can(payd.PermDisputes) && len(d.Evidence) < payd.MaxEvidenceFiles
+	v.CanAnswer = !v.Passed && d.Status.AcceptsEvidence() && q.can(payd.AuditAttachEvidence.Permission()) && len(d.Evidence) < payd.MaxEvidenceFiles
 	q.render(status, "dispute", "disputes", q.l.T("Dispute")+" "+d.ID, v)
 }
 

@@ -148,7 +148,7 @@ func (h *Handler) showLink(q *req, status int, fe formError) {
 		return
 	}
 	v := linkPage{Link: l.View(h.svc.LinkURL(l.ID)), Key: newKey(), Err: fe,
-		CanDeactivate: l.Status == payd.LinkActive && q.can(payd.PermLinks)}
+		CanDeactivate: l.Status == payd.LinkActive && q.can(payd.AuditDeactivateLink.Permission())}
 	if v.QR, err = qrSVG(v.Link.URL); err != nil {
 		q.fail(err)
 		return

@@ -75,8 +75,10 @@ type page struct {
 	method string
 	// path follows the mode's prefix: "" is the home page.
 	path string
-	// perm is what the user's role must allow; the check is here, on the
-	// server, whatever the page shows.
+	// perm is what the user's role must allow, checked here on the server
+	// whatever the page shows. A change's page takes it from the domain's
+	// action (payd.AuditAction.Permission), which the domain checks again
+	// in the change's own transaction: this check only answers sooner.
 	perm payd.Permission
 	fn   func(*req)
 }

@@ -40,9 +40,9 @@ func (h *Handler) showPayment(q *req, status int, fe formError) {
 	if m := pay.PaymentMethod; m != nil {
 		v.Method = maskedMethod(q, m)
 	}
-	v.CanCapture = pay.Status == payd.PaymentWaitingForCapture && q.can(payd.PermPayments)
-	v.CanCancel = (pay.Status == payd.PaymentWaitingForCapture || pay.Status == payd.PaymentPending) && q.can(payd.PermPayments)
-	v.CanRefund = pay.Status == payd.PaymentSucceeded && pay.RefundableAmount() > 0 && q.can(payd.PermPayments)
+	v.CanCapture = pay.Status == payd.PaymentWaitingForCapture && q.can(payd.AuditCapturePayment.Permission())
+	v.CanCancel = (pay.Status == payd.PaymentWaitingForCapture || pay.Status == payd.PaymentPending) && q.can(payd.AuditCancelPayment.Permission())
+	v.CanRefund = pay.Status == payd.PaymentSucceeded && pay.RefundableAmount() > 0 && q.can(payd.AuditCreateRefund.Permission())
 	v.Refundable = q.l.Amount(max(0, pay.RefundableAmount()), string(pay.Amount.Currency))
 	q.render(status, "payment", "payments", q.l.T("Payment")+" "+pay.ID, v)
 }

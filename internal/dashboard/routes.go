@@ -16,10 +16,10 @@ func pages(h *Handler) []page {
 		{get, "payments", payd.PermRead, h.payments},
 		{get, "payments.csv", payd.PermRead, h.paymentsCSV},
 		{get, "payments/{id}", payd.PermRead, h.payment},
-		{post, "payments/{id}/capture", payd.PermPayments, h.capture},
-		{post, "payments/{id}/cancel", payd.PermPayments, h.cancel},
-		{post, "payments/{id}/refunds", payd.PermPayments, h.refund},
-		{post, "events/{id}/resend", payd.PermDevelopers, h.resend},
+		{post, "payments/{id}/capture", payd.AuditCapturePayment.Permission(), h.capture},
+		{post, "payments/{id}/cancel", payd.AuditCancelPayment.Permission(), h.cancel},
+		{post, "payments/{id}/refunds", payd.AuditCreateRefund.Permission(), h.refund},
+		{post, "events/{id}/resend", payd.AuditResendEvent.Permission(), h.resend},
 	}
 	return slices.Concat(own, moneyPages(h), developerPages(h), userPages(h))
 }

@@ -12,16 +12,16 @@ func developerPages(h *Handler) []page {
 	return []page{
 		{get, "developers", payd.PermRead, h.developers},
 		{get, "developers/keys", payd.PermRead, h.keys},
-		{post, "developers/keys/rotate", payd.PermDevelopers, h.rotateKey},
+		{post, "developers/keys/rotate", payd.AuditRotateKey.Permission(), h.rotateKey},
 		{get, "developers/webhooks", payd.PermRead, h.webhooks},
-		{post, "developers/webhooks", payd.PermDevelopers, h.createWebhook},
+		{post, "developers/webhooks", payd.AuditCreateWebhook.Permission(), h.createWebhook},
 		{get, "developers/webhooks/{id}", payd.PermRead, h.webhook},
-		{post, "developers/webhooks/{id}", payd.PermDevelopers, h.updateWebhook},
-		{post, "developers/webhooks/{id}/rotate", payd.PermDevelopers, h.rotateWebhookSecret},
-		{post, "developers/webhooks/{id}/test", payd.PermDevelopers, h.testWebhook},
+		{post, "developers/webhooks/{id}", payd.AuditUpdateWebhook.Permission(), h.updateWebhook},
+		{post, "developers/webhooks/{id}/rotate", payd.AuditRotateWebhookSecret.Permission(), h.rotateWebhookSecret},
+		{post, "developers/webhooks/{id}/test", payd.AuditSendTestEvent.Permission(), h.testWebhook},
 		{get, "developers/events", payd.PermRead, h.events},
 		{get, "developers/embedding", payd.PermRead, h.embedding},
-		{post, "developers/embedding", payd.PermDevelopers, h.setEmbedding},
+		{post, "developers/embedding", payd.AuditSetEmbedOrigins.Permission(), h.setEmbedding},
 		{get, "balance", payd.PermRead, h.balance},
 		// The mode switch of a register's page leads to its section.
 		{get, "settlements", payd.PermRead, func(q *req) { http.Redirect(q.w, q.r, q.base()+"balance", http.StatusSeeOther) }},
@@ -29,8 +29,8 @@ func developerPages(h *Handler) []page {
 		// wildcard is a whole segment.
 		{get, "settlements/{file}", payd.PermRead, h.settlement},
 		{get, "sandbox", payd.PermDevelopers, h.sandbox},
-		{post, "sandbox/simulate", payd.PermDevelopers, h.simulate},
-		{post, "sandbox/clock", payd.PermDevelopers, h.advanceClock},
+		{post, "sandbox/simulate", payd.AuditSimulateOutcome.Permission(), h.simulate},
+		{post, "sandbox/clock", payd.AuditAdvanceTestClock.Permission(), h.advanceClock},
 	}
 }
 

@@ -15,13 +15,13 @@ func moneyPages(h *Handler) []page {
 		{get, "refunds", payd.PermRead, h.refunds},
 		{get, "disputes", payd.PermRead, h.disputes},
 		{get, "disputes/{id}", payd.PermRead, h.dispute},
-		{post, "disputes/{id}/evidence", payd.PermDisputes, h.evidence},
+		{post, "disputes/{id}/evidence", payd.AuditAttachEvidence.Permission(), h.evidence},
 		{get, "links", payd.PermRead, h.links},
-		{post, "links", payd.PermLinks, h.createLink},
+		{post, "links", payd.AuditCreatePaymentLink.Permission(), h.createLink},
 		{get, "links/{id}", payd.PermRead, h.link},
-		{post, "links/{id}/deactivate", payd.PermLinks, h.deactivateLink},
+		{post, "links/{id}/deactivate", payd.AuditDeactivateLink.Permission(), h.deactivateLink},
 		{get, "payouts", payd.PermRead, h.payouts},
-		{post, "payouts", payd.PermPayouts, h.createPayout},
+		{post, "payouts", payd.AuditCreatePayout.Permission(), h.createPayout},
 	}
 }
 

@@ -12,11 +12,11 @@ func userPages(h *Handler) []page {
 	get, post := http.MethodGet, http.MethodPost
 	return []page{
 		{get, "users", payd.PermUsers, h.users},
-		{post, "users", payd.PermUsers, h.invite},
-		{post, "users/policy", payd.PermUsers, h.policy},
-		{post, "users/{id}/role", payd.PermUsers, h.changeRole},
-		{post, "users/{id}/disable", payd.PermUsers, h.disableUser},
-		{post, "users/{id}/setup-link", payd.PermUsers, h.setupLink},
+		{post, "users", payd.AuditInviteUser.Permission(), h.invite},
+		{post, "users/policy", payd.AuditSecondFactorPolicy.Permission(), h.policy},
+		{post, "users/{id}/role", payd.AuditChangeRole.Permission(), h.changeRole},
+		{post, "users/{id}/disable", payd.AuditDisableUser.Permission(), h.disableUser},
+		{post, "users/{id}/setup-link", payd.AuditSetupLink.Permission(), h.setupLink},
 		{get, "audit", payd.PermUsers, h.auditLog},
 		{get, "account", payd.PermRead, h.account},
 		{get, "account/second-factor", payd.PermRead, h.secondFactor},
