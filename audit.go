@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
 
@@ -133,11 +132,7 @@ func auditedAnswer(obj any) (answer any, objectID, detail string) {
 // an id.
 func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op AuditAction, body []byte, objectID, detail string) error {
 	if objectID == "" {
-		var obj struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(body, &obj) // an answer without an id names no object
-		objectID = obj.ID
+		objectID = bodyID(body)
 	}
 	return s.auditDetail(ctx, tx, p.Actor, p.Shop.MerchantID, p.Shop.ID, p.Mode, op, objectID, detail)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -81,9 +82,42 @@ const (
 
 // Response is the result of an idempotent operation as the API writes it:
 // the first answer with its operation's outcome, a replay with
-// OutcomeOK and Replayed set.
+// OutcomeOK and Replayed set. Body is the answer's bytes, kept in the
+// idempotency record and sent again by a replay; a caller that reads the
+// answer (the dashboard) takes it typed with Answer.
 type Response struct {
 	Outcome  Outcome
 	Body     []byte
 	Replayed bool
+	// answer is what the effect returned when it ran in this request; nil
+	// for a replay, which has only the recorded bytes.
+	answer any
+}
+
+// Answer is r's object as T, the type its operation answers
+// (*PaymentJSON, WebhookEndpointJSON, *EvidenceUploadJSON...): the
+// effect's own value when it ran in this request, or the recorded body
+// read back into T for a replay.
+func Answer[T any](r *Response) (T, error) {
+	if v, ok := r.answer.(T); ok {
+		return v, nil
+	}
+	var v T
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		return v, fmt.Errorf("read the answer as %T: %w", v, err)
+	}
+	return v, nil
+}
+
+// ObjectID is the id of the object r answers, "" when its answer has none
+// (a simulate's 202).
+func (r *Response) ObjectID() string { return bodyID(r.Body) }
+
+// bodyID is the "id" member of an answer's bytes, "" when it has none.
+func bodyID(body []byte) string {
+	var obj struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(body, &obj) // an answer without an id names no object
+	return obj.ID
 }

@@ -2,6 +2,7 @@ package payd
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -264,6 +265,17 @@ type PaymentView struct {
 	// ShopID is set by ListPaymentsOfShops, whose items come from several
 	// shops; the rendering does not carry it.
 	ShopID string
+}
+
+// Payment is the rendering read back as the contract's object, for a
+// caller that shows a payment of a list rather than sending it (the
+// dashboard's lists and its export).
+func (v *PaymentView) Payment() (*PaymentJSON, error) {
+	var p PaymentJSON
+	if err := json.Unmarshal(v.JSON, &p); err != nil {
+		return nil, fmt.Errorf("read the rendering of payment %s: %w", v.ID, err)
+	}
+	return &p, nil
 }
 
 // PaymentViewVersion is the version of what View renders. A payment's

@@ -418,7 +418,7 @@ func (s *Service) idempotentTx(ctx context.Context, op AuditAction, p *Principal
 				return err
 			}
 		}
-		resp = &Response{Outcome: outcome, Body: body}
+		resp = &Response{Outcome: outcome, Body: body, answer: obj}
 		if p.Actor != nil {
 			// A change made through the dashboard: its audit entry
 			// commits with it, and a replay (answered above) writes none.

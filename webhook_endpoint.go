@@ -48,8 +48,8 @@ type WebhookEndpoint struct {
 	ConsecutiveFailures int
 }
 
-// webhookEndpointJSON is the contract's WebhookEndpoint object.
-type webhookEndpointJSON struct {
+// WebhookEndpointJSON is the contract's WebhookEndpoint object.
+type WebhookEndpointJSON struct {
 	ID          string      `json:"id"`
 	URL         string      `json:"url"`
 	Events      []EventType `json:"events"`
@@ -60,8 +60,8 @@ type webhookEndpointJSON struct {
 }
 
 // View returns the contract's object; the secret only when withSecret.
-func (e *WebhookEndpoint) View(withSecret bool) any {
-	v := webhookEndpointJSON{ID: e.ID, URL: e.URL, Events: e.Events, Status: e.Status, CreatedAt: e.CreatedAt, Description: e.Description}
+func (e *WebhookEndpoint) View(withSecret bool) WebhookEndpointJSON {
+	v := WebhookEndpointJSON{ID: e.ID, URL: e.URL, Events: e.Events, Status: e.Status, CreatedAt: e.CreatedAt, Description: e.Description}
 	if withSecret {
 		v.Secret = e.Secret
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,9 +109,9 @@ func (h *Handler) answerDispute(q *req, id string, in payd.EvidenceUploadCreate,
 	if err != nil {
 		return err
 	}
-	var up payd.EvidenceUploadJSON
-	if err := json.Unmarshal(resp.Body, &up); err != nil {
-		return fmt.Errorf("read the evidence upload: %w", err)
+	up, err := payd.Answer[*payd.EvidenceUploadJSON](resp)
+	if err != nil {
+		return err
 	}
 	link, err := url.Parse(up.UploadURL)
 	if err != nil {

@@ -3,8 +3,6 @@ package dashboard
 import (
 	"net/http"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/csvexport"
 	"github.com/paydhq/payd/internal/httpapi"
@@ -53,8 +51,8 @@ func (h *Handler) paymentsCSV(q *req) {
 			return
 		}
 		for _, item := range page.Items {
-			var row paymentRow
-			if err := json.Unmarshal(item.JSON, &row); err != nil {
+			row, err := item.Payment()
+			if err != nil {
 				h.exportInterrupted(q, cw, err)
 				return
 			}
@@ -64,7 +62,7 @@ func (h *Handler) paymentsCSV(q *req) {
 			}
 			_ = cw.Write([]string{row.ID, row.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z"), string(row.Status),
 				money.FormatValue(row.Amount.Minor), string(row.Amount.Currency),
-				money.FormatValue(row.Captured.Minor), money.FormatValue(row.Refunded.Minor),
+				money.FormatValue(row.CapturedAmount.Minor), money.FormatValue(row.RefundedAmount.Minor),
 				row.OrderID, method, row.Description, boolText(q.test), shopOf(item, q.shop.ID)})
 		}
 		cw.Flush()

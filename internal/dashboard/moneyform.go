@@ -1,9 +1,7 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -87,13 +85,10 @@ func formCurrency(q *req, field string) (money.Currency, error) {
 
 // createdID is the id of the object a create call answered.
 func createdID(resp *payd.Response) (string, error) {
-	var obj struct {
-		ID string `json:"id"`
+	if id := resp.ObjectID(); id != "" {
+		return id, nil
 	}
-	if err := json.Unmarshal(resp.Body, &obj); err != nil || obj.ID == "" {
-		return "", fmt.Errorf("read the created object: %v", err)
-	}
-	return obj.ID, nil
+	return "", errors.New("the created object has no id")
 }
 
 // postIdempotency is the form's idempotency key; a form without one is

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/money"
 )
 
 // pageRows is the dashboard's page size of lists: one query of the API's
@@ -64,20 +61,6 @@ func paymentQuery(vals url.Values, methods []string) (*payd.PaymentListParams, s
 	}
 	p.OrderID = strings.TrimSpace(vals.Get("q"))
 	return p, print, keep, nil
-}
-
-// paymentRow is what a list row shows of a payment, read from the
-// rendering the API's list sends.
-type paymentRow struct {
-	ID            string                  `json:"id"`
-	Status        payd.PaymentStatus      `json:"status"`
-	Amount        money.Amount            `json:"amount"`
-	OrderID       string                  `json:"order_id"`
-	Description   string                  `json:"description"`
-	CreatedAt     time.Time               `json:"created_at"`
-	PaymentMethod *payd.PaymentMethodData `json:"payment_method"`
-	Refunded      money.Amount            `json:"refunded_amount"`
-	Captured      money.Amount            `json:"captured_amount"`
 }
 
 // rowView is a list row as the page shows it, its words and amounts
@@ -181,8 +164,8 @@ func (h *Handler) payments(q *req) {
 	}
 	v.Rows = make([]rowView, 0, len(page.Items))
 	for _, item := range page.Items {
-		var row paymentRow
-		if err := json.Unmarshal(item.JSON, &row); err != nil {
+		row, err := item.Payment()
+		if err != nil {
 			q.fail(err)
 			return
 		}

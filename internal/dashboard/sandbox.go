@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -23,7 +22,7 @@ var testClockUnits = map[string]time.Duration{"minutes": time.Minute, "hours": t
 const maxClockAdvance = 366 * 24 * time.Hour
 
 type sandboxView struct {
-	Pending  []paymentRow
+	Pending  []*payd.PaymentJSON
 	Outcomes []string
 	Payment  string
 	Outcome  string
@@ -60,8 +59,8 @@ func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
 		return
 	}
 	for _, item := range page.Items {
-		var row paymentRow
-		if err := json.Unmarshal(item.JSON, &row); err != nil {
+		row, err := item.Payment()
+		if err != nil {
 			q.fail(err)
 			return
 		}

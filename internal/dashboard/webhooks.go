@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -96,7 +95,7 @@ func (h *Handler) createWebhook(q *req) {
 		q.fail(err)
 		return
 	}
-	h.showSigningSecret(q, resp.Body, false)
+	h.showSigningSecret(q, resp, false)
 }
 
 // contractError is the service's refusal in err, nil when err is none.
@@ -108,9 +107,9 @@ func contractError(err error) *payd.Error {
 
 // showSigningSecret answers a create or a rotation with the endpoint's
 // signing secret, the one page that shows it.
-func (h *Handler) showSigningSecret(q *req, body []byte, rotated bool) {
-	var e struct{ ID, URL, Secret string }
-	if err := json.Unmarshal(body, &e); err != nil {
+func (h *Handler) showSigningSecret(q *req, resp *payd.Response, rotated bool) {
+	e, err := payd.Answer[payd.WebhookEndpointJSON](resp)
+	if err != nil {
 		q.fail(err)
 		return
 	}
@@ -231,7 +230,7 @@ func (h *Handler) rotateWebhookSecret(q *req) {
 		q.redirect("developers/webhooks/"+id, "webhook_already_rotated")
 		return
 	}
-	h.showSigningSecret(q, resp.Body, true)
+	h.showSigningSecret(q, resp, true)
 }
 
 // testWebhook sends the endpoint a test event (payd.Service.SendTestEvent).
