@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -34,20 +33,21 @@ func (h *Handler) secondFactor(q *req) {
 // beginSecondFactor makes a new pending secret and shows it, with its
 // otpauth:// address, once.
 func (h *Handler) beginSecondFactor(q *req) {
-	secret, url, err := h.svc.BeginTOTP(q.ctx, q.actor(), q.user.ID)
-	if err != nil {
-		h.accountRefused(q, "begin", err)
-		return
-	}
-	// The QR code is of the otpauth:// address: phones' authenticator
-	// apps read it from the screen.
-	qr, err := qrSVG(url)
-	if err != nil {
-		q.fail(err)
-		return
-	}
-	q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: secret, URL: otpauthURL(url), QR: qr,
-		Enroll: q.sess.State == payd.SessionEnroll})
+	type pending struct{ secret, url string }
+	act(q, func() (pending, error) {
+		secret, url, err := h.svc.BeginTOTP(q.ctx, q.actor(), q.user.ID)
+		return pending{secret, url}, err
+	}, func(p pending) {
+		// The QR code is of the otpauth:// address: phones'
+		// authenticator apps read it from the screen.
+		qr, err := qrSVG(p.url)
+		if err != nil {
+			q.fail(err)
+			return
+		}
+		q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: p.secret, URL: otpauthURL(p.url), QR: qr,
+			Enroll: q.sess.State == payd.SessionEnroll})
+	}, h.accountRefused(q, "begin"))
 }
 
 // otpauthURL marks the otpauth: address the service built as safe for an
@@ -67,31 +67,28 @@ func otpauthURL(raw string) template.URL {
 // confirmSecondFactor turns the second factor on with a code of the
 // pending secret; the session is replaced by a new one.
 func (h *Handler) confirmSecondFactor(q *req) {
-	token, _, err := h.svc.ConfirmTOTP(q.ctx, q.actor(), sessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
-	if err != nil {
-		h.accountRefused(q, "confirm", err)
-		return
-	}
-	h.setSession(q.w, token)
-	http.Redirect(q.w, q.r, Prefix+"account?done=totp-on", http.StatusSeeOther)
+	act(q, func() (string, error) {
+		token, _, err := h.svc.ConfirmTOTP(q.ctx, q.actor(), sessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
+		return token, err
+	}, func(token string) {
+		h.setSession(q.w, token)
+		http.Redirect(q.w, q.r, Prefix+"account?done=totp-on", http.StatusSeeOther)
+	}, h.accountRefused(q, "confirm"))
 }
 
 func (h *Handler) disableSecondFactor(q *req) {
-	if _, err := h.svc.DisableTOTP(q.ctx, q.actor(), q.user.ID); err != nil {
-		h.accountRefused(q, "disable", err)
-		return
-	}
-	http.Redirect(q.w, q.r, Prefix+"account?done=totp-off", http.StatusSeeOther)
+	act(q, func() (*payd.User, error) { return h.svc.DisableTOTP(q.ctx, q.actor(), q.user.ID) },
+		func(*payd.User) { http.Redirect(q.w, q.r, Prefix+"account?done=totp-off", http.StatusSeeOther) },
+		h.accountRefused(q, "disable"))
 }
 
-func (h *Handler) accountRefused(q *req, form string, err error) {
-	var pe *payd.Error
-	if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
-		q.render(httpStatusOf(pe), "account", "", q.l.T("Account"), accountView{Err: formError{Form: form, Field: pe.Param, Message: pe.Message},
+// accountRefused shows the account page again with a refusal next to its
+// form.
+func (h *Handler) accountRefused(q *req, form string) func(*payd.Error) {
+	return func(pe *payd.Error) {
+		q.render(httpStatusOf(pe), "account", "", q.l.T("Account"), accountView{Err: refusedIn(form, pe),
 			Enroll: q.sess.State == payd.SessionEnroll})
-		return
 	}
-	q.fail(err)
 }
 
 type auditView struct {

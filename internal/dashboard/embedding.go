@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -38,15 +37,10 @@ func (h *Handler) setEmbedding(q *req) {
 			origins = append(origins, o)
 		}
 	}
-	if _, err := h.svc.SetEmbedOrigins(q.ctx, q.principal(), origins); err != nil {
-		var pe *payd.Error
-		if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
+	act(q, func() (*payd.Shop, error) { return h.svc.SetEmbedOrigins(q.ctx, q.principal(), origins) },
+		func(*payd.Shop) { q.redirect("developers/embedding", "embedding_saved") },
+		func(pe *payd.Error) {
 			q.render(httpStatusOf(pe), "embedding", "developers", q.l.T("Embedded payment form"),
-				embeddingView{Origins: text, Err: formError{Form: "embedding", Field: pe.Param, Message: pe.Message}})
-			return
-		}
-		q.fail(err)
-		return
-	}
-	q.redirect("developers/embedding", "embedding_saved")
+				embeddingView{Origins: text, Err: refusedIn("embedding", pe)})
+		})
 }

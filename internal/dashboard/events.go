@@ -3,7 +3,6 @@ package dashboard
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -49,8 +48,7 @@ func (h *Handler) events(q *req) {
 		err = payd.Invalid("object_id", "object_id must be at most 40 characters")
 	}
 	if err != nil {
-		var pe *payd.Error
-		if errors.As(err, &pe) {
+		if pe := refusal(err); pe != nil {
 			v.Problem = pe.Message
 			q.render(http.StatusBadRequest, "events", "developers", q.l.T("Events"), v)
 			return

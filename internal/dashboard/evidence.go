@@ -40,9 +40,8 @@ func (h *Handler) evidence(q *req) {
 		return
 	}
 	id := q.r.PathValue("id")
-	form := formIdempotency(q.r)
-	if form.Key == "" {
-		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+	form, ok := postIdempotency(q)
+	if !ok {
 		return
 	}
 	part := uploadedFile(q.r)
@@ -82,21 +81,17 @@ func (h *Handler) evidence(q *req) {
 		}
 		return payd.Idempotency{Key: form.Key + "." + name, Hash: hash.Sum(nil)}
 	}
-	err = h.answerDispute(q, id, in, body, comment, step)
-	if err != nil {
-		// The rest of a refused file is not read: the connection closes
-		// after the answer, rather than the server draining up to 256 KiB
-		// of the body first.
-		q.w.Header().Set("Connection", "close")
-		var pe *payd.Error
-		if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
-			h.showDispute(q, httpStatusOf(pe), formError{Form: "evidence", Field: pe.Param, Message: pe.Message})
-			return
+	act(q, func() (*payd.Response, error) {
+		resp, err := h.answerDispute(q, id, in, body, comment, step)
+		if err != nil {
+			// The rest of a refused file is not read: the connection
+			// closes after the answer, rather than the server draining
+			// up to 256 KiB of the body first.
+			q.w.Header().Set("Connection", "close")
 		}
-		q.fail(err)
-		return
-	}
-	q.redirect("disputes/"+id, "evidence_attached")
+		return resp, err
+	}, func(*payd.Response) { q.redirect("disputes/"+id, "evidence_attached") },
+		func(pe *payd.Error) { h.showDispute(q, httpStatusOf(pe), refusedIn("evidence", pe)) })
 }
 
 // errOtherFile refuses a form sent again with another file than the one
@@ -104,18 +99,18 @@ func (h *Handler) evidence(q *req) {
 var errOtherFile = payd.Invalid("file", "this form was sent with another file already; open the page again to send this one")
 
 func (h *Handler) answerDispute(q *req, id string, in payd.EvidenceUploadCreate, body io.Reader, comment string,
-	step func(string, ...string) payd.Idempotency) error {
+	step func(string, ...string) payd.Idempotency) (*payd.Response, error) {
 	resp, err := h.svc.CreateEvidenceUpload(q.ctx, q.principal(), step("upload", in.FileName, in.ContentType), id, in)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	up, err := payd.Answer[*payd.EvidenceUploadJSON](resp)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	link, err := url.Parse(up.UploadURL)
 	if err != nil {
-		return fmt.Errorf("read the upload link: %w", err)
+		return nil, fmt.Errorf("read the upload link: %w", err)
 	}
 	_, err = h.svc.UploadEvidence(q.ctx, payd.EvidenceUpload{FileID: up.FileID, Expires: link.Query().Get("expires"),
 		Sig: link.Query().Get("sig"), ContentType: in.ContentType, Length: -1, Body: body})
@@ -127,10 +122,9 @@ func (h *Handler) answerDispute(q *req, id string, in payd.EvidenceUploadCreate,
 		err = sameFile(q, h.svc, id, up.FileID, body)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = h.svc.AttachEvidence(q.ctx, q.principal(), step("attach", up.FileID, comment), id, []string{up.FileID}, comment)
-	return err
+	return h.svc.AttachEvidence(q.ctx, q.principal(), step("attach", up.FileID, comment), id, []string{up.FileID}, comment)
 }
 
 // sameFile reads body, bounded by the largest file, and reports

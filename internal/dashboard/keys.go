@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -81,15 +80,14 @@ func keyState(k *payd.APIKey, now time.Time) string {
 // shown again. A second submit of the same form finds a newer key than
 // the form saw and issues nothing.
 func (h *Handler) rotateKey(q *req) {
-	key, secret, err := h.svc.RotateKey(q.ctx, q.principal(), q.r.PostForm.Get("newest"))
-	if err != nil {
-		var pe *payd.Error
-		if errors.As(err, &pe) && pe.Code == payd.CodeInvalidState {
+	act(q, func() (keysView, error) {
+		key, secret, err := h.svc.RotateKey(q.ctx, q.principal(), q.r.PostForm.Get("newest"))
+		return keysView{Secret: secret, Key: key}, err
+	}, func(v keysView) { h.showKeys(q, http.StatusOK, v) }, func(pe *payd.Error) {
+		if pe.Code == payd.CodeInvalidState {
 			q.redirect("developers/keys", "already_rotated")
 			return
 		}
-		q.fail(err)
-		return
-	}
-	h.showKeys(q, http.StatusOK, keysView{Secret: secret, Key: key})
+		q.showRefusal(pe)
+	})
 }

@@ -70,20 +70,15 @@ func (h *Handler) createLink(q *req) {
 	if !ok {
 		return
 	}
-	resp, err := h.linkCreate(q, idem)
-	if err != nil {
-		form, status, ok := refusedForm(q, err)
-		if ok {
-			h.showLinks(q, status, form)
-		}
-		return
-	}
-	id, err := createdID(resp)
-	if err != nil {
-		q.fail(err)
-		return
-	}
-	q.redirect("links/"+id, "link_created")
+	act(q, func() (*payd.Response, error) { return h.linkCreate(q, idem) },
+		func(resp *payd.Response) {
+			id, err := createdID(resp)
+			if err != nil {
+				q.fail(err)
+				return
+			}
+			q.redirect("links/"+id, "link_created")
+		}, func(pe *payd.Error) { h.showLinks(q, httpStatusOf(pe), refusedForm(q, pe)) })
 }
 
 func (h *Handler) linkCreate(q *req, idem payd.Idempotency) (*payd.Response, error) {
@@ -166,14 +161,7 @@ func (h *Handler) deactivateLink(q *req) {
 		return
 	}
 	id := q.r.PathValue("id")
-	if _, err := h.svc.DeactivatePaymentLink(q.ctx, q.principal(), idem, id); err != nil {
-		var pe *payd.Error
-		if ok := asRule(err, &pe); ok {
-			h.showLink(q, httpStatusOf(pe), formError{Form: "deactivate", Field: pe.Param, Message: pe.Message})
-			return
-		}
-		q.fail(err)
-		return
-	}
-	q.redirect("links/"+id, "link_deactivated")
+	act(q, func() (*payd.Response, error) { return h.svc.DeactivatePaymentLink(q.ctx, q.principal(), idem, id) },
+		func(*payd.Response) { q.redirect("links/"+id, "link_deactivated") },
+		func(pe *payd.Error) { h.showLink(q, httpStatusOf(pe), refusedIn("deactivate", pe)) })
 }

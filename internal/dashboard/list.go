@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/url"
 
 	"github.com/paydhq/payd"
@@ -47,13 +46,12 @@ func nextPage(keep url.Values, next *payd.Cursor, print string) string {
 // listProblem shows a list's refused filter above the list, or fails the
 // page on anything else; it reports whether the error was shown.
 func listProblem(q *req, err error) (string, bool) {
-	var pe *payd.Error
-	if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
+	if pe := refusal(err); pe != nil {
 		if pe.Param != "" {
 			return pe.Message + " (" + pe.Param + ")", true
 		}
 		return pe.Message, true
 	}
-	q.fail(err)
+	q.failed(err)
 	return "", false
 }

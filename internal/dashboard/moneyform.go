@@ -45,16 +45,10 @@ func (f createForm) Get(field string) string { return f.Values.Get(field) }
 // newForm is an empty create form with a fresh idempotency key.
 func newForm() createForm { return createForm{Key: newKey(), Values: url.Values{}} }
 
-// refusedForm is a create form shown again after err: the values are
-// kept, the key is new, since the refused request is done.
-func refusedForm(q *req, err error) (createForm, int, bool) {
-	var pe *payd.Error
-	if !errors.As(err, &pe) || pe.Code == payd.CodeInternal {
-		q.fail(err)
-		return createForm{}, 0, false
-	}
-	return createForm{Key: newKey(), Values: q.r.PostForm, Err: formError{Field: pe.Param, Message: pe.Message}},
-		httpStatusOf(pe), true
+// refusedForm is a create form shown again after a refusal: the values
+// are kept, the key is new, since the refused request is done.
+func refusedForm(q *req, pe *payd.Error) createForm {
+	return createForm{Key: newKey(), Values: q.r.PostForm, Err: refusedIn("", pe)}
 }
 
 // formMoney reads an amount field typed in the user's language in
@@ -108,10 +102,4 @@ func defaultCurrency(shop *payd.Shop) money.Currency {
 		return money.KZT
 	}
 	return money.RUB
-}
-
-// asRule reports whether err is a refusal by one of the service's rules
-// (a contract error other than internal_error), setting pe.
-func asRule(err error, pe **payd.Error) bool {
-	return errors.As(err, pe) && (*pe).Code != payd.CodeInternal
 }

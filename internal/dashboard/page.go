@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
-	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/webpage"
 	"github.com/paydhq/payd/money"
 )
@@ -237,17 +235,15 @@ func (q *req) redirect(path, notice string) {
 	http.Redirect(q.w, q.r, u, http.StatusSeeOther)
 }
 
-// fail shows an error of the service on the page it belongs to: a
-// contract error in its own words, anything else as a generic failure
-// logged with the request.
+// fail shows an error of the service on a page of its own: a refusal in
+// its own words, anything else as a generic failure logged with the
+// request (act.go).
 func (q *req) fail(err error) {
-	var pe *payd.Error
-	if errors.As(err, &pe) {
-		q.problem(httpapi.StatusOf(pe.Code), pe.Message)
+	if pe := refusal(err); pe != nil {
+		q.showRefusal(pe)
 		return
 	}
-	q.h.log.Error("dashboard: request failed", "path", q.r.URL.Path, "err", err.Error())
-	q.problem(http.StatusInternalServerError, q.l.T("Something went wrong; try again."))
+	q.failed(err)
 }
 
 // problem renders a page that says what went wrong and changes nothing.

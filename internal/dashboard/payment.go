@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/paydhq/payd"
@@ -60,53 +59,43 @@ func maskedMethod(q *req, m *payd.PaymentMethodData) string {
 	return s
 }
 
-// act runs one of the page's forms and goes back to the payment: on
-// success with a notice, on a refusal with the rule's words next to its
-// field and nothing changed.
-func (h *Handler) act(q *req, form, done string, run func(payd.Idempotency) error) {
-	idem := formIdempotency(q.r)
-	if idem.Key == "" {
-		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+// paymentForm runs one of the page's forms and goes back to the payment:
+// on success with a notice, on a refusal with the rule's words next to
+// its field and nothing changed.
+func (h *Handler) paymentForm(q *req, form, done string, run func(payd.Idempotency) (*payd.Response, error)) {
+	idem, ok := postIdempotency(q)
+	if !ok {
 		return
 	}
-	if err := run(idem); err != nil {
-		var pe *payd.Error
-		if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
-			h.showPayment(q, httpStatusOf(pe), formError{Form: form, Field: pe.Param, Message: pe.Message})
-			return
-		}
-		q.fail(err)
-		return
-	}
-	q.redirect("payments/"+q.r.PathValue("id"), done)
+	act(q, func() (*payd.Response, error) { return run(idem) },
+		func(*payd.Response) { q.redirect("payments/"+q.r.PathValue("id"), done) },
+		func(pe *payd.Error) { h.showPayment(q, httpStatusOf(pe), refusedIn(form, pe)) })
 }
 
 func (h *Handler) capture(q *req) {
 	id := q.r.PathValue("id")
-	h.act(q, "capture", "captured", func(idem payd.Idempotency) error {
+	h.paymentForm(q, "capture", "captured", func(idem payd.Idempotency) (*payd.Response, error) {
 		amount, err := formAmount(q, id, "amount")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = h.svc.CapturePayment(q.ctx, q.principal(), idem, id, amount)
-		return err
+		return h.svc.CapturePayment(q.ctx, q.principal(), idem, id, amount)
 	})
 }
 
 func (h *Handler) cancel(q *req) {
 	id := q.r.PathValue("id")
-	h.act(q, "cancel", "canceled", func(idem payd.Idempotency) error {
-		_, err := h.svc.CancelPayment(q.ctx, q.principal(), idem, id)
-		return err
+	h.paymentForm(q, "cancel", "canceled", func(idem payd.Idempotency) (*payd.Response, error) {
+		return h.svc.CancelPayment(q.ctx, q.principal(), idem, id)
 	})
 }
 
 func (h *Handler) refund(q *req) {
 	id := q.r.PathValue("id")
-	h.act(q, "refund", "refunded", func(idem payd.Idempotency) error {
+	h.paymentForm(q, "refund", "refunded", func(idem payd.Idempotency) (*payd.Response, error) {
 		amount, err := formAmount(q, id, "amount")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		in := payd.RefundCreate{PaymentID: id, Reason: q.r.PostForm.Get("reason")}
 		if amount != nil {
@@ -115,33 +104,33 @@ func (h *Handler) refund(q *req) {
 			// An empty amount refunds what is left.
 			pay, err := h.svc.GetPayment(q.ctx, q.principal(), id)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			in.Amount = pay.Amount
 			in.Amount.Minor = max(0, pay.RefundableAmount())
 		}
-		_, err = h.svc.CreateRefund(q.ctx, q.principal(), idem, in)
-		return err
+		return h.svc.CreateRefund(q.ctx, q.principal(), idem, in)
 	})
 }
 
 // resend delivers an event again; the form names the payment whose page
-// it came from, to go back there.
+// it came from, to go back there. A refusal is shown on a page of its
+// own: the form is on more than one page.
 func (h *Handler) resend(q *req) {
 	back := q.r.PostForm.Get("payment")
 	if !payd.ValidID(payd.PrefixPayment, back) {
 		back = ""
 	}
 	idem := formIdempotency(q.r)
-	if _, err := h.svc.ResendEvent(q.ctx, q.principal(), idem, q.r.PathValue("id")); err != nil {
-		q.fail(err)
-		return
-	}
-	if back == "" {
-		q.redirect("developers/events", "resent")
-		return
-	}
-	q.redirect("payments/"+back, "resent")
+	act(q, func() (*payd.Response, error) {
+		return h.svc.ResendEvent(q.ctx, q.principal(), idem, q.r.PathValue("id"))
+	}, func(*payd.Response) {
+		if back == "" {
+			q.redirect("developers/events", "resent")
+			return
+		}
+		q.redirect("payments/"+back, "resent")
+	}, nil)
 }
 
 // AttemptsOf are the attempts of one delivery of an event, oldest first.

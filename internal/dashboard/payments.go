@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -134,8 +133,7 @@ func (h *Handler) payments(q *req) {
 	}
 	params, print, keep, err := paymentQuery(vals, v.Methods)
 	if err != nil {
-		var pe *payd.Error
-		if errors.As(err, &pe) {
+		if pe := refusal(err); pe != nil {
 			v.Problem = pe.Message + " (" + pe.Param + ")"
 			q.render(http.StatusBadRequest, "payments", "payments", q.l.T("Payments"), v)
 			return

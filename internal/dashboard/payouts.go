@@ -91,14 +91,9 @@ func (h *Handler) createPayout(q *req) {
 	if !ok {
 		return
 	}
-	if _, err := h.payoutCreate(q, idem); err != nil {
-		form, status, ok := refusedForm(q, err)
-		if ok {
-			h.showPayouts(q, status, form)
-		}
-		return
-	}
-	q.redirect("payouts", "payout_created")
+	act(q, func() (*payd.Response, error) { return h.payoutCreate(q, idem) },
+		func(*payd.Response) { q.redirect("payouts", "payout_created") },
+		func(pe *payd.Error) { h.showPayouts(q, httpStatusOf(pe), refusedForm(q, pe)) })
 }
 
 func (h *Handler) payoutCreate(q *req, idem payd.Idempotency) (*payd.Response, error) {

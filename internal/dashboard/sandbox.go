@@ -84,9 +84,8 @@ func (h *Handler) simulate(q *req) {
 		q.problem(http.StatusNotFound, q.l.T("The sandbox works with test data only."))
 		return
 	}
-	idem := formIdempotency(q.r)
-	if idem.Key == "" {
-		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+	idem, ok := postIdempotency(q)
+	if !ok {
 		return
 	}
 	id := strings.TrimSpace(q.r.PostForm.Get("payment_id"))
@@ -101,18 +100,15 @@ func (h *Handler) simulate(q *req) {
 		}
 		delay = n
 	}
-	if _, err := h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, time.Duration(delay)*time.Second); err != nil {
-		if fe := refusedAs("simulate", err); fe != nil {
-			if contractError(err).Code == payd.CodeNotFound {
-				fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")
-			}
-			h.showSandbox(q, httpStatusOf(contractError(err)), sandboxView{Payment: id, Outcome: outcome, Err: *fe})
-			return
+	act(q, func() (*payd.Response, error) {
+		return h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, time.Duration(delay)*time.Second)
+	}, func(*payd.Response) { q.redirect("sandbox", "simulated") }, func(pe *payd.Error) {
+		fe := refusedIn("simulate", pe)
+		if pe.Code == payd.CodeNotFound {
+			fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")
 		}
-		q.fail(err)
-		return
-	}
-	q.redirect("sandbox", "simulated")
+		h.showSandbox(q, httpStatusOf(pe), sandboxView{Payment: id, Outcome: outcome, Err: fe})
+	})
 }
 
 // advanceClock moves the service's test clock forward, as the operator's

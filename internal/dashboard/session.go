@@ -105,8 +105,7 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 	}
 	sess, user, err := h.svc.Session(r.Context(), token)
 	if err != nil {
-		var pe *payd.Error
-		if !errors.As(err, &pe) && !errors.Is(err, payd.ErrNoRows) {
+		if refusal(err) == nil && !errors.Is(err, payd.ErrNoRows) {
 			h.log.Error("dashboard: session", "err", err.Error())
 			http.Error(w, "the service is unavailable; try again in a minute", http.StatusServiceUnavailable)
 			return nil, false

@@ -197,8 +197,7 @@ func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 		page(http.StatusUnauthorized, "The code is not right. Enter the current code of your authenticator app.")
 	default:
 		attempt.Release()
-		var pe *payd.Error
-		if !errors.As(err, &pe) {
+		if refusal(err) == nil {
 			h.log.Error("dashboard: second factor", "err", err.Error())
 		}
 		page(http.StatusUnauthorized, "The code is not right. Enter the current code of your authenticator app.")
@@ -232,8 +231,7 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := h.svc.SetPassword(r.Context(), token, pw, h.source.Addr(r).String())
 	if err != nil {
-		var pe *payd.Error
-		if errors.As(err, &pe) {
+		if pe := refusal(err); pe != nil {
 			if pe.Code == payd.CodeNotFound {
 				attempt.Failed()
 			} else {

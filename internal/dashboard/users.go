@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/paydhq/payd"
@@ -43,71 +42,70 @@ func (h *Handler) showUsers(q *req, status int, v usersView) {
 // sets a password there.
 func (h *Handler) invite(q *req) {
 	email, roleName := q.r.PostForm.Get("email"), q.r.PostForm.Get("role")
-	role, err := payd.ParseRole(roleName)
-	if err == nil {
-		var u *payd.User
-		var token string
-		u, token, err = h.svc.CreateUser(q.ctx, q.actor(), q.user.MerchantID, email, role)
-		if err == nil {
-			h.showUsers(q, http.StatusOK, usersView{SetupURL: h.svc.SetupURL(token), For: u.Email})
-			return
-		}
+	type invited struct {
+		user  *payd.User
+		token string
 	}
-	h.usersRefused(q, "invite", err, usersView{Email: email, Role: roleName})
+	act(q, func() (invited, error) {
+		role, err := payd.ParseRole(roleName)
+		if err != nil {
+			return invited{}, err
+		}
+		u, token, err := h.svc.CreateUser(q.ctx, q.actor(), q.user.MerchantID, email, role)
+		return invited{u, token}, err
+	}, func(in invited) {
+		h.showUsers(q, http.StatusOK, usersView{SetupURL: h.svc.SetupURL(in.token), For: in.user.Email})
+	}, h.usersRefused(q, "invite", usersView{Email: email, Role: roleName}))
 }
 
-func (h *Handler) usersRefused(q *req, form string, err error, v usersView) {
-	var pe *payd.Error
-	if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
-		v.Err = formError{Form: form, Field: pe.Param, Message: pe.Message}
+// usersRefused shows the users page again with a refusal next to its form
+// and what v keeps of what was typed.
+func (h *Handler) usersRefused(q *req, form string, v usersView) func(*payd.Error) {
+	return func(pe *payd.Error) {
+		v.Err = refusedIn(form, pe)
 		h.showUsers(q, httpStatusOf(pe), v)
-		return
 	}
-	q.fail(err)
 }
 
 func (h *Handler) changeRole(q *req) {
-	role, err := payd.ParseRole(q.r.PostForm.Get("role"))
-	if err == nil {
-		_, err = h.svc.ChangeUserRole(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"), role)
-	}
-	if err != nil {
-		h.usersRefused(q, "role-"+q.r.PathValue("id"), err, usersView{})
-		return
-	}
-	http.Redirect(q.w, q.r, Prefix+"users?done=role", http.StatusSeeOther)
+	act(q, func() (*payd.User, error) {
+		role, err := payd.ParseRole(q.r.PostForm.Get("role"))
+		if err != nil {
+			return nil, err
+		}
+		return h.svc.ChangeUserRole(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"), role)
+	}, func(*payd.User) { http.Redirect(q.w, q.r, Prefix+"users?done=role", http.StatusSeeOther) },
+		h.usersRefused(q, "role-"+q.r.PathValue("id"), usersView{}))
 }
 
 func (h *Handler) disableUser(q *req) {
-	if _, err := h.svc.DisableUser(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id")); err != nil {
-		h.usersRefused(q, "role-"+q.r.PathValue("id"), err, usersView{})
-		return
-	}
-	http.Redirect(q.w, q.r, Prefix+"users?done=disabled", http.StatusSeeOther)
+	act(q, func() (*payd.User, error) {
+		return h.svc.DisableUser(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"))
+	}, func(*payd.User) {
+		http.Redirect(q.w, q.r, Prefix+"users?done=disabled", http.StatusSeeOther)
+	}, h.usersRefused(q, "role-"+q.r.PathValue("id"), usersView{}))
 }
 
 // setupLink issues a fresh setup link (the old one stops working) and shows
 // it once.
 func (h *Handler) setupLink(q *req) {
 	id := q.r.PathValue("id")
-	token, err := h.svc.NewSetupToken(q.ctx, q.actor(), q.user.MerchantID, id)
-	if err != nil {
-		h.usersRefused(q, "role-"+id, err, usersView{})
-		return
-	}
-	u, err := h.svc.GetUser(q.ctx, q.user.MerchantID, id)
-	if err != nil {
-		q.fail(err)
-		return
-	}
-	h.showUsers(q, http.StatusOK, usersView{SetupURL: h.svc.SetupURL(token), For: u.Email})
+	act(q, func() (string, error) { return h.svc.NewSetupToken(q.ctx, q.actor(), q.user.MerchantID, id) },
+		func(token string) {
+			u, err := h.svc.GetUser(q.ctx, q.user.MerchantID, id)
+			if err != nil {
+				q.fail(err)
+				return
+			}
+			h.showUsers(q, http.StatusOK, usersView{SetupURL: h.svc.SetupURL(token), For: u.Email})
+		}, h.usersRefused(q, "role-"+id, usersView{}))
 }
 
 func (h *Handler) policy(q *req) {
 	require := q.r.PostForm.Get("require") == "1"
-	if _, err := h.svc.SetSecondFactorPolicy(q.ctx, q.actor(), q.user.MerchantID, require); err != nil {
-		h.usersRefused(q, "policy", err, usersView{})
-		return
-	}
-	http.Redirect(q.w, q.r, Prefix+"users?done=policy", http.StatusSeeOther)
+	act(q, func() (*payd.Merchant, error) {
+		return h.svc.SetSecondFactorPolicy(q.ctx, q.actor(), q.user.MerchantID, require)
+	}, func(*payd.Merchant) {
+		http.Redirect(q.w, q.r, Prefix+"users?done=policy", http.StatusSeeOther)
+	}, h.usersRefused(q, "policy", usersView{}))
 }

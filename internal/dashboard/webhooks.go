@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -55,16 +54,6 @@ func formEvents(q *req) []payd.EventType {
 	return out
 }
 
-// refusedAs is err as a refusal of the form named, when the service refused
-// it by a rule; nil for a failure of the service itself.
-func refusedAs(form string, err error) *formError {
-	var pe *payd.Error
-	if errors.As(err, &pe) && pe.Code != payd.CodeInternal {
-		return &formError{Form: form, Field: pe.Param, Message: pe.Message}
-	}
-	return nil
-}
-
 // signingSecretView is the answer that shows an endpoint's signing secret, the
 // one time it is shown.
 type signingSecretView struct {
@@ -75,34 +64,21 @@ type signingSecretView struct {
 // createWebhook registers an endpoint with the form's idempotency key and
 // shows its signing secret once.
 func (h *Handler) createWebhook(q *req) {
-	idem := formIdempotency(q.r)
-	if idem.Key == "" {
-		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+	idem, ok := postIdempotency(q)
+	if !ok {
 		return
 	}
 	in := payd.WebhookEndpointCreate{URL: strings.TrimSpace(q.r.PostForm.Get("url")), Events: formEvents(q),
 		Description: strings.TrimSpace(q.r.PostForm.Get("description"))}
-	resp, err := h.svc.CreateWebhookEndpoint(q.ctx, q.principal(), idem, in)
-	if err != nil {
-		if fe := refusedAs("create", err); fe != nil {
-			v := webhooksView{URL: in.URL, Description: in.Description, Checked: map[payd.EventType]bool{}, Err: *fe}
+	act(q, func() (*payd.Response, error) { return h.svc.CreateWebhookEndpoint(q.ctx, q.principal(), idem, in) },
+		func(resp *payd.Response) { h.showSigningSecret(q, resp, false) },
+		func(pe *payd.Error) {
+			v := webhooksView{URL: in.URL, Description: in.Description, Checked: map[payd.EventType]bool{}, Err: refusedIn("create", pe)}
 			for _, t := range in.Events {
 				v.Checked[t] = true
 			}
-			h.showWebhooks(q, httpStatusOf(contractError(err)), v)
-			return
-		}
-		q.fail(err)
-		return
-	}
-	h.showSigningSecret(q, resp, false)
-}
-
-// contractError is the service's refusal in err, nil when err is none.
-func contractError(err error) *payd.Error {
-	var pe *payd.Error
-	errors.As(err, &pe)
-	return pe
+			h.showWebhooks(q, httpStatusOf(pe), v)
+		})
 }
 
 // showSigningSecret answers a create or a rotation with the endpoint's
@@ -186,7 +162,7 @@ func (h *Handler) endpointAttempts(q *req, e *payd.WebhookEndpoint) ([]*payd.Del
 
 // updateWebhook saves the endpoint's URL, events and whether it is on.
 func (h *Handler) updateWebhook(q *req) {
-	h.webhookAct(q, "save", func(idem payd.Idempotency, id string) error {
+	h.webhookAct(q, "save", func(idem payd.Idempotency, id string) (*payd.Response, error) {
 		url := strings.TrimSpace(q.r.PostForm.Get("url"))
 		status := payd.WebhookDisabled
 		if q.r.PostForm.Get("enabled") == "on" {
@@ -198,8 +174,7 @@ func (h *Handler) updateWebhook(q *req) {
 		if in.Events == nil {
 			in.Events = []payd.EventType{} // none ticked: refused as the API refuses an empty list
 		}
-		_, err := h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, id, in)
-		return err
+		return h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, id, in)
 	}, "webhook_saved")
 }
 
@@ -211,52 +186,45 @@ func (h *Handler) updateWebhook(q *req) {
 // page says the secret was already rotated and shows it no second time:
 // a secret a merchant did not copy is rotated again, not recovered.
 func (h *Handler) rotateWebhookSecret(q *req) {
-	idem := formIdempotency(q.r)
-	if idem.Key == "" {
-		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+	idem, ok := postIdempotency(q)
+	if !ok {
 		return
 	}
 	id := q.r.PathValue("id")
-	resp, err := h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, id, payd.WebhookEndpointUpdate{RotateSecret: true})
-	if err != nil {
-		if fe := refusedAs("rotate", err); fe != nil {
-			h.showWebhook(q, httpStatusOf(contractError(err)), *fe)
+	act(q, func() (*payd.Response, error) {
+		return h.svc.UpdateWebhookEndpoint(q.ctx, q.principal(), idem, id, payd.WebhookEndpointUpdate{RotateSecret: true})
+	}, func(resp *payd.Response) {
+		if resp.Replayed {
+			q.redirect("developers/webhooks/"+id, "webhook_already_rotated")
 			return
 		}
-		q.fail(err)
-		return
-	}
-	if resp.Replayed {
-		q.redirect("developers/webhooks/"+id, "webhook_already_rotated")
-		return
-	}
-	h.showSigningSecret(q, resp, true)
+		h.showSigningSecret(q, resp, true)
+	}, func(pe *payd.Error) { h.showWebhook(q, httpStatusOf(pe), refusedIn("rotate", pe)) })
 }
 
 // testWebhook sends the endpoint a test event (payd.Service.SendTestEvent).
 func (h *Handler) testWebhook(q *req) {
-	h.webhookAct(q, "test", func(idem payd.Idempotency, id string) error {
-		_, err := h.svc.SendTestEvent(q.ctx, q.principal(), idem, id)
-		return err
+	h.webhookAct(q, "test", func(idem payd.Idempotency, id string) (*payd.Response, error) {
+		return h.svc.SendTestEvent(q.ctx, q.principal(), idem, id)
 	}, "webhook_tested")
 }
 
 // webhookAct runs one of the endpoint page's forms and goes back to the
-// page: with a notice, or with the refusal next to its form.
-func (h *Handler) webhookAct(q *req, form string, run func(payd.Idempotency, string) error, done string) {
-	idem := formIdempotency(q.r)
-	if idem.Key == "" {
-		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
+// page: with a notice, or with the refusal next to its form. An endpoint
+// not found has no page to go back to: that refusal is a page of its own.
+func (h *Handler) webhookAct(q *req, form string, run func(payd.Idempotency, string) (*payd.Response, error), done string) {
+	idem, ok := postIdempotency(q)
+	if !ok {
 		return
 	}
 	id := q.r.PathValue("id")
-	if err := run(idem, id); err != nil {
-		if fe := refusedAs(form, err); fe != nil && contractError(err).Code != payd.CodeNotFound {
-			h.showWebhook(q, httpStatusOf(contractError(err)), *fe)
-			return
-		}
-		q.fail(err)
-		return
-	}
-	q.redirect("developers/webhooks/"+id, done)
+	act(q, func() (*payd.Response, error) { return run(idem, id) },
+		func(*payd.Response) { q.redirect("developers/webhooks/"+id, done) },
+		func(pe *payd.Error) {
+			if pe.Code == payd.CodeNotFound {
+				q.showRefusal(pe)
+				return
+			}
+			h.showWebhook(q, httpStatusOf(pe), refusedIn(form, pe))
+		})
 }
