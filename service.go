@@ -159,6 +159,11 @@ type Service struct {
 	// of waiting for the first request's transaction.
 	inflight sync.Map
 
+	// clockMu makes a sandbox's move of the test clock one step: the
+	// check of the lead it saw, the audit entry and the move
+	// (AdvanceTestClock).
+	clockMu sync.Mutex
+
 	// sessions bounds dashboard sessions; argon2 hashes new passwords;
 	// dummy is what sign-in verifies when there is no hash, and kdfRuns
 	// counts argon2id runs (tests see the dummy verification with it).

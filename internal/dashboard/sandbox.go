@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -116,6 +115,9 @@ func (h *Handler) simulate(q *req) {
 // The clock is the whole service's: it exists only in a deployment
 // started with --test-clock, for tests, and the service refuses the move
 // when other merchants' sandboxes run on it too (payd.ErrTestClockShared).
+// The form carries the clock's lead it saw, and the service moves the
+// clock only from there: the same form sent twice moves it once, and the
+// second answer is the first's.
 func (h *Handler) advanceClock(q *req) {
 	if !q.test || h.clock == nil {
 		q.problem(http.StatusNotFound, q.l.T("The service runs without a test clock."))
@@ -128,38 +130,22 @@ func (h *Handler) advanceClock(q *req) {
 			Message: q.l.T("Enter a whole number of minutes, hours or days, up to a year.")}})
 		return
 	}
-	// Refused before the replay check below, so that a form of a shared
-	// clock never reads "moved" because someone else moved it.
-	if shared, err := h.svc.TestClockShared(q.ctx); err != nil || shared {
-		if err != nil {
-			q.fail(err)
-			return
-		}
-		h.refuseSharedClock(q)
-		return
-	}
-	testClockMu.Lock()
-	defer testClockMu.Unlock()
 	seen, err := strconv.ParseInt(q.r.PostForm.Get("offset"), 10, 64)
 	if err != nil {
 		q.problem(http.StatusBadRequest, q.l.T("This form has expired. Open the page again and repeat."))
 		return
 	}
-	// The same form again finds the clock ahead of what it saw: already
-	// done. A second apart is the clocks' reading, not an advance.
-	if d := testClockOffset(h.clock) - seen; d < -1000 || d > 1000 {
-		q.redirect("sandbox", "clock_advanced")
-		return
-	}
-	if _, err := h.svc.AdvanceTestClock(q.ctx, q.principal(), time.Duration(n)*unit); err != nil {
-		if errors.Is(err, payd.ErrTestClockShared) {
-			h.refuseSharedClock(q) // a second merchant since the check above
+	move := payd.TestClockAdvance{By: time.Duration(n) * unit, From: time.Duration(seen) * time.Millisecond}
+	act(q, func() (time.Time, error) {
+		now, _, err := h.svc.AdvanceTestClock(q.ctx, q.principal(), move)
+		return now, err
+	}, func(time.Time) { q.redirect("sandbox", "clock_advanced") }, func(pe *payd.Error) {
+		if errors.Is(pe, payd.ErrTestClockShared) {
+			h.refuseSharedClock(q)
 			return
 		}
-		q.fail(err)
-		return
-	}
-	q.redirect("sandbox", "clock_advanced")
+		q.showRefusal(pe)
+	})
 }
 
 // refuseSharedClock answers a move of a clock other merchants run on.
@@ -167,10 +153,6 @@ func (h *Handler) refuseSharedClock(q *req) {
 	q.problem(http.StatusForbidden, q.l.T("Other merchants' sandboxes run on this clock too, so only the service's operator moves it (payd admin clock advance)."))
 }
 
-// testClockMu makes the check and the advance of the test clock one step, so
-// two submits at once advance it once.
-var testClockMu sync.Mutex
-
 // testClockOffset is how far the test clock is ahead of the wall clock, in
-// milliseconds.
-func testClockOffset(c *payd.TestClock) int64 { return c.Now().Sub(time.Now()).Milliseconds() }
+// milliseconds: what the clock's form carries (TestClockAdvance.From).
+func testClockOffset(c *payd.TestClock) int64 { return c.Lead().Milliseconds() }
