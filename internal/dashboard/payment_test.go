@@ -1,14 +1,17 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"crypto/x509"
 	"encoding/csv"
 	"fmt"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -161,6 +164,83 @@ func TestPaymentsCSV(t *testing.T) {
 	if p := v.get("/dashboard/test/payments.csv?status=succeeded"); strings.Count(p.body, "\n") != 1 {
 		t.Fatalf("export of no payment has %d lines", strings.Count(p.body, "\n"))
 	}
+}
+
+// An export whose store fails after its first page has sent its headers
+// and rows: it ends with a line that says it was cut short and names the
+// request, the error is in the service's log, and nothing of the error's
+// text is in the user's file.
+func TestPaymentsCSVCutShort(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	shop := env.NewShop(payd.RegionRU, "")
+	c := env.As(shop, false)
+	// Two more than the export reads at a time: the oldest is read with
+	// the second page only (a page's read looks one row further, to know
+	// whether another follows).
+	var oldest string
+	for i := range payd.MaxPageSize + 2 {
+		body := map[string]any{"amount": map[string]any{"value": fmt.Sprintf("%d.00", i+1), "currency": "RUB"},
+			"order_id": fmt.Sprintf("cut-%03d", i), "confirmation": map[string]any{"type": "qr"}}
+		id := c.Post("/v1/payments", idemKey(), body).Expect(t, 201).JSON(t)["id"].(string)
+		if i == 0 {
+			oldest = id
+		}
+	}
+	// The oldest payment's document is unreadable and has no rendering
+	// to fall back on: the second page's read fails.
+	if _, err := env.InspectDB().ExecContext(t.Context(), `UPDATE payments SET view_version = 0, doc = $1 WHERE id = $2`,
+		`{"id": "unreadable`, oldest); err != nil {
+		t.Fatal(err)
+	}
+	v := newVisitor(t, env)
+	v.signIn(newUser(t, env, shop.MerchantID, payd.RoleViewer))
+	p := v.get("/dashboard/test/payments.csv")
+	if p.status != 200 || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("export = %d %s", p.status, p.header.Get("Content-Type"))
+	}
+	// The last line is one field: a reader that wants every row alike
+	// stops there too, which is as well.
+	cr := csv.NewReader(strings.NewReader(p.body))
+	cr.FieldsPerRecord = -1
+	rows, err := cr.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := p.header.Get("X-Request-Id")
+	if len(rows) != 1+payd.MaxPageSize+1 || rows[0][0] != "id" || id == "" {
+		t.Fatalf("export has %d rows, request id %q; want the header, the first page and the last line", len(rows), id)
+	}
+	if last := rows[len(rows)-1]; len(last) != 1 || last[0] != "# export interrupted; request "+id {
+		t.Fatalf("last line = %q, want one that says the export was cut short and names request %s", last, id)
+	}
+	for _, secret := range []string{"unexpected", "unreadable", "json", "EOF", "sql"} {
+		if strings.Contains(p.body, secret) {
+			t.Fatalf("the file shows the internal error (%q):\n%s", secret, p.body[strings.LastIndex(p.body[:len(p.body)-1], "\n"):])
+		}
+	}
+	if !strings.Contains(logs.String(), "dashboard: export") || !strings.Contains(logs.String(), "request_id="+id) {
+		t.Fatalf("the service's log has no error of the export naming request %s:\n%s", id, logs.String())
+	}
+}
+
+// syncBuffer is a log the service writes from many goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // The export's cells cannot become formulas whatever separator the
