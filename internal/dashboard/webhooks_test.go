@@ -51,7 +51,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 			t.Fatalf("http URL = %d\n%s", refused.status, refused.body)
 		}
 		if n := len(list()); n != 0 {
-			t.Fatalf("%d endpoints after a refusedAs", n)
+			t.Fatalf("%d endpoints after a refusal", n)
 		}
 
 		form = formOf(t, dev.get("/dashboard/test/developers/webhooks").body, "create-form")
