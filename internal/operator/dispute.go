@@ -78,12 +78,18 @@ func (s *server) openDispute(r *http.Request) (int, any, error) {
 		open.Deadline = *in.EvidenceDeadlineAt
 	}
 	d, err := s.svc.OpenDisputeAsOperator(r.Context(), r.PathValue("id"), open)
-	return http.StatusCreated, d, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, disputeView(d), nil
 }
 
 func (s *server) getDispute(r *http.Request) (int, any, error) {
 	d, err := s.svc.OperatorDispute(r.Context(), r.PathValue("id"))
-	return http.StatusOK, d, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, disputeView(d), nil
 }
 
 // changeDispute is request_evidence, submit, win, lose or expire, with an
@@ -96,7 +102,10 @@ func (s *server) changeDispute(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	d, err := s.svc.ChangeDispute(r.Context(), r.PathValue("id"), r.PathValue("action"), in.Resolution)
-	return http.StatusOK, d, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, disputeView(d), nil
 }
 
 // downloadEvidence streams an uploaded evidence file as it was uploaded.

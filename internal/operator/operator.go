@@ -208,26 +208,16 @@ func decode(r *http.Request, dst any) error {
 	return httpapi.Decode(body, dst)
 }
 
-type page[T any] struct {
-	Items      []T     `json:"items"`
-	NextCursor *string `json:"next_cursor"`
-}
-
-func pageOf[T any](p payd.Page[T], print string) page[T] {
-	out := page[T]{Items: p.Items, NextCursor: httpapi.EncodeCursor(p.Next, print)}
-	if out.Items == nil {
-		out.Items = []T{}
-	}
-	return out
-}
-
 func (s *server) createMerchant(r *http.Request) (int, any, error) {
 	var in payd.MerchantCreate
 	if err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
 	m, err := s.svc.CreateMerchant(r.Context(), in)
-	return http.StatusCreated, m, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, merchantView(m), nil
 }
 
 func (s *server) listMerchants(r *http.Request) (int, any, error) {
@@ -236,12 +226,15 @@ func (s *server) listMerchants(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := s.svc.ListMerchants(r.Context(), &payd.MerchantListParams{ListParams: lp})
-	return http.StatusOK, pageOf(p, print), err
+	return http.StatusOK, pageOf(p, print, merchantView), err
 }
 
 func (s *server) getMerchant(r *http.Request) (int, any, error) {
 	m, err := s.svc.GetMerchant(r.Context(), r.PathValue("id"))
-	return http.StatusOK, m, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, merchantView(m), nil
 }
 
 func (s *server) createShop(r *http.Request) (int, any, error) {
@@ -250,7 +243,10 @@ func (s *server) createShop(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	shop, err := s.svc.CreateShop(r.Context(), in)
-	return http.StatusCreated, shop, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, shopView(shop), nil
 }
 
 func (s *server) listShops(r *http.Request) (int, any, error) {
@@ -259,12 +255,15 @@ func (s *server) listShops(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := s.svc.ListShops(r.Context(), &payd.ShopListParams{ListParams: lp, MerchantID: r.URL.Query().Get("merchant_id")})
-	return http.StatusOK, pageOf(p, print), err
+	return http.StatusOK, pageOf(p, print, shopView), err
 }
 
 func (s *server) getShop(r *http.Request) (int, any, error) {
 	shop, err := s.svc.GetShop(r.Context(), r.PathValue("id"))
-	return http.StatusOK, shop, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, shopView(shop), nil
 }
 
 func (s *server) updateShop(r *http.Request) (int, any, error) {
@@ -275,7 +274,10 @@ func (s *server) updateShop(r *http.Request) (int, any, error) {
 	shop, err := s.svc.UpdateShopSettings(r.Context(), r.PathValue("id"), func(current payd.ShopSettings) (payd.ShopSettings, error) {
 		return mergeSettings(current, patch)
 	})
-	return http.StatusOK, shop, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, shopView(shop), nil
 }
 
 // mergeSettings applies patch, a JSON object of ShopSettings fields, to
@@ -313,12 +315,10 @@ func (s *server) shopAction(r *http.Request) (int, any, error) {
 	if errors.Is(err, payd.ErrNoRows) {
 		err = payd.NotFound("shop")
 	}
-	return http.StatusOK, shop, err
-}
-
-type keyIssued struct {
-	*payd.APIKey
-	Secret string `json:"secret"`
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, shopView(shop), nil
 }
 
 func (s *server) issueKey(r *http.Request) (int, any, error) {
@@ -332,7 +332,7 @@ func (s *server) issueKey(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, keyIssued{APIKey: key, Secret: secret}, nil
+	return http.StatusCreated, keyIssued{keyJSON: keyView(key), Secret: secret}, nil
 }
 
 func (s *server) listKeys(r *http.Request) (int, any, error) {
@@ -340,12 +340,15 @@ func (s *server) listKeys(r *http.Request) (int, any, error) {
 	if keys == nil {
 		keys = []*payd.APIKey{}
 	}
-	return http.StatusOK, map[string]any{"items": keys}, err
+	return http.StatusOK, items[keyJSON]{views(keys, keyView)}, err
 }
 
 func (s *server) revokeKey(r *http.Request) (int, any, error) {
 	key, err := s.svc.RevokeKey(r.Context(), r.PathValue("id"))
-	return http.StatusOK, key, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, keyView(key), nil
 }
 
 func (s *server) advanceClock(r *http.Request) (int, any, error) {
@@ -372,7 +375,10 @@ func (s *server) getClock(r *http.Request) (int, any, error) {
 // not see: shop, provider attempts.
 func (s *server) getPayment(r *http.Request) (int, any, error) {
 	p, err := s.svc.OperatorPayment(r.Context(), r.PathValue("id"))
-	return http.StatusOK, p, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, paymentView(p), nil
 }
 
 func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
@@ -381,7 +387,7 @@ func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := s.svc.ListDiscrepancies(r.Context(), &lp)
-	return http.StatusOK, pageOf(p, print), err
+	return http.StatusOK, pageOf(p, print, discrepancyView), err
 }
 
 // eventAttempts is the full attempt log of an event: time, endpoint, status
@@ -391,11 +397,12 @@ func (s *server) eventAttempts(r *http.Request) (int, any, error) {
 	if list == nil {
 		list = []*payd.DeliveryAttempt{}
 	}
-	return http.StatusOK, map[string]any{"items": list}, err
+	return http.StatusOK, items[deliveryAttemptJSON]{views(list, deliveryAttemptView)}, err
 }
 
 // freeze freezes or unfreezes a merchant's payouts in one contour:
-// {"test": true|false, "reason": "manual_review"}.
+// {"test": true|false, "reason": "manual_review"}. It answers with the
+// contract's SettlementStatus, the object a merchant reads in its shop.
 func (s *server) freeze(r *http.Request) (int, any, error) {
 	var in struct {
 		Test   bool   `json:"test"`
@@ -424,7 +431,10 @@ func (s *server) formSettlement(r *http.Request) (int, any, error) {
 		return 0, nil, payd.Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
 	}
 	st, err := s.svc.FormSettlement(r.Context(), r.PathValue("id"), in.Test, in.Currency, in.Date)
-	return http.StatusCreated, st, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, settlementView(st), nil
 }
 
 var settlementActions = map[string]payd.SettlementState{
@@ -438,7 +448,10 @@ func (s *server) advanceSettlement(r *http.Request) (int, any, error) {
 		return 0, nil, payd.Invalid("action", "action must be approve, send, pay or fail")
 	}
 	st, err := s.svc.AdvanceSettlement(r.Context(), r.PathValue("id"), to)
-	return http.StatusOK, st, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, settlementView(st), nil
 }
 
 // ledgerCheck runs the money invariants: {"ok": bool, "problems": [...]}.
@@ -452,22 +465,13 @@ func (s *server) ledgerCheck(r *http.Request) (int, any, error) {
 
 // merchantBalance is the trial balance of a merchant's contour: every
 // bucket per currency, straight from the postings (?test=true for the
-// sandbox). Each sum is written as the contract writes money,
-// {"value": "5968.24", "currency": "RUB"}, signed since a bucket may be
-// negative, so that it reads like the objects around it.
+// sandbox), each sum written as money (balanceView).
 func (s *server) merchantBalance(r *http.Request) (int, any, error) {
 	b, err := s.svc.TrialBalance(r.Context(), r.PathValue("id"), r.URL.Query().Get("test") == "true")
 	if err != nil {
 		return 0, nil, err
 	}
-	out := make(map[money.Currency]map[ledger.Bucket]money.Signed, len(b))
-	for c, buckets := range b {
-		out[c] = make(map[ledger.Bucket]money.Signed, len(buckets))
-		for bucket, minor := range buckets {
-			out[c][bucket] = money.Signed{Minor: minor, Currency: c}
-		}
-	}
-	return http.StatusOK, out, nil
+	return http.StatusOK, balanceView(b), nil
 }
 
 // merchantEntries lists a merchant's ledger entries with their postings:
@@ -483,7 +487,7 @@ func (s *server) merchantEntries(r *http.Request) (int, any, error) {
 	if list == nil {
 		list = []*ledger.Entry{}
 	}
-	return http.StatusOK, map[string]any{"items": list}, err
+	return http.StatusOK, items[entryJSON]{views(list, entryView)}, err
 }
 
 func (s *server) updateMerchant(r *http.Request) (int, any, error) {
@@ -492,7 +496,10 @@ func (s *server) updateMerchant(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	m, err := s.svc.UpdateMerchant(r.Context(), r.PathValue("id"), in)
-	return http.StatusOK, m, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, merchantView(m), nil
 }
 
 func (s *server) listHolidays(r *http.Request) (int, any, error) {

@@ -10,13 +10,13 @@ import (
 // listProviders names the registered providers and whether live payments
 // may be routed to them: {"items": [{"name", "live"}]}.
 func (s *server) listProviders(r *http.Request) (int, any, error) {
-	return http.StatusOK, map[string]any{"items": s.svc.Providers()}, nil
+	return http.StatusOK, items[providerJSON]{views(s.svc.Providers(), providerView)}, nil
 }
 
 // listProviderRoutes is the live routing table: {"items": [route...]}.
 func (s *server) listProviderRoutes(r *http.Request) (int, any, error) {
 	routes, err := s.svc.ProviderRoutes(r.Context())
-	return http.StatusOK, map[string]any{"items": routes}, err
+	return http.StatusOK, items[routeJSON]{views(routes, routeView)}, err
 }
 
 // putProviderRoute creates or replaces the live route of a region, method
@@ -28,7 +28,10 @@ func (s *server) putProviderRoute(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	route, err := s.svc.SetProviderRoute(r.Context(), in)
-	return http.StatusOK, route, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, routeView(route), nil
 }
 
 // deleteProviderRoute removes the live route named by the path.

@@ -15,12 +15,6 @@ func (s *server) userRoutes(h func(string, func(*http.Request) (int, any, error)
 	h("GET /admin/v1/merchants/{id}/audit", s.listAudit)
 }
 
-// userWithLink is a user with the one-time link that sets its password.
-type userWithLink struct {
-	*payd.User
-	SetupURL string `json:"setup_url"`
-}
-
 // createUser adds a dashboard user: {email, role} → 201 the user and its
 // setup_url.
 func (s *server) createUser(r *http.Request) (int, any, error) {
@@ -35,12 +29,12 @@ func (s *server) createUser(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, userWithLink{User: u, SetupURL: s.svc.SetupURL(token)}, nil
+	return http.StatusCreated, userWithLink{userJSON: userView(u), SetupURL: s.svc.SetupURL(token)}, nil
 }
 
 func (s *server) listUsers(r *http.Request) (int, any, error) {
 	users, err := s.svc.ListUsers(r.Context(), r.PathValue("id"))
-	return http.StatusOK, map[string]any{"items": users}, err
+	return http.StatusOK, items[userJSON]{views(users, userView)}, err
 }
 
 // userSetupLink issues a fresh setup link; the previous one stops
@@ -52,7 +46,10 @@ func (s *server) userSetupLink(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	u, err := s.svc.GetUser(r.Context(), merchantID, userID)
-	return http.StatusOK, userWithLink{User: u, SetupURL: s.svc.SetupURL(token)}, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, userWithLink{userJSON: userView(u), SetupURL: s.svc.SetupURL(token)}, nil
 }
 
 // listAudit pages a merchant's audit log, newest first.
@@ -62,5 +59,5 @@ func (s *server) listAudit(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	p, err := s.svc.ListAudit(r.Context(), r.PathValue("id"), payd.AuditListParams{ListParams: lp})
-	return http.StatusOK, pageOf(p, print), err
+	return http.StatusOK, pageOf(p, print, auditView), err
 }
