@@ -237,12 +237,27 @@ func (s *server) getMerchant(r *http.Request) (int, any, error) {
 	return http.StatusOK, merchantView(m), nil
 }
 
+// shopCreateIn is `POST /admin/v1/shops`: payd.ShopCreate with the
+// settings as operators write them.
+type shopCreateIn struct {
+	MerchantID      string         `json:"merchant_id"`
+	Region          payd.Region    `json:"region"`
+	Name            string         `json:"name"`
+	DefaultCurrency money.Currency `json:"default_currency"`
+	Settings        *settingsJSON  `json:"settings"`
+}
+
 func (s *server) createShop(r *http.Request) (int, any, error) {
-	var in payd.ShopCreate
+	var in shopCreateIn
 	if err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	shop, err := s.svc.CreateShop(r.Context(), in)
+	create := payd.ShopCreate{MerchantID: in.MerchantID, Region: in.Region, Name: in.Name, DefaultCurrency: in.DefaultCurrency}
+	if in.Settings != nil {
+		settings := in.Settings.settings()
+		create.Settings = &settings
+	}
+	shop, err := s.svc.CreateShop(r.Context(), create)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -280,12 +295,12 @@ func (s *server) updateShop(r *http.Request) (int, any, error) {
 	return http.StatusOK, shopView(shop), nil
 }
 
-// mergeSettings applies patch, a JSON object of ShopSettings fields, to
-// current: a field given null returns to its default, the others take the
-// value given. Unknown fields are refused so that a typo in an operator's
-// request is not silently ignored.
+// mergeSettings applies patch, a JSON object of settings as operators
+// write them (settingsJSON), to current: a field given null returns to its
+// default, the others take the value given. Unknown fields are refused so
+// that a typo in an operator's request is not silently ignored.
 func mergeSettings(current payd.ShopSettings, patch json.RawMessage) (payd.ShopSettings, error) {
-	raw, err := json.Marshal(current)
+	raw, err := json.Marshal(settingsView(current))
 	if err != nil {
 		return payd.ShopSettings{}, err
 	}
@@ -303,11 +318,11 @@ func mergeSettings(current payd.ShopSettings, patch json.RawMessage) (payd.ShopS
 		}
 	}
 	raw, _ = json.Marshal(merged)
-	var next payd.ShopSettings
+	var next settingsJSON
 	if err := httpapi.DecodeJSON(raw, &next, httpapi.DecodeOptions{RejectUnknown: true}); err != nil {
 		return payd.ShopSettings{}, err
 	}
-	return next, nil
+	return next.settings(), nil
 }
 
 func (s *server) shopAction(r *http.Request) (int, any, error) {

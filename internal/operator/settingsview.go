@@ -5,10 +5,12 @@ import (
 	"github.com/paydhq/payd/money"
 )
 
-// settingsJSON is a shop's settings as the shop's answers show them. The
-// domain keeps the settings as a document of their own (payd.ShopSettings,
-// stored by its json tags), so these names are the operator API's, apart
-// from the stored ones. Zero values mean the default and are left out.
+// settingsJSON is a shop's settings as operators read and write them: the
+// shop's answers show them, and a new shop's `settings` and a PATCH of a
+// shop are read into them. The domain keeps the settings as a document of
+// their own (payd.ShopSettings, stored by its json tags), so these names
+// are the operator API's, apart from the stored ones. Zero values mean the
+// default and are left out.
 type settingsJSON struct {
 	RequestsPerMinute            int          `json:"requests_per_minute,omitempty"`
 	PaymentsPerMinute            int          `json:"payments_per_minute,omitempty"`
@@ -106,3 +108,37 @@ func settingsView(s payd.ShopSettings) settingsJSON {
 }
 
 func rangeView(r payd.Range) rangeJSON { return rangeJSON{Min: r.Min, Max: r.Max} }
+
+// settings is what the operator wrote, as the domain keeps it.
+func (s settingsJSON) settings() payd.ShopSettings {
+	return payd.ShopSettings{
+		RequestsPerMinute: s.RequestsPerMinute, PaymentsPerMinute: s.PaymentsPerMinute, IPAllowlist: s.IPAllowlist,
+		DisplayName: s.DisplayName, StatementName: s.StatementName, PaymentLifetimeSeconds: s.PaymentLifetimeSeconds,
+		MethodsDisabled: s.MethodsDisabled, AuthorizeRequestWebhook: s.AuthorizeRequestWebhook,
+		AuthorizeRequestDefaultAllow: s.AuthorizeRequestDefaultAllow,
+		Tariffs: views(s.Tariffs, func(t tariffJSON) payd.Tariff {
+			return payd.Tariff{Method: t.Method, Currency: t.Currency, PercentBps: t.PercentBps, Fixed: t.Fixed, Min: t.Min,
+				HoldDays: t.HoldDays, NoFeeReturn: t.NoFeeReturn}
+		}),
+		Limits: payd.PortfolioLimits{DailyTurnover: s.Limits.DailyTurnover, MonthlyTurnover: s.Limits.MonthlyTurnover,
+			PaymentsPerMinute: s.Limits.PaymentsPerMinute, AverageTicket: s.Limits.AverageTicket},
+		HoldDays: s.HoldDays,
+		Ranges: mapOf(s.Ranges, func(byCurrency map[money.Currency]rangeJSON) map[money.Currency]payd.Range {
+			return mapOf(byCurrency, rangeIn)
+		}),
+		Reserve: views(s.Reserve, func(r reserveJSON) payd.ReserveRule {
+			return payd.ReserveRule{Currency: r.Currency, PercentBps: r.PercentBps, Days: r.Days}
+		}),
+		RefundBeyondAvailable: s.RefundBeyondAvailable,
+		DisputeFees: views(s.DisputeFees, func(f disputeFeeJSON) payd.DisputeFee {
+			return payd.DisputeFee{Currency: f.Currency, BankFine: f.BankFine, ServiceFee: f.ServiceFee}
+		}),
+		PayoutFees: views(s.PayoutFees, func(f payoutFeeJSON) payd.PayoutFee {
+			return payd.PayoutFee{Currency: f.Currency, PercentBps: f.PercentBps, Fixed: f.Fixed, Min: f.Min, Max: f.Max}
+		}),
+		PayoutRanges: mapOf(s.PayoutRanges, rangeIn),
+		EmbedOrigins: s.EmbedOrigins,
+	}
+}
+
+func rangeIn(r rangeJSON) payd.Range { return payd.Range{Min: r.Min, Max: r.Max} }

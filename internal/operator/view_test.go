@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/ledger"
 )
 
@@ -83,5 +84,37 @@ func goldenJSON(t *testing.T, path string, v any) {
 	}
 	if diff := cmp.Diff(string(want), got.String()); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestSettingsRead reads the settings of testdata/shop.json as a PATCH or
+// a new shop carries them: operators write settings with the names they
+// read, whatever the domain stores them as.
+func TestSettingsRead(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "shop.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shop struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if err := json.Unmarshal(b, &shop); err != nil {
+		t.Fatal(err)
+	}
+	var in settingsJSON
+	if err := httpapi.DecodeJSON(shop.Settings, &in, httpapi.DecodeOptions{RejectUnknown: true}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fullSettings(), in.settings()); diff != "" {
+		t.Errorf("settings read mismatch (-want +got):\n%s", diff)
+	}
+	next, err := mergeSettings(fullSettings(), json.RawMessage(`{"display_name": null, "payments_per_minute": 7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fullSettings()
+	want.DisplayName, want.PaymentsPerMinute = "", 7
+	if diff := cmp.Diff(want, next); diff != "" {
+		t.Errorf("merged settings mismatch (-want +got):\n%s", diff)
 	}
 }
