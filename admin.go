@@ -152,6 +152,11 @@ const (
 	ShopResume   ShopAction = "resume"
 )
 
+// ShopActionAll returns every action of the operator API on a shop.
+func ShopActionAll() []ShopAction {
+	return []ShopAction{ShopActivate, ShopBlock, ShopUnblock, ShopSuspend, ShopResume}
+}
+
 // ChangeShopState applies an operator action. Each action is idempotent:
 // blocking a blocked shop changes nothing.
 func (s *Service) ChangeShopState(ctx context.Context, id string, action ShopAction) (*Shop, error) {

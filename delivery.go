@@ -26,32 +26,44 @@ const (
 	MaxLoggedResponse = 4 << 10
 )
 
+// WebhookDeliveryState is where one event's delivery to one endpoint is
+// (WebhookDelivery.State). It is not the event's summary of all its
+// deliveries (EventDeliveryStatus), though some values are spelled alike.
+type WebhookDeliveryState string
+
 // Delivery states of one event to one endpoint.
 const (
-	DeliveryStatePending   = "pending"
-	DeliveryStateSucceeded = "succeeded"
-	DeliveryStateFailed    = "failed"
+	DeliveryStatePending   WebhookDeliveryState = "pending"
+	DeliveryStateSucceeded WebhookDeliveryState = "succeeded"
+	DeliveryStateFailed    WebhookDeliveryState = "failed"
 	// DeliveryStateSkipped: the endpoint was disabled, failing or deleted
 	// when the delivery was due; resend delivers it after revival.
-	DeliveryStateSkipped = "skipped"
+	DeliveryStateSkipped WebhookDeliveryState = "skipped"
 	// DeliveryStateResent: failed or skipped, then replaced by a resend to
 	// its endpoint; the event's summary no longer counts it as failed.
-	DeliveryStateResent = "resent"
+	DeliveryStateResent WebhookDeliveryState = "resent"
 )
+
+// WebhookDeliveryStateAll returns every delivery state, in the order of a
+// delivery's life.
+func WebhookDeliveryStateAll() []WebhookDeliveryState {
+	return []WebhookDeliveryState{DeliveryStatePending, DeliveryStateSucceeded, DeliveryStateFailed,
+		DeliveryStateSkipped, DeliveryStateResent}
+}
 
 // WebhookDelivery is one event on its way to one endpoint.
 type WebhookDelivery struct {
-	ID               string     `json:"id"`
-	EventID          string     `json:"event_id"`
-	EndpointID       string     `json:"endpoint_id"`
-	ShopID           string     `json:"shop_id"`
-	Test             bool       `json:"test"`
-	State            string     `json:"state"`
-	Attempts         int        `json:"attempts"`
-	LastResponseCode *int       `json:"last_response_code,omitempty"`
-	LastAttemptAt    *time.Time `json:"last_attempt_at,omitempty"`
-	NextAttemptAt    *time.Time `json:"next_attempt_at,omitempty"`
-	CreatedAt        time.Time  `json:"created_at"`
+	ID               string               `json:"id"`
+	EventID          string               `json:"event_id"`
+	EndpointID       string               `json:"endpoint_id"`
+	ShopID           string               `json:"shop_id"`
+	Test             bool                 `json:"test"`
+	State            WebhookDeliveryState `json:"state"`
+	Attempts         int                  `json:"attempts"`
+	LastResponseCode *int                 `json:"last_response_code,omitempty"`
+	LastAttemptAt    *time.Time           `json:"last_attempt_at,omitempty"`
+	NextAttemptAt    *time.Time           `json:"next_attempt_at,omitempty"`
+	CreatedAt        time.Time            `json:"created_at"`
 	// Trace is the trace context of the change that queued the delivery
 	// (Config.TraceCarrierFunc), opaque to the domain: the sender's first
 	// attempt continues that trace and a retry links to it. Empty when

@@ -33,11 +33,11 @@ func (o *DeliveryOutcome) Quick() bool {
 func (o *DeliveryOutcome) Name() string {
 	switch {
 	case o.attempt == nil:
-		return DeliveryStateSkipped
+		return string(DeliveryStateSkipped)
 	case o.ok:
-		return DeliveryStateSucceeded
+		return string(DeliveryStateSucceeded)
 	}
-	return DeliveryStateFailed
+	return string(DeliveryStateFailed)
 }
 
 // DeliveryClaim asks for due deliveries (WebhookDeliveryClaimParams less

@@ -20,10 +20,13 @@ const (
 	DisputeComplaint  DisputeKind = "complaint"
 )
 
-// Valid reports whether k is a known kind.
-func (k DisputeKind) Valid() bool {
-	return k == DisputeChargeback || k == DisputeRetrieval || k == DisputeComplaint
+// DisputeKindAll returns every dispute kind of the contract.
+func DisputeKindAll() []DisputeKind {
+	return []DisputeKind{DisputeChargeback, DisputeRetrieval, DisputeComplaint}
 }
+
+// Valid reports whether k is a known kind.
+func (k DisputeKind) Valid() bool { return slices.Contains(DisputeKindAll(), k) }
 
 // DisputeStatus is one state of a dispute (States: Dispute).
 type DisputeStatus string
@@ -38,14 +41,14 @@ const (
 	DisputeExpired          DisputeStatus = "expired"
 )
 
-// Valid reports whether s is a known status.
-func (s DisputeStatus) Valid() bool {
-	switch s {
-	case DisputeOpened, DisputeEvidenceRequired, DisputeSubmitted, DisputeWon, DisputeLost, DisputeExpired:
-		return true
-	}
-	return false
+// DisputeStatusAll returns every dispute status, in the order a dispute
+// passes them.
+func DisputeStatusAll() []DisputeStatus {
+	return []DisputeStatus{DisputeOpened, DisputeEvidenceRequired, DisputeSubmitted, DisputeWon, DisputeLost, DisputeExpired}
 }
+
+// Valid reports whether s is a known status.
+func (s DisputeStatus) Valid() bool { return slices.Contains(DisputeStatusAll(), s) }
 
 // Final reports whether no transition leaves s. A dispute holds its sum
 // exactly while its status is not final.
@@ -202,29 +205,38 @@ type DisputeListExpiredParams struct {
 	Limit int
 }
 
+// EvidenceState is where an evidence file's upload is (EvidenceFile.State).
+type EvidenceState string
+
 // Evidence file states: reserved by step 1, uploading while its bytes
 // stream in, uploaded once they all arrived and passed the checks.
 const (
-	EvidenceReserved  = "reserved"
-	EvidenceUploading = "uploading"
-	EvidenceUploaded  = "uploaded"
+	EvidenceReserved  EvidenceState = "reserved"
+	EvidenceUploading EvidenceState = "uploading"
+	EvidenceUploaded  EvidenceState = "uploaded"
 )
+
+// EvidenceStateAll returns every evidence file state, in the order of an
+// upload.
+func EvidenceStateAll() []EvidenceState {
+	return []EvidenceState{EvidenceReserved, EvidenceUploading, EvidenceUploaded}
+}
 
 // EvidenceFile is one evidence upload of a dispute: its declared name,
 // type and size, and its state. The bytes are stored apart, in chunks.
 type EvidenceFile struct {
-	ID              string     `json:"id"`
-	DisputeID       string     `json:"dispute_id"`
-	ShopID          string     `json:"shop_id"`
-	Test            bool       `json:"test"`
-	FileName        string     `json:"file_name"`
-	ContentType     string     `json:"content_type"`
-	SizeBytes       int64      `json:"size_bytes"`
-	State           string     `json:"state"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UploadExpiresAt time.Time  `json:"upload_expires_at"`
-	LeaseUntil      *time.Time `json:"lease_until,omitempty"`
-	UploadedAt      *time.Time `json:"uploaded_at,omitempty"`
+	ID              string        `json:"id"`
+	DisputeID       string        `json:"dispute_id"`
+	ShopID          string        `json:"shop_id"`
+	Test            bool          `json:"test"`
+	FileName        string        `json:"file_name"`
+	ContentType     string        `json:"content_type"`
+	SizeBytes       int64         `json:"size_bytes"`
+	State           EvidenceState `json:"state"`
+	CreatedAt       time.Time     `json:"created_at"`
+	UploadExpiresAt time.Time     `json:"upload_expires_at"`
+	LeaseUntil      *time.Time    `json:"lease_until,omitempty"`
+	UploadedAt      *time.Time    `json:"uploaded_at,omitempty"`
 	// SHA256 is the hex digest of the uploaded bytes.
 	SHA256 string `json:"sha256,omitempty"`
 	// AttachedAt is when step 2 attached the file to its dispute; a file

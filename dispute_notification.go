@@ -7,7 +7,7 @@ import (
 )
 
 // disputeNotified is the status each dispute notification moves to.
-var disputeNotified = map[string]DisputeStatus{
+var disputeNotified = map[NotificationKind]DisputeStatus{
 	NotifyDisputeEvidenceRequired: DisputeEvidenceRequired,
 	NotifyDisputeWon:              DisputeWon,
 	NotifyDisputeLost:             DisputeLost,
@@ -41,7 +41,7 @@ func (s *Service) applyDisputeNotification(ctx context.Context, tx Tx, provider 
 	default:
 		to, known := disputeNotified[n.Kind]
 		if !known {
-			return errors.New("unknown dispute notification kind " + n.Kind)
+			return errors.New("unknown dispute notification kind " + string(n.Kind))
 		}
 		var d *Dispute
 		if d, err = tx.DisputeGetByProviderID(ctx, provider, n.Dispute.ID); err == nil {

@@ -166,9 +166,5 @@ func (s *Service) checkChargebackRatio(ctx context.Context, tx Tx, merchantID st
 	if !rule.Exceeded(chargebacks, payments) {
 		return nil
 	}
-	return s.setFreeze(ctx, tx, merchantID, test, true, ReasonChargebackRatio)
+	return s.setFreeze(ctx, tx, merchantID, test, true, FreezeChargebackRatio)
 }
-
-// ReasonChargebackRatio is the freeze of a chargeback ratio above the
-// merchant's rule.
-const ReasonChargebackRatio = "chargeback_ratio"

@@ -52,7 +52,7 @@ var disputeSimulateFrom = map[string][]DisputeStatus{
 
 // disputeSimulateKind is the bank notification of each outcome; expire is
 // the service's own deadline and needs none.
-var disputeSimulateKind = map[string]string{
+var disputeSimulateKind = map[string]NotificationKind{
 	"evidence_required": NotifyDisputeEvidenceRequired, "won": NotifyDisputeWon, "lost": NotifyDisputeLost,
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -33,24 +34,19 @@ const (
 	EventDisputeClosed    EventType = "dispute.closed"
 )
 
-// EventTypes lists every known type.
-var EventTypes = []EventType{
-	EventPaymentWaitingForCapture, EventPaymentSucceeded, EventPaymentCanceled,
-	EventPaymentAuthorizeRequest, EventRefundSucceeded, EventRefundCanceled,
-	EventPaymentLinkPaid, EventPayoutSucceeded, EventPayoutCanceled,
-	EventSettlementPaid, EventSettlementFrozen, EventSettlementUnfrozen,
-	EventDisputeOpened, EventDisputeEvidenceRequired, EventDisputeSubmitted, EventDisputeClosed,
+// EventTypeAll returns every known type, in the contract's order.
+func EventTypeAll() []EventType {
+	return []EventType{
+		EventPaymentWaitingForCapture, EventPaymentSucceeded, EventPaymentCanceled,
+		EventPaymentAuthorizeRequest, EventRefundSucceeded, EventRefundCanceled,
+		EventPaymentLinkPaid, EventPayoutSucceeded, EventPayoutCanceled,
+		EventSettlementPaid, EventSettlementFrozen, EventSettlementUnfrozen,
+		EventDisputeOpened, EventDisputeEvidenceRequired, EventDisputeSubmitted, EventDisputeClosed,
+	}
 }
 
 // Valid reports whether t is a known event type.
-func (t EventType) Valid() bool {
-	for _, k := range EventTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func (t EventType) Valid() bool { return slices.Contains(EventTypeAll(), t) }
 
 // EventRetention is how long events are kept (Limits: Event retention).
 const EventRetention = 365 * 24 * time.Hour
@@ -73,21 +69,31 @@ type Event struct {
 	Deliveries int
 }
 
+// EventDeliveryStatus is the summary of all an event's deliveries
+// (EventDelivery.Status), not the state of one of them
+// (WebhookDeliveryState).
+type EventDeliveryStatus string
+
 // Delivery states of an event's summary. The contract names `pending`; the
 // others are ours (docs/events.md).
 const (
-	DeliveryPending   = "pending"
-	DeliverySucceeded = "succeeded"
-	DeliveryFailed    = "failed"
-	DeliveryNone      = "no_endpoints"
+	DeliveryPending   EventDeliveryStatus = "pending"
+	DeliverySucceeded EventDeliveryStatus = "succeeded"
+	DeliveryFailed    EventDeliveryStatus = "failed"
+	DeliveryNone      EventDeliveryStatus = "no_endpoints"
 )
+
+// EventDeliveryStatusAll returns every summary status.
+func EventDeliveryStatusAll() []EventDeliveryStatus {
+	return []EventDeliveryStatus{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryNone}
+}
 
 // EventDelivery is the delivery summary shown in `GET /events`.
 type EventDelivery struct {
-	Status           string     `json:"status"`
-	Attempts         int        `json:"attempts"`
-	LastResponseCode *int       `json:"last_response_code,omitempty"`
-	LastAttemptAt    *time.Time `json:"last_attempt_at,omitempty"`
+	Status           EventDeliveryStatus `json:"status"`
+	Attempts         int                 `json:"attempts"`
+	LastResponseCode *int                `json:"last_response_code,omitempty"`
+	LastAttemptAt    *time.Time          `json:"last_attempt_at,omitempty"`
 }
 
 type eventEnvelope struct {

@@ -7,16 +7,38 @@ import (
 	"github.com/paydhq/payd/internal/ledger"
 )
 
-// Freeze reasons (SettlementStatus.frozen_reason).
-var FreezeReasons = []string{"negative_balance", "chargeback_ratio", "refund_ratio", "volume_spike", "manual_review", "verification"}
+// FreezeReason is why a merchant's payouts are frozen
+// (SettlementStatus.frozen_reason).
+type FreezeReason string
 
-// ReasonNegativeBalance is the automatic freeze's reason.
-const ReasonNegativeBalance = "negative_balance"
+// Freeze reasons of the contract. The service sets two by itself; an
+// operator may set any.
+const (
+	// FreezeNegativeBalance is the automatic freeze's reason: available
+	// is negative in some currency.
+	FreezeNegativeBalance FreezeReason = "negative_balance"
+	// FreezeChargebackRatio is the freeze of a chargeback ratio above the
+	// merchant's rule.
+	FreezeChargebackRatio FreezeReason = "chargeback_ratio"
+	FreezeRefundRatio     FreezeReason = "refund_ratio"
+	FreezeVolumeSpike     FreezeReason = "volume_spike"
+	FreezeManualReview    FreezeReason = "manual_review"
+	FreezeVerification    FreezeReason = "verification"
+)
+
+// FreezeReasonAll returns every freeze reason, in the contract's order.
+func FreezeReasonAll() []FreezeReason {
+	return []FreezeReason{FreezeNegativeBalance, FreezeChargebackRatio, FreezeRefundRatio, FreezeVolumeSpike,
+		FreezeManualReview, FreezeVerification}
+}
+
+// Valid reports whether r is a known reason.
+func (r FreezeReason) Valid() bool { return slices.Contains(FreezeReasonAll(), r) }
 
 // setFreeze changes a contour's freeze and emits settlement.frozen or
 // settlement.unfrozen once per shop of the merchant, each with the same
 // SettlementStatus. Setting the state it already has changes nothing.
-func (s *Service) setFreeze(ctx context.Context, tx Tx, merchantID string, test, frozen bool, reason string) error {
+func (s *Service) setFreeze(ctx context.Context, tx Tx, merchantID string, test, frozen bool, reason FreezeReason) error {
 	if err := tx.FreezeLock(ctx, merchantID, test); err != nil {
 		return err
 	}
@@ -75,8 +97,8 @@ func (s *Service) autoFreeze(ctx context.Context, tx Tx, merchantID string, test
 	}
 	switch {
 	case negative && !f.Frozen:
-		return s.setFreeze(ctx, tx, merchantID, test, true, ReasonNegativeBalance)
-	case !negative && f.Frozen && f.Reason == ReasonNegativeBalance:
+		return s.setFreeze(ctx, tx, merchantID, test, true, FreezeNegativeBalance)
+	case !negative && f.Frozen && f.Reason == FreezeNegativeBalance:
 		return s.setFreeze(ctx, tx, merchantID, test, false, "")
 	}
 	return nil
@@ -84,9 +106,9 @@ func (s *Service) autoFreeze(ctx context.Context, tx Tx, merchantID string, test
 
 // ChangeFreeze is the operator's manual freeze or unfreeze of a merchant's
 // payouts in a contour.
-func (s *Service) ChangeFreeze(ctx context.Context, merchantID string, test, frozen bool, reason string) (*SettlementStatus, error) {
-	if frozen && !slices.Contains(FreezeReasons, reason) {
-		return nil, Invalid("reason", "reason must be one of %v", FreezeReasons)
+func (s *Service) ChangeFreeze(ctx context.Context, merchantID string, test, frozen bool, reason FreezeReason) (*SettlementStatus, error) {
+	if frozen && !reason.Valid() {
+		return nil, Invalid("reason", "reason must be one of %v", FreezeReasonAll())
 	}
 	var st SettlementStatus
 	err := s.store.Tx(ctx, func(tx Tx) error {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,8 +19,11 @@ const (
 	ModeLive Mode = "live"
 )
 
+// ModeAll returns both modes.
+func ModeAll() []Mode { return []Mode{ModeTest, ModeLive} }
+
 // Valid reports whether m is test or live.
-func (m Mode) Valid() bool { return m == ModeTest || m == ModeLive }
+func (m Mode) Valid() bool { return slices.Contains(ModeAll(), m) }
 
 // KeyOverlap is how long a key keeps working after a newer key of the same
 // shop and mode is issued (Authentication, rule 3).
@@ -47,6 +51,33 @@ type APIKey struct {
 // Usable reports whether the key authenticates at now.
 func (k *APIKey) Usable(now time.Time) bool {
 	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
+// KeyState is where a key is in its life, as the dashboard shows it.
+type KeyState string
+
+// Key states: working, working until its overlap ends, expired, revoked.
+const (
+	KeyActive   KeyState = "active"
+	KeyExpiring KeyState = "expiring"
+	KeyExpired  KeyState = "expired"
+	KeyRevoked  KeyState = "revoked"
+)
+
+// KeyStateAll returns every key state, in the order of a key's life.
+func KeyStateAll() []KeyState { return []KeyState{KeyActive, KeyExpiring, KeyExpired, KeyRevoked} }
+
+// StateAt returns the key's state at now.
+func (k *APIKey) StateAt(now time.Time) KeyState {
+	switch {
+	case k.RevokedAt != nil:
+		return KeyRevoked
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		return KeyExpired
+	case k.ExpiresAt != nil:
+		return KeyExpiring
+	}
+	return KeyActive
 }
 
 // KeyPrefix is the secret's prefix that names its mode and region

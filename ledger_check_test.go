@@ -41,7 +41,7 @@ func TestCheckLedgerPayoutHolds(t *testing.T) {
 	post := func(amount int64) {
 		t.Helper()
 		err := store.Tx(ctx, func(tx payd.Tx) error {
-			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor("ent_", now, m.ID), At: now, Kind: "test", RefType: "payout", RefID: po.ID,
+			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor(payd.PrefixEntry, now, m.ID), At: now, Kind: "test", RefType: "payout", RefID: po.ID,
 				Postings: ledger.Move(acct(ledger.Available, ""), acct(ledger.PendingPayouts, po.ID), amount)})
 		})
 		if err != nil {
@@ -107,11 +107,11 @@ func TestCheckLedgerTotals(t *testing.T) {
 		}
 		clearing := ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing}
 		err = store.Tx(ctx, func(tx payd.Tx) error {
-			if err := tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor("ent_", now, mer), At: now, Kind: "test", RefType: "test", RefID: "x",
+			if err := tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor(payd.PrefixEntry, now, mer), At: now, Kind: "test", RefType: "test", RefID: "x",
 				Postings: ledger.Move(clearing, acct(ledger.Pending, "pay_1"), 1_000)}); err != nil {
 				return err
 			}
-			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor("ent_", now, mer), At: now, Kind: "test", RefType: "test", RefID: "x",
+			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.NewFor(payd.PrefixEntry, now, mer), At: now, Kind: "test", RefType: "test", RefID: "x",
 				Postings: ledger.Move(acct(ledger.Pending, "pay_1"), acct(ledger.Available, ""), 1_000)})
 		})
 		if err != nil {

@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -18,14 +19,13 @@ const (
 	LinkDeactivated LinkStatus = "deactivated"
 )
 
-// Valid reports whether s is a known status.
-func (s LinkStatus) Valid() bool {
-	switch s {
-	case LinkActive, LinkPaid, LinkExpired, LinkDeactivated:
-		return true
-	}
-	return false
+// LinkStatusAll returns every payment link status.
+func LinkStatusAll() []LinkStatus {
+	return []LinkStatus{LinkActive, LinkPaid, LinkExpired, LinkDeactivated}
 }
+
+// Valid reports whether s is a known status.
+func (s LinkStatus) Valid() bool { return slices.Contains(LinkStatusAll(), s) }
 
 // PaymentLink is a payment link with everything the service keeps about
 // it. A link holds no money: each payment made through it is a payment of

@@ -25,6 +25,11 @@ const (
 	LinkPageBusy LinkState = "busy"
 )
 
+// LinkStateAll returns every state of a link's page.
+func LinkStateAll() []LinkState {
+	return []LinkState{LinkPageOpen, LinkPagePaid, LinkPageExpired, LinkPageDeactivated, LinkPageBusy}
+}
+
 // Errors of PayLink when the link takes no payment now.
 var (
 	ErrLinkPaid        = errors.New("payment link already paid")

@@ -6,6 +6,12 @@ import (
 	"github.com/paydhq/payd/money"
 )
 
+// MethodType names a payment method's type (PaymentMethod.type) where a
+// list of them is kept: MethodTypeAll, and the words pages show for
+// each. The service carries a method as a plain string (routes, tariffs,
+// ranges, the store), and the constants below stay untyped for it.
+type MethodType string
+
 // Payment method types known to the service.
 const (
 	MethodBankCard     = "bank_card"
@@ -15,6 +21,12 @@ const (
 	// with the app of their own bank, as SBP payers do in Russia.
 	MethodKZQR = "kz_qr"
 )
+
+// MethodTypeAll returns every method type of every region, offered or
+// only declared.
+func MethodTypeAll() []MethodType {
+	return []MethodType{MethodBankCard, MethodSBP, MethodKZQR, MethodInstallments}
+}
 
 // Range is the per-transaction amount range of a method in one currency.
 type Range struct {

@@ -3,6 +3,7 @@ package payd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd/money"
@@ -19,14 +20,14 @@ const (
 	PaymentCanceled          PaymentStatus = "canceled"
 )
 
-// Valid reports whether s is a known status.
-func (s PaymentStatus) Valid() bool {
-	switch s {
-	case PaymentPending, PaymentWaitingForCapture, PaymentSucceeded, PaymentCanceled:
-		return true
-	}
-	return false
+// PaymentStatusAll returns every payment status, in the order a payment
+// passes them.
+func PaymentStatusAll() []PaymentStatus {
+	return []PaymentStatus{PaymentPending, PaymentWaitingForCapture, PaymentSucceeded, PaymentCanceled}
 }
+
+// Valid reports whether s is a known status.
+func (s PaymentStatus) Valid() bool { return slices.Contains(PaymentStatusAll(), s) }
 
 // Final reports whether no transition leaves s.
 func (s PaymentStatus) Final() bool { return s == PaymentSucceeded || s == PaymentCanceled }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,28 +24,38 @@ const (
 	PayoutCanceled   PayoutStatus = "canceled"
 )
 
-// Valid reports whether s is a known status.
-func (s PayoutStatus) Valid() bool {
-	switch s {
-	case PayoutPending, PayoutProcessing, PayoutSucceeded, PayoutCanceled:
-		return true
-	}
-	return false
+// PayoutStatusAll returns every payout status, in the order a payout
+// passes them.
+func PayoutStatusAll() []PayoutStatus {
+	return []PayoutStatus{PayoutPending, PayoutProcessing, PayoutSucceeded, PayoutCanceled}
 }
+
+// Valid reports whether s is a known status.
+func (s PayoutStatus) Valid() bool { return slices.Contains(PayoutStatusAll(), s) }
 
 // Final reports whether no transition leaves s. A payout holds its money
 // in pending_payouts exactly while its status is not final.
 func (s PayoutStatus) Final() bool { return s == PayoutSucceeded || s == PayoutCanceled }
 
-// Payout destination kinds (PayoutDestination.type). DestinationCardToken
-// is the name the first published document gave the card kind; it is
-// accepted as an alias of DestinationCard.
+// DestinationType is the kind of a payout's destination
+// (PayoutDestination.type).
+type DestinationType string
+
+// Payout destination kinds. DestinationCardToken is the name the first
+// published document gave the card kind; it is accepted as an alias of
+// DestinationCard and never kept.
 const (
-	DestinationCard        = "card"
-	DestinationCardToken   = "card_token"
-	DestinationSBP         = "sbp"
-	DestinationBankAccount = "bank_account"
+	DestinationCard        DestinationType = "card"
+	DestinationCardToken   DestinationType = "card_token"
+	DestinationSBP         DestinationType = "sbp"
+	DestinationBankAccount DestinationType = "bank_account"
 )
+
+// DestinationTypeAll returns every destination kind a payout has, without
+// the alias card_token.
+func DestinationTypeAll() []DestinationType {
+	return []DestinationType{DestinationCard, DestinationSBP, DestinationBankAccount}
+}
 
 // Payout is a payout with what the service keeps about it. The
 // destination itself is never stored: only its masked form and its kind.
@@ -57,7 +68,7 @@ type Payout struct {
 	Amount     money.Amount `json:"amount"`
 	// Fee is charged with the payout (minor units of its currency).
 	Fee               int64                `json:"fee"`
-	DestinationType   string               `json:"destination_type"`
+	DestinationType   DestinationType      `json:"destination_type"`
 	DestinationMasked string               `json:"destination_masked"`
 	Description       string               `json:"description,omitempty"`
 	OrderID           string               `json:"order_id,omitempty"`

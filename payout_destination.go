@@ -12,7 +12,7 @@ import (
 // lives only for the request: the service keeps its masked form, and the
 // payout provider receives it in the creation transaction.
 type PayoutDestination struct {
-	Type          string
+	Type          DestinationType
 	CardToken     string
 	Phone         string
 	BankID        string
@@ -24,7 +24,7 @@ type PayoutDestination struct {
 }
 
 // destinationFields are the fields of each destination kind.
-var destinationFields = map[string][]string{
+var destinationFields = map[DestinationType][]string{
 	DestinationCard:        {"card_token"},
 	DestinationSBP:         {"phone", "bank_id"},
 	DestinationBankAccount: {"account_number", "bic"},
@@ -45,7 +45,7 @@ var (
 // Check validates the destination for a shop of region and returns its
 // kind (the card_token alias read as card) and its masked form. Every
 // refusal is 400 invalid_request naming the field as destination.<field>.
-func (d PayoutDestination) Check(region Region) (kind, masked string, err error) {
+func (d PayoutDestination) Check(region Region) (kind DestinationType, masked string, err error) {
 	kind = d.Type
 	if kind == DestinationCardToken {
 		kind = DestinationCard

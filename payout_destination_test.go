@@ -8,7 +8,7 @@ func TestPayoutDestinationCheck(t *testing.T) {
 		name       string
 		region     Region
 		dest       PayoutDestination
-		wantKind   string
+		wantKind   DestinationType
 		wantMasked string
 		wantParam  string
 	}{

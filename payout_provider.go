@@ -36,7 +36,7 @@ type PayoutProvider interface {
 // asks it with the other field checks, before any money rule, so that bad
 // input is a 400 whatever the balance.
 type DestinationChecker interface {
-	CheckDestination(kind string, dest PayoutDestination) error
+	CheckDestination(kind DestinationType, dest PayoutDestination) error
 }
 
 // PayoutResult is a provider's word on a payout. While Status is
@@ -53,8 +53,8 @@ type PayoutResult struct {
 const payoutRoutePrefix = "payout_"
 
 // PayoutRouteMethods are the method names of live payout routes.
-var PayoutRouteMethods = []string{payoutRoutePrefix + DestinationCard, payoutRoutePrefix + DestinationSBP,
-	payoutRoutePrefix + DestinationBankAccount}
+var PayoutRouteMethods = []string{payoutRoutePrefix + string(DestinationCard), payoutRoutePrefix + string(DestinationSBP),
+	payoutRoutePrefix + string(DestinationBankAccount)}
 
 // isPayoutRoute reports whether a route's method is a payout kind.
 func isPayoutRoute(method string) bool { return strings.HasPrefix(method, payoutRoutePrefix) }
@@ -67,7 +67,7 @@ func checkPayoutRouteKey(region Region, method string, currency money.Currency) 
 		return Invalid("region", "region must be ru or kz")
 	case !slices.Contains(PayoutRouteMethods, method):
 		return Invalid("method", "payout routes are %s", strings.Join(PayoutRouteMethods, ", "))
-	case method == payoutRoutePrefix+DestinationSBP && region != RegionRU:
+	case method == payoutRoutePrefix+string(DestinationSBP) && region != RegionRU:
 		return Invalid("method", "sbp payouts are offered in ru only")
 	case !currency.Valid():
 		return Invalid("currency", "currency must be one of RUB, KZT, USD, EUR")
@@ -89,14 +89,14 @@ func (s *Service) checkPayoutRouteProviders(names []string) error {
 // test payout, without a query; for a live one the first live payout
 // adapter of the operator's route for the region, kind and currency.
 // None answers provider_unavailable: there is no fake success in live.
-func (s *Service) payoutProviderFor(ctx context.Context, tx Tx, test bool, region Region, kind string, c money.Currency) (PayoutProvider, error) {
+func (s *Service) payoutProviderFor(ctx context.Context, tx Tx, test bool, region Region, kind DestinationType, c money.Currency) (PayoutProvider, error) {
 	if test {
 		if pr := s.payoutProviders[s.testPayoutProvider]; pr != nil {
 			return pr, nil
 		}
 		return nil, errNoPayoutProvider()
 	}
-	r, err := tx.ProviderRouteGet(ctx, region, payoutRoutePrefix+kind, c)
+	r, err := tx.ProviderRouteGet(ctx, region, payoutRoutePrefix+string(kind), c)
 	if errors.Is(err, ErrNoRows) {
 		return nil, errNoPayoutProvider()
 	}

@@ -17,6 +17,9 @@ const (
 	RoleViewer    Role = "viewer"
 )
 
+// RoleAll returns every role, from the one that may do most.
+func RoleAll() []Role { return []Role{RoleAdmin, RoleSupport, RoleDeveloper, RoleViewer} }
+
 // ParseRole reads a role's name.
 func ParseRole(s string) (Role, error) {
 	r := Role(s)
@@ -47,6 +50,11 @@ const (
 	// PermUsers: users, the second-factor policy, the audit log.
 	PermUsers Permission = "users"
 )
+
+// PermissionAll returns every permission.
+func PermissionAll() []Permission {
+	return []Permission{PermRead, PermPayments, PermDisputes, PermLinks, PermPayouts, PermDevelopers, PermUsers}
+}
 
 // rolePerms is the one table of what each role may do.
 var rolePerms = map[Role][]Permission{

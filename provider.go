@@ -70,6 +70,12 @@ const (
 	ProviderStatusVoided     ProviderStatus = "voided"
 )
 
+// ProviderStatusAll returns every answer of a status query.
+func ProviderStatusAll() []ProviderStatus {
+	return []ProviderStatus{ProviderStatusUnknown, ProviderStatusPending, ProviderStatusAuthorized,
+		ProviderStatusSucceeded, ProviderStatusDeclined, ProviderStatusVoided}
+}
+
 // Provider is a bank or processor behind the service. Every operation gets
 // the store transaction of the change that calls it, so a provider that
 // keeps state in the service's database (the sandbox bank) commits it with
@@ -91,23 +97,34 @@ type Provider interface {
 // Simulator is a provider that can be told an outcome: the sandbox bank.
 type Simulator interface {
 	Provider
-	Simulate(ctx context.Context, tx Tx, p *Payment, outcome string, delay time.Duration) error
+	Simulate(ctx context.Context, tx Tx, p *Payment, outcome SandboxOutcome, delay time.Duration) error
 }
+
+// NotificationKind is what a provider's notification reports
+// (Notification.Kind).
+type NotificationKind string
 
 // Notification kinds.
 const (
-	NotifyAuthorized      = "authorized"
-	NotifySucceeded       = "succeeded"
-	NotifyDeclined        = "declined"
-	NotifyRefundSucceeded = "refund_succeeded"
-	NotifyRefundFailed    = "refund_failed"
+	NotifyAuthorized      NotificationKind = "authorized"
+	NotifySucceeded       NotificationKind = "succeeded"
+	NotifyDeclined        NotificationKind = "declined"
+	NotifyRefundSucceeded NotificationKind = "refund_succeeded"
+	NotifyRefundFailed    NotificationKind = "refund_failed"
 	// Dispute notifications: the bank opens a dispute on a payment, asks
 	// for evidence, and decides it.
-	NotifyDisputeOpened           = "dispute_opened"
-	NotifyDisputeEvidenceRequired = "dispute_evidence_required"
-	NotifyDisputeWon              = "dispute_won"
-	NotifyDisputeLost             = "dispute_lost"
+	NotifyDisputeOpened           NotificationKind = "dispute_opened"
+	NotifyDisputeEvidenceRequired NotificationKind = "dispute_evidence_required"
+	NotifyDisputeWon              NotificationKind = "dispute_won"
+	NotifyDisputeLost             NotificationKind = "dispute_lost"
 )
+
+// NotificationKindAll returns every notification kind: the payment's, the
+// refund's, the dispute's.
+func NotificationKindAll() []NotificationKind {
+	return []NotificationKind{NotifyAuthorized, NotifySucceeded, NotifyDeclined, NotifyRefundSucceeded, NotifyRefundFailed,
+		NotifyDisputeOpened, NotifyDisputeEvidenceRequired, NotifyDisputeWon, NotifyDisputeLost}
+}
 
 // Notification is a provider's asynchronous report of an outcome.
 type Notification struct {
@@ -115,7 +132,7 @@ type Notification struct {
 	ProviderPaymentID string `json:"provider_payment_id"`
 	// RefundID names the refund of a refund notification.
 	RefundID      string                `json:"refund_id,omitempty"`
-	Kind          string                `json:"kind"`
+	Kind          NotificationKind      `json:"kind"`
 	Reason        string                `json:"reason,omitempty"`
 	ProviderCode  string                `json:"provider_code,omitempty"`
 	Amount        int64                 `json:"amount,omitempty"`
@@ -141,7 +158,7 @@ type DisputeNotice struct {
 // dispute: the sandbox bank. It answers through a dispute notification.
 type DisputeSimulator interface {
 	Provider
-	SimulateDispute(ctx context.Context, tx Tx, d *Dispute, kind string, delay time.Duration) error
+	SimulateDispute(ctx context.Context, tx Tx, d *Dispute, kind NotificationKind, delay time.Duration) error
 }
 
 // Route chooses the ordered cascade of providers for a test payment by
@@ -152,11 +169,11 @@ type Route func(region Region, method string, currency money.Currency) []string
 // Discrepancy is a provider report that could not be applied, kept for
 // reconciliation (a late notification for a payment already final).
 type Discrepancy struct {
-	ID             string `json:"id"`
-	PaymentID      string `json:"payment_id"`
-	Provider       string `json:"provider"`
-	NotificationID string `json:"notification_id"`
-	Kind           string `json:"kind"`
+	ID             string           `json:"id"`
+	PaymentID      string           `json:"payment_id"`
+	Provider       string           `json:"provider"`
+	NotificationID string           `json:"notification_id"`
+	Kind           NotificationKind `json:"kind"`
 	// PaymentStatus is the status of the object the report was about
 	// when it arrived: the payment's, or the refund's for a refund's
 	// report (the field keeps its stored name).

@@ -108,7 +108,7 @@ func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusAr
 				Result: "found_after_timeout_voided", At: s.clock.Now()})
 			return tx.PaymentUpdate(ctx, pay)
 		}
-		kind := map[ProviderStatus]string{ProviderStatusAuthorized: NotifyAuthorized, ProviderStatusSucceeded: NotifySucceeded, ProviderStatusDeclined: NotifyDeclined}[st]
+		kind := map[ProviderStatus]NotificationKind{ProviderStatusAuthorized: NotifyAuthorized, ProviderStatusSucceeded: NotifySucceeded, ProviderStatusDeclined: NotifyDeclined}[st]
 		if kind == "" || pay.Status.Final() || (kind == NotifyAuthorized && pay.Status != PaymentPending) {
 			return nil
 		}

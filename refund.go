@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd/internal/ledger"
@@ -20,10 +21,13 @@ const (
 	RefundCanceled  RefundStatus = "canceled"
 )
 
-// Valid reports whether s is a known refund status.
-func (s RefundStatus) Valid() bool {
-	return s == RefundPending || s == RefundSucceeded || s == RefundCanceled
+// RefundStatusAll returns every refund status.
+func RefundStatusAll() []RefundStatus {
+	return []RefundStatus{RefundPending, RefundSucceeded, RefundCanceled}
 }
+
+// Valid reports whether s is a known refund status.
+func (s RefundStatus) Valid() bool { return slices.Contains(RefundStatusAll(), s) }
 
 // Refund is a refund with what the service keeps about it.
 type Refund struct {
@@ -288,7 +292,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 		r.Status, r.Cancellation = RefundCanceled, &CancellationDetails{Party: PartyPaymentNetwork, Reason: reason, ProviderCode: n.ProviderCode}
 		evType = EventRefundCanceled
 	default:
-		return errors.New("unknown refund notification kind " + n.Kind)
+		return errors.New("unknown refund notification kind " + string(n.Kind))
 	}
 	if err := tx.RefundUpdate(ctx, r); err != nil {
 		return err

@@ -2,6 +2,7 @@ package payd
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -27,9 +28,9 @@ type SandboxAttempt struct {
 	Region              Region `json:"region"`
 	// Outcome, DeclineCode and DelaySeconds are the plan chosen from the
 	// amount's last digits or the metadata overrides.
-	Outcome      string `json:"outcome"`
-	DeclineCode  string `json:"decline_code,omitempty"`
-	DelaySeconds int    `json:"delay_seconds"`
+	Outcome      SandboxOutcome `json:"outcome"`
+	DeclineCode  string         `json:"decline_code,omitempty"`
+	DelaySeconds int            `json:"delay_seconds"`
 	// State is the bank's state: created, decided, authorized, captured,
 	// voided, declined.
 	State string `json:"state"`
@@ -47,27 +48,58 @@ type SandboxAttempt struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// Sandbox outcomes accepted by simulate (Sandbox: simulate).
-var simulateFrom = map[string][]PaymentStatus{
-	"succeed":           {PaymentPending, PaymentWaitingForCapture},
-	"authorize":         {PaymentPending},
-	"decline":           {PaymentPending},
-	"expire":            {PaymentPending, PaymentWaitingForCapture},
-	"three_ds_fail":     {PaymentPending},
-	"provider_timeout":  {PaymentPending},
-	"late_webhook":      {PaymentCanceled},
-	"duplicate_webhook": {PaymentSucceeded},
+// SandboxOutcome is what the sandbox bank does with a test payment: told
+// by simulate, or chosen at the attempt from the amount's last digits or
+// the metadata overrides (Sandbox: simulate and metadata).
+type SandboxOutcome string
+
+// Outcomes of the sandbox.
+const (
+	SandboxSucceed          SandboxOutcome = "succeed"
+	SandboxAuthorize        SandboxOutcome = "authorize"
+	SandboxDecline          SandboxOutcome = "decline"
+	SandboxExpire           SandboxOutcome = "expire"
+	SandboxThreeDSFail      SandboxOutcome = "three_ds_fail"
+	SandboxProviderTimeout  SandboxOutcome = "provider_timeout"
+	SandboxLateWebhook      SandboxOutcome = "late_webhook"
+	SandboxDuplicateWebhook SandboxOutcome = "duplicate_webhook"
+)
+
+// SandboxOutcomeAll returns every outcome, in the order the contract
+// lists them (and the dashboard offers them).
+func SandboxOutcomeAll() []SandboxOutcome {
+	return []SandboxOutcome{SandboxSucceed, SandboxAuthorize, SandboxDecline, SandboxExpire, SandboxThreeDSFail,
+		SandboxProviderTimeout, SandboxLateWebhook, SandboxDuplicateWebhook}
+}
+
+// Valid reports whether o is a known outcome.
+func (o SandboxOutcome) Valid() bool { return slices.Contains(SandboxOutcomeAll(), o) }
+
+// simulateFrom is the payment statuses each outcome of simulate applies to
+// (Sandbox: simulate).
+func (o SandboxOutcome) simulateFrom() []PaymentStatus {
+	switch o {
+	case SandboxSucceed, SandboxExpire:
+		return []PaymentStatus{PaymentPending, PaymentWaitingForCapture}
+	case SandboxAuthorize, SandboxDecline, SandboxThreeDSFail, SandboxProviderTimeout:
+		return []PaymentStatus{PaymentPending}
+	case SandboxLateWebhook:
+		return []PaymentStatus{PaymentCanceled}
+	case SandboxDuplicateWebhook:
+		return []PaymentStatus{PaymentSucceeded}
+	}
+	return nil
 }
 
 // SimulateOutcome is `POST /test/payments/{id}/simulate`: it checks the
 // outcome fits the payment's status and has the sandbox bank deliver it,
 // after delay, through the provider notification path.
-func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempotency, id, outcome string, delay time.Duration) (*Response, error) {
+func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempotency, id string, outcome SandboxOutcome, delay time.Duration) (*Response, error) {
 	if !p.Test() {
 		return nil, Errorf(CodeForbidden, "simulate works with test keys only")
 	}
-	from, ok := simulateFrom[outcome]
-	if !ok {
+	from := outcome.simulateFrom()
+	if from == nil {
 		return nil, Invalid("outcome", "unknown outcome %q", outcome)
 	}
 	return s.idempotent(ctx, AuditSimulateOutcome, p, idem, func(tx Tx) (Outcome, any, error) {
@@ -79,7 +111,7 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 		for _, st := range from {
 			allowed = allowed || st == pay.Status
 		}
-		if outcome == "late_webhook" && (pay.Cancellation == nil ||
+		if outcome == SandboxLateWebhook && (pay.Cancellation == nil ||
 			(pay.Cancellation.Reason != ReasonExpiredOnConfirmation && pay.Cancellation.Reason != ReasonExpiredOnCapture)) {
 			allowed = false
 		}
@@ -97,8 +129,8 @@ func (s *Service) SimulateOutcome(ctx context.Context, p *Principal, idem Idempo
 			return 0, nil, Errorf(CodeInvalidState, "no provider attempt yet: the payer has not chosen a method")
 		}
 		// The answer has no body: the entry names the payment.
-		named := audited{objectID: pay.ID, detail: simulateDetail(outcome, delay)}
-		if outcome == "expire" {
+		named := audited{objectID: pay.ID, detail: simulateDetail(string(outcome), delay)}
+		if outcome == SandboxExpire {
 			return OutcomeAccepted, named, s.jobs.Enqueue(ctx, tx, PaymentExpireArgs{PaymentID: pay.ID, Force: true}, s.clock.Now().Add(delay))
 		}
 		return OutcomeAccepted, named, sim.Simulate(ctx, tx, pay, outcome, delay)

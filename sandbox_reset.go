@@ -53,9 +53,11 @@ const (
 	SandboxIdempotency   SandboxKind = "idempotency"
 )
 
-// SandboxKinds lists every kind in deletion order.
-var SandboxKinds = []SandboxKind{SandboxRefunds, SandboxEvidenceFiles, SandboxDisputes, SandboxPayouts,
-	SandboxPaymentLinks, SandboxPayments, SandboxSettlements, SandboxEvents, SandboxIdempotency}
+// SandboxKindAll returns every kind in deletion order.
+func SandboxKindAll() []SandboxKind {
+	return []SandboxKind{SandboxRefunds, SandboxEvidenceFiles, SandboxDisputes, SandboxPayouts,
+		SandboxPaymentLinks, SandboxPayments, SandboxSettlements, SandboxEvents, SandboxIdempotency}
+}
 
 // SandboxDeleteParams asks for one batch of a reset: at most Limit rows of
 // Kind of the shop's test data (of its merchant's test contour for
@@ -113,7 +115,7 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 		return nil, withOp("reset sandbox", err)
 	}
 	var total SandboxResetCounts
-	for _, kind := range SandboxKinds {
+	for _, kind := range SandboxKindAll() {
 		if s.sandboxResetStep != nil {
 			s.sandboxResetStep(kind)
 		}

@@ -22,14 +22,14 @@ const (
 	SettlementFailed   SettlementState = "failed"
 )
 
-// Valid reports whether s is a known state.
-func (s SettlementState) Valid() bool {
-	switch s {
-	case SettlementDraft, SettlementApproved, SettlementSent, SettlementPaid, SettlementFailed:
-		return true
-	}
-	return false
+// SettlementStateAll returns every register state, in the order a
+// register passes them.
+func SettlementStateAll() []SettlementState {
+	return []SettlementState{SettlementDraft, SettlementApproved, SettlementSent, SettlementPaid, SettlementFailed}
 }
+
+// Valid reports whether s is a known state.
+func (s SettlementState) Valid() bool { return slices.Contains(SettlementStateAll(), s) }
 
 // settlementNext is the state table of registers.
 var settlementNext = map[SettlementState][]SettlementState{

@@ -2,6 +2,7 @@ package payd
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,8 +18,11 @@ const (
 	RegionKZ Region = "kz"
 )
 
+// RegionAll returns both regions.
+func RegionAll() []Region { return []Region{RegionRU, RegionKZ} }
+
 // Valid reports whether r is a known region.
-func (r Region) Valid() bool { return r == RegionRU || r == RegionKZ }
+func (r Region) Valid() bool { return slices.Contains(RegionAll(), r) }
 
 // Merchant is the legal entity that owns shops; balances, settlements and
 // payout freezes are kept at its level.
@@ -46,7 +50,7 @@ type Freeze struct {
 	MerchantID string
 	Test       bool
 	Frozen     bool
-	Reason     string
+	Reason     FreezeReason
 	FrozenAt   *time.Time
 	UnfrozenAt *time.Time
 }

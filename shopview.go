@@ -9,11 +9,11 @@ import (
 
 // SettlementStatus is the contract's object: the merchant's payout state.
 type SettlementStatus struct {
-	PayoutsFrozen       bool       `json:"payouts_frozen"`
-	FrozenReason        string     `json:"frozen_reason,omitempty"`
-	FrozenAt            *time.Time `json:"frozen_at,omitempty"`
-	UnfrozenAt          *time.Time `json:"unfrozen_at,omitempty"`
-	SettlementDelayDays int        `json:"settlement_delay_days"`
+	PayoutsFrozen       bool         `json:"payouts_frozen"`
+	FrozenReason        FreezeReason `json:"frozen_reason,omitempty"`
+	FrozenAt            *time.Time   `json:"frozen_at,omitempty"`
+	UnfrozenAt          *time.Time   `json:"unfrozen_at,omitempty"`
+	SettlementDelayDays int          `json:"settlement_delay_days"`
 }
 
 // ShopView is the contract's `Shop` object as `GET /shop` shows it.

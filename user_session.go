@@ -22,6 +22,11 @@ const (
 	SessionEnroll SessionState = "enroll"
 )
 
+// SessionStateAll returns every session state.
+func SessionStateAll() []SessionState {
+	return []SessionState{SessionActive, SessionSecondFactor, SessionEnroll}
+}
+
 // Session is a signed-in browser. Only the SHA-256 of its token (the
 // cookie's value) is stored; ID is its public name, for lists and the
 // audit log, never the cookie.

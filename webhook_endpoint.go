@@ -10,13 +10,21 @@ import (
 	"github.com/paydhq/payd/internal/urlguard"
 )
 
-// Webhook endpoint states (States: Webhook endpoint). `failing` is set only
-// by the service.
+// WebhookEndpointStatus is a webhook endpoint's state (States: Webhook
+// endpoint).
+type WebhookEndpointStatus string
+
+// Webhook endpoint states. `failing` is set only by the service.
 const (
-	WebhookActive   = "active"
-	WebhookDisabled = "disabled"
-	WebhookFailing  = "failing"
+	WebhookActive   WebhookEndpointStatus = "active"
+	WebhookDisabled WebhookEndpointStatus = "disabled"
+	WebhookFailing  WebhookEndpointStatus = "failing"
 )
+
+// WebhookEndpointStatusAll returns every webhook endpoint state.
+func WebhookEndpointStatusAll() []WebhookEndpointStatus {
+	return []WebhookEndpointStatus{WebhookActive, WebhookDisabled, WebhookFailing}
+}
 
 // AuditRotateWebhookSecret is the operation, and audit action, of a
 // rotation of an endpoint's signing secret: apart from the endpoint's
@@ -38,7 +46,7 @@ type WebhookEndpoint struct {
 	Test            bool
 	URL             string
 	Events          []EventType
-	Status          string
+	Status          WebhookEndpointStatus
 	Description     string
 	Secret          string
 	PrevSecret      string
@@ -50,13 +58,13 @@ type WebhookEndpoint struct {
 
 // WebhookEndpointJSON is the contract's WebhookEndpoint object.
 type WebhookEndpointJSON struct {
-	ID          string      `json:"id"`
-	URL         string      `json:"url"`
-	Events      []EventType `json:"events"`
-	Status      string      `json:"status"`
-	CreatedAt   time.Time   `json:"created_at"`
-	Description string      `json:"description,omitempty"`
-	Secret      string      `json:"secret,omitempty"`
+	ID          string                `json:"id"`
+	URL         string                `json:"url"`
+	Events      []EventType           `json:"events"`
+	Status      WebhookEndpointStatus `json:"status"`
+	CreatedAt   time.Time             `json:"created_at"`
+	Description string                `json:"description,omitempty"`
+	Secret      string                `json:"secret,omitempty"`
 }
 
 // View returns the contract's object; the secret only when withSecret.
@@ -89,7 +97,7 @@ type WebhookEndpointCreate struct {
 type WebhookEndpointUpdate struct {
 	URL          *string
 	Events       []EventType
-	Status       *string
+	Status       *WebhookEndpointStatus
 	RotateSecret bool
 }
 

@@ -33,7 +33,7 @@ type recipe struct {
 }
 
 // recipes is the catalogue, one per event type of the contract and of
-// payd's own additions (payd.EventTypes; a test keeps the two equal).
+// payd's own additions (payd.EventTypeAll; a test keeps the two equal).
 var recipes = []recipe{
 	{event: "payment.succeeded", about: "QR payment, simulate succeed",
 		run: func(tr *trigger, ctx context.Context) error {

@@ -12,12 +12,12 @@ import (
 )
 
 // TestTriggerCataloguesEveryEventType: the recipes are exactly the event
-// types the service emits, so a type added to payd.EventTypes without a
+// types the service emits, so a type added to payd.EventTypeAll without a
 // way to trigger it fails here.
 func TestTriggerCataloguesEveryEventType(t *testing.T) {
 	t.Parallel()
 	var want, got []string
-	for _, e := range payd.EventTypes {
+	for _, e := range payd.EventTypeAll() {
 		want = append(want, string(e))
 	}
 	for _, r := range recipes {

@@ -363,7 +363,7 @@ func seedMerchants(ctx context.Context, store payd.Store, clock payd.Clock, n, a
 				pending := ledger.Account{Owner: m.ID, Test: true, Currency: money.RUB, Bucket: ledger.Pending, Sub: ref}
 				for j, amount := range []int64{12_500, 30_000} {
 					t := at.Add(time.Duration(j) * time.Minute)
-					e := &ledger.Entry{ID: ids.New("ent_", t), At: t, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: ref,
+					e := &ledger.Entry{ID: ids.New(payd.PrefixEntry, t), At: t, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: ref,
 						Postings: ledger.Move(clearing, pending, amount)}
 					if err := tx.LedgerPost(ctx, e); err != nil {
 						return err

@@ -151,7 +151,7 @@ func (s *seeder) day(t time.Time) *seedDay {
 // the totals — sub-accounts' into subTotals (written with the batch), the
 // others' into the seeder's.
 func (s *seeder) post(rows *seedRows, subTotals map[seedTotalKey]int64, kind ledger.EntryKind, refType, refID string, at time.Time, moves ...[]ledger.Posting) {
-	id := s.ids.New("ent_", at)
+	id := s.ids.New(payd.PrefixEntry, at)
 	rows.entries = append(rows.entries, []any{id, micros(at), string(kind), refType, refID})
 	seq := 0
 	for _, m := range moves {
@@ -198,7 +198,7 @@ func (s *seeder) batch(from, to int) (*seedRows, error) {
 			Capture: true, Metadata: map[string]string{"cart": fmt.Sprint(i % 9973), "channel": "web"},
 			ConfirmationType: payd.ConfirmationRedirect, ReturnURL: "https://shop.example.com/return",
 			MerchantDisplayName: "Demo shop", StatementDescriptor: "DEMO SHOP", ExpiresAt: created.Add(24 * time.Hour),
-			Provider: "sandbox", ProviderPaymentID: fmt.Sprintf("sbx_seed_%d", i),
+			Provider: "sandbox", ProviderPaymentID: payd.PrefixSandboxAttempt + fmt.Sprintf("seed_%d", i),
 			PaymentMethod: &payd.PaymentMethodData{Type: payd.MethodBankCard,
 				Card: &payd.CardData{First6: "555555", Last4: fmt.Sprintf("%04d", i%10000), Brand: "MasterCard", IssuerCountry: "RU"}}}
 		event := payd.EventPaymentSucceeded
@@ -218,10 +218,10 @@ func (s *seeder) batch(from, to int) (*seedRows, error) {
 		// which answers through the notification path.
 		a := &payd.SandboxAttempt{ID: p.ProviderPaymentID, Provider: p.Provider, PaymentID: p.ID, Reference: payd.AttemptReference(p.ID, 0),
 			Method: payd.MethodBankCard, Amount: p.Amount.Minor, Currency: string(money.RUB), Capture: true, Region: payd.RegionRU,
-			Outcome: "succeed", State: "captured", ReturnURL: p.ReturnURL, CreatedAt: created,
+			Outcome: payd.SandboxSucceed, State: "captured", ReturnURL: p.ReturnURL, CreatedAt: created,
 			MerchantDisplayName: p.MerchantDisplayName, Description: p.Description}
 		if p.Status == payd.PaymentCanceled {
-			a.Outcome, a.DeclineCode, a.State = "decline", "insufficient_funds", "declined"
+			a.Outcome, a.DeclineCode, a.State = payd.SandboxDecline, "insufficient_funds", "declined"
 		}
 		doc, err := json.Marshal(a)
 		if err != nil {

@@ -88,7 +88,7 @@ func TestLiveDisputeByBankNotification(t *testing.T) {
 		env.AdminDo("GET", "/admin/v1/discrepancies", nil).Expect(t, 200).Decode(t, &disc)
 		var kinds []string
 		for _, x := range disc.Items {
-			kinds = append(kinds, x.NotificationID+" "+x.Kind)
+			kinds = append(kinds, x.NotificationID+" "+string(x.Kind))
 		}
 		wantStrings(t, "discrepancies", []string{"n7 dispute_won", "n5 dispute_won", "n3 dispute_opened"}, kinds)
 		checkLedger(t, env)

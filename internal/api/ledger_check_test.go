@@ -48,7 +48,7 @@ func TestLedgerCheckFindsBrokenDisputes(t *testing.T) {
 			if merchant == ledger.ServiceOwner {
 				merchant = to.Owner
 			}
-			e := &ledger.Entry{ID: ids.NewFor("ent_", now, merchant), At: now, Kind: "test_tamper", RefType: "dispute", RefID: open,
+			e := &ledger.Entry{ID: ids.NewFor(payd.PrefixEntry, now, merchant), At: now, Kind: "test_tamper", RefType: "dispute", RefID: open,
 				Postings: ledger.Move(from, to, amount)}
 			if err := st.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
 				t.Fatal(err)
@@ -103,7 +103,7 @@ func TestLedgerCheckFindsStrayHolds(t *testing.T) {
 		for _, bucket := range []ledger.Bucket{ledger.Disputed, ledger.PendingPayouts} {
 			stray := avail
 			stray.Bucket, stray.Sub = bucket, "stray_"+string(bucket)
-			e := &ledger.Entry{ID: ids.NewFor("ent_", env.Clock.Now(), shop.MerchantID), At: env.Clock.Now(), Kind: "test_tamper", RefType: "test", RefID: "x",
+			e := &ledger.Entry{ID: ids.NewFor(payd.PrefixEntry, env.Clock.Now(), shop.MerchantID), At: env.Clock.Now(), Kind: "test_tamper", RefType: "test", RefID: "x",
 				Postings: ledger.Move(avail, stray, 1)}
 			if err := st.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
 				t.Fatal(err)

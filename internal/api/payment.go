@@ -163,13 +163,15 @@ func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request, p *payd.P
 	return nil
 }
 
-// simulateFunc applies a sandbox outcome to the object named id.
-type simulateFunc func(ctx context.Context, p *payd.Principal, idem payd.Idempotency, id, outcome string, delay time.Duration) (*payd.Response, error)
+// simulateFunc applies a sandbox outcome, of the kind O the object's
+// simulate takes, to the object named id.
+type simulateFunc[O ~string] func(ctx context.Context, p *payd.Principal, idem payd.Idempotency, id string, outcome O, delay time.Duration) (*payd.Response, error)
 
 // simulated is the handler of a sandbox simulate route (test keys only):
 // it reads {outcome, delay_seconds (0..300)} and answers 202 with no body,
-// or 200 for a replay, while the outcome is applied later.
-func simulated(pathParam string, run simulateFunc) handler {
+// or 200 for a replay, while the outcome is applied later. run checks the
+// outcome against its kind's list.
+func simulated[O ~string](pathParam string, run simulateFunc[O]) handler {
 	return func(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
 		if !p.Test() {
 			return &payd.Error{Code: payd.CodeForbidden, Message: "simulate works with test keys only"}
@@ -192,7 +194,7 @@ func simulated(pathParam string, run simulateFunc) handler {
 			}
 			delay = *in.DelaySeconds
 		}
-		resp, err := run(r.Context(), p, idem, r.PathValue(pathParam), *in.Outcome, time.Duration(delay)*time.Second)
+		resp, err := run(r.Context(), p, idem, r.PathValue(pathParam), O(*in.Outcome), time.Duration(delay)*time.Second)
 		if err != nil {
 			return err
 		}

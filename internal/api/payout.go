@@ -20,12 +20,12 @@ func (s *Server) payoutRoutes() {
 // destinationIn is PayoutDestination as sent: every field of every kind,
 // so that the service can refuse one that does not belong to the kind.
 type destinationIn struct {
-	Type          *string `json:"type"`
-	CardToken     *string `json:"card_token"`
-	Phone         *string `json:"phone"`
-	BankID        *string `json:"bank_id"`
-	AccountNumber *string `json:"account_number"`
-	BIC           *string `json:"bic"`
+	Type          *payd.DestinationType `json:"type"`
+	CardToken     *string               `json:"card_token"`
+	Phone         *string               `json:"phone"`
+	BankID        *string               `json:"bank_id"`
+	AccountNumber *string               `json:"account_number"`
+	BIC           *string               `json:"bic"`
 }
 
 func (d *destinationIn) read() (payd.PayoutDestination, error) {

@@ -172,12 +172,12 @@ func (pc *precheckCase) precheckOf(id string) (*payd.Precheck, []payd.Attempt) {
 
 // authorizeRequestDelivery returns the delivery summary status of the
 // payment's pre-check event.
-func (pc *precheckCase) authorizeRequestDelivery(id string) string {
+func (pc *precheckCase) authorizeRequestDelivery(id string) payd.EventDeliveryStatus {
 	pc.t.Helper()
 	var list struct {
 		Items []struct {
 			Type     string
-			Delivery struct{ Status string }
+			Delivery struct{ Status payd.EventDeliveryStatus }
 		}
 	}
 	pc.c.Get("/v1/events?limit=100&object_id="+id).Expect(pc.t, 200).Decode(pc.t, &list)

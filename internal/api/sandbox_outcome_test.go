@@ -45,7 +45,7 @@ func (s *sandbox) qrValue(value, currency, app string, extra map[string]any) (id
 	created := s.c.Post("/v1/payments", key(), body).Expect(s.t, 201).JSON(s.t)
 	conf, _ := created["confirmation"].(map[string]any)
 	data, _ := conf["confirmation_data"].(string)
-	if conf["type"] != "qr" || !strings.HasPrefix(data, s.env.API.URL+app+"sbx_") {
+	if conf["type"] != "qr" || !strings.HasPrefix(data, s.env.API.URL+app+payd.PrefixSandboxAttempt) {
 		s.t.Fatalf("QR confirmation = %v, want confirmation_data at %s%s", conf, s.env.API.URL, app)
 	}
 	return created["id"].(string), data

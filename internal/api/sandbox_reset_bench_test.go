@@ -110,7 +110,7 @@ func seedTestPayments(b *testing.B, env *paydtest.Env, shop *paydtest.Shop, n in
 				if err := tx.PaymentInsert(ctx, p); err != nil {
 					return err
 				}
-				e := &ledger.Entry{ID: ids.NewFor("ent_", now, s.MerchantID), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: p.ID,
+				e := &ledger.Entry{ID: ids.NewFor(payd.PrefixEntry, now, s.MerchantID), At: now, Kind: ledger.KindPaymentCaptured, RefType: "payment", RefID: p.ID,
 					Postings: ledger.Move(ledger.Account{Owner: ledger.ServiceOwner, Test: true, Currency: money.RUB, Bucket: ledger.ProviderClearing},
 						ledger.Account{Owner: s.MerchantID, Test: true, Currency: money.RUB, Bucket: ledger.Pending, Sub: p.ID}, 10000)}
 				if err := tx.LedgerPost(ctx, e); err != nil {

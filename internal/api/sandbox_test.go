@@ -735,7 +735,7 @@ func TestSandboxSimulate(t *testing.T) {
 			s.simulated(id, "duplicate_webhook")
 			ppid := s.operator(id)["provider_payment_id"].(string)
 			s.waitJobs("notifications (the payment's, the refund's, a repeat)", "provider_notification", 3, aboutAttempt(ppid))
-			var kinds []string
+			var kinds []payd.NotificationKind
 			for _, j := range s.jobs("provider_notification", aboutAttempt(ppid)) {
 				n, err := notificationOf(j.args)
 				if err != nil {
@@ -744,7 +744,7 @@ func TestSandboxSimulate(t *testing.T) {
 				kinds = append(kinds, n.Kind)
 			}
 			slices.Sort(kinds)
-			if want := []string{payd.NotifyRefundSucceeded, payd.NotifySucceeded, payd.NotifySucceeded}; !slices.Equal(kinds, want) {
+			if want := []payd.NotificationKind{payd.NotifyRefundSucceeded, payd.NotifySucceeded, payd.NotifySucceeded}; !slices.Equal(kinds, want) {
 				s.t.Fatalf("notifications about the attempt = %v, want %v", kinds, want)
 			}
 			if d := s.discrepancies(id); len(d) != 0 {

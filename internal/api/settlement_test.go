@@ -224,7 +224,7 @@ func checkReport(t *testing.T, body []byte, settlementID, day, net string, want 
 			t.Errorf("line %d = %v, want %v", i+1, got, want[i])
 		}
 		at, err := time.Parse(time.RFC3339, row[2])
-		if row[0] != settlementID || !strings.HasPrefix(row[1], "ent_") || err != nil ||
+		if row[0] != settlementID || !strings.HasPrefix(row[1], payd.PrefixEntry) || err != nil ||
 			at.In(payd.RegionRU.Location()).Format(time.DateOnly) != day || row[8] != "RUB" {
 			t.Errorf("line %d = %v", i+1, row)
 		}

@@ -67,11 +67,11 @@ func (s *Server) getWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *p
 }
 
 type webhookEndpointPatch struct {
-	URL          *string           `json:"url"`
-	Events       *[]payd.EventType `json:"events"`
-	Status       *string           `json:"status"`
-	RotateSecret *bool             `json:"rotate_secret"`
-	Description  *string           `json:"description"`
+	URL          *string                     `json:"url"`
+	Events       *[]payd.EventType           `json:"events"`
+	Status       *payd.WebhookEndpointStatus `json:"status"`
+	RotateSecret *bool                       `json:"rotate_secret"`
+	Description  *string                     `json:"description"`
 }
 
 func (s *Server) updateWebhookEndpoint(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {

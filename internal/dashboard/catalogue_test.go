@@ -3,6 +3,7 @@ package dashboard
 import (
 	"testing"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/webpage"
 )
 
@@ -10,10 +11,10 @@ import (
 // literal calls of T that the catalogue's own test reads: each must be in
 // the catalogue too, or a Russian page would show it in English.
 func TestMappedTextsAreInTheCatalogue(t *testing.T) {
-	for kind, m := range labels {
-		for v, text := range m {
+	for _, k := range labels {
+		for v, text := range k.words {
 			if !webpage.HasMessage(text) {
-				t.Errorf("label %s:%s = %q is not in the catalogue", kind, v, text)
+				t.Errorf("label %s %s = %q is not in the catalogue", k.typ, v, text)
 			}
 		}
 	}
@@ -36,8 +37,9 @@ func TestMappedTextsAreInTheCatalogue(t *testing.T) {
 func TestLabelKindNamedTwice(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Fatal("merging two groups that both name status did not panic")
+			t.Fatal("merging two groups that both name payd.PaymentStatus did not panic")
 		}
 	}()
-	mergeLabels(map[string]map[string]string{"status": {"a": "A"}}, map[string]map[string]string{"status": {"b": "B"}})
+	mergeLabels([]labelKind{kindLabels(payd.PaymentStatusAll, map[payd.PaymentStatus]string{payd.PaymentPending: "Pending"})},
+		[]labelKind{kindLabels(payd.PaymentStatusAll, map[payd.PaymentStatus]string{payd.PaymentSucceeded: "Succeeded"})})
 }

@@ -8,11 +8,6 @@ import (
 	"github.com/paydhq/payd"
 )
 
-// disputeStatuses are the statuses the list filters by, in the order a
-// dispute passes them.
-var disputeStatuses = []payd.DisputeStatus{payd.DisputeOpened, payd.DisputeEvidenceRequired, payd.DisputeSubmitted,
-	payd.DisputeWon, payd.DisputeLost, payd.DisputeExpired}
-
 type disputesView struct {
 	Rows          []*payd.Dispute
 	Status        string
@@ -36,7 +31,7 @@ func (h *Handler) disputes(q *req) {
 		return
 	}
 	vals := q.r.URL.Query()
-	v := disputesView{Status: vals.Get("status"), Statuses: disputeStatuses}
+	v := disputesView{Status: vals.Get("status"), Statuses: payd.DisputeStatusAll()}
 	status := http.StatusOK
 	lp, print, keep, err := listQuery(vals, "status")
 	if err == nil && v.Status != "" && !payd.DisputeStatus(v.Status).Valid() {

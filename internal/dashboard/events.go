@@ -35,7 +35,7 @@ type eventsView struct {
 // summary.
 func (h *Handler) events(q *req) {
 	vals := q.r.URL.Query()
-	v := eventsView{Types: payd.EventTypes, Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
+	v := eventsView{Types: payd.EventTypeAll(), Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
 	lp, print, keep, err := listQuery(vals, eventLogFilters...)
 	params := &payd.EventListParams{ListParams: lp, ObjectID: v.Object}
 	if err == nil && v.Type != "" {

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/paydhq/payd"
 )
@@ -17,7 +16,7 @@ func (h *Handler) developers(q *req) {
 // four characters), never the secret, which is not stored.
 type keyRow struct {
 	*payd.APIKey
-	State string
+	State payd.KeyState
 }
 
 type keysView struct {
@@ -51,27 +50,13 @@ func (h *Handler) showKeys(q *req, status int, v keysView) {
 		if v.Newest == "" && v.Secret == "" {
 			v.Newest = k.ID
 		}
-		v.Keys = append(v.Keys, keyRow{APIKey: k, State: keyState(k, now)})
+		v.Keys = append(v.Keys, keyRow{APIKey: k, State: k.StateAt(now)})
 	}
 	name := "keys"
 	if v.Secret != "" {
 		name = "key_secret"
 	}
 	q.render(status, name, "developers", q.l.T("API keys"), v)
-}
-
-// keyState names where a key is in its life: working, working until its
-// overlap ends, expired, revoked.
-func keyState(k *payd.APIKey, now time.Time) string {
-	switch {
-	case k.RevokedAt != nil:
-		return "revoked"
-	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
-		return "expired"
-	case k.ExpiresAt != nil:
-		return "expiring"
-	}
-	return "active"
 }
 
 // rotateKey issues a new key of the page's mode; the others of the mode

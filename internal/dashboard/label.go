@@ -2,50 +2,105 @@ package dashboard
 
 import (
 	"fmt"
+	"reflect"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/webpage"
 )
 
-// labels are the words the pages show for the values of the contract's
-// enums, as keys of the catalogue (English); a value without one is shown
-// as it is, so a new status is never hidden. Each page group keeps its
-// own kinds beside its pages.
+// labels are the words the pages show for the values of the domain's
+// kinds (payd.PaymentStatus, payd.Role...), as keys of the catalogue
+// (English), by the kind's type: a template asks with the value itself,
+// {{label $.L .Status}}, so that it cannot name a kind that is not the
+// value's. Each page group keeps its own kinds beside its pages; a test
+// checks that every value of each kind's list has words in every
+// language.
 var labels = mergeLabels(coreLabels, moneyLabels, developerLabels)
+
+// labelKind is the words of one kind.
+type labelKind struct {
+	typ reflect.Type
+	// values is the kind's list of values (its ...All function).
+	values []string
+	// words are the English words of each value.
+	words map[string]string
+}
+
+// kindLabels is the words of kind K, whose every value all lists.
+func kindLabels[K ~string](all func() []K, words map[K]string) labelKind {
+	k := labelKind{typ: reflect.TypeFor[K](), words: make(map[string]string, len(words))}
+	for _, v := range all() {
+		k.values = append(k.values, string(v))
+	}
+	for v, w := range words {
+		k.words[string(v)] = w
+	}
+	return k
+}
 
 // mergeLabels joins the groups' kinds; a kind named by two groups is a
 // mistake that would silently show one group's words on the other's
 // pages, so it stops the program at start (and every test).
-func mergeLabels(groups ...map[string]map[string]string) map[string]map[string]string {
-	out := map[string]map[string]string{}
+func mergeLabels(groups ...[]labelKind) map[reflect.Type]labelKind {
+	out := map[reflect.Type]labelKind{}
 	for _, g := range groups {
-		for kind, words := range g {
-			if _, dup := out[kind]; dup {
-				panic("dashboard: label kind " + kind + " is named twice")
+		for _, k := range g {
+			if _, dup := out[k.typ]; dup {
+				panic("dashboard: label kind " + k.typ.String() + " is named twice")
 			}
-			out[kind] = words
+			out[k.typ] = k
 		}
 	}
 	return out
 }
 
 // coreLabels are the kinds of the payments pages and the users'.
-var coreLabels = map[string]map[string]string{
-	"status": {
-		"pending": "Pending", "waiting_for_capture": "Waiting for capture", "succeeded": "Succeeded", "canceled": "Canceled",
-	},
-	"refund": {"pending": "Pending", "succeeded": "Succeeded", "canceled": "Canceled"},
-	"method": {"bank_card": "Bank card", "sbp": "SBP (Faster Payments)", "kz_qr": "QR in your bank's app", "installments": "Installments"},
-	"role":   {"admin": "Administrator", "support": "Support", "developer": "Developer", "viewer": "Viewer"},
-	"delivery": {
-		"pending": "Pending", "succeeded": "Delivered", "failed": "Failed", "skipped": "Skipped", "retrying": "Retrying",
-	},
+var coreLabels = []labelKind{
+	kindLabels(payd.PaymentStatusAll, map[payd.PaymentStatus]string{
+		payd.PaymentPending: "Pending", payd.PaymentWaitingForCapture: "Waiting for capture",
+		payd.PaymentSucceeded: "Succeeded", payd.PaymentCanceled: "Canceled",
+	}),
+	kindLabels(payd.RefundStatusAll, map[payd.RefundStatus]string{
+		payd.RefundPending: "Pending", payd.RefundSucceeded: "Succeeded", payd.RefundCanceled: "Canceled",
+	}),
+	kindLabels(payd.MethodTypeAll, map[payd.MethodType]string{
+		payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)", payd.MethodKZQR: "QR in your bank's app",
+		payd.MethodInstallments: "Installments",
+	}),
+	kindLabels(payd.RoleAll, map[payd.Role]string{
+		payd.RoleAdmin: "Administrator", payd.RoleSupport: "Support", payd.RoleDeveloper: "Developer", payd.RoleViewer: "Viewer",
+	}),
+	kindLabels(payd.WebhookDeliveryStateAll, map[payd.WebhookDeliveryState]string{
+		payd.DeliveryStatePending: "Pending", payd.DeliveryStateSucceeded: "Delivered", payd.DeliveryStateFailed: "Failed",
+		payd.DeliveryStateSkipped: "Skipped", payd.DeliveryStateResent: "Replaced by a resend",
+	}),
 }
 
-// label is the page's word for value of the enum kind.
-func label(l webpage.Locale, kind string, value any) string {
-	v := fmt.Sprint(value)
-	if text, ok := labels[kind][v]; ok {
-		return l.T(text)
+// label is the page's word for v, a value of one of the kinds of labels.
+// A value of any other type is an error, which fails the page (and its
+// test) rather than show the value as it is; a value its kind's list
+// lacks (written by a newer version) is shown as it is, so that it is
+// never hidden.
+func label(l webpage.Locale, v any) (string, error) {
+	k, ok := labels[reflect.TypeOf(v)]
+	if !ok {
+		return "", fmt.Errorf("dashboard: no labels for %T (%v)", v, v)
 	}
-	return v
+	s := reflect.ValueOf(v).String()
+	if text, ok := k.words[s]; ok {
+		return l.T(text), nil
+	}
+	return s, nil
+}
+
+// destination reads a destination kind a template names, such as
+// {{label $.L (destination "card")}}: a name that is not one is an error
+// that fails the page.
+func destination(name string) (payd.DestinationType, error) {
+	for _, d := range payd.DestinationTypeAll() {
+		if string(d) == name {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("dashboard: %q is not a destination type", name)
 }

@@ -1,15 +1,29 @@
 package dashboard
 
-// developerLabels are the words of the enum values the developers',
-// balance and sandbox pages show (label.go).
-var developerLabels = map[string]map[string]string{
-	"key":        {"active": "In use", "expiring": "Works until its overlap ends", "expired": "Expired", "revoked": "Revoked"},
-	"endpoint":   {"active": "Enabled", "disabled": "Disabled", "failing": "Failing"},
-	"summary":    {"pending": "Pending", "succeeded": "Delivered", "failed": "Failed", "no_endpoints": "No endpoint"},
-	"settlement": {"draft": "Draft", "approved": "Approved", "sent": "Sent", "paid": "Paid out", "failed": "Not paid"},
-	"outcome": {
-		"succeed": "Succeed", "authorize": "Authorize (two-stage)", "decline": "Decline", "expire": "Expire",
-		"three_ds_fail": "Fail 3-D Secure", "provider_timeout": "Bank does not answer", "late_webhook": "Late success after cancel",
-		"duplicate_webhook": "Duplicate bank notification",
-	},
+import "github.com/paydhq/payd"
+
+// developerLabels are the words of the kinds the developers', balance and
+// sandbox pages show (label.go).
+var developerLabels = []labelKind{
+	kindLabels(payd.KeyStateAll, map[payd.KeyState]string{
+		payd.KeyActive: "In use", payd.KeyExpiring: "Works until its overlap ends", payd.KeyExpired: "Expired",
+		payd.KeyRevoked: "Revoked",
+	}),
+	kindLabels(payd.WebhookEndpointStatusAll, map[payd.WebhookEndpointStatus]string{
+		payd.WebhookActive: "Enabled", payd.WebhookDisabled: "Disabled", payd.WebhookFailing: "Failing",
+	}),
+	kindLabels(payd.EventDeliveryStatusAll, map[payd.EventDeliveryStatus]string{
+		payd.DeliveryPending: "Pending", payd.DeliverySucceeded: "Delivered", payd.DeliveryFailed: "Failed",
+		payd.DeliveryNone: "No endpoint",
+	}),
+	kindLabels(payd.SettlementStateAll, map[payd.SettlementState]string{
+		payd.SettlementDraft: "Draft", payd.SettlementApproved: "Approved", payd.SettlementSent: "Sent",
+		payd.SettlementPaid: "Paid out", payd.SettlementFailed: "Not paid",
+	}),
+	kindLabels(payd.SandboxOutcomeAll, map[payd.SandboxOutcome]string{
+		payd.SandboxSucceed: "Succeed", payd.SandboxAuthorize: "Authorize (two-stage)", payd.SandboxDecline: "Decline",
+		payd.SandboxExpire: "Expire", payd.SandboxThreeDSFail: "Fail 3-D Secure",
+		payd.SandboxProviderTimeout: "Bank does not answer", payd.SandboxLateWebhook: "Late success after cancel",
+		payd.SandboxDuplicateWebhook: "Duplicate bank notification",
+	}),
 }

@@ -38,8 +38,8 @@ func TestMoneyPagesTextsInCatalogue(t *testing.T) {
 			keys = append(keys, k)
 		}
 	}
-	for _, words := range moneyLabels {
-		for _, w := range words {
+	for _, k := range moneyLabels {
+		for _, w := range k.words {
 			keys = append(keys, w)
 		}
 	}

@@ -42,8 +42,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format(timeLayout)
 	},
-	"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-	"label": label,
+	"day":         func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"label":       label,
+	"destination": destination,
 }
 
 // templates holds one template set per page: the layout and the page's

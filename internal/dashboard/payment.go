@@ -37,7 +37,10 @@ func (h *Handler) showPayment(q *req, status int, fe formError) {
 	v := paymentPage{Pay: pay.View(""), Story: st, Err: fe,
 		CaptureKey: newKey(), CancelKey: newKey(), RefundKey: newKey(), ResendKey: newKey()}
 	if m := pay.PaymentMethod; m != nil {
-		v.Method = maskedMethod(q, m)
+		if v.Method, err = maskedMethod(q, m); err != nil {
+			q.fail(err)
+			return
+		}
 	}
 	v.CanCapture = pay.Status == payd.PaymentWaitingForCapture && q.can(payd.AuditCapturePayment.Permission())
 	v.CanCancel = (pay.Status == payd.PaymentWaitingForCapture || pay.Status == payd.PaymentPending) && q.can(payd.AuditCancelPayment.Permission())
@@ -48,15 +51,18 @@ func (h *Handler) showPayment(q *req, status int, fe formError) {
 
 // maskedMethod names the method and, for a card, its scheme and last four
 // digits: a full number is never stored, let alone shown.
-func maskedMethod(q *req, m *payd.PaymentMethodData) string {
-	s := label(q.l, "method", m.Type)
+func maskedMethod(q *req, m *payd.PaymentMethodData) (string, error) {
+	s, err := label(q.l, payd.MethodType(m.Type))
+	if err != nil {
+		return "", err
+	}
 	if c := m.Card; c != nil && c.Last4 != "" {
 		s += " · " + c.Brand + " ···· " + c.Last4
 	}
 	if b := m.SBP; b != nil && b.BankName != "" {
 		s += " · " + b.BankName
 	}
-	return s
+	return s, nil
 }
 
 // paymentForm runs one of the page's forms and goes back to the payment:

@@ -21,7 +21,7 @@ var paymentFilters = []string{"status", "method", "from", "to", "q", "shops"}
 // paymentQuery reads the filters of the payments list: status, method
 // (one of methods), a period of whole UTC days (from, to inclusive) and
 // an order id to search for.
-func paymentQuery(vals url.Values, methods []string) (*payd.PaymentListParams, string, url.Values, error) {
+func paymentQuery(vals url.Values, methods []payd.MethodType) (*payd.PaymentListParams, string, url.Values, error) {
 	lp, print, keep, err := listQuery(vals, paymentFilters...)
 	if err != nil {
 		return nil, "", nil, err
@@ -34,7 +34,7 @@ func paymentQuery(vals url.Values, methods []string) (*payd.PaymentListParams, s
 		p.Status = payd.PaymentStatus(s)
 	}
 	if m := vals.Get("method"); m != "" {
-		if !slices.Contains(methods, m) {
+		if !slices.Contains(methods, payd.MethodType(m)) {
 			return nil, "", nil, payd.Invalid("method", "unknown payment method")
 		}
 		p.Method = m
@@ -77,7 +77,7 @@ type paymentsView struct {
 	Status, Method, From, To, Q string
 	Next, Export, Problem       string
 	Statuses                    []payd.PaymentStatus
-	Methods                     []string
+	Methods                     []payd.MethodType
 	// Several is set for a merchant of more than one shop, who may list
 	// all of them at once (All).
 	Several, All bool
@@ -85,12 +85,12 @@ type paymentsView struct {
 
 // methods are the payment methods the user's shops offer, for the
 // method filter.
-func (q *req) methods() []string {
-	var out []string
+func (q *req) methods() []payd.MethodType {
+	var out []payd.MethodType
 	for _, sh := range q.shops {
 		for _, m := range payd.OfferedMethods(sh.Region) {
-			if !slices.Contains(out, m) {
-				out = append(out, m)
+			if !slices.Contains(out, payd.MethodType(m)) {
+				out = append(out, payd.MethodType(m))
 			}
 		}
 	}
@@ -115,7 +115,7 @@ func (q *req) listed(all bool) []*payd.Principal {
 func (h *Handler) payments(q *req) {
 	vals := q.r.URL.Query()
 	v := paymentsView{Status: vals.Get("status"), Method: vals.Get("method"), From: vals.Get("from"), To: vals.Get("to"), Q: vals.Get("q"),
-		Statuses: []payd.PaymentStatus{payd.PaymentPending, payd.PaymentWaitingForCapture, payd.PaymentSucceeded, payd.PaymentCanceled},
+		Statuses: payd.PaymentStatusAll(),
 		Methods:  q.methods(), Several: len(q.shops) > 1, All: len(q.shops) > 1 && vals.Get("shops") == "all"}
 	// A payment id goes straight to its page, in whichever listed shop
 	// holds it.
@@ -150,15 +150,16 @@ func (h *Handler) payments(q *req) {
 	for _, sh := range q.shops {
 		names[sh.ID] = sh.Name
 	}
-	words := map[string]string{}
-	word := func(kind, value string) string {
-		k := kind + ":" + value
-		if w, ok := words[k]; ok {
-			return w
+	// The words of a kind's value, once a page: a value of two kinds
+	// is two keys, its type being part of the key.
+	words := map[any]string{}
+	word := func(value any) (string, error) {
+		if w, ok := words[value]; ok {
+			return w, nil
 		}
-		w := label(q.l, kind, value)
-		words[k] = w
-		return w
+		w, err := label(q.l, value)
+		words[value] = w
+		return w, err
 	}
 	v.Rows = make([]rowView, 0, len(page.Items))
 	for _, item := range page.Items {
@@ -167,10 +168,17 @@ func (h *Handler) payments(q *req) {
 			q.fail(err)
 			return
 		}
-		rv := rowView{ID: row.ID, OrderID: row.OrderID, Status: string(row.Status), StatusLabel: word("status", string(row.Status)),
+		rv := rowView{ID: row.ID, OrderID: row.OrderID, Status: string(row.Status),
 			Created: row.CreatedAt.UTC().Format(timeLayout), Amount: q.l.Amount(row.Amount.Minor, string(row.Amount.Currency))}
+		if rv.StatusLabel, err = word(row.Status); err != nil {
+			q.fail(err)
+			return
+		}
 		if row.PaymentMethod != nil {
-			rv.Method = word("method", row.PaymentMethod.Type)
+			if rv.Method, err = word(payd.MethodType(row.PaymentMethod.Type)); err != nil {
+				q.fail(err)
+				return
+			}
 		}
 		if v.All {
 			rv.ShopID, rv.ShopName = item.ShopID, names[item.ShopID]

@@ -2,14 +2,12 @@ package dashboard
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/money"
 )
-
-// payoutStatuses are the statuses the list filters by.
-var payoutStatuses = []payd.PayoutStatus{payd.PayoutPending, payd.PayoutProcessing, payd.PayoutSucceeded, payd.PayoutCanceled}
 
 // destinationFields are the form's inputs of each destination kind, named
 // as the API's destination members.
@@ -24,7 +22,7 @@ type payoutsView struct {
 	Form          createForm
 	Currencies    []money.Currency
 	Currency      money.Currency
-	Kinds         []string
+	Kinds         []payd.DestinationType
 	SBP           bool
 }
 
@@ -37,10 +35,11 @@ func (h *Handler) showPayouts(q *req, status int, form createForm) {
 		return
 	}
 	vals := q.r.URL.Query()
-	v := payoutsView{Status: vals.Get("status"), Statuses: payoutStatuses, Form: form,
-		Currency: defaultCurrency(q.shop), Kinds: []string{payd.DestinationCard, payd.DestinationBankAccount}}
-	if q.shop.Region == payd.RegionRU {
-		v.Kinds, v.SBP = []string{payd.DestinationCard, payd.DestinationSBP, payd.DestinationBankAccount}, true
+	v := payoutsView{Status: vals.Get("status"), Statuses: payd.PayoutStatusAll(), Form: form,
+		Currency: defaultCurrency(q.shop), Kinds: payd.DestinationTypeAll(), SBP: q.shop.Region == payd.RegionRU}
+	if !v.SBP {
+		// SBP pays to Russian phone numbers only.
+		v.Kinds = slices.DeleteFunc(v.Kinds, func(d payd.DestinationType) bool { return d == payd.DestinationSBP })
 	}
 	bal, err := h.svc.Balance(q.ctx, q.principal())
 	if err != nil {
@@ -109,7 +108,7 @@ func (h *Handler) payoutCreate(q *req, idem payd.Idempotency) (*payd.Response, e
 	if amount == nil {
 		return nil, payd.Invalid("amount.value", "%s", q.l.T("Enter the amount in digits, for example 1500 or 1500.50."))
 	}
-	dest := payd.PayoutDestination{Type: f.Get("destination_type")}
+	dest := payd.PayoutDestination{Type: payd.DestinationType(f.Get("destination_type"))}
 	for _, name := range destinationFields {
 		val := strings.TrimSpace(f.Get(name))
 		if val == "" {

@@ -18,7 +18,7 @@ type refundsView struct {
 func (h *Handler) refunds(q *req) {
 	vals := q.r.URL.Query()
 	v := refundsView{Status: vals.Get("status"),
-		Statuses: []payd.RefundStatus{payd.RefundPending, payd.RefundSucceeded, payd.RefundCanceled}}
+		Statuses: payd.RefundStatusAll()}
 	status := http.StatusOK
 	lp, print, keep, err := listQuery(vals, "status")
 	if err == nil && v.Status != "" && !payd.RefundStatus(v.Status).Valid() {

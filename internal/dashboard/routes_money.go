@@ -34,14 +34,23 @@ var moneyNotices = map[string]string{
 	"payout_created":    "The payout was created.",
 }
 
-// moneyLabels are the words for the enums of these pages (label.go).
-var moneyLabels = map[string]map[string]string{
-	"dispute": {
-		"opened": "Opened", "evidence_required": "Evidence required", "submitted": "Submitted",
-		"won": "Won", "lost": "Lost", "expired": "Expired",
-	},
-	"dispute_kind": {"chargeback": "Chargeback", "retrieval": "Retrieval request", "complaint": "Complaint"},
-	"link":         {"active": "Active", "paid": "Paid", "expired": "Expired", "deactivated": "Deactivated"},
-	"payout":       {"pending": "Pending", "processing": "Processing", "succeeded": "Succeeded", "canceled": "Canceled"},
-	"destination":  {"card": "Card", "sbp": "SBP (Faster Payments)", "bank_account": "Bank account"},
+// moneyLabels are the words of the kinds of these pages (label.go).
+var moneyLabels = []labelKind{
+	kindLabels(payd.DisputeStatusAll, map[payd.DisputeStatus]string{
+		payd.DisputeOpened: "Opened", payd.DisputeEvidenceRequired: "Evidence required", payd.DisputeSubmitted: "Submitted",
+		payd.DisputeWon: "Won", payd.DisputeLost: "Lost", payd.DisputeExpired: "Expired",
+	}),
+	kindLabels(payd.DisputeKindAll, map[payd.DisputeKind]string{
+		payd.DisputeChargeback: "Chargeback", payd.DisputeRetrieval: "Retrieval request", payd.DisputeComplaint: "Complaint",
+	}),
+	kindLabels(payd.LinkStatusAll, map[payd.LinkStatus]string{
+		payd.LinkActive: "Active", payd.LinkPaid: "Paid", payd.LinkExpired: "Expired", payd.LinkDeactivated: "Deactivated",
+	}),
+	kindLabels(payd.PayoutStatusAll, map[payd.PayoutStatus]string{
+		payd.PayoutPending: "Pending", payd.PayoutProcessing: "Processing", payd.PayoutSucceeded: "Succeeded",
+		payd.PayoutCanceled: "Canceled",
+	}),
+	kindLabels(payd.DestinationTypeAll, map[payd.DestinationType]string{
+		payd.DestinationCard: "Card", payd.DestinationSBP: "SBP (Faster Payments)", payd.DestinationBankAccount: "Bank account",
+	}),
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/paydhq/payd"
 )
 
-// simulateOutcomes are the contract's simulate outcomes (Sandbox: simulate), in
-// the order the page offers them.
-var simulateOutcomes = []string{"succeed", "authorize", "decline", "expire", "three_ds_fail", "provider_timeout", "late_webhook", "duplicate_webhook"}
-
 // testClockUnits are the units the clock form offers, with their length.
 var testClockUnits = map[string]time.Duration{"minutes": time.Minute, "hours": time.Hour, "days": 24 * time.Hour}
 
@@ -22,9 +18,9 @@ const maxClockAdvance = 366 * 24 * time.Hour
 
 type sandboxView struct {
 	Pending  []*payd.PaymentJSON
-	Outcomes []string
+	Outcomes []payd.SandboxOutcome
 	Payment  string
-	Outcome  string
+	Outcome  payd.SandboxOutcome
 	Key      string
 	Err      formError
 	// Clock is set when the service runs with a test clock; Shared when
@@ -65,7 +61,7 @@ func (h *Handler) showSandbox(q *req, status int, v sandboxView) {
 		}
 		v.Pending = append(v.Pending, row)
 	}
-	v.Outcomes, v.Key, v.Clock, v.Now = simulateOutcomes, newKey(), h.clock != nil, h.now()
+	v.Outcomes, v.Key, v.Clock, v.Now = payd.SandboxOutcomeAll(), newKey(), h.clock != nil, h.now()
 	if h.clock != nil {
 		v.Offset = testClockOffset(h.clock)
 		if v.Shared, err = h.svc.TestClockShared(q.ctx); err != nil {
@@ -88,7 +84,7 @@ func (h *Handler) simulate(q *req) {
 		return
 	}
 	id := strings.TrimSpace(q.r.PostForm.Get("payment_id"))
-	outcome := q.r.PostForm.Get("outcome")
+	outcome := payd.SandboxOutcome(q.r.PostForm.Get("outcome"))
 	delay := 0
 	if s := strings.TrimSpace(q.r.PostForm.Get("delay_seconds")); s != "" {
 		n, err := strconv.Atoi(s)

@@ -17,8 +17,6 @@ type usersView struct {
 	For      string
 }
 
-var roles = []payd.Role{payd.RoleAdmin, payd.RoleSupport, payd.RoleDeveloper, payd.RoleViewer}
-
 // users lists the merchant's users, with the forms an admin changes them
 // with.
 func (h *Handler) users(q *req) { h.showUsers(q, http.StatusOK, usersView{}) }
@@ -34,7 +32,7 @@ func (h *Handler) showUsers(q *req, status int, v usersView) {
 		q.fail(err)
 		return
 	}
-	v.Users, v.Roles, v.Require = list, roles, m.RequireSecondFactor
+	v.Users, v.Roles, v.Require = list, payd.RoleAll(), m.RequireSecondFactor
 	q.render(status, "users", "users", q.l.T("Users"), v)
 }
 

@@ -28,7 +28,7 @@ func (h *Handler) showWebhooks(q *req, status int, v webhooksView) {
 		q.fail(err)
 		return
 	}
-	v.Endpoints, v.Types, v.Key = list, payd.EventTypes, newKey()
+	v.Endpoints, v.Types, v.Key = list, payd.EventTypeAll(), newKey()
 	if v.Checked == nil {
 		v.Checked = map[payd.EventType]bool{}
 	}
@@ -39,7 +39,7 @@ func (h *Handler) showWebhooks(q *req, status int, v webhooksView) {
 // catalogue's order.
 func formEvents(q *req) []payd.EventType {
 	var out []payd.EventType
-	for _, t := range payd.EventTypes {
+	for _, t := range payd.EventTypeAll() {
 		if slices.Contains(q.r.PostForm["events"], string(t)) {
 			out = append(out, t)
 		}
@@ -104,6 +104,8 @@ type webhookView struct {
 	// Overlap is set while the previous signing secret still signs
 	// beside the new one (SecretOverlap after a rotation).
 	Overlap bool
+	// Disabled and Failing are the endpoint's status, for the form.
+	Disabled, Failing bool
 }
 
 // endpointRecentEvents is how many of the shop's newest events the endpoint page
@@ -120,12 +122,13 @@ func (h *Handler) showWebhook(q *req, status int, fe formError) {
 		q.fail(err)
 		return
 	}
-	v := webhookView{E: e, Types: payd.EventTypes, Checked: map[payd.EventType]bool{}, Err: fe,
+	v := webhookView{E: e, Types: payd.EventTypeAll(), Checked: map[payd.EventType]bool{}, Err: fe,
 		SaveKey: newKey(), RotateKey: newKey(), TestKey: newKey()}
 	for _, t := range e.Events {
 		v.Checked[t] = true
 	}
 	v.Overlap = e.PrevSecretUntil != nil && h.now().Before(*e.PrevSecretUntil)
+	v.Disabled, v.Failing = e.Status == payd.WebhookDisabled, e.Status == payd.WebhookFailing
 	if v.Attempts, err = h.endpointAttempts(q, e); err != nil {
 		q.fail(err)
 		return

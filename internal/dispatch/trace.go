@@ -49,7 +49,7 @@ func endAttempt(span trace.Span, out *payd.DeliveryOutcome) {
 		return
 	}
 	span.SetAttributes(attribute.String("payd.delivery.outcome", out.Name()))
-	if out.Name() == payd.DeliveryStateFailed {
+	if out.Name() == string(payd.DeliveryStateFailed) {
 		span.SetStatus(codes.Error, out.Name())
 	}
 	span.End()

@@ -420,8 +420,8 @@ func (s *server) eventAttempts(r *http.Request) (int, any, error) {
 // contract's SettlementStatus, the object a merchant reads in its shop.
 func (s *server) freeze(r *http.Request) (int, any, error) {
 	var in struct {
-		Test   bool   `json:"test"`
-		Reason string `json:"reason"`
+		Test   bool              `json:"test"`
+		Reason payd.FreezeReason `json:"reason"`
 	}
 	if err := decode(r, &in); err != nil {
 		return 0, nil, err

@@ -49,6 +49,6 @@ type discrepancyJSON struct {
 
 func discrepancyView(d *payd.Discrepancy) discrepancyJSON {
 	return discrepancyJSON{ID: d.ID, PaymentID: d.PaymentID, Provider: d.Provider, NotificationID: d.NotificationID,
-		Kind: d.Kind, PaymentStatus: d.PaymentStatus, Detail: d.Detail, CreatedAt: d.CreatedAt,
+		Kind: string(d.Kind), PaymentStatus: d.PaymentStatus, Detail: d.Detail, CreatedAt: d.CreatedAt,
 		ProviderPaymentID: d.ProviderPaymentID}
 }

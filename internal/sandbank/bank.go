@@ -71,7 +71,7 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 		State: stateCreated, ReturnURL: req.ReturnURL, FrameOrigin: req.FrameOrigin, Locale: p.Locale, CreatedAt: now,
 		MerchantDisplayName: p.MerchantDisplayName, Description: p.Description,
 	}
-	if pl.Outcome == OutcomeProviderTimeout && req.Candidate == 0 {
+	if pl.Outcome == payd.SandboxProviderTimeout && req.Candidate == 0 {
 		// The bank opens the attempt but its answer is lost on the way:
 		// the service sees a timeout, and finds the attempt again only by
 		// asking for its reference later.
@@ -81,7 +81,7 @@ func (b *Bank) CreateAttempt(ctx context.Context, tx payd.Tx, req payd.AttemptRe
 		}
 		return nil, payd.ErrProviderTimeout
 	}
-	if pl.Outcome == OutcomeDecline {
+	if pl.Outcome == payd.SandboxDecline {
 		if err := b.notify(ctx, tx, a, payd.Notification{Kind: payd.NotifyDeclined, Reason: pl.DeclineCode, ProviderCode: pl.DeclineCode}, now); err != nil {
 			return nil, err
 		}
@@ -232,17 +232,17 @@ func (b *Bank) approve(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, 
 // 3-D Secure (03, also for QR methods, which have no 3-D Secure page of
 // their own), news that travels late (05) or twice (06), or no answer at
 // all (07: the payment then expires).
-func (b *Bank) confirm(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, kind string, threeDS bool, at time.Time) error {
+func (b *Bank) confirm(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, kind payd.NotificationKind, threeDS bool, at time.Time) error {
 	switch a.Outcome {
-	case OutcomeThreeDSFail:
+	case payd.SandboxThreeDSFail:
 		return b.declineAt(ctx, tx, a, payd.ReasonThreeDSFailed, at)
-	case OutcomeDecline:
+	case payd.SandboxDecline:
 		// The bank declined in its answer to the attempt already; a plan
 		// of a decline never gets here, but if it did it would decline.
 		return b.declineAt(ctx, tx, a, a.DeclineCode, at)
-	case OutcomeAuthorize:
+	case payd.SandboxAuthorize:
 		kind = payd.NotifyAuthorized
-	case OutcomeExpire:
+	case payd.SandboxExpire:
 		a.State = stateNoOutcome
 		return tx.SandboxAttemptUpdate(ctx, a)
 	}
@@ -251,13 +251,13 @@ func (b *Bank) confirm(ctx context.Context, tx payd.Tx, a *payd.SandboxAttempt, 
 		a.State = stateAuthorized
 	}
 	n := payd.Notification{Kind: kind, Method: b.methodData(a), Authorization: authorization(threeDS)}
-	if a.Outcome == OutcomeLateWebhook {
+	if a.Outcome == payd.SandboxLateWebhook {
 		at = at.Add(time.Duration(a.DelaySeconds) * time.Second)
 	}
 	if err := b.notify(ctx, tx, a, n, at); err != nil {
 		return err
 	}
-	if a.Outcome == OutcomeDuplicateWebhook {
+	if a.Outcome == payd.SandboxDuplicateWebhook {
 		if err := b.resend(ctx, tx, a, at.Add(time.Second)); err != nil {
 			return err
 		}
@@ -309,7 +309,7 @@ func authorization(threeDS bool) *payd.AuthorizationDetails {
 
 // Simulate applies an outcome of `POST /test/payments/{id}/simulate`
 // through the same notification path as the bank's pages.
-func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcome string, delay time.Duration) error {
+func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcome payd.SandboxOutcome, delay time.Duration) error {
 	a, err := tx.SandboxAttemptGetForUpdate(ctx, p.ProviderPaymentID)
 	if err != nil {
 		return err
@@ -330,9 +330,9 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 	// 3-D Secure exists for cards only.
 	card := a.Method == payd.MethodBankCard
 	switch outcome {
-	case OutcomeSucceed, OutcomeAuthorize:
+	case payd.SandboxSucceed, payd.SandboxAuthorize:
 		kind := payd.NotifySucceeded
-		if outcome == OutcomeAuthorize {
+		if outcome == payd.SandboxAuthorize {
 			kind = payd.NotifyAuthorized
 		}
 		switch {
@@ -347,19 +347,19 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 		// The bank has answered already (its answer may still be on the
 		// way, or by the plan it gives none): nothing to add.
 		return nil
-	case OutcomeDecline:
+	case payd.SandboxDecline:
 		reason := a.DeclineCode
 		if reason == "" || reason == payd.ReasonGeneralDecline {
 			reason = payd.ReasonIssuerDeclined
 		}
 		return send(payd.Notification{Kind: payd.NotifyDeclined, Reason: reason, ProviderCode: reason}, stateDeclined)
-	case OutcomeThreeDSFail:
+	case payd.SandboxThreeDSFail:
 		return send(payd.Notification{Kind: payd.NotifyDeclined, Reason: payd.ReasonThreeDSFailed, ProviderCode: "3ds_failed"}, stateDeclined)
-	case OutcomeLateWebhook:
+	case payd.SandboxLateWebhook:
 		return send(payd.Notification{Kind: payd.NotifySucceeded, Authorization: authorization(card)}, "")
-	case OutcomeDuplicateWebhook:
+	case payd.SandboxDuplicateWebhook:
 		return b.resend(ctx, tx, a, at)
-	case OutcomeProviderTimeout:
+	case payd.SandboxProviderTimeout:
 		return b.jobs.Enqueue(ctx, tx, payd.ProviderStatusArgs{PaymentID: p.ID, Provider: b.name, ProviderPaymentID: a.ID}, at)
 	}
 	return fmt.Errorf("sandbox: outcome %q has no simulation", outcome)
@@ -371,7 +371,7 @@ func (b *Bank) Simulate(ctx context.Context, tx payd.Tx, p *payd.Payment, outcom
 // general_decline); `sandbox_delay_seconds` delays the answer.
 func (b *Bank) Refund(ctx context.Context, tx payd.Tx, p *payd.Payment, r *payd.Refund) error {
 	n := payd.Notification{Kind: payd.NotifyRefundSucceeded, RefundID: r.ID}
-	if r.Metadata["sandbox_outcome"] == OutcomeDecline {
+	if payd.SandboxOutcome(r.Metadata["sandbox_outcome"]) == payd.SandboxDecline {
 		code := r.Metadata["sandbox_decline_code"]
 		if !DeclineCodes[code] {
 			code = payd.ReasonGeneralDecline

@@ -15,7 +15,7 @@ import (
 // for evidence, or decides the dispute — as a signed notification, after
 // delay, through the same path a live bank's notification takes. The bank
 // knows the dispute by its provider dispute id.
-func (b *Bank) SimulateDispute(ctx context.Context, tx payd.Tx, d *payd.Dispute, kind string, delay time.Duration) error {
+func (b *Bank) SimulateDispute(ctx context.Context, tx payd.Tx, d *payd.Dispute, kind payd.NotificationKind, delay time.Duration) error {
 	pay, err := tx.PaymentGet(ctx, d.PaymentID)
 	if err != nil {
 		return err

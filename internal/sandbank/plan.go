@@ -6,18 +6,6 @@ import (
 	"github.com/paydhq/payd"
 )
 
-// Outcomes of the sandbox (Sandbox: simulate and metadata).
-const (
-	OutcomeSucceed          = "succeed"
-	OutcomeDecline          = "decline"
-	OutcomeAuthorize        = "authorize"
-	OutcomeThreeDSFail      = "three_ds_fail"
-	OutcomeProviderTimeout  = "provider_timeout"
-	OutcomeLateWebhook      = "late_webhook"
-	OutcomeDuplicateWebhook = "duplicate_webhook"
-	OutcomeExpire           = "expire"
-)
-
 // DeclineCodes is the sandbox reference of decline codes: each is also the
 // cancellation reason the payment gets (docs/sandbox.md).
 var DeclineCodes = map[string]bool{
@@ -26,9 +14,9 @@ var DeclineCodes = map[string]bool{
 }
 
 // byDigits maps the last two digits of the amount in minor units.
-var byDigits = map[int64]string{
-	1: OutcomeDecline, 2: OutcomeAuthorize, 3: OutcomeThreeDSFail, 4: OutcomeProviderTimeout,
-	5: OutcomeLateWebhook, 6: OutcomeDuplicateWebhook, 7: OutcomeExpire,
+var byDigits = map[int64]payd.SandboxOutcome{
+	1: payd.SandboxDecline, 2: payd.SandboxAuthorize, 3: payd.SandboxThreeDSFail, 4: payd.SandboxProviderTimeout,
+	5: payd.SandboxLateWebhook, 6: payd.SandboxDuplicateWebhook, 7: payd.SandboxExpire,
 }
 
 // DefaultLateDelay is the default delay of a late notification.
@@ -36,7 +24,7 @@ const DefaultLateDelay = 60
 
 // plan is the sandbox's decision about a payment, made at the attempt.
 type plan struct {
-	Outcome     string
+	Outcome     payd.SandboxOutcome
 	DeclineCode string
 	Delay       int
 }
@@ -45,13 +33,11 @@ type plan struct {
 // amount's last two digits; anything else succeeds. Misspelled keys and
 // unknown values are ignored.
 func planFor(p *payd.Payment) plan {
-	pl := plan{Outcome: OutcomeSucceed}
+	pl := plan{Outcome: payd.SandboxSucceed}
 	if o, ok := byDigits[p.Amount.Minor%100]; ok {
 		pl.Outcome = o
 	}
-	switch o := p.Metadata["sandbox_outcome"]; o {
-	case OutcomeSucceed, OutcomeDecline, OutcomeAuthorize, OutcomeThreeDSFail, OutcomeProviderTimeout,
-		OutcomeLateWebhook, OutcomeDuplicateWebhook, OutcomeExpire:
+	if o := payd.SandboxOutcome(p.Metadata["sandbox_outcome"]); o.Valid() {
 		pl.Outcome = o
 	}
 	pl.DeclineCode = payd.ReasonGeneralDecline
@@ -62,10 +48,10 @@ func planFor(p *payd.Payment) plan {
 		pl.DeclineCode = c
 		// A decline code alone asks for a decline.
 		if p.Metadata["sandbox_outcome"] == "" {
-			pl.Outcome = OutcomeDecline
+			pl.Outcome = payd.SandboxDecline
 		}
 	}
-	if pl.Outcome == OutcomeLateWebhook {
+	if pl.Outcome == payd.SandboxLateWebhook {
 		pl.Delay = DefaultLateDelay
 	}
 	if v, ok := p.Metadata["sandbox_delay_seconds"]; ok {

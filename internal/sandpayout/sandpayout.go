@@ -75,7 +75,7 @@ func plan(po *payd.Payout, dest payd.PayoutDestination) string {
 
 // CheckDestination refuses card tokens other than the test ones: the
 // sandbox cannot pay a real card.
-func (p *Provider) CheckDestination(kind string, dest payd.PayoutDestination) error {
+func (p *Provider) CheckDestination(kind payd.DestinationType, dest payd.PayoutDestination) error {
 	if kind == payd.DestinationCard && TestCardTokens[dest.CardToken] == "" {
 		return payd.Invalid("destination.card_token", "test payouts take the sandbox card tokens only: tok_sandbox_4242, tok_sandbox_0002, tok_sandbox_0069")
 	}

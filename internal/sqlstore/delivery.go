@@ -38,6 +38,17 @@ func queryDocs[T any](ctx context.Context, q querier, query string, args ...any)
 	return out, rows.Err()
 }
 
+// The values of webhook_deliveries.state and events.delivery_status the
+// statements name, as SQL literals: the stored values are the domain's.
+const (
+	sqlDeliveryPending  = "'" + string(payd.DeliveryStatePending) + "'"
+	sqlDeliveryFailed   = "'" + string(payd.DeliveryStateFailed) + "'"
+	sqlDeliverySkipped  = "'" + string(payd.DeliveryStateSkipped) + "'"
+	sqlSummaryPending   = "'" + string(payd.DeliveryPending) + "'"
+	sqlSummaryFailed    = "'" + string(payd.DeliveryFailed) + "'"
+	sqlSummarySucceeded = "'" + string(payd.DeliverySucceeded) + "'"
+)
+
 func (t *tx) WebhookDeliveryInsert(ctx context.Context, list ...*payd.WebhookDelivery) error {
 	return insertRows(ctx, t, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, created_at, doc, state, due_at, merchant_key) VALUES `, 8, list,
 		func(d *payd.WebhookDelivery) []any {
@@ -89,7 +100,7 @@ func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 	}
 	part := func(cond string) string {
 		return `SELECT id, endpoint_id, due_at, merchant_key FROM webhook_deliveries
-			WHERE state = 'pending' AND due_at <= $1 AND ` + cond + `
+			WHERE state = ` + sqlDeliveryPending + ` AND due_at <= $1 AND ` + cond + `
 			ORDER BY due_at LIMIT $3` + lock
 	}
 	due, withSlow := `head`, ``
@@ -169,7 +180,7 @@ func (t *tx) claimByKey(ctx context.Context, pickSQL string, args []any, p *payd
 		}
 		err := eachRow(ctx, t.q, `UPDATE webhook_deliveries SET due_at = $2
 			WHERE merchant_key = $4 AND id IN (SELECT id FROM webhook_deliveries
-				WHERE id IN (`+t.d.jsonStrings(3)+`) AND state = 'pending' AND due_at <= $1 AND merchant_key = $4
+				WHERE id IN (`+t.d.jsonStrings(3)+`) AND state = `+sqlDeliveryPending+` AND due_at <= $1 AND merchant_key = $4
 				ORDER BY due_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)
 			RETURNING doc`, []any{micros(p.Now), micros(p.LeaseUntil), jsonIDs(groups[k]), k, p.Limit - taken}, count)
 		if err != nil {
@@ -271,7 +282,7 @@ func (t *tx) deliveriesByKey(ctx context.Context, list []*payd.WebhookDelivery, 
 }
 
 var deliverySave = valuesUpdate{table: "webhook_deliveries", types: []string{"TEXT", "TEXT", "TEXT", "BIGINT"},
-	set: "doc = v.column2, state = v.column3, due_at = v.column4", cond: "webhook_deliveries.state = 'pending'", returning: "id"}
+	set: "doc = v.column2, state = v.column3, due_at = v.column4", cond: "webhook_deliveries.state = " + sqlDeliveryPending, returning: "id"}
 
 func (t *tx) deliverySave(ctx context.Context, k int32, list []*payd.WebhookDelivery) ([]string, error) {
 	rows := make([][]any, len(list))
@@ -289,7 +300,7 @@ func (t *tx) WebhookDeliveryReplace(ctx context.Context, list []*payd.WebhookDel
 }
 
 var deliveryReplace = valuesUpdate{table: "webhook_deliveries", types: []string{"TEXT", "TEXT", "TEXT"},
-	set: "doc = v.column2, state = v.column3", cond: "webhook_deliveries.state IN ('failed', 'skipped')", returning: "id"}
+	set: "doc = v.column2, state = v.column3", cond: "webhook_deliveries.state IN (" + sqlDeliveryFailed + ", " + sqlDeliverySkipped + ")", returning: "id"}
 
 func (t *tx) deliveryReplace(ctx context.Context, k int32, list []*payd.WebhookDelivery) ([]string, error) {
 	rows := make([][]any, len(list))
@@ -386,9 +397,9 @@ const eventCountSet = `
 		last_attempt_at = CASE WHEN v.column6 IS NOT NULL AND v.column6 >= COALESCE(last_attempt_at, 0)
 			THEN v.column6 ELSE last_attempt_at END,
 		delivery_status = CASE
-			WHEN deliveries_pending + v.column2 - v.column4 > 0 THEN 'pending'
-			WHEN deliveries_failed + v.column5 - v.column8 > 0 THEN 'failed'
-			WHEN deliveries_total + v.column2 > 0 THEN 'succeeded'
+			WHEN deliveries_pending + v.column2 - v.column4 > 0 THEN ` + sqlSummaryPending + `
+			WHEN deliveries_failed + v.column5 - v.column8 > 0 THEN ` + sqlSummaryFailed + `
+			WHEN deliveries_total + v.column2 > 0 THEN ` + sqlSummarySucceeded + `
 			ELSE delivery_status END`
 
 // mergeChanges adds up the changes to each event, keeping the latest

@@ -48,7 +48,7 @@ func TestMigration0016Backfill(t *testing.T) {
 			ledger.Move(svc(false, money.RUB, ledger.ProviderClearing), livePend, 123),
 		}
 		for _, postings := range entries {
-			insertOldEntry(t, s, ids.New("ent_", now), now, postings)
+			insertOldEntry(t, s, ids.New(payd.PrefixEntry, now), now, postings)
 		}
 
 		applied, err := s.MigrateTo(ctx, 16)
@@ -113,7 +113,7 @@ func TestMigration0016Backfill(t *testing.T) {
 
 		// A posting after the migration adds to the backfilled totals.
 		err = s.Tx(ctx, func(tx payd.Tx) error {
-			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.New("ent_", now), At: now, Kind: "test", RefType: "test", RefID: "y",
+			return tx.LedgerPost(ctx, &ledger.Entry{ID: ids.New(payd.PrefixEntry, now), At: now, Kind: "test", RefType: "test", RefID: "y",
 				Postings: ledger.Move(pend2, avail, 5_000)})
 		})
 		if err != nil {

@@ -28,17 +28,17 @@ func openUnmigrated(t *testing.T, b paydtest.Backend) *sqlstore.Store {
 // deliveryDoc is a delivery document as the service wrote it before
 // migration 0007: compact JSON of these fields, in this order.
 type deliveryDoc struct {
-	ID               string     `json:"id"`
-	EventID          string     `json:"event_id"`
-	EndpointID       string     `json:"endpoint_id"`
-	ShopID           string     `json:"shop_id"`
-	Test             bool       `json:"test"`
-	State            string     `json:"state"`
-	Attempts         int        `json:"attempts"`
-	LastResponseCode *int       `json:"last_response_code,omitempty"`
-	LastAttemptAt    *time.Time `json:"last_attempt_at,omitempty"`
-	NextAttemptAt    *time.Time `json:"next_attempt_at,omitempty"`
-	CreatedAt        time.Time  `json:"created_at"`
+	ID               string                    `json:"id"`
+	EventID          string                    `json:"event_id"`
+	EndpointID       string                    `json:"endpoint_id"`
+	ShopID           string                    `json:"shop_id"`
+	Test             bool                      `json:"test"`
+	State            payd.WebhookDeliveryState `json:"state"`
+	Attempts         int                       `json:"attempts"`
+	LastResponseCode *int                      `json:"last_response_code,omitempty"`
+	LastAttemptAt    *time.Time                `json:"last_attempt_at,omitempty"`
+	NextAttemptAt    *time.Time                `json:"next_attempt_at,omitempty"`
+	CreatedAt        time.Time                 `json:"created_at"`
 }
 
 // TestMigration0007Backfill fills the schema of migration 0006 with
@@ -59,8 +59,9 @@ func TestMigration0007Backfill(t *testing.T) {
 		shop := ids.New(payd.PrefixShop, base)
 
 		type event struct {
-			id, status string
-			attempts   int
+			id       string
+			status   payd.EventDeliveryStatus
+			attempts int
 		}
 		mixed := event{ids.New(payd.PrefixEvent, base), payd.DeliveryPending, 12}
 		done := event{ids.New(payd.PrefixEvent, base), payd.DeliverySucceeded, 2}
@@ -75,7 +76,8 @@ func TestMigration0007Backfill(t *testing.T) {
 			}
 		}
 		type delivery struct {
-			event, state string
+			event string
+			state payd.WebhookDeliveryState
 			// retry: the delivery waits for a retry, its job scheduled.
 			retry bool
 		}
@@ -89,14 +91,17 @@ func TestMigration0007Backfill(t *testing.T) {
 			{waiting.id, payd.DeliveryStatePending, false},
 			{waiting.id, payd.DeliveryStatePending, true},
 		}
+		// State and Status are scanned into the domain's types, as the
+		// store does.
 		type row struct {
-			ID, State string
-			DueAt     int64
+			ID    string
+			State payd.WebhookDeliveryState
+			DueAt int64
 		}
 		var wantRows []row
 		for i, d := range list {
 			created := base.Add(time.Duration(i) * time.Minute)
-			doc := deliveryDoc{ID: ids.New("dlv_", created), EventID: d.event, EndpointID: "whe_1", ShopID: shop, Test: true,
+			doc := deliveryDoc{ID: ids.New(payd.PrefixDelivery, created), EventID: d.event, EndpointID: "whe_1", ShopID: shop, Test: true,
 				State: d.state, CreatedAt: created}
 			if d.state != payd.DeliveryStatePending || d.retry {
 				code, next := 500, created.Add(time.Hour)
@@ -143,7 +148,8 @@ func TestMigration0007Backfill(t *testing.T) {
 		}
 
 		type counters struct {
-			ID, Status                       string
+			ID                               string
+			Status                           payd.EventDeliveryStatus
 			Attempts, Total, Pending, Failed int
 		}
 		want := []counters{

@@ -50,11 +50,15 @@ func (t *tx) SessionDeleteByUser(ctx context.Context, userID string) (int64, err
 	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1`, userID)
 }
 
+// sqlSessionActive is dashboard_sessions.state of an active session, as
+// an SQL literal.
+const sqlSessionActive = "'" + string(payd.SessionActive) + "'"
+
 // SessionDeleteOldest walks dashboard_sessions_user: a user's sessions are
 // few (MaxUserSessions and the ones opened at the same moment).
 func (t *tx) SessionDeleteOldest(ctx context.Context, p *payd.SessionDeleteOldestParams) (int64, error) {
-	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND (state = 'active') = $4 AND id NOT IN (
-		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND (state = 'active') = $4
+	return t.deleteCount(ctx, `DELETE FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND (state = `+sqlSessionActive+`) = $4 AND id NOT IN (
+		SELECT id FROM dashboard_sessions WHERE user_id = $1 AND id <> $2 AND (state = `+sqlSessionActive+`) = $4
 		ORDER BY last_seen_at DESC, created_at DESC, id DESC LIMIT $3)`, p.UserID, p.KeepID, max(p.Keep-1, 0), p.Active)
 }
 

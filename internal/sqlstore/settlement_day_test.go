@@ -38,7 +38,7 @@ func TestMigration0026Backfill(t *testing.T) {
 		}
 		post := func(at time.Time, postings []ledger.Posting) {
 			t.Helper()
-			insertOldEntry(t, s, ids.New("ent_", at), at, postings)
+			insertOldEntry(t, s, ids.New(payd.PrefixEntry, at), at, postings)
 		}
 		evening := latest.Add(-2 * time.Hour)
 		post(latest, ledger.Move(clearing(true, money.RUB), acct(a, true, money.RUB, ledger.Pending), 100))

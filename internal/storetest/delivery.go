@@ -58,7 +58,7 @@ func (f *deliveryFixture) insert(t *testing.T, list ...*payd.WebhookDelivery) {
 // newDelivery carries a trace context, as deliveries queued while tracing
 // is on do, so that every comparison of a claimed or listed delivery also
 // checks that the store keeps it.
-func newDelivery(ev *payd.Event, ep *payd.WebhookEndpoint, state string, due time.Time) *payd.WebhookDelivery {
+func newDelivery(ev *payd.Event, ep *payd.WebhookEndpoint, state payd.WebhookDeliveryState, due time.Time) *payd.WebhookDelivery {
 	return &payd.WebhookDelivery{ID: newID(payd.PrefixDelivery, ev.CreatedAt), EventID: ev.ID, EndpointID: ep.ID, ShopID: ev.ShopID,
 		Test: ev.Test, State: state, CreatedAt: ev.CreatedAt, DueAt: due,
 		Trace: map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}
@@ -128,7 +128,7 @@ func testWebhookDelivery(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 		notYet := newDelivery(ev, ep, payd.DeliveryStatePending, now.Add(time.Microsecond))
 		var done []*payd.WebhookDelivery
-		for _, state := range []string{payd.DeliveryStateSucceeded, payd.DeliveryStateFailed, payd.DeliveryStateSkipped} {
+		for _, state := range []payd.WebhookDeliveryState{payd.DeliveryStateSucceeded, payd.DeliveryStateFailed, payd.DeliveryStateSkipped} {
 			done = append(done, newDelivery(ev, ep, state, now.Add(-time.Hour)))
 		}
 		all := slices.Concat(due, []*payd.WebhookDelivery{notYet}, done)
@@ -314,11 +314,11 @@ func testWebhookDelivery(t *testing.T, open func(t *testing.T) payd.Store) {
 			list, err = tx.WebhookDeliveryListByEvent(t.Context(), ev.ID)
 			return err
 		})
-		states := map[string]string{}
+		states := map[string]payd.WebhookDeliveryState{}
 		for _, d := range list {
 			states[d.ID] = d.State
 		}
-		wantDiff(t, "states", map[string]string{failed.ID: payd.DeliveryStateResent, skipped.ID: payd.DeliveryStateResent,
+		wantDiff(t, "states", map[string]payd.WebhookDeliveryState{failed.ID: payd.DeliveryStateResent, skipped.ID: payd.DeliveryStateResent,
 			pending.ID: payd.DeliveryStatePending, succeeded.ID: payd.DeliveryStateSucceeded}, states)
 		// The pending delivery keeps its place in the queue.
 		works := claimRolledBack(t, f.s, payd.WebhookDeliveryClaimParams{Now: f.now.Add(time.Minute), LeaseUntil: f.now.Add(time.Hour),

@@ -182,3 +182,23 @@ func HasMessage(key string) bool {
 	}
 	return false
 }
+
+// Translated reports whether the catalogue has key with a text in lang,
+// one of payd.Locales: the pages' tests use it to find a text, such as
+// the words of an enum's value, that some language lacks.
+func Translated(lang, key string) bool {
+	for _, m := range allMessages {
+		if m.en != key {
+			continue
+		}
+		switch lang {
+		case "en":
+			return m.en != ""
+		case "ru":
+			return m.ru != ""
+		case "kk":
+			return m.kk != ""
+		}
+	}
+	return false
+}

@@ -99,7 +99,7 @@ var dashboardMessages = []struct{ en, ru, kk string }{
 	{"Delivered", "Доставлено", "Жеткізілді"},
 	{"Failed", "Не доставлено", "Жеткізілмеді"},
 	{"Skipped", "Пропущено", "Өткізіп жіберілді"},
-	{"Retrying", "Повтор", "Қайталануда"},
+	{"Replaced by a resend", "Заменено повторной отправкой", "Қайта жіберумен алмастырылды"},
 
 	// Payments.
 	{"Payment id or order id", "ID платежа или заказа", "Төлем немесе тапсырыс ID"},
