@@ -40,7 +40,7 @@ func (s *Service) Balance(ctx context.Context, p *Principal) ([]BalanceJSON, err
 		return nil, err
 	}
 	out := []BalanceJSON{}
-	for _, c := range money.Currencies {
+	for _, c := range money.Currencies() {
 		b, ok := byCur[c]
 		if !ok {
 			continue

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -22,8 +23,13 @@ const (
 	EUR Currency = "EUR"
 )
 
-// Currencies lists every known currency in a stable order.
-var Currencies = []Currency{RUB, KZT, USD, EUR}
+// currencies are the contract's currencies in their stable order.
+var currencies = []Currency{RUB, KZT, USD, EUR}
+
+// Currencies returns every currency of the contract in a stable order
+// (RUB, KZT, USD, EUR). Each call returns a new slice, which the caller
+// may change.
+func Currencies() []Currency { return slices.Clone(currencies) }
 
 // Valid reports whether c is one of the contract's currencies.
 func (c Currency) Valid() bool {

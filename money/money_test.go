@@ -3,6 +3,7 @@ package money
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -105,9 +106,24 @@ func TestAdd(t *testing.T) {
 	}
 }
 
+// TestCurrenciesCopy: a caller that changes the list it got changes no
+// other caller's.
+func TestCurrenciesCopy(t *testing.T) {
+	t.Parallel()
+	want := []Currency{RUB, KZT, USD, EUR}
+	got := Currencies()
+	if !slices.Equal(got, want) {
+		t.Fatalf("Currencies() = %v, want %v", got, want)
+	}
+	got[0] = "XXX"
+	if again := Currencies(); !slices.Equal(again, want) {
+		t.Fatalf("Currencies() after a caller changed its copy = %v, want %v", again, want)
+	}
+}
+
 func TestCurrencyValid(t *testing.T) {
 	t.Parallel()
-	for _, c := range Currencies {
+	for _, c := range Currencies() {
 		if !c.Valid() {
 			t.Errorf("%s not valid", c)
 		}

@@ -36,7 +36,7 @@ func (h *Handler) showLinks(q *req, status int, form createForm) {
 	if !h.stageM5(q) {
 		return
 	}
-	v := linksView{Form: form, Currencies: money.Currencies, Currency: defaultCurrency(q.shop)}
+	v := linksView{Form: form, Currencies: money.Currencies(), Currency: defaultCurrency(q.shop)}
 	if c := form.Get("currency"); c != "" {
 		v.Currency = money.Currency(c)
 	}

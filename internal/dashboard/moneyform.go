@@ -69,7 +69,7 @@ func formMoney(q *req, field, param string, c money.Currency) (*money.Amount, er
 // formCurrency reads a currency field; an unknown one is refused.
 func formCurrency(q *req, field string) (money.Currency, error) {
 	c := money.Currency(q.r.PostForm.Get(field))
-	for _, known := range money.Currencies {
+	for _, known := range money.Currencies() {
 		if c == known {
 			return c, nil
 		}
