@@ -2,10 +2,14 @@ package payd
 
 import "slices"
 
-// Locales are the languages of the payer's pages, the values of
+// locales are the languages of the payer's pages, the values of
 // confirmation.locale without a region (docs/payments.md, Payer's
 // language).
-var Locales = []string{"ru", "kk", "en"}
+var locales = []string{"ru", "kk", "en"}
+
+// Locales returns the languages of the payer's pages ("ru", "kk", "en"),
+// in that order. Each call returns a new slice.
+func Locales() []string { return slices.Clone(locales) }
 
 // ParseLocale reads confirmation.locale: one of Locales, alone or with a
 // two-letter region in upper case joined by '-' (BCP 47) or '_' (POSIX):
@@ -18,7 +22,7 @@ func ParseLocale(s string) (string, bool) {
 		return "", false
 	}
 	lang := s[:2]
-	if !slices.Contains(Locales, lang) {
+	if !slices.Contains(locales, lang) {
 		return "", false
 	}
 	if len(s) == 5 && (s[2] != '-' && s[2] != '_' || !upperASCII(s[3]) || !upperASCII(s[4])) {

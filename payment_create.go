@@ -224,7 +224,7 @@ func (s *Service) checkPaymentCreate(p *Principal, in *PaymentCreate, now time.T
 	if in.Locale != "" {
 		lang, ok := ParseLocale(in.Locale)
 		if !ok {
-			return Invalid("confirmation.locale", "confirmation.locale must be one of %s, alone or with a region such as ru-RU or ru_RU", strings.Join(Locales, ", "))
+			return Invalid("confirmation.locale", "confirmation.locale must be one of %s, alone or with a region such as ru-RU or ru_RU", strings.Join(locales, ", "))
 		}
 		in.Locale = lang
 	}

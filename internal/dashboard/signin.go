@@ -16,7 +16,7 @@ import (
 // else the remembered one, else the browser's, else Russian.
 func chooseLocale(w http.ResponseWriter, r *http.Request) webpage.Locale {
 	lang := r.URL.Query().Get("lang")
-	if lang != "" && slices.Contains(payd.Locales, lang) {
+	if lang != "" && slices.Contains(payd.Locales(), lang) {
 		http.SetCookie(w, &http.Cookie{Name: "payd_lang", Value: lang, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	} else if c, err := r.Cookie("payd_lang"); err == nil {
 		lang = c.Value

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden pages in testdata/")
 // from fixed data and compares them with testdata/<page>.<lang>.golden;
 // review a diff before refreshing them with -update.
 func TestPageGolden(t *testing.T) {
-	for _, lang := range payd.Locales {
+	for _, lang := range payd.Locales() {
 		l := webpage.For(lang)
 		for _, pg := range []struct {
 			name string

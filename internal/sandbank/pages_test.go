@@ -36,7 +36,7 @@ func TestPagesGolden(t *testing.T) {
 	}
 	kzqr := kzt
 	kzqr.ID, kzqr.Method = "sbx_01J0000000000000000000000B", payd.MethodKZQR
-	for _, lang := range payd.Locales {
+	for _, lang := range payd.Locales() {
 		l := webpage.For(lang)
 		for _, pg := range []struct {
 			name, template string

@@ -18,8 +18,10 @@ type Locale struct {
 }
 
 var (
-	// supported are payd.Locales as tags, in the same order.
-	supported = tagsOf(payd.Locales)
+	// langs are payd.Locales, and supported the same as tags, in the
+	// same order.
+	langs     = payd.Locales()
+	supported = tagsOf(langs)
 	matcher   = language.NewMatcher(supported)
 	printers  = printersOf(supported)
 )
@@ -79,7 +81,7 @@ func acceptLanguage(header string) (string, bool) {
 	if conf == language.No {
 		return "", false
 	}
-	return payd.Locales[i], true
+	return langs[i], true
 }
 
 // For returns the Locale of lang, one of payd.Locales; any other value

@@ -170,7 +170,7 @@ func TestParseAmount(t *testing.T) {
 		}
 	}
 	// What Amount writes reads back in its own language.
-	for _, lang := range payd.Locales {
+	for _, lang := range payd.Locales() {
 		for _, minor := range []int64{1, 150050, 500000, 123456789, 999_999_999_999_999} {
 			written := strings.TrimSuffix(strings.TrimSuffix(For(lang).Amount(minor, "RUB"), "\u00a0RUB"), "\u00a0₽")
 			if got, err := For(lang).ParseAmount(written); err != nil || got != minor {
@@ -190,8 +190,8 @@ func TestCatalogue(t *testing.T) {
 				return
 			}
 		}
-	}); !cmp.Equal(got, slices.Sorted(slices.Values(payd.Locales))) {
-		t.Fatalf("printers for %v, want payd.Locales %v", got, payd.Locales)
+	}); !cmp.Equal(got, slices.Sorted(slices.Values(payd.Locales()))) {
+		t.Fatalf("printers for %v, want payd.Locales() %v", got, payd.Locales())
 	}
 	seen := map[string]bool{}
 	for _, m := range allMessages {
