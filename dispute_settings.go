@@ -18,15 +18,17 @@ type ChargebackRule struct {
 	MinCount   int `json:"min_count,omitempty"`
 }
 
-// DefaultChargebackRule is the rule of a merchant without its own: more
+// DefaultChargebackRule returns the rule of a merchant without its own: more
 // than 1% chargebacks over 30 days, once there are at least 3 of them (so
 // that a first chargeback on a young merchant does not freeze its payouts
 // on its own). Card schemes start monitoring near 0.9%–1.5%.
-var DefaultChargebackRule = ChargebackRule{RatioBps: 100, WindowDays: 30, MinCount: 3}
+func DefaultChargebackRule() ChargebackRule {
+	return ChargebackRule{RatioBps: 100, WindowDays: 30, MinCount: 3}
+}
 
 // Effective returns the rule with the defaults filled in.
 func (r ChargebackRule) Effective() ChargebackRule {
-	d := DefaultChargebackRule
+	d := DefaultChargebackRule()
 	if r.RatioBps > 0 {
 		d.RatioBps = r.RatioBps
 	}

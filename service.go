@@ -206,7 +206,7 @@ func NewService(cfg Config) *Service {
 		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
-		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2,
+		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2(),
 	}
 	if s.ids == nil {
 		s.ids = NewIDGen()

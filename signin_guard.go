@@ -52,16 +52,19 @@ type SignInPolicy struct {
 	CodeFailures int
 }
 
-// DefaultSignInPolicy: ten failures lock an account for fifteen minutes,
-// the next ten for thirty, then an hour... up to a day, until a sign-in,
-// so a weak password faces about seventy guesses in a first day and ten a
-// day after, whatever their pace or the number of addresses guessing
-// (docs/security.md). A day without any attempt forgets the failures.
-var DefaultSignInPolicy = SignInPolicy{Failures: 10, Window: 24 * time.Hour, Lock: 15 * time.Minute,
-	MaxLock: 24 * time.Hour, CodeFailures: 5}
+// DefaultSignInPolicy returns the policy of a service that sets none: ten
+// failures lock an account for fifteen minutes, the next ten for thirty,
+// then an hour... up to a day, until a sign-in, so a weak password faces
+// about seventy guesses in a first day and ten a day after, whatever their
+// pace or the number of addresses guessing (docs/security.md). A day
+// without any attempt forgets the failures. It is a function, not a
+// variable, so that no package can change the default of every service.
+func DefaultSignInPolicy() SignInPolicy {
+	return SignInPolicy{Failures: 10, Window: 24 * time.Hour, Lock: 15 * time.Minute, MaxLock: 24 * time.Hour, CodeFailures: 5}
+}
 
 func (p SignInPolicy) withDefaults() SignInPolicy {
-	d := DefaultSignInPolicy
+	d := DefaultSignInPolicy()
 	return SignInPolicy{Failures: cmp.Or(p.Failures, d.Failures), Window: cmp.Or(p.Window, d.Window),
 		Lock: cmp.Or(p.Lock, d.Lock), MaxLock: cmp.Or(p.MaxLock, d.MaxLock), CodeFailures: cmp.Or(p.CodeFailures, d.CodeFailures)}
 }

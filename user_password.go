@@ -34,9 +34,11 @@ type Argon2Params struct {
 	KeyLen    uint32
 }
 
-// DefaultArgon2 is OWASP's recommended argon2id configuration (Password
-// Storage Cheat Sheet): 19 MiB of memory, 2 passes, 1 lane.
-var DefaultArgon2 = Argon2Params{MemoryKiB: 19 * 1024, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32}
+// DefaultArgon2 returns OWASP's recommended argon2id configuration
+// (Password Storage Cheat Sheet): 19 MiB of memory, 2 passes, 1 lane.
+func DefaultArgon2() Argon2Params {
+	return Argon2Params{MemoryKiB: 19 * 1024, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32}
+}
 
 // checkPassword applies the password rules.
 func checkPassword(password, email string) error {

@@ -43,7 +43,7 @@ func (fc *failoverConfig) flags() {
 	flag.IntVar(&fc.kills, "kills", 1, "with --failover: how many times the primary is killed")
 	flag.IntVar(&fc.switchovers, "switchovers", 1, "with --failover: how many switchovers")
 	flag.IntVar(&fc.nInstances, "instances", 0, "payd instances (default: 3; 2 with --failover)")
-	fc.patroni = pgserver.DefaultPatroniSettings
+	fc.patroni = pgserver.DefaultPatroniSettings()
 	flag.IntVar(&fc.patroni.TTL, "patroni-ttl", fc.patroni.TTL, "with --failover: Patroni's ttl (seconds)")
 	flag.IntVar(&fc.patroni.LoopWait, "patroni-loop-wait", fc.patroni.LoopWait, "with --failover: Patroni's loop_wait (seconds)")
 	flag.IntVar(&fc.patroni.RetryTimeout, "patroni-retry-timeout", fc.patroni.RetryTimeout, "with --failover: Patroni's retry_timeout (seconds)")

@@ -35,9 +35,12 @@ type PatroniSettings struct {
 	Strict bool
 }
 
-// DefaultPatroniSettings are the reference deployment's: a crash is
-// noticed within about ttl, which a loopback cluster can keep short.
-var DefaultPatroniSettings = PatroniSettings{TTL: 10, LoopWait: 1, RetryTimeout: 4}
+// DefaultPatroniSettings returns the reference deployment's settings: a
+// crash is noticed within about ttl, which a loopback cluster can keep
+// short.
+func DefaultPatroniSettings() PatroniSettings {
+	return PatroniSettings{TTL: 10, LoopWait: 1, RetryTimeout: 4}
+}
 
 // Patroni is a three-node PostgreSQL cluster managed by Patroni with a
 // single etcd as its store, all on loopback ports of this process's own.
