@@ -4,10 +4,10 @@ import (
 	"context"
 )
 
-// DisputeActions are the operator's steps of a dispute (`POST
+// disputeActions are the operator's steps of a dispute (`POST
 // /admin/v1/disputes/{id}/{action}`): what the bank asked or decided, as an
 // operator learned it, and sending the evidence to the bank.
-var DisputeActions = map[string]DisputeStatus{
+var disputeActions = map[string]DisputeStatus{
 	"request_evidence": DisputeEvidenceRequired,
 	"submit":           DisputeSubmitted,
 	"win":              DisputeWon,
@@ -45,7 +45,7 @@ func (s *Service) OperatorDispute(ctx context.Context, id string) (d *Dispute, e
 // ChangeDispute applies an operator's action; expire closes the dispute
 // whatever its deadline.
 func (s *Service) ChangeDispute(ctx context.Context, id, action, resolution string) (d *Dispute, err error) {
-	to, ok := DisputeActions[action]
+	to, ok := disputeActions[action]
 	if !ok {
 		return nil, Invalid("action", "action must be request_evidence, submit, win, lose or expire")
 	}

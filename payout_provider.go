@@ -52,8 +52,8 @@ type PayoutResult struct {
 // the destination kind of live payouts.
 const payoutRoutePrefix = "payout_"
 
-// PayoutRouteMethods are the method names of live payout routes.
-var PayoutRouteMethods = []string{payoutRoutePrefix + string(DestinationCard), payoutRoutePrefix + string(DestinationSBP),
+// payoutRouteMethods are the method names of live payout routes.
+var payoutRouteMethods = []string{payoutRoutePrefix + string(DestinationCard), payoutRoutePrefix + string(DestinationSBP),
 	payoutRoutePrefix + string(DestinationBankAccount)}
 
 // isPayoutRoute reports whether a route's method is a payout kind.
@@ -65,8 +65,8 @@ func checkPayoutRouteKey(region Region, method string, currency money.Currency) 
 	switch {
 	case !region.Valid():
 		return Invalid("region", "region must be ru or kz")
-	case !slices.Contains(PayoutRouteMethods, method):
-		return Invalid("method", "payout routes are %s", strings.Join(PayoutRouteMethods, ", "))
+	case !slices.Contains(payoutRouteMethods, method):
+		return Invalid("method", "payout routes are %s", strings.Join(payoutRouteMethods, ", "))
 	case method == payoutRoutePrefix+string(DestinationSBP) && region != RegionRU:
 		return Invalid("method", "sbp payouts are offered in ru only")
 	case !currency.Valid():

@@ -31,8 +31,8 @@ var (
 	stageJSON    = map[int][]byte{}
 )
 
-// Stages are the delivery stages a document can be served for (v1 is 1).
-var Stages = []int{1, 2, 5}
+// stages are the delivery stages a document is prepared for (v1 is 1).
+var stages = []int{1, 2, 5}
 
 func init() {
 	b, err := yamlToJSON(sourceYAML, 0)
@@ -43,7 +43,7 @@ func init() {
 		panic("openapi: embedded openapi.yaml cannot be converted to JSON: " + err.Error())
 	}
 	documentJSON = b
-	for _, st := range Stages {
+	for _, st := range stages {
 		if stageJSON[st], err = yamlToJSON(sourceYAML, st); err != nil {
 			panic("openapi: embedded openapi.yaml cannot be converted to JSON: " + err.Error())
 		}

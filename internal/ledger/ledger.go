@@ -55,9 +55,6 @@ const (
 	PayoutFees Bucket = "payout_fees"
 )
 
-// MerchantBuckets are the buckets of the Balance object, in its order.
-var MerchantBuckets = []Bucket{Pending, Available, Reserve, Deposit, PendingRefunds, Disputed, PendingPayouts}
-
 // Account names one ledger account: an owner (a merchant, or "payd" for
 // the service), a contour, a currency, a bucket, and an optional sub-key
 // that keeps per-payment parts apart (the unreleased part of a payment, a

@@ -373,7 +373,7 @@ func (b *Bank) Refund(ctx context.Context, tx payd.Tx, p *payd.Payment, r *payd.
 	n := payd.Notification{Kind: payd.NotifyRefundSucceeded, RefundID: r.ID}
 	if payd.SandboxOutcome(r.Metadata["sandbox_outcome"]) == payd.SandboxDecline {
 		code := r.Metadata["sandbox_decline_code"]
-		if !DeclineCodes[code] {
+		if !declineCodes[code] {
 			code = payd.ReasonGeneralDecline
 		}
 		n = payd.Notification{Kind: payd.NotifyRefundFailed, RefundID: r.ID, Reason: code, ProviderCode: code}

@@ -6,9 +6,9 @@ import (
 	"github.com/paydhq/payd"
 )
 
-// DeclineCodes is the sandbox reference of decline codes: each is also the
+// declineCodes is the sandbox reference of decline codes: each is also the
 // cancellation reason the payment gets (docs/sandbox.md).
-var DeclineCodes = map[string]bool{
+var declineCodes = map[string]bool{
 	payd.ReasonGeneralDecline: true, payd.ReasonInsufficientFunds: true, payd.ReasonIssuerDeclined: true,
 	payd.ReasonCardExpired: true, "do_not_honor": true, "stolen_card": true, "invalid_card": true,
 }
@@ -42,7 +42,7 @@ func planFor(p *payd.Payment) plan {
 	}
 	pl.DeclineCode = payd.ReasonGeneralDecline
 	if c, ok := p.Metadata["sandbox_decline_code"]; ok {
-		if !DeclineCodes[c] {
+		if !declineCodes[c] {
 			c = payd.ReasonGeneralDecline
 		}
 		pl.DeclineCode = c

@@ -36,9 +36,9 @@ const (
 	outcomeTimeout = "timeout"
 )
 
-// TestCardTokens are the card tokens the sandbox knows, with the outcome
+// testCardTokens are the card tokens the sandbox knows, with the outcome
 // each brings (the amount's digits still apply to the first).
-var TestCardTokens = map[string]string{
+var testCardTokens = map[string]string{
 	"tok_sandbox_4242": outcomeSucceed,
 	"tok_sandbox_0002": outcomeDecline,
 	"tok_sandbox_0069": outcomeExpired,
@@ -59,7 +59,7 @@ func (*Provider) Name() string { return Name }
 // amount's last two digits (01 decline, 04 provider timeout, 05 delayed
 // completion), else success.
 func plan(po *payd.Payout, dest payd.PayoutDestination) string {
-	if o := TestCardTokens[dest.CardToken]; o != "" && o != outcomeSucceed {
+	if o := testCardTokens[dest.CardToken]; o != "" && o != outcomeSucceed {
 		return o
 	}
 	switch po.Amount.Minor % 100 {
@@ -76,7 +76,7 @@ func plan(po *payd.Payout, dest payd.PayoutDestination) string {
 // CheckDestination refuses card tokens other than the test ones: the
 // sandbox cannot pay a real card.
 func (p *Provider) CheckDestination(kind payd.DestinationType, dest payd.PayoutDestination) error {
-	if kind == payd.DestinationCard && TestCardTokens[dest.CardToken] == "" {
+	if kind == payd.DestinationCard && testCardTokens[dest.CardToken] == "" {
 		return payd.Invalid("destination.card_token", "test payouts take the sandbox card tokens only: tok_sandbox_4242, tok_sandbox_0002, tok_sandbox_0069")
 	}
 	return nil

@@ -7,11 +7,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Propagator is the one format payd reads from requests and writes into
+// propagator is the one format payd reads from requests and writes into
 // outgoing ones and stored rows: W3C trace context (traceparent,
 // tracestate). Baggage is neither read nor sent: what a caller puts there
 // has no place in payd's spans or a merchant's webhook.
-var Propagator propagation.TextMapPropagator = propagation.TraceContext{}
+var propagator propagation.TextMapPropagator = propagation.TraceContext{}
 
 // Carrier returns the trace context of ctx as the W3C headers, for a row
 // that outlives the request (a webhook delivery, a job), or nil when ctx
@@ -21,7 +21,7 @@ func Carrier(ctx context.Context) map[string]string {
 		return nil
 	}
 	c := propagation.MapCarrier{}
-	Propagator.Inject(ctx, c)
+	propagator.Inject(ctx, c)
 	return c
 }
 
@@ -31,5 +31,5 @@ func Remote(carrier map[string]string) trace.SpanContext {
 	if len(carrier) == 0 {
 		return trace.SpanContext{}
 	}
-	return trace.SpanContextFromContext(Propagator.Extract(context.Background(), propagation.MapCarrier(carrier)))
+	return trace.SpanContextFromContext(propagator.Extract(context.Background(), propagation.MapCarrier(carrier)))
 }

@@ -20,7 +20,7 @@ func Handler(h http.Handler, tp trace.TracerProvider, listener string) http.Hand
 		return h
 	}
 	return otelhttp.NewHandler(h, listener,
-		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(Propagator),
+		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(propagator),
 		// /metrics stays what it is: Prometheus, not OpenTelemetry.
 		otelhttp.WithMeterProvider(noop.NewMeterProvider()),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
@@ -47,7 +47,7 @@ func Transport(rt http.RoundTripper, tp trace.TracerProvider) http.RoundTripper 
 		return rt
 	}
 	return otelhttp.NewTransport(withoutQuery{rt},
-		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(Propagator),
+		otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(propagator),
 		otelhttp.WithMeterProvider(noop.NewMeterProvider()),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
 }
