@@ -58,6 +58,6 @@ func (s *Service) applyDisputeNotification(ctx context.Context, tx Tx, provider 
 	}
 	now := s.clock.Now()
 	return tx.DiscrepancyInsert(ctx, &Discrepancy{ID: s.ids.New(PrefixDiscrepancy, now), PaymentID: paymentID, Provider: provider,
-		NotificationID: n.ID, ProviderPaymentID: n.ProviderPaymentID, Kind: n.Kind, PaymentStatus: status, CreatedAt: now,
+		NotificationID: n.ID, ProviderPaymentID: n.ProviderPaymentID, Kind: n.Kind, ObjectStatus: status, CreatedAt: now,
 		Detail: fmt.Sprintf("dispute notification for the bank's dispute %q was not applied: %v", n.Dispute.ID, err)})
 }

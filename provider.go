@@ -167,17 +167,22 @@ type DisputeSimulator interface {
 type Route func(region Region, method string, currency money.Currency) []string
 
 // Discrepancy is a provider report that could not be applied, kept for
-// reconciliation (a late notification for a payment already final).
+// reconciliation: a late notification for a payment already final, a
+// repeated one for a refund already decided, a dispute's report that
+// cannot apply.
 type Discrepancy struct {
 	ID             string           `json:"id"`
 	PaymentID      string           `json:"payment_id"`
 	Provider       string           `json:"provider"`
 	NotificationID string           `json:"notification_id"`
 	Kind           NotificationKind `json:"kind"`
-	// PaymentStatus is the status of the object the report was about
-	// when it arrived: the payment's, or the refund's for a refund's
-	// report (the field keeps its stored name).
-	PaymentStatus     string    `json:"payment_status"`
+	// ObjectStatus is the status of the object the report was about
+	// when it arrived: the payment's for a payment's report or a new
+	// dispute, the refund's for a refund's report, the dispute's for a
+	// report on a known dispute. Its JSON name, payment_status, is older
+	// than refunds and disputes and stays: it is the stored document's
+	// (the operator API writes the same name, internal/operator).
+	ObjectStatus      string    `json:"payment_status"`
 	Detail            string    `json:"detail"`
 	CreatedAt         time.Time `json:"created_at"`
 	ProviderPaymentID string    `json:"provider_payment_id"`

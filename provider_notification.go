@@ -68,7 +68,7 @@ func (s *Service) applyNotification(ctx context.Context, tx Tx, pay *Payment, pr
 	}
 	return tx.DiscrepancyInsert(ctx, &Discrepancy{
 		ID: s.ids.NewFor(PrefixDiscrepancy, s.clock.Now(), pay.MerchantID), PaymentID: pay.ID, Provider: provider, NotificationID: n.ID,
-		ProviderPaymentID: n.ProviderPaymentID, Kind: n.Kind, PaymentStatus: string(pay.Status), CreatedAt: s.clock.Now(),
+		ProviderPaymentID: n.ProviderPaymentID, Kind: n.Kind, ObjectStatus: string(pay.Status), CreatedAt: s.clock.Now(),
 		Detail: fmt.Sprintf("%s notification for a payment in status %s was not applied", n.Kind, pay.Status),
 	})
 }

@@ -254,7 +254,7 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 	}
 	if r.Status != RefundPending {
 		return tx.DiscrepancyInsert(ctx, &Discrepancy{ID: s.ids.NewFor(PrefixDiscrepancy, s.clock.Now(), pay.MerchantID), PaymentID: pay.ID, Provider: provider,
-			NotificationID: n.ID, Kind: n.Kind, PaymentStatus: string(r.Status), CreatedAt: s.clock.Now(),
+			NotificationID: n.ID, Kind: n.Kind, ObjectStatus: string(r.Status), CreatedAt: s.clock.Now(),
 			Detail: "refund notification for a refund already " + string(r.Status)})
 	}
 	shop, err := tx.ShopGet(ctx, r.ShopID)

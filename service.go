@@ -16,9 +16,9 @@ import (
 	"github.com/paydhq/payd/money"
 )
 
-// Stage is the delivery stage of the build. Operations of a later stage are
-// declared and answer `501 not_implemented` naming their stage (Stage
-// availability of this build).
+// Stage is a delivery stage of the contract, as a service serves it.
+// Operations of a later stage than the service's are declared and answer
+// `501 not_implemented` naming their stage (Stage availability).
 type Stage int
 
 // Stages of the roadmap: M1 is the core contract; disputes arrive in M2,
@@ -36,7 +36,8 @@ type Config struct {
 	Clock  Clock
 	Jobs   Jobs
 	Logger *slog.Logger
-	// Stage is the build's stage; zero means StageM1.
+	// Stage is the stage the service serves (`payd serve --stage`), at
+	// most BuiltStage; zero means StageM1.
 	Stage Stage
 	// WebhookAllowHosts are exact hosts an operator allows for webhook
 	// endpoints despite the public-address rule (local development).

@@ -107,7 +107,7 @@ func fullProviderRoute() *payd.ProviderRoute {
 
 func fullDiscrepancy() *payd.Discrepancy {
 	return &payd.Discrepancy{ID: "dsc_01J0000000000000000000000A", PaymentID: "pay_01J0000000000000000000000A",
-		Provider: "acquirer", NotificationID: "ntf-1", Kind: "late_notification", PaymentStatus: "canceled",
+		Provider: "acquirer", NotificationID: "ntf-1", Kind: "late_notification", ObjectStatus: "canceled",
 		Detail: "succeeded after expiry", CreatedAt: fixAt, ProviderPaymentID: "prv-1"}
 }
 

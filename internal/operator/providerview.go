@@ -34,7 +34,10 @@ func routeView(r *payd.ProviderRoute) routeJSON {
 
 // discrepancyJSON is a provider report that could not be applied.
 // payment_status is the status of the object the report was about when
-// it arrived: the payment's, or the refund's for a refund's report.
+// it arrived (payd.Discrepancy.ObjectStatus): the payment's, the refund's
+// for a refund's report, the dispute's for a report on a known dispute.
+// The name is older than refunds and disputes, and operators' tools read
+// it.
 type discrepancyJSON struct {
 	ID                string    `json:"id"`
 	PaymentID         string    `json:"payment_id"`
@@ -49,6 +52,6 @@ type discrepancyJSON struct {
 
 func discrepancyView(d *payd.Discrepancy) discrepancyJSON {
 	return discrepancyJSON{ID: d.ID, PaymentID: d.PaymentID, Provider: d.Provider, NotificationID: d.NotificationID,
-		Kind: string(d.Kind), PaymentStatus: d.PaymentStatus, Detail: d.Detail, CreatedAt: d.CreatedAt,
+		Kind: string(d.Kind), PaymentStatus: d.ObjectStatus, Detail: d.Detail, CreatedAt: d.CreatedAt,
 		ProviderPaymentID: d.ProviderPaymentID}
 }

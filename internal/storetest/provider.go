@@ -67,7 +67,7 @@ func testProviderReport(t *testing.T, open func(t *testing.T) payd.Store) {
 		for i, created := range tiedTimes(base, 23) {
 			all = append(all, &payd.Discrepancy{ID: newID(payd.PrefixDiscrepancy, base), PaymentID: newID(payd.PrefixPayment, base),
 				Provider: "sandbox", NotificationID: fmt.Sprintf("ntf_%d", i), Kind: "payment.succeeded",
-				PaymentStatus: "canceled", Detail: "late notification for a final payment", CreatedAt: created,
+				ObjectStatus: "canceled", Detail: "late notification for a final payment", CreatedAt: created,
 				ProviderPaymentID: fmt.Sprintf("sbx_%d", i)})
 		}
 		mustTx(t, s, func(tx payd.Tx) error {
