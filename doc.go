@@ -21,7 +21,7 @@
 //
 // Resources, states and endpoints:
 //   - Payment (fields, View): payment.go; its transition table and every status change: payment_status.go;
-//     the story the dashboard tells of one: payment_story.go
+//     the story the dashboard tells of one, and its home page's totals: payment_story.go
 //   - POST /payments (checks, return_url, the provider attempt): payment_create.go; QR: payment_qr.go
 //   - GET /payments: payment_read.go; capture and cancel: payment_capture.go; expiry: expiry.go, payment_status.go
 //   - Provider attempts and routes (the cascade): provider.go, provider_route.go; notifications, status
@@ -43,11 +43,12 @@
 //     its reset: sandbox_reset.go; who moves the test clock: sandbox_clock.go
 //
 // Authentication, events and webhooks:
-//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go; keys' last use: key_use.go
+//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go; the record of a key's last use: key_use.go
 //   - Events (types, bodies, GET /events): event.go; resend and the attempt log: event_resend.go;
 //     the sandbox's feed (GET /test/events): event_feed.go
-//   - Webhook endpoints: webhook_endpoint.go, their test event: webhook_ping.go; deliveries (queue, one attempt, outcomes):
-//     delivery.go, delivery_attempt.go (the sending loop is package dispatch)
+//   - Webhook endpoints: webhook_endpoint.go, a test delivery to one (the newest event again): webhook_ping.go;
+//     deliveries (queue, one attempt, outcomes): delivery.go, delivery_attempt.go (the sending
+//     loop is package dispatch)
 //
 // The merchant dashboard's users (outside the contract; docs/dashboard.md):
 //   - Roles, permissions, users and their management: user.go; passwords (argon2id, setup
