@@ -57,7 +57,7 @@ func (s *Service) GetMerchant(ctx context.Context, id string) (m *Merchant, err 
 
 // ListMerchants lists merchants, newest first.
 func (s *Service) ListMerchants(ctx context.Context, p *MerchantListParams) (Page[*Merchant], error) {
-	return read(ctx, s, func(tx Tx) (Page[*Merchant], error) { return tx.MerchantList(ctx, p) })
+	return read(ctx, s, "list merchants", func(tx Tx) (Page[*Merchant], error) { return tx.MerchantList(ctx, p) })
 }
 
 // ShopCreate is the operator's request to open a shop for a merchant.
@@ -119,7 +119,7 @@ func (s *Service) GetShop(ctx context.Context, id string) (shop *Shop, err error
 
 // ListShops lists shops, newest first, optionally of one merchant.
 func (s *Service) ListShops(ctx context.Context, p *ShopListParams) (Page[*Shop], error) {
-	return read(ctx, s, func(tx Tx) (Page[*Shop], error) { return tx.ShopList(ctx, p) })
+	return read(ctx, s, "list shops", func(tx Tx) (Page[*Shop], error) { return tx.ShopList(ctx, p) })
 }
 
 // UpdateShopSettings replaces the shop's settings with what change makes

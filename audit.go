@@ -139,7 +139,7 @@ func (s *Service) auditIdempotent(ctx context.Context, tx Tx, p *Principal, op A
 
 // ListAudit pages a merchant's audit log, newest first.
 func (s *Service) ListAudit(ctx context.Context, merchantID string, p AuditListParams) (Page[*AuditEntry], error) {
-	return read(ctx, s, func(tx Tx) (Page[*AuditEntry], error) {
+	return read(ctx, s, "list audit log", func(tx Tx) (Page[*AuditEntry], error) {
 		if _, err := tx.MerchantGet(ctx, merchantID); err != nil {
 			return Page[*AuditEntry]{}, notFoundAs(err, "merchant")
 		}

@@ -80,7 +80,7 @@ func (s *Service) LedgerEntries(ctx context.Context, merchantID string, test boo
 	if !from.Before(to) || to.Sub(from) > 93*24*time.Hour {
 		return nil, Invalid("to", "the range must be positive and at most 93 days")
 	}
-	return read(ctx, s, func(tx Tx) ([]*ledger.Entry, error) { return tx.LedgerEntriesOf(ctx, merchantID, test, c, from, to) })
+	return read(ctx, s, "read ledger entries", func(tx Tx) ([]*ledger.Entry, error) { return tx.LedgerEntriesOf(ctx, merchantID, test, c, from, to) })
 }
 
 // FoldLedgerTotals folds the running totals' spare slots, those left by

@@ -289,14 +289,14 @@ func scopedDispute(ctx context.Context, tx Tx, p *Principal, id string, lock boo
 
 // GetDispute returns a dispute of the principal's shop and mode.
 func (s *Service) GetDispute(ctx context.Context, p *Principal, id string) (*Dispute, error) {
-	return read(ctx, s, func(tx Tx) (*Dispute, error) { return scopedDispute(ctx, tx, p, id, false) })
+	return read(ctx, s, "get dispute", func(tx Tx) (*Dispute, error) { return scopedDispute(ctx, tx, p, id, false) })
 }
 
 // ListDisputes lists the disputes of the principal's shop and mode, newest
 // first (Disputes, rule 1).
 func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *DisputeListParams) (Page[*Dispute], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*Dispute], error) { return tx.DisputeList(ctx, params) })
+	return read(ctx, s, "list disputes", func(tx Tx) (Page[*Dispute], error) { return tx.DisputeList(ctx, params) })
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -198,5 +198,5 @@ func (s *Service) GetEvent(ctx context.Context, p *Principal, id string) (e *Eve
 // ListEvents lists events of the principal's shop and mode, newest first.
 func (s *Service) ListEvents(ctx context.Context, p *Principal, params *EventListParams) (Page[*Event], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*Event], error) { return tx.EventList(ctx, params) })
+	return read(ctx, s, "list events", func(tx Tx) (Page[*Event], error) { return tx.EventList(ctx, params) })
 }

@@ -76,5 +76,5 @@ func (s *Service) replaceFailedDeliveries(ctx context.Context, tx Tx, eventID st
 
 // EventAttempts returns the attempt log of an event, for operators.
 func (s *Service) EventAttempts(ctx context.Context, eventID string) ([]*DeliveryAttempt, error) {
-	return read(ctx, s, func(tx Tx) ([]*DeliveryAttempt, error) { return tx.DeliveryAttemptListByEvent(ctx, eventID) })
+	return read(ctx, s, "list event attempts", func(tx Tx) ([]*DeliveryAttempt, error) { return tx.DeliveryAttemptListByEvent(ctx, eventID) })
 }

@@ -23,5 +23,5 @@ func (s *Service) SetHoliday(ctx context.Context, region Region, day string, on 
 
 // Holidays lists a region's holidays.
 func (s *Service) Holidays(ctx context.Context, region Region) ([]string, error) {
-	return read(ctx, s, func(tx Tx) ([]string, error) { return tx.HolidayList(ctx, region) })
+	return read(ctx, s, "list holidays", func(tx Tx) ([]string, error) { return tx.HolidayList(ctx, region) })
 }

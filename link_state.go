@@ -13,13 +13,13 @@ func scopedLink(ctx context.Context, tx Tx, p *Principal, id string, lock bool) 
 
 // GetPaymentLink returns a link of the principal's shop and mode.
 func (s *Service) GetPaymentLink(ctx context.Context, p *Principal, id string) (*PaymentLink, error) {
-	return read(ctx, s, func(tx Tx) (*PaymentLink, error) { return scopedLink(ctx, tx, p, id, false) })
+	return read(ctx, s, "get payment link", func(tx Tx) (*PaymentLink, error) { return scopedLink(ctx, tx, p, id, false) })
 }
 
 // ListPaymentLinks lists the principal's links, newest first.
 func (s *Service) ListPaymentLinks(ctx context.Context, p *Principal, params *PaymentLinkListParams) (Page[*PaymentLink], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*PaymentLink], error) { return tx.PaymentLinkList(ctx, params) })
+	return read(ctx, s, "list payment links", func(tx Tx) (Page[*PaymentLink], error) { return tx.PaymentLinkList(ctx, params) })
 }
 
 // PublicURL is the base of the addresses the service hands out.

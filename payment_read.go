@@ -15,14 +15,14 @@ func scoped(ctx context.Context, tx Tx, p *Principal, id string, lock bool) (*Pa
 
 // GetPayment returns a payment of the principal's shop and mode.
 func (s *Service) GetPayment(ctx context.Context, p *Principal, id string) (*Payment, error) {
-	return read(ctx, s, func(tx Tx) (*Payment, error) { return scoped(ctx, tx, p, id, false) })
+	return read(ctx, s, "get payment", func(tx Tx) (*Payment, error) { return scoped(ctx, tx, p, id, false) })
 }
 
 // ListPayments lists the principal's payments, newest first, each as the
 // contract renders it.
 func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (Page[*PaymentView], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*PaymentView], error) { return tx.PaymentViewList(ctx, params) })
+	return read(ctx, s, "list payments", func(tx Tx) (Page[*PaymentView], error) { return tx.PaymentViewList(ctx, params) })
 }
 
 // ListPaymentsOfShops is ListPayments over several shops of one user at
@@ -35,7 +35,7 @@ func (s *Service) ListPaymentsOfShops(ctx context.Context, ps []*Principal, para
 	if len(ps) == 1 {
 		return s.ListPayments(ctx, ps[0], params)
 	}
-	return read(ctx, s, func(tx Tx) (Page[*PaymentView], error) {
+	return read(ctx, s, "list payments of shops", func(tx Tx) (Page[*PaymentView], error) {
 		var all []*PaymentView
 		more := false
 		for _, p := range ps {

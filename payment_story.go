@@ -101,5 +101,5 @@ type PaymentTotal struct {
 // [from, to), by status and currency: the dashboard's home page shows a
 // day of them.
 func (s *Service) PaymentTotals(ctx context.Context, p *Principal, from, to time.Time) ([]PaymentTotal, error) {
-	return read(ctx, s, func(tx Tx) ([]PaymentTotal, error) { return tx.PaymentTotals(ctx, p.Shop.ID, p.Test(), from, to) })
+	return read(ctx, s, "count payments", func(tx Tx) ([]PaymentTotal, error) { return tx.PaymentTotals(ctx, p.Shop.ID, p.Test(), from, to) })
 }

@@ -240,11 +240,11 @@ func (PayoutCheckArgs) Kind() string { return "payout_check" }
 // GetPayout returns a payout of the principal's shop and mode; another
 // shop's, or the other contour's, is not found.
 func (s *Service) GetPayout(ctx context.Context, p *Principal, id string) (*Payout, error) {
-	return read(ctx, s, func(tx Tx) (*Payout, error) { return inScope(ctx, p, PrefixPayout, "payout", id, tx.PayoutGet) })
+	return read(ctx, s, "get payout", func(tx Tx) (*Payout, error) { return inScope(ctx, p, PrefixPayout, "payout", id, tx.PayoutGet) })
 }
 
 // ListPayouts lists the principal's payouts, newest first.
 func (s *Service) ListPayouts(ctx context.Context, p *Principal, params *PayoutListParams) (Page[*Payout], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*Payout], error) { return tx.PayoutList(ctx, params) })
+	return read(ctx, s, "list payouts", func(tx Tx) (Page[*Payout], error) { return tx.PayoutList(ctx, params) })
 }

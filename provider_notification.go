@@ -118,5 +118,5 @@ func (s *Service) QueryProviderStatus(ctx context.Context, args ProviderStatusAr
 
 // ListDiscrepancies lists recorded discrepancies for operators.
 func (s *Service) ListDiscrepancies(ctx context.Context, lp *ListParams) (Page[*Discrepancy], error) {
-	return read(ctx, s, func(tx Tx) (Page[*Discrepancy], error) { return tx.DiscrepancyList(ctx, lp) })
+	return read(ctx, s, "list discrepancies", func(tx Tx) (Page[*Discrepancy], error) { return tx.DiscrepancyList(ctx, lp) })
 }

@@ -59,7 +59,7 @@ func (s *Service) Providers() []ProviderInfo {
 // ProviderRoutes lists the live routing table by region, method and
 // currency.
 func (s *Service) ProviderRoutes(ctx context.Context) ([]*ProviderRoute, error) {
-	return read(ctx, s, func(tx Tx) ([]*ProviderRoute, error) { return tx.ProviderRouteList(ctx) })
+	return read(ctx, s, "list provider routes", func(tx Tx) ([]*ProviderRoute, error) { return tx.ProviderRouteList(ctx) })
 }
 
 // SetProviderRoute creates or replaces the live route of a region, method

@@ -311,11 +311,11 @@ func (s *Service) applyRefundNotification(ctx context.Context, tx Tx, provider s
 
 // GetRefund returns a refund of the principal's shop and mode.
 func (s *Service) GetRefund(ctx context.Context, p *Principal, id string) (*Refund, error) {
-	return read(ctx, s, func(tx Tx) (*Refund, error) { return inScope(ctx, p, PrefixRefund, "refund", id, tx.RefundGet) })
+	return read(ctx, s, "get refund", func(tx Tx) (*Refund, error) { return inScope(ctx, p, PrefixRefund, "refund", id, tx.RefundGet) })
 }
 
 // ListRefunds lists the principal's refunds, newest first.
 func (s *Service) ListRefunds(ctx context.Context, p *Principal, params *RefundListParams) (Page[*Refund], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*Refund], error) { return tx.RefundList(ctx, params) })
+	return read(ctx, s, "list refunds", func(tx Tx) (Page[*Refund], error) { return tx.RefundList(ctx, params) })
 }

@@ -20,7 +20,7 @@ var ErrTestClockShared = &Error{Code: CodeForbidden,
 // merchant (`payd serve --dev`, a developer's own sandbox) its dashboard
 // may move it.
 func (s *Service) TestClockShared(ctx context.Context) (bool, error) {
-	return read(ctx, s, func(tx Tx) (bool, error) { return clockShared(ctx, tx) })
+	return read(ctx, s, "read test clock sharing", func(tx Tx) (bool, error) { return clockShared(ctx, tx) })
 }
 
 // clockShared is TestClockShared in tx: a second merchant is enough.

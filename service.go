@@ -519,11 +519,15 @@ func notFoundAs(err error, kind string) error {
 }
 
 // read runs fn in a read-only view of the store and returns what it read:
-// the one shape of every Get and List of the service.
-func read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (out T, err error) {
+// the one shape of every Get and List of the service. An internal error
+// leaves named by op ("get payment: ..."), as an idempotent operation's
+// does, so that the log and the trace say which read failed; a contract
+// error (not_found, provider_unavailable...) is the answer and goes out
+// as it is.
+func read[T any](ctx context.Context, s *Service, op string, fn func(tx Tx) (T, error)) (out T, err error) {
 	err = s.store.View(ctx, func(tx Tx) (err error) {
 		out, err = fn(tx)
 		return err
 	})
-	return out, err
+	return out, withOp(op, err)
 }

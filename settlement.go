@@ -364,7 +364,7 @@ func (s *Service) SettlementEntries(ctx context.Context, p *Principal, id string
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, err := read(ctx, s, func(tx Tx) ([]*ledger.Entry, error) { return settlementEntries(ctx, tx, st) })
+	entries, err := read(ctx, s, "read settlement entries", func(tx Tx) ([]*ledger.Entry, error) { return settlementEntries(ctx, tx, st) })
 	return st, entries, err
 }
 
@@ -396,5 +396,5 @@ func (s *Service) GetSettlement(ctx context.Context, p *Principal, id string) (s
 // contour, newest first.
 func (s *Service) ListSettlements(ctx context.Context, p *Principal, params *SettlementListParams) (Page[*Settlement], error) {
 	params.MerchantID, params.Test = p.Shop.MerchantID, p.Test()
-	return read(ctx, s, func(tx Tx) (Page[*Settlement], error) { return tx.SettlementList(ctx, params) })
+	return read(ctx, s, "list settlements", func(tx Tx) (Page[*Settlement], error) { return tx.SettlementList(ctx, params) })
 }

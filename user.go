@@ -182,7 +182,7 @@ func (s *Service) userOf(ctx context.Context, tx Tx, merchantID, userID string, 
 
 // ListUsers lists a merchant's users, oldest first.
 func (s *Service) ListUsers(ctx context.Context, merchantID string) ([]*User, error) {
-	return read(ctx, s, func(tx Tx) ([]*User, error) {
+	return read(ctx, s, "list users", func(tx Tx) ([]*User, error) {
 		if _, err := tx.MerchantGet(ctx, merchantID); err != nil {
 			return nil, notFoundAs(err, "merchant")
 		}
@@ -192,7 +192,7 @@ func (s *Service) ListUsers(ctx context.Context, merchantID string) ([]*User, er
 
 // GetUser reads a merchant's user.
 func (s *Service) GetUser(ctx context.Context, merchantID, userID string) (*User, error) {
-	return read(ctx, s, func(tx Tx) (*User, error) { return s.userOf(ctx, tx, merchantID, userID, false) })
+	return read(ctx, s, "get user", func(tx Tx) (*User, error) { return s.userOf(ctx, tx, merchantID, userID, false) })
 }
 
 // ChangeUserRole gives a merchant's user another role. The merchant's last

@@ -174,7 +174,7 @@ func (s *Service) GetWebhookEndpoint(ctx context.Context, p *Principal, id strin
 
 // ListWebhookEndpoints lists the endpoints of the principal's shop and mode.
 func (s *Service) ListWebhookEndpoints(ctx context.Context, p *Principal) ([]*WebhookEndpoint, error) {
-	return read(ctx, s, func(tx Tx) ([]*WebhookEndpoint, error) { return tx.WebhookEndpointList(ctx, p.Shop.ID, p.Test()) })
+	return read(ctx, s, "list webhook endpoints", func(tx Tx) ([]*WebhookEndpoint, error) { return tx.WebhookEndpointList(ctx, p.Shop.ID, p.Test()) })
 }
 
 // UpdateWebhookEndpoint changes an endpoint. `status: active` revives a
