@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"slices"
 	"sync/atomic"
 
@@ -93,4 +95,40 @@ func (s *Store) GroupWaiting() int {
 	s.group.mu.Lock()
 	defer s.group.mu.Unlock()
 	return len(s.group.waiting)
+}
+
+// PipeMark is a mark a statement's context may carry in a PostgreSQL
+// store's transaction (pgpipe.go).
+type PipeMark = pipeCtxKey
+
+// The marks of pgpipe.go, for its tests.
+const (
+	SendWithBegin  = sendWithBegin
+	KeepForNext    = keepForNext
+	WriteWithNext  = writeWithNext
+	CommitAfter    = commitAfter
+	SendWithCommit = sendWithCommit
+	ClaimGuard     = claimGuard
+)
+
+// Mark returns ctx carrying m.
+func Mark(ctx context.Context, m PipeMark) context.Context { return context.WithValue(ctx, m, true) }
+
+// Pool is the store's pool of connections.
+func (s *Store) Pool() *sql.DB { return s.db }
+
+// PipeTx runs fn in a transaction begun as Store.Tx begins its own, with
+// the BEGIN held back (read-only, as a list page's, when readOnly is set).
+// It commits when fn returns nil and returns the commit's error;
+// otherwise it rolls back and returns fn's error joined with the
+// rollback's.
+func (s *Store) PipeTx(ctx context.Context, readOnly bool, fn func(*sql.Tx) error) error {
+	sqlTx, err := s.db.BeginTx(context.WithValue(ctx, beginLater, true), &sql.TxOptions{ReadOnly: readOnly})
+	if err != nil {
+		return err
+	}
+	if err := fn(sqlTx); err != nil {
+		return errors.Join(err, sqlTx.Rollback())
+	}
+	return sqlTx.Commit()
 }

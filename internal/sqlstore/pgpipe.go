@@ -46,6 +46,36 @@ import (
 // by anything else (the job queue's own, read snapshots) go through pgx's
 // stdlib driver unchanged. The contexts of BeginTx and of each statement carry what may
 // be held back or sent together (the keys below).
+//
+// What holds, and what pgpipe_test.go pins:
+//
+//   - Statements reach the server in the order they were made, the BEGIN
+//     first; a batch stops at its first failing statement, so nothing
+//     after a failure runs, the COMMIT included.
+//   - A kept statement's failure is reported by the statement or the
+//     commit that carried it, never lost: a transaction commits only if
+//     every statement of it succeeded.
+//   - A kept statement has not run when its Exec returns, so its result
+//     has no count of rows (pendingResult): a caller that needs the count
+//     (insertOne, execOne) must not keep it.
+//   - The claim's division by zero is ErrClaimRefused wherever in its
+//     batch it sits, whether the BEGIN was still held or not; a division
+//     by zero of any other statement is that statement's error.
+//   - Rows read in a batch are the values pgx's stdlib driver gives for
+//     the same columns (pipeValue), for the plain types the schema uses.
+//   - A transaction that ends leaves its connection idle: a failed batch
+//     is rolled back, and a connection that cannot be is closed, never
+//     returned to the pool inside a transaction.
+//
+// When not to touch it: it saves round trips, not work, and the counts
+// are pinned by TestPostgresTransactionRoundTrips. A new statement needs
+// none of it: without a key on its context it goes as pgx sends it, after
+// what is held. Mark a statement only when its answer is needed by
+// nothing before the next statement (or the commit), and a query with
+// sendWithBegin only when all its columns are of pipeValue's types. A
+// change here is a change to every PostgreSQL transaction of the store:
+// run the package's tests on PostgreSQL and measure creation
+// (docs/benchmarks.md) before and after.
 
 type pipeCtxKey int
 
@@ -61,17 +91,19 @@ const (
 	sendWithBegin
 	// keepForNext, on an Exec's context while the BEGIN is held back,
 	// keeps the statement to go out after the BEGIN in the batch of the
-	// next statement. Its result is not looked at: the Exec reports no
-	// rows, and a failure comes from the next statement. It is for what
-	// only matters to what follows (a lock, a planner setting): a
-	// transaction that sends nothing after it drops it.
+	// next statement. Its result is not looked at: the Exec's has no
+	// count (pendingResult), and a failure comes from the next
+	// statement. It is for what only matters to what follows (a lock, a
+	// planner setting): a transaction that sends nothing after it drops
+	// it.
 	keepForNext
 	// writeWithNext, on an Exec's context in a transaction begun here,
 	// keeps a write whose outcome is certain (a new row under a fresh
 	// key, a change to a row the transaction holds locked) to go out in
 	// the batch of the next statement, or with the COMMIT if none
-	// follows. Its result is not looked at: the Exec reports one row, and
-	// a failure comes from the statement or the commit that carried it.
+	// follows. Its result is not looked at: the Exec's has no count
+	// (pendingResult), and a failure comes from the statement or the
+	// commit that carried it.
 	writeWithNext
 	// commitAfter, on a query's context, sends the COMMIT in the same
 	// batch after the query (and, if it is still held back, the BEGIN
@@ -82,17 +114,20 @@ const (
 	// sendWithCommit, on an Exec's context, keeps the statement until the
 	// commit and sends it, after the statements kept before it, with the
 	// COMMIT. Nothing later in the transaction may depend on it: its
-	// result is known only at the commit, so the Exec reports one row and
-	// a failure comes from the commit. While the BEGIN is held back it
-	// stays held: a transaction of kept statements and writes at the
-	// commit is one batch.
+	// result is known only at the commit, so the Exec's has no count
+	// (pendingResult) and a failure comes from the commit. While the
+	// BEGIN is held back it stays held: a transaction of kept statements
+	// and writes at the commit is one batch.
 	sendWithCommit
-	// claimGuard, on an Exec's context while the BEGIN is held back, keeps
-	// the statement as keepForNext does; it is the transaction's claim
-	// (Tx.IdempotencyClaim), which divides by zero when the claim does not
-	// hold. That failure is reported as payd.ErrClaimRefused by the
-	// statement or commit that carried it, and by the transaction's
-	// Commit and Rollback after it.
+	// claimGuard, on an Exec's context in a transaction begun here, keeps
+	// the statement for the next batch, as keepForNext does while the
+	// BEGIN is held back (and writeWithNext after); it is the
+	// transaction's claim (Tx.IdempotencyClaim), which divides by zero
+	// when the claim does not hold. That failure is reported as
+	// payd.ErrClaimRefused by the statement or commit that carried it,
+	// and by the transaction's Commit and Rollback after it. Outside such
+	// a transaction it runs at once, and its failure is reported the
+	// same way.
 	claimGuard
 )
 
@@ -133,7 +168,8 @@ type pipeConn struct {
 	ended  bool
 	endErr error
 	// guard is the place of the claim among the kept statements, from 1
-	// (0: none); guardAt its place in the batch that carries it.
+	// (0: none); guardAt its place in the batch that carries it (-1:
+	// none).
 	guard, guardAt int
 	// refused is set once the claim was found not to hold.
 	refused bool
@@ -171,12 +207,11 @@ func (c *pipeConn) batch() (b *pgx.Batch, lead int) {
 	b = &pgx.Batch{}
 	c.guardAt = -1
 	if c.held {
-		// The claim is only ever kept behind a held BEGIN, which comes
-		// first: its place among the kept is its place in the batch.
 		b.Queue(c.begin)
-		if c.guard > 0 {
-			c.guardAt = c.guard
-		}
+	}
+	if c.guard > 0 {
+		// Behind the BEGIN, when it goes in this batch too.
+		c.guardAt = len(b.QueuedQueries) + c.guard - 1
 	}
 	b.QueuedQueries = append(b.QueuedQueries, c.kept...)
 	c.held, c.kept, c.guard, c.mustSend = false, nil, 0, false
@@ -199,13 +234,34 @@ func (c *pipeConn) skip(br pgx.BatchResults, n int) error {
 // refusal is the error of the i-th statement of the last batch: the
 // claim's division by zero is payd.ErrClaimRefused.
 func (c *pipeConn) refusal(i int, err error) error {
-	var pe *pgconn.PgError
-	if i != c.guardAt || !errors.As(err, &pe) || pe.Code != "22012" {
+	if i != c.guardAt {
 		return err
 	}
-	c.refused = true
+	err = claimError(err)
+	c.refused = errors.Is(err, payd.ErrClaimRefused)
+	return err
+}
+
+// claimError is the error of the claim's statement: its division by zero
+// is payd.ErrClaimRefused, anything else is what it is.
+func claimError(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "22012" { // division_by_zero
+		return err
+	}
 	return fmt.Errorf("%w: %v", payd.ErrClaimRefused, err)
 }
+
+// pendingResult is the result of a statement kept to go out later: it has
+// not run when its Exec returns, so there is no count of rows to give.
+type pendingResult struct{}
+
+// errPending is what pendingResult answers: a caller that needs a count
+// must not keep the statement.
+var errPending = errors.New("sqlstore: the statement goes out with a later one; its count of rows is not known yet")
+
+func (pendingResult) LastInsertId() (int64, error) { return 0, errPending }
+func (pendingResult) RowsAffected() (int64, error) { return 0, errPending }
 
 // sendBegin sends what is held back on its own, for a statement that
 // cannot go with it.
@@ -226,17 +282,21 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 	switch {
 	case c.inTx && ctx.Value(sendWithCommit) != nil:
 		c.atCommit = append(c.atCommit, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
-		return driver.RowsAffected(1), nil
-	case c.held && (ctx.Value(keepForNext) != nil || ctx.Value(claimGuard) != nil):
+		return pendingResult{}, nil
+	case c.inTx && ctx.Value(claimGuard) != nil:
+		// Behind a held BEGIN, or after it was sent (a statement that
+		// could not carry it went first): either way the claim's
+		// failure is told apart by its place in the batch.
 		c.kept = append(c.kept, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
-		if ctx.Value(claimGuard) != nil {
-			c.guard = len(c.kept)
-		}
-		return driver.RowsAffected(0), nil
+		c.guard = len(c.kept)
+		return pendingResult{}, nil
+	case c.held && ctx.Value(keepForNext) != nil:
+		c.kept = append(c.kept, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
+		return pendingResult{}, nil
 	case c.inTx && ctx.Value(writeWithNext) != nil:
 		c.kept = append(c.kept, &pgx.QueuedQuery{SQL: query, Arguments: namedArgs(argsV)})
 		c.mustSend = true
-		return driver.RowsAffected(1), nil
+		return pendingResult{}, nil
 	case c.holds():
 		b, lead := c.batch()
 		b.Queue(query, namedArgs(argsV)...)
@@ -250,6 +310,9 @@ func (c *pipeConn) ExecContext(ctx context.Context, query string, argsV []driver
 			err = cerr
 		}
 		return driver.RowsAffected(tag.RowsAffected()), err
+	case ctx.Value(claimGuard) != nil:
+		res, err := c.Conn.ExecContext(ctx, query, argsV)
+		return res, claimError(err)
 	}
 	return c.Conn.ExecContext(ctx, query, argsV)
 }
