@@ -51,7 +51,8 @@
 //     loop is package dispatch)
 //
 // The merchant dashboard's users (outside the contract; docs/dashboard.md):
-//   - Roles, permissions, users and their management: user.go; passwords (argon2id, setup
+//   - Users and their management: user.go; roles, permissions and the one table of the
+//     permission each change needs: permission.go; passwords (argon2id, setup
 //     links): user_password.go; sign-in and sessions: user_session.go, the bound on a user's
 //     sessions: user_session_limit.go; TOTP: user_totp.go; failed sign-ins per account and
 //     their locks: signin_guard.go
