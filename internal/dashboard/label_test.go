@@ -28,7 +28,7 @@ func TestEveryValueHasALabelInEveryLanguage(t *testing.T) {
 				t.Errorf("%s %q has no label", k.typ, v)
 				continue
 			}
-			for _, lang := range payd.Locales {
+			for _, lang := range payd.Locales() {
 				if !webpage.Translated(lang, text) {
 					t.Errorf("%s %q: its label %q has no text in %s", k.typ, v, text, lang)
 				}
