@@ -98,13 +98,21 @@ func (s *Service) auditShop(ctx context.Context, tx Tx, actor *Actor, merchantID
 
 // auditDetail is auditShop with the entry's detail.
 func (s *Service) auditDetail(ctx context.Context, tx Tx, actor *Actor, merchantID, shopID string, mode Mode, action AuditAction, objectID, detail string) error {
-	now := s.clock.Now()
-	e := &AuditEntry{ID: s.ids.NewFor(PrefixAudit, now, merchantID), MerchantID: merchantID, ShopID: shopID, Mode: mode,
-		Action: action, ObjectID: objectID, Detail: detail, At: now}
+	e := NewAuditEntry(s.ids, s.clock.Now(), actor, merchantID, action, objectID)
+	e.ShopID, e.Mode, e.Detail = shopID, mode, detail
+	return tx.AuditInsert(ctx, e)
+}
+
+// NewAuditEntry is the entry of a change of a merchant (one that concerns
+// no shop) that actor (nil: the operator) made at at, with an id of ids,
+// for Tx.AuditInsert in the change's own transaction. The account service
+// writes its entries so, with the domain's clock and ids.
+func NewAuditEntry(ids *IDGen, at time.Time, actor *Actor, merchantID string, action AuditAction, objectID string) *AuditEntry {
+	e := &AuditEntry{ID: ids.NewFor(PrefixAudit, at, merchantID), MerchantID: merchantID, Action: action, ObjectID: objectID, At: at}
 	if actor != nil {
 		e.UserID, e.UserEmail, e.Addr = actor.UserID, actor.Email, actor.Addr
 	}
-	return tx.AuditInsert(ctx, e)
+	return e
 }
 
 // audited is what an idempotent effect returns in place of its answer when

@@ -274,7 +274,7 @@ func CheckMetadata(m map[string]string) error {
 		if len([]rune(v)) > 512 {
 			return Invalid("metadata", "metadata value of %q is longer than 512 characters", k)
 		}
-		if err := checkBidi("metadata", k+v); err != nil {
+		if err := CheckBidi("metadata", k+v); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package payd
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -20,3 +21,27 @@ const workBudget = 30 * time.Second
 // each batch is its own short transaction, so a purge of millions of
 // expired rows never holds locks or a snapshot for long.
 const purgeBatch = 5000
+
+// PurgeInBatches deletes what batch deletes, each call in a transaction of
+// its own and of at most limit rows, until a call deletes fewer, or the
+// budget of periodic work is spent (ErrWorkLeft). Each batch is a range
+// of an index, so a purge costs what it deletes, however large the table.
+// The domain's purges and the account service's go through it.
+func PurgeInBatches(ctx context.Context, store Store, batch func(tx Tx, limit int) (int64, error)) (int64, error) {
+	started := time.Now()
+	var total int64
+	for {
+		var n int64
+		err := store.Tx(ctx, func(tx Tx) (err error) {
+			n, err = batch(tx, purgeBatch)
+			return err
+		})
+		total += n
+		if err != nil || n < purgeBatch {
+			return total, err
+		}
+		if time.Since(started) >= workBudget {
+			return total, ErrWorkLeft
+		}
+	}
+}

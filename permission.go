@@ -109,7 +109,7 @@ var actionPerms = map[AuditAction]Permission{
 	AuditChangeRole:          PermUsers,
 	AuditDisableUser:         PermUsers,
 	AuditSecondFactorPolicy:  PermUsers,
-	// A user may do these two to itself whatever its role (allowActor's
+	// A user may do these two to itself whatever its role (AllowActor's
 	// self).
 	AuditSignOutEverywhere: PermUsers,
 	AuditDisableTOTP:       PermUsers,
@@ -126,28 +126,32 @@ func (a AuditAction) Permission() Permission {
 	return PermUsers
 }
 
-var errForbidden = &Error{Code: CodeForbidden, Message: "your role does not allow this"}
+// ErrForbidden answers a change the actor's role does not allow, or an
+// actor that may not act on the merchant at all.
+var ErrForbidden = &Error{Code: CodeForbidden, Message: "your role does not allow this"}
 
 // permit lets p do action in p's shop: an API key or the operator always,
-// a dashboard user when its role allows the action now (allowActor).
+// a dashboard user when its role allows the action now (AllowActor).
 func (s *Service) permit(ctx context.Context, tx Tx, p *Principal, action AuditAction) error {
 	if p.Actor == nil {
 		return nil
 	}
-	return s.allowActor(ctx, tx, p.Actor, p.Shop.MerchantID, "", action.Permission())
+	return AllowActor(ctx, tx, p.Actor, p.Shop.MerchantID, "", action.Permission())
 }
 
-// allowActor lets actor act on merchantID when its role has perm, or when
-// it acts on itself (self is its own user id). A nil actor is the
-// operator, who may do everything. The actor is read afresh, so a role
-// changed or a user disabled a moment ago no longer counts.
-func (s *Service) allowActor(ctx context.Context, tx Tx, actor *Actor, merchantID, self string, perm Permission) error {
+// AllowActor lets actor act on merchantID when its role has perm, or when
+// it acts on itself (self is its own user id), and answers ErrForbidden
+// otherwise. A nil actor is the operator, who may do everything. The
+// actor is read afresh in tx, the change's own transaction, so a role
+// changed or a user disabled a moment ago no longer counts. Service.permit
+// and the account service's management of users both ask it.
+func AllowActor(ctx context.Context, tx Tx, actor *Actor, merchantID, self string, perm Permission) error {
 	if actor == nil {
 		return nil
 	}
 	a, err := tx.UserGet(ctx, actor.UserID)
 	if errors.Is(err, ErrNoRows) || (err == nil && (a.MerchantID != merchantID || a.DisabledAt != nil)) {
-		return errForbidden
+		return ErrForbidden
 	}
 	if err != nil {
 		return err
@@ -155,5 +159,5 @@ func (s *Service) allowActor(ctx context.Context, tx Tx, actor *Actor, merchantI
 	if self != "" && a.ID == self || a.Role.Can(perm) {
 		return nil
 	}
-	return errForbidden
+	return ErrForbidden
 }

@@ -361,7 +361,7 @@ func (s *Service) idempotentOnce(ctx context.Context, op AuditAction, p *Princip
 	// answer. Requests that fail on their own find no record and keep
 	// their error.
 	var pe *Error
-	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl && pe != errForbidden) {
+	if errors.Is(err, errKeyTaken) || errors.Is(err, ErrOrderIDTaken) || (errors.As(err, &pe) && pe != errInProgress && pe != errIdemConfl && pe != ErrForbidden) {
 		if r, rerr := s.committedAnswer(ctx, p, idem); rerr != nil || r != nil {
 			return r, rerr
 		}
@@ -488,27 +488,9 @@ func (s *Service) PurgeEvents(ctx context.Context) (int64, error) {
 	return s.purge(ctx, func(tx Tx) (int64, error) { return tx.EventDeleteBefore(ctx, before, purgeBatch) })
 }
 
-// purge runs batch, each call in its own transaction, until a batch
-// deletes fewer than purgeBatch rows, or the budget is spent (ErrWorkLeft).
-// Each batch is a range of an index, so a purge costs what it deletes,
-// however large the table.
+// purge runs batch in batches of purgeBatch rows (PurgeInBatches).
 func (s *Service) purge(ctx context.Context, batch func(tx Tx) (int64, error)) (int64, error) {
-	started := time.Now()
-	var total int64
-	for {
-		var n int64
-		err := s.store.Tx(ctx, func(tx Tx) (err error) {
-			n, err = batch(tx)
-			return err
-		})
-		total += n
-		if err != nil || n < purgeBatch {
-			return total, err
-		}
-		if time.Since(started) >= workBudget {
-			return total, ErrWorkLeft
-		}
-	}
+	return PurgeInBatches(ctx, s.store, func(tx Tx, _ int) (int64, error) { return batch(tx) })
 }
 
 func notFoundAs(err error, kind string) error {

@@ -20,12 +20,13 @@ func checkText(param, v string, minLen, maxLen int) error {
 	if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return Invalid(param, "must not contain control characters")
 	}
-	return checkBidi(param, v)
+	return CheckBidi(param, v)
 }
 
-// checkBidi refuses the bidirectional text controls in a text people will
-// read.
-func checkBidi(param, v string) error {
+// CheckBidi refuses the bidirectional text controls in a text people will
+// read, as invalid_request naming param. The account service checks
+// emails with it.
+func CheckBidi(param, v string) error {
 	if strings.ContainsFunc(v, isBidiControl) {
 		return Invalid(param, "%s must not contain bidirectional text controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069): they make a text show as another", param)
 	}

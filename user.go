@@ -65,7 +65,7 @@ func checkEmail(email string) error {
 		return Invalid("email", "must be an email address")
 	}
 	// Staff read emails in the users list and the audit log.
-	return checkBidi("email", email)
+	return CheckBidi("email", email)
 }
 
 // newToken returns 32 random bytes in base64url and their SHA-256: the
@@ -104,7 +104,7 @@ func (s *Service) CreateUser(ctx context.Context, actor *Actor, merchantID, emai
 		if _, err := tx.MerchantGet(ctx, merchantID); err != nil {
 			return notFoundAs(err, "merchant")
 		}
-		if err := s.allowActor(ctx, tx, actor, merchantID, "", AuditInviteUser.Permission()); err != nil {
+		if err := AllowActor(ctx, tx, actor, merchantID, "", AuditInviteUser.Permission()); err != nil {
 			return err
 		}
 		now := s.clock.Now()
@@ -142,7 +142,7 @@ func (s *Service) NewSetupToken(ctx context.Context, actor *Actor, merchantID, u
 		if err != nil {
 			return err
 		}
-		if err := s.allowActor(ctx, tx, actor, merchantID, "", AuditSetupLink.Permission()); err != nil {
+		if err := AllowActor(ctx, tx, actor, merchantID, "", AuditSetupLink.Permission()); err != nil {
 			return err
 		}
 		if u.DisabledAt != nil {
@@ -257,7 +257,7 @@ func (s *Service) lockUser(ctx context.Context, tx Tx, actor *Actor, action Audi
 	if err != nil {
 		return nil, err
 	}
-	return u, s.allowActor(ctx, tx, actor, merchantID, "", action.Permission())
+	return u, AllowActor(ctx, tx, actor, merchantID, "", action.Permission())
 }
 
 // keepAnAdmin refuses to take the admin role from u (a change of role or
@@ -284,7 +284,7 @@ func (s *Service) SetSecondFactorPolicy(ctx context.Context, actor *Actor, merch
 		if m, err = tx.MerchantGetForUpdate(ctx, merchantID); err != nil {
 			return notFoundAs(err, "merchant")
 		}
-		if err := s.allowActor(ctx, tx, actor, merchantID, "", AuditSecondFactorPolicy.Permission()); err != nil {
+		if err := AllowActor(ctx, tx, actor, merchantID, "", AuditSecondFactorPolicy.Permission()); err != nil {
 			return err
 		}
 		m.RequireSecondFactor = require

@@ -356,7 +356,7 @@ func (s *Service) SignOutEverywhere(ctx context.Context, actor *Actor, userID st
 		if err != nil {
 			return notFoundAs(err, "user")
 		}
-		if err := s.allowActor(ctx, tx, actor, u.MerchantID, u.ID, AuditSignOutEverywhere.Permission()); err != nil {
+		if err := AllowActor(ctx, tx, actor, u.MerchantID, u.ID, AuditSignOutEverywhere.Permission()); err != nil {
 			return err
 		}
 		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {

@@ -53,7 +53,7 @@ func (s *Service) BeginTOTP(ctx context.Context, actor *Actor, userID string) (s
 			return notFoundAs(err, "user")
 		}
 		if actor != nil && actor.UserID != u.ID {
-			return errForbidden
+			return ErrForbidden
 		}
 		if u.TOTPEnabled {
 			return Errorf(CodeInvalidState, "the second factor is already on; turn it off first")
@@ -83,7 +83,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, actor *Actor, token, code str
 		return "", nil, err
 	}
 	if old.State == SessionSecondFactor || (actor != nil && actor.UserID != u.ID) {
-		return "", nil, errForbidden
+		return "", nil, ErrForbidden
 	}
 	err = s.store.Tx(ctx, func(tx Tx) error {
 		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
@@ -227,7 +227,7 @@ func (s *Service) DisableTOTP(ctx context.Context, actor *Actor, userID string) 
 		if u, err = tx.UserGetForUpdate(ctx, userID); err != nil {
 			return notFoundAs(err, "user")
 		}
-		if err := s.allowActor(ctx, tx, actor, u.MerchantID, u.ID, AuditDisableTOTP.Permission()); err != nil {
+		if err := AllowActor(ctx, tx, actor, u.MerchantID, u.ID, AuditDisableTOTP.Permission()); err != nil {
 			return err
 		}
 		c, err := tx.UserCredentialsGet(ctx, u.ID)
