@@ -9,7 +9,7 @@ import (
 // expiries, job schedules, key overlap and idempotency TTL all read it, so
 // a test clock moves all of them together. What measures a person's real
 // time does not follow a test clock: dashboard sessions' timeouts
-// (Service.sessionNow) and the authentication throttles count wall-clock
+// (account.Service.sessionNow) and the authentication throttles count wall-clock
 // time, so moving the sandboxes' time signs no one out and refills no
 // budget.
 type Clock interface {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/paydtest"
 	"github.com/paydhq/payd/internal/sqlstore"
 	"github.com/paydhq/payd/money"
@@ -37,8 +38,10 @@ func TestEveryChangeChecksItsActorsRole(t *testing.T) {
 		if _, err := store.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		svc := payd.NewService(payd.Config{Store: store, Clock: &payd.TestClock{}, Stage: payd.StageM5, PublicURL: "https://payd.test",
-			Paths: payd.Paths{DashboardSetup: "/dashboard/setup/"}, WebhookAllowHosts: []string{"hooks.example.test"}})
+		clock, ids := &payd.TestClock{}, payd.NewIDGen()
+		svc := payd.NewService(payd.Config{Store: store, Clock: clock, IDs: ids, Stage: payd.StageM5, PublicURL: "https://payd.test",
+			WebhookAllowHosts: []string{"hooks.example.test"}})
+		acc := account.New(account.Config{Store: store, Clock: clock, IDs: ids, PublicURL: "https://payd.test", SetupPath: "/dashboard/setup/"})
 		m, err := svc.CreateMerchant(ctx, payd.MerchantCreate{Name: "M"})
 		if err != nil {
 			t.Fatal(err)
@@ -49,12 +52,12 @@ func TestEveryChangeChecksItsActorsRole(t *testing.T) {
 		}
 		users := map[payd.Role]*payd.User{}
 		for _, r := range []payd.Role{payd.RoleAdmin, payd.RoleSupport, payd.RoleDeveloper, payd.RoleViewer} {
-			if users[r], _, err = svc.CreateUser(ctx, nil, m.ID, string(r)+"@example.test", r); err != nil {
+			if users[r], _, err = acc.CreateUser(ctx, nil, m.ID, string(r)+"@example.test", r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		cases := roleCases(svc, m.ID, func(email string) string {
-			u, _, err := svc.CreateUser(ctx, nil, m.ID, email, payd.RoleViewer)
+		cases := roleCases(svc, acc, m.ID, func(email string) string {
+			u, _, err := acc.CreateUser(ctx, nil, m.ID, email, payd.RoleViewer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,15 +103,15 @@ func TestEveryChangeChecksItsActorsRole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stranger, _, err := svc.CreateUser(ctx, nil, other.ID, "stranger@example.test", payd.RoleAdmin)
+		stranger, _, err := acc.CreateUser(ctx, nil, other.ID, "stranger@example.test", payd.RoleAdmin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gone, _, err := svc.CreateUser(ctx, nil, m.ID, "gone@example.test", payd.RoleAdmin)
+		gone, _, err := acc.CreateUser(ctx, nil, m.ID, "gone@example.test", payd.RoleAdmin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.DisableUser(ctx, nil, m.ID, gone.ID); err != nil {
+		if _, err := acc.DisableUser(ctx, nil, m.ID, gone.ID); err != nil {
 			t.Fatal(err)
 		}
 		for _, u := range []*payd.User{stranger, gone} {
@@ -124,9 +127,10 @@ func TestEveryChangeChecksItsActorsRole(t *testing.T) {
 }
 
 // roleCases are the changes, each with input its operation accepts up to
-// the objects it names. newUser makes a user for a case to act on, so that
-// one role's change (a disable) leaves the next role something to change.
-func roleCases(svc *payd.Service, merchantID string, newUser func(email string) string) []roleCase {
+// the objects it names: of shops' data through svc, of users through acc.
+// newUser makes a user for a case to act on, so that one role's change (a
+// disable) leaves the next role something to change.
+func roleCases(svc *payd.Service, acc *account.Service, merchantID string, newUser func(email string) string) []roleCase {
 	ids := payd.NewIDGen()
 	now := time.Now()
 	pay, dsp, link, whe := ids.New(payd.PrefixPayment, now), ids.New(payd.PrefixDispute, now), ids.New(payd.PrefixPaymentLink, now), ids.New(payd.PrefixWebhookEndpoint, now)
@@ -234,30 +238,30 @@ func roleCases(svc *payd.Service, merchantID string, newUser func(email string) 
 		}},
 		{payd.AuditInviteUser, func(ctx context.Context, p P, _ I) error {
 			n++
-			_, _, err := svc.CreateUser(ctx, actor(p), merchantID, fmt.Sprintf("invited%d@example.test", n), payd.RoleViewer)
+			_, _, err := acc.CreateUser(ctx, actor(p), merchantID, fmt.Sprintf("invited%d@example.test", n), payd.RoleViewer)
 			return err
 		}},
 		{payd.AuditSetupLink, func(ctx context.Context, p P, _ I) error {
-			_, err := svc.NewSetupToken(ctx, actor(p), merchantID, target())
+			_, err := acc.NewSetupToken(ctx, actor(p), merchantID, target())
 			return err
 		}},
 		{payd.AuditChangeRole, func(ctx context.Context, p P, _ I) error {
-			_, err := svc.ChangeUserRole(ctx, actor(p), merchantID, target(), payd.RoleSupport)
+			_, err := acc.ChangeUserRole(ctx, actor(p), merchantID, target(), payd.RoleSupport)
 			return err
 		}},
 		{payd.AuditDisableUser, func(ctx context.Context, p P, _ I) error {
-			_, err := svc.DisableUser(ctx, actor(p), merchantID, target())
+			_, err := acc.DisableUser(ctx, actor(p), merchantID, target())
 			return err
 		}},
 		{payd.AuditSecondFactorPolicy, func(ctx context.Context, p P, _ I) error {
-			_, err := svc.SetSecondFactorPolicy(ctx, actor(p), merchantID, false)
+			_, err := acc.SetSecondFactorPolicy(ctx, actor(p), merchantID, false)
 			return err
 		}},
 		{payd.AuditSignOutEverywhere, func(ctx context.Context, p P, _ I) error {
-			return svc.SignOutEverywhere(ctx, actor(p), target())
+			return acc.SignOutEverywhere(ctx, actor(p), target())
 		}},
 		{payd.AuditDisableTOTP, func(ctx context.Context, p P, _ I) error {
-			_, err := svc.DisableTOTP(ctx, actor(p), target())
+			_, err := acc.DisableTOTP(ctx, actor(p), target())
 			return err
 		}},
 	}

@@ -2,14 +2,12 @@ package payd
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/paydhq/payd/internal/mac"
@@ -96,18 +94,6 @@ type Config struct {
 	// reset of its shop's sandbox before it answers 503; zero is
 	// DefaultSandboxWait. Tests shorten it.
 	SandboxWait time.Duration
-	// Sessions bounds dashboard sessions; zero fields take the defaults.
-	Sessions SessionPolicy
-	// Argon2 are the parameters of new password hashes; nil means
-	// DefaultArgon2.
-	Argon2 *Argon2Params
-	// PasswordChecks bounds how many argon2id runs (sign-ins, passwords
-	// set) run at once; past it a sign-in is refused at once with
-	// ErrPasswordChecksBusy. Zero means DefaultPasswordChecks.
-	PasswordChecks int
-	// SignIn bounds the guessing of one account; zero fields take
-	// DefaultSignInPolicy's.
-	SignIn SignInPolicy
 }
 
 // Service holds the business rules. Adapters call its methods; it talks to
@@ -164,18 +150,6 @@ type Service struct {
 	// check of the lead it saw, the audit entry and the move
 	// (AdvanceTestClock).
 	clockMu sync.Mutex
-
-	// sessions bounds dashboard sessions; argon2 hashes new passwords;
-	// dummy is what sign-in verifies when there is no hash, and kdfRuns
-	// counts argon2id runs (tests see the dummy verification with it).
-	sessions SessionPolicy
-	argon2   Argon2Params
-	dummy    dummyHash
-	kdfRuns  atomic.Int64
-	// kdfSlots holds a token per argon2id run in progress; signIn is the
-	// per-account policy.
-	kdfSlots chan struct{}
-	signIn   SignInPolicy
 }
 
 // Paths are where, under Config.PublicURL, the adapters serve the pages
@@ -194,9 +168,6 @@ type Paths struct {
 	SettlementReport string
 	// Link is a payment link's page: Link + link id.
 	Link string
-	// DashboardSetup is the dashboard's page where a new user sets a
-	// password: DashboardSetup + setup token.
-	DashboardSetup string
 }
 
 // NewService returns a Service over cfg.
@@ -207,16 +178,10 @@ func NewService(cfg Config) *Service {
 		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
-		sessions: cfg.Sessions.withDefaults(), argon2: DefaultArgon2(),
 	}
 	if s.ids == nil {
 		s.ids = NewIDGen()
 	}
-	if cfg.Argon2 != nil {
-		s.argon2 = *cfg.Argon2
-	}
-	s.kdfSlots = make(chan struct{}, cmp.Or(cfg.PasswordChecks, DefaultPasswordChecks(s.argon2)))
-	s.signIn = cfg.SignIn.withDefaults()
 	s.reportLinks = mac.New(cfg.ReportKey, "")
 	s.uploadLinks = mac.New(cfg.ReportKey, "evidence-upload")
 	for i, list := range [][]Provider{cfg.Providers, cfg.LiveProviders} {

@@ -40,12 +40,12 @@ func openDesk(t *testing.T, b paydtest.Backend, role payd.Role) *desk {
 func (d *desk) user(t *testing.T, role payd.Role) (email, password string) {
 	t.Helper()
 	email = fmt.Sprintf("%s-%d@shop.example", role, time.Now().UnixNano())
-	_, token, err := d.env.Service.CreateUser(context.Background(), nil, d.shop.MerchantID, email, role)
+	_, token, err := d.env.Accounts.CreateUser(context.Background(), nil, d.shop.MerchantID, email, role)
 	if err != nil {
 		t.Fatal(err)
 	}
 	password = "a passphrase for " + string(role)
-	if _, err := d.env.Service.SetPassword(context.Background(), token, password, "192.0.2.1"); err != nil {
+	if _, err := d.env.Accounts.SetPassword(context.Background(), token, password, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 	return email, password

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/framing"
@@ -42,7 +43,7 @@ type serveOptions struct {
 	jobRescueAfter                                               time.Duration
 	drainDelay                                                   time.Duration
 	trace                                                        bool
-	sessions                                                     payd.SessionPolicy
+	sessions                                                     account.SessionPolicy
 	secretsKeyFile                                               string
 }
 
@@ -73,8 +74,8 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
-	sessionIdle := f.Duration("session-idle", payd.DefaultSessionIdle, "a dashboard session ends after this long without a request")
-	sessionAbsolute := f.Duration("session-absolute", payd.DefaultSessionAbsolute, "a dashboard session ends this long after sign-in, however busy")
+	sessionIdle := f.Duration("session-idle", account.DefaultSessionIdle, "a dashboard session ends after this long without a request")
+	sessionAbsolute := f.Duration("session-absolute", account.DefaultSessionAbsolute, "a dashboard session ends this long after sign-in, however busy")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
 	secretsKeyFile := f.String("secrets-key-file", "", secretsKeyFileUsage)
 	traceOn := f.Bool("trace", false, "send OpenTelemetry traces; the standard OTEL_* variables choose the exporter, its endpoint and the sampler, and also turn traces on when set (docs/operations.md, Traces)")
@@ -100,7 +101,7 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	if *sessionIdle < time.Minute || *sessionAbsolute < *sessionIdle {
 		return nil, errors.New("--session-idle must be at least 1m and --session-absolute at least --session-idle")
 	}
-	o.sessions = payd.SessionPolicy{Idle: *sessionIdle, Absolute: *sessionAbsolute}
+	o.sessions = account.SessionPolicy{Idle: *sessionIdle, Absolute: *sessionAbsolute}
 	if *authFailures < 0 {
 		return nil, errors.New("--auth-failures-per-minute cannot be negative")
 	}
@@ -286,7 +287,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		if o.dashboardAddr != "" {
 			dashURL = scheme + "://" + o.dashboardAddr + dashboard.Prefix
 		}
-		info, err := serve.EnsureDev(ctx, in.Service, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken, dashURL)
+		info, err := serve.EnsureDev(ctx, in.Service, in.Accounts, o.dataDir, o.publicURL+"/v1", adminURL, o.adminToken, dashURL)
 		if err != nil {
 			closeAll(listeners)
 			in.Close(context.Background())

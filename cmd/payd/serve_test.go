@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -317,12 +317,12 @@ func TestServeSessionFlags(t *testing.T) {
 	t.Parallel()
 	none := func(string) string { return "" }
 	o, err := parseServe(nil, none, &bytes.Buffer{})
-	if err != nil || o.sessions != (payd.SessionPolicy{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}) {
+	if err != nil || o.sessions != (account.SessionPolicy{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}) {
 		t.Fatalf("default session policy %+v, %v", o.sessions, err)
 	}
 	env := map[string]string{"PAYD_SESSION_IDLE": "15m"}
 	o, err = parseServe([]string{"--session-absolute", "8h"}, func(k string) string { return env[k] }, &bytes.Buffer{})
-	if err != nil || o.sessions != (payd.SessionPolicy{Idle: 15 * time.Minute, Absolute: 8 * time.Hour}) {
+	if err != nil || o.sessions != (account.SessionPolicy{Idle: 15 * time.Minute, Absolute: 8 * time.Hour}) {
 		t.Fatalf("session policy %+v, %v; want 15m and 8h", o.sessions, err)
 	}
 	for _, args := range [][]string{{"--session-idle", "30s"}, {"--session-idle", "2h", "--session-absolute", "1h"}} {

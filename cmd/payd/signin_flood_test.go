@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/serve"
 )
 
@@ -208,7 +208,7 @@ func TestSignInFlood(t *testing.T) {
 	}
 	// The default bound on a machine of this size, each check holding
 	// argon2id's 19 MiB, and room for the connections and pages.
-	bound := payd.DefaultPasswordChecks(payd.DefaultArgon2())*19*1024 + 96*1024
+	bound := account.DefaultPasswordChecks(account.DefaultArgon2())*19*1024 + 96*1024
 	if growth > bound {
 		t.Fatalf("%d sign-ins at once grew the process by %d MiB; the bound is %d MiB", size, growth>>10, bound>>10)
 	}

@@ -43,6 +43,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/internal/serve"
 	"github.com/paydhq/payd/internal/sqlstore"
@@ -65,7 +66,14 @@ const periodicKindBudget = 20 * time.Second
 type periodicKind struct {
 	name  string
 	every time.Duration
-	run   func(*payd.Service, context.Context) error
+	run   func(services, context.Context) error
+}
+
+// services are what the periodic workers call: the domain, and the
+// accounts for the purge of sessions and sign-in guards.
+type services struct {
+	svc *payd.Service
+	acc *account.Service
 }
 
 // periodicKinds mirrors periodics() of internal/jobs, in its order
@@ -79,25 +87,25 @@ func periodicKinds() []periodicKind {
 		{"remove_expired_evidence", 15 * time.Minute, discard((*payd.Service).RemoveExpiredEvidence)},
 		{"payment_views_refresh", time.Hour, discard((*payd.Service).RefreshPaymentViews)},
 		{"purge_events", time.Hour, discard((*payd.Service).PurgeEvents)},
-		{"purge_idempotency", time.Hour, func(s *payd.Service, ctx context.Context) error {
-			if _, err := s.PurgeIdempotency(ctx); err != nil {
+		{"purge_idempotency", time.Hour, func(s services, ctx context.Context) error {
+			if _, err := s.svc.PurgeIdempotency(ctx); err != nil {
 				return err
 			}
-			if _, err := s.PurgeSessions(ctx); err != nil {
+			if _, err := s.acc.PurgeSessions(ctx); err != nil {
 				return err
 			}
-			_, err := s.PurgeSignInGuards(ctx)
+			_, err := s.acc.PurgeSignInGuards(ctx)
 			return err
 		}},
-		{"settlement_run", time.Hour, (*payd.Service).RunSettlements},
+		{"settlement_run", time.Hour, func(s services, ctx context.Context) error { return s.svc.RunSettlements(ctx) }},
 		{"fold_ledger_totals", time.Hour, discard((*payd.Service).FoldLedgerTotals)},
 		{"reseal_secrets", time.Hour, discard((*payd.Service).ResealSecrets)},
 	}
 }
 
-func discard[T any](f func(*payd.Service, context.Context) (T, error)) func(*payd.Service, context.Context) error {
-	return func(s *payd.Service, ctx context.Context) error {
-		_, err := f(s, ctx)
+func discard[T any](f func(*payd.Service, context.Context) (T, error)) func(services, context.Context) error {
+	return func(s services, ctx context.Context) error {
+		_, err := f(s.svc, ctx)
 		return err
 	}
 }
@@ -274,7 +282,8 @@ func measurePeriodic(ctx context.Context, cfg *config, database string, n int, l
 	}
 
 	counted := &countingStore{Store: store}
-	svc := payd.NewService(payd.Config{Store: counted, Clock: clock, Jobs: noJobs{}, ReportKey: make([]byte, 32)})
+	svc := services{svc: payd.NewService(payd.Config{Store: counted, Clock: clock, Jobs: noJobs{}, ReportKey: make([]byte, 32)}),
+		acc: account.New(account.Config{Store: counted, Clock: clock})}
 	m := &meter{counter: counter, store: counted, mon: mon}
 	prev, err := m.sample(ctx)
 	if err != nil {
@@ -318,7 +327,7 @@ func measurePeriodic(ctx context.Context, cfg *config, database string, n int, l
 
 // runToEnd runs a kind once: a run that stops at its budget with work
 // left goes on, as its job would be run again at once.
-func runToEnd(ctx context.Context, svc *payd.Service, k periodicKind) error {
+func runToEnd(ctx context.Context, svc services, k periodicKind) error {
 	err := k.run(svc, ctx)
 	for err == payd.ErrWorkLeft { //nolint:errorlint // the bare sentinel: the same run goes on
 		err = k.run(svc, ctx)

@@ -68,28 +68,28 @@ func TestNoSecretInADatabaseDump(t *testing.T) {
 
 		// The dashboard's: setup links, a password, sessions, a second
 		// factor.
-		u, setup, err := env.Service.CreateUser(ctx, nil, shop.MerchantID, "owner@shop.example", payd.RoleAdmin)
+		u, setup, err := env.Accounts.CreateUser(ctx, nil, shop.MerchantID, "owner@shop.example", payd.RoleAdmin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		password := "correct horse battery staple 42"
-		if _, err := env.Service.SetPassword(ctx, setup, password, "192.0.2.1"); err != nil {
+		if _, err := env.Accounts.SetPassword(ctx, setup, password, "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
-		other, _, err := env.Service.CreateUser(ctx, nil, shop.MerchantID, "clerk@shop.example", payd.RoleViewer)
+		other, _, err := env.Accounts.CreateUser(ctx, nil, shop.MerchantID, "clerk@shop.example", payd.RoleViewer)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := env.Service.NewSetupToken(ctx, nil, shop.MerchantID, other.ID)
+		again, err := env.Accounts.NewSetupToken(ctx, nil, shop.MerchantID, other.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		session, _, err := env.Service.SignIn(ctx, "owner@shop.example", password, "192.0.2.1", "test")
+		session, _, err := env.Accounts.SignIn(ctx, "owner@shop.example", password, "192.0.2.1", "test")
 		if err != nil {
 			t.Fatal(err)
 		}
 		actor := &payd.Actor{UserID: u.ID, Email: u.Email, Addr: "192.0.2.1"}
-		totpSecret, _, err := env.Service.BeginTOTP(ctx, actor, u.ID)
+		totpSecret, _, err := env.Accounts.BeginTOTP(ctx, actor, u.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestNoSecretInADatabaseDump(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		enrolled, _, err := env.Service.ConfirmTOTP(ctx, actor, session, code)
+		enrolled, _, err := env.Accounts.ConfirmTOTP(ctx, actor, session, code)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func (h *Handler) secondFactor(q *req) {
 func (h *Handler) beginSecondFactor(q *req) {
 	type pending struct{ secret, url string }
 	act(q, func() (pending, error) {
-		secret, url, err := h.svc.BeginTOTP(q.ctx, q.actor(), q.user.ID)
+		secret, url, err := h.acc.BeginTOTP(q.ctx, q.actor(), q.user.ID)
 		return pending{secret, url}, err
 	}, func(p pending) {
 		// The QR code is of the otpauth:// address: phones'
@@ -68,7 +68,7 @@ func otpauthURL(raw string) template.URL {
 // pending secret; the session is replaced by a new one.
 func (h *Handler) confirmSecondFactor(q *req) {
 	act(q, func() (string, error) {
-		token, _, err := h.svc.ConfirmTOTP(q.ctx, q.actor(), sessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
+		token, _, err := h.acc.ConfirmTOTP(q.ctx, q.actor(), sessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
 		return token, err
 	}, func(token string) {
 		h.setSession(q.w, token)
@@ -77,7 +77,7 @@ func (h *Handler) confirmSecondFactor(q *req) {
 }
 
 func (h *Handler) disableSecondFactor(q *req) {
-	act(q, func() (*payd.User, error) { return h.svc.DisableTOTP(q.ctx, q.actor(), q.user.ID) },
+	act(q, func() (*payd.User, error) { return h.acc.DisableTOTP(q.ctx, q.actor(), q.user.ID) },
 		func(*payd.User) { http.Redirect(q.w, q.r, Prefix+"account?done=totp-off", http.StatusSeeOther) },
 		h.accountRefused(q, "disable"))
 }

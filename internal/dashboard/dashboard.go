@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
 )
@@ -18,6 +19,8 @@ var staticFS embed.FS
 // Config assembles a Handler.
 type Config struct {
 	Service *payd.Service
+	// Accounts signs users in and manages them.
+	Accounts *account.Service
 	// Key binds the forms to their session (CSRF tokens).
 	Key []byte
 	Log *slog.Logger
@@ -26,7 +29,7 @@ type Config struct {
 	// Throttle counts failed sign-ins, codes and setup links per
 	// address, as the APIs count failed keys, shared through Redis when
 	// the service is configured with it. (Failures per account are the
-	// service's: payd.SignInGuard.)
+	// account service's: payd.SignInGuard.)
 	Throttle *httpapi.AuthThrottle
 	// Secure marks the session cookie Secure: the dashboard is behind TLS.
 	Secure bool
@@ -39,6 +42,7 @@ type Config struct {
 // Handler serves the dashboard's pages.
 type Handler struct {
 	svc      *payd.Service
+	acc      *account.Service
 	forms    mac.Signer
 	log      *slog.Logger
 	source   httpapi.Source
@@ -51,7 +55,7 @@ type Handler struct {
 
 // New returns the dashboard.
 func New(cfg Config) *Handler {
-	return &Handler{svc: cfg.Service, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
+	return &Handler{svc: cfg.Service, acc: cfg.Accounts, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
 		source: cfg.Source, throttle: cfg.Throttle, secure: cfg.Secure, clock: cfg.TestClock,
 		origins: http.NewCrossOriginProtection()}
 }

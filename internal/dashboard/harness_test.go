@@ -119,12 +119,12 @@ func newUser(t testing.TB, env *paydtest.Env, merchantID string, role payd.Role)
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	email = "staff-" + hex.EncodeToString(b) + "@shop.example"
-	_, token, err := env.Service.CreateUser(ctx, nil, merchantID, email, role)
+	_, token, err := env.Accounts.CreateUser(ctx, nil, merchantID, email, role)
 	if err != nil {
 		t.Fatal(err)
 	}
 	password = "correct horse battery " + hex.EncodeToString(b)
-	if _, err := env.Service.SetPassword(ctx, token, password, "192.0.2.1"); err != nil {
+	if _, err := env.Accounts.SetPassword(ctx, token, password, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 	return email, password

@@ -103,7 +103,7 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 		h.toSignIn(w, r)
 		return nil, false
 	}
-	sess, user, err := h.svc.Session(r.Context(), token)
+	sess, user, err := h.acc.Session(r.Context(), token)
 	if err != nil {
 		if refusal(err) == nil && !errors.Is(err, payd.ErrNoRows) {
 			h.log.Error("dashboard: session", "err", err.Error())

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/webpage"
 )
@@ -98,15 +99,15 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	if attempt == nil {
 		return
 	}
-	token, sess, err := h.svc.SignIn(r.Context(), email, r.PostForm.Get("password"), h.source.Addr(r).String(), r.UserAgent())
+	token, sess, err := h.acc.SignIn(r.Context(), email, r.PostForm.Get("password"), h.source.Addr(r).String(), r.UserAgent())
 	switch {
 	case err == nil:
 		attempt.Release()
-	case errors.Is(err, payd.ErrSignInFailed):
+	case errors.Is(err, account.ErrSignInFailed):
 		attempt.Failed()
 		page(http.StatusUnauthorized, "The email or the password is not right.")
 		return
-	case errors.Is(err, payd.ErrPasswordChecksBusy):
+	case errors.Is(err, account.ErrPasswordChecksBusy):
 		attempt.Release()
 		h.refused(w, err)
 		page(http.StatusServiceUnavailable, "Too many sign-ins at this moment. Try again in a few seconds.")
@@ -177,13 +178,13 @@ func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 	if attempt == nil {
 		return
 	}
-	token, _, err := h.svc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")), h.source.Addr(r).String())
+	token, _, err := h.acc.SecondFactor(r.Context(), sessionToken(r), strings.TrimSpace(r.PostForm.Get("code")), h.source.Addr(r).String())
 	switch {
 	case err == nil:
 		attempt.Release()
 		h.setSession(w, token)
 		http.Redirect(w, r, v.Next, http.StatusSeeOther)
-	case errors.Is(err, payd.ErrSecondFactorSessionEnded), errors.Is(err, payd.ErrNoSession):
+	case errors.Is(err, account.ErrSecondFactorSessionEnded), errors.Is(err, account.ErrNoSession):
 		attempt.Failed()
 		h.clearSession(w)
 		v2 := signedOut{Next: v.Next, Error: l.T("Too many wrong codes, or the sign-in has expired. Sign in again with your password.")}
@@ -192,7 +193,7 @@ func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 		attempt.Failed()
 		h.refused(w, err)
 		page(http.StatusTooManyRequests, "Too many failed sign-ins to this account. Wait and try again later.")
-	case errors.Is(err, payd.ErrSecondFactorFailed):
+	case errors.Is(err, account.ErrSecondFactorFailed):
 		attempt.Failed()
 		page(http.StatusUnauthorized, "The code is not right. Enter the current code of your authenticator app.")
 	default:
@@ -229,7 +230,7 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 	if attempt == nil {
 		return
 	}
-	user, err := h.svc.SetPassword(r.Context(), token, pw, h.source.Addr(r).String())
+	user, err := h.acc.SetPassword(r.Context(), token, pw, h.source.Addr(r).String())
 	if err != nil {
 		if pe := refusal(err); pe != nil {
 			if pe.Code == payd.CodeNotFound {
@@ -256,12 +257,12 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 // user.
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 	token := sessionToken(r)
-	sess, user, err := h.svc.Session(r.Context(), token)
+	sess, user, err := h.acc.Session(r.Context(), token)
 	if err == nil && h.validCSRF(sess, r) {
 		if r.PostForm.Get("everywhere") == "1" {
-			err = h.svc.SignOutEverywhere(r.Context(), &payd.Actor{UserID: user.ID, Email: user.Email, Addr: h.source.Addr(r).String()}, user.ID)
+			err = h.acc.SignOutEverywhere(r.Context(), &payd.Actor{UserID: user.ID, Email: user.Email, Addr: h.source.Addr(r).String()}, user.ID)
 		} else {
-			err = h.svc.SignOut(r.Context(), token, h.source.Addr(r).String())
+			err = h.acc.SignOut(r.Context(), token, h.source.Addr(r).String())
 		}
 		if err != nil {
 			h.log.Error("dashboard: sign out", "err", err.Error())

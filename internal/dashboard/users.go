@@ -22,7 +22,7 @@ type usersView struct {
 func (h *Handler) users(q *req) { h.showUsers(q, http.StatusOK, usersView{}) }
 
 func (h *Handler) showUsers(q *req, status int, v usersView) {
-	list, err := h.svc.ListUsers(q.ctx, q.user.MerchantID)
+	list, err := h.acc.ListUsers(q.ctx, q.user.MerchantID)
 	if err != nil {
 		q.fail(err)
 		return
@@ -49,10 +49,10 @@ func (h *Handler) invite(q *req) {
 		if err != nil {
 			return invited{}, err
 		}
-		u, token, err := h.svc.CreateUser(q.ctx, q.actor(), q.user.MerchantID, email, role)
+		u, token, err := h.acc.CreateUser(q.ctx, q.actor(), q.user.MerchantID, email, role)
 		return invited{u, token}, err
 	}, func(in invited) {
-		h.showUsers(q, http.StatusOK, usersView{SetupURL: h.svc.SetupURL(in.token), For: in.user.Email})
+		h.showUsers(q, http.StatusOK, usersView{SetupURL: h.acc.SetupURL(in.token), For: in.user.Email})
 	}, h.usersRefused(q, "invite", usersView{Email: email, Role: roleName}))
 }
 
@@ -71,14 +71,14 @@ func (h *Handler) changeRole(q *req) {
 		if err != nil {
 			return nil, err
 		}
-		return h.svc.ChangeUserRole(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"), role)
+		return h.acc.ChangeUserRole(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"), role)
 	}, func(*payd.User) { http.Redirect(q.w, q.r, Prefix+"users?done=role", http.StatusSeeOther) },
 		h.usersRefused(q, "role-"+q.r.PathValue("id"), usersView{}))
 }
 
 func (h *Handler) disableUser(q *req) {
 	act(q, func() (*payd.User, error) {
-		return h.svc.DisableUser(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"))
+		return h.acc.DisableUser(q.ctx, q.actor(), q.user.MerchantID, q.r.PathValue("id"))
 	}, func(*payd.User) {
 		http.Redirect(q.w, q.r, Prefix+"users?done=disabled", http.StatusSeeOther)
 	}, h.usersRefused(q, "role-"+q.r.PathValue("id"), usersView{}))
@@ -88,21 +88,21 @@ func (h *Handler) disableUser(q *req) {
 // it once.
 func (h *Handler) setupLink(q *req) {
 	id := q.r.PathValue("id")
-	act(q, func() (string, error) { return h.svc.NewSetupToken(q.ctx, q.actor(), q.user.MerchantID, id) },
+	act(q, func() (string, error) { return h.acc.NewSetupToken(q.ctx, q.actor(), q.user.MerchantID, id) },
 		func(token string) {
-			u, err := h.svc.GetUser(q.ctx, q.user.MerchantID, id)
+			u, err := h.acc.GetUser(q.ctx, q.user.MerchantID, id)
 			if err != nil {
 				q.fail(err)
 				return
 			}
-			h.showUsers(q, http.StatusOK, usersView{SetupURL: h.svc.SetupURL(token), For: u.Email})
+			h.showUsers(q, http.StatusOK, usersView{SetupURL: h.acc.SetupURL(token), For: u.Email})
 		}, h.usersRefused(q, "role-"+id, usersView{}))
 }
 
 func (h *Handler) policy(q *req) {
 	require := q.r.PostForm.Get("require") == "1"
 	act(q, func() (*payd.Merchant, error) {
-		return h.svc.SetSecondFactorPolicy(q.ctx, q.actor(), q.user.MerchantID, require)
+		return h.acc.SetSecondFactorPolicy(q.ctx, q.actor(), q.user.MerchantID, require)
 	}, func(*payd.Merchant) {
 		http.Redirect(q.w, q.r, Prefix+"users?done=policy", http.StatusSeeOther)
 	}, h.usersRefused(q, "policy", usersView{}))

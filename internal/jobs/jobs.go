@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 )
 
 // Queue is payd.Jobs on River.
@@ -329,9 +330,10 @@ func (q *Queue) PromoteDue(ctx context.Context) error {
 	return nil
 }
 
-// Start registers the workers that call svc and starts working jobs.
-func (q *Queue) Start(ctx context.Context, svc *payd.Service) error {
-	registerWorkers(q, svc)
+// Start registers the workers that call svc and acc (the accounts'
+// purges) and starts working jobs.
+func (q *Queue) Start(ctx context.Context, svc *payd.Service, acc *account.Service) error {
+	registerWorkers(q, svc, acc)
 	return q.client.Start(ctx)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 )
 
 // jobArgs lets any payd.JobArgs travel through River: River needs only a
@@ -247,7 +248,7 @@ func periodicWork[T river.JobArgs](q *Queue, fn func(ctx context.Context) error)
 	river.AddWorker(q.workers, &periodicWorker[T]{q: q, fn: fn})
 }
 
-func registerWorkers(q *Queue, svc *payd.Service) {
+func registerWorkers(q *Queue, svc *payd.Service, acc *account.Service) {
 	w := q.workers
 	periodicWork[PurgeEventsArgs](q, func(ctx context.Context) error {
 		_, err := svc.PurgeEvents(ctx)
@@ -257,10 +258,10 @@ func registerWorkers(q *Queue, svc *payd.Service) {
 		if _, err := svc.PurgeIdempotency(ctx); err != nil {
 			return err
 		}
-		if _, err := svc.PurgeSessions(ctx); err != nil {
+		if _, err := acc.PurgeSessions(ctx); err != nil {
 			return err
 		}
-		_, err := svc.PurgeSignInGuards(ctx)
+		_, err := acc.PurgeSignInGuards(ctx)
 		return err
 	})
 	periodicWork[ExpirePaymentsArgs](q, func(ctx context.Context) error {

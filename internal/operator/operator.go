@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/ledger"
 	"github.com/paydhq/payd/internal/ratelimit"
@@ -29,6 +30,8 @@ import (
 // Config assembles the operator API.
 type Config struct {
 	Service *payd.Service
+	// Accounts keeps the merchants' dashboard users.
+	Accounts *account.Service
 	// Token is the bearer token operators present.
 	Token string
 	// TestClock is non-nil only with `serve --test-clock`; the clock route
@@ -56,6 +59,7 @@ type Config struct {
 
 type server struct {
 	svc       *payd.Service
+	acc       *account.Service
 	tokenHash [32]byte
 	clock     *payd.TestClock
 	throttle  *httpapi.AuthThrottle
@@ -78,7 +82,7 @@ func New(cfg Config) http.Handler {
 // newServer builds the server and its handler; the server keeps the
 // patterns it registered so that tests can sweep every route.
 func newServer(cfg Config) (*server, http.Handler) {
-	s := &server{svc: cfg.Service, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock, jobStats: cfg.JobStats,
+	s := &server{svc: cfg.Service, acc: cfg.Accounts, tokenHash: sha256.Sum256([]byte(cfg.Token)), clock: cfg.TestClock, jobStats: cfg.JobStats,
 		log: cfg.Logger, source: cfg.Source}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

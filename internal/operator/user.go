@@ -25,15 +25,15 @@ func (s *server) createUser(r *http.Request) (int, any, error) {
 	if err := decode(r, &in); err != nil {
 		return 0, nil, err
 	}
-	u, token, err := s.svc.CreateUser(r.Context(), nil, r.PathValue("id"), in.Email, in.Role)
+	u, token, err := s.acc.CreateUser(r.Context(), nil, r.PathValue("id"), in.Email, in.Role)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, userWithLink{userJSON: userView(u), SetupURL: s.svc.SetupURL(token)}, nil
+	return http.StatusCreated, userWithLink{userJSON: userView(u), SetupURL: s.acc.SetupURL(token)}, nil
 }
 
 func (s *server) listUsers(r *http.Request) (int, any, error) {
-	users, err := s.svc.ListUsers(r.Context(), r.PathValue("id"))
+	users, err := s.acc.ListUsers(r.Context(), r.PathValue("id"))
 	return http.StatusOK, items[userJSON]{views(users, userView)}, err
 }
 
@@ -41,15 +41,15 @@ func (s *server) listUsers(r *http.Request) (int, any, error) {
 // working.
 func (s *server) userSetupLink(r *http.Request) (int, any, error) {
 	merchantID, userID := r.PathValue("id"), r.PathValue("user_id")
-	token, err := s.svc.NewSetupToken(r.Context(), nil, merchantID, userID)
+	token, err := s.acc.NewSetupToken(r.Context(), nil, merchantID, userID)
 	if err != nil {
 		return 0, nil, err
 	}
-	u, err := s.svc.GetUser(r.Context(), merchantID, userID)
+	u, err := s.acc.GetUser(r.Context(), merchantID, userID)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, userWithLink{userJSON: userView(u), SetupURL: s.svc.SetupURL(token)}, nil
+	return http.StatusOK, userWithLink{userJSON: userView(u), SetupURL: s.acc.SetupURL(token)}, nil
 }
 
 // listAudit pages a merchant's audit log, newest first.

@@ -23,7 +23,7 @@ func TestOperatorUsers(t *testing.T) {
 			t.Fatalf("created user %v", u)
 		}
 		link, _ := u["setup_url"].(string)
-		prefix := env.Service.SetupURL("")
+		prefix := env.Accounts.SetupURL("")
 		if !strings.HasPrefix(link, "http") || !strings.HasPrefix(link, prefix) || !strings.HasSuffix(prefix, "/dashboard/setup/") {
 			t.Fatalf("setup_url %q, want %q + token", link, prefix)
 		}
@@ -51,10 +51,10 @@ func TestOperatorUsers(t *testing.T) {
 			t.Fatalf("fresh link %v", fresh)
 		}
 		ctx := t.Context()
-		if _, err := env.Service.SetPassword(ctx, strings.TrimPrefix(link, prefix), "a long enough password", "192.0.2.1"); payd.ErrorCodeOf(err) != payd.CodeNotFound {
+		if _, err := env.Accounts.SetPassword(ctx, strings.TrimPrefix(link, prefix), "a long enough password", "192.0.2.1"); payd.ErrorCodeOf(err) != payd.CodeNotFound {
 			t.Errorf("the replaced link: %v", err)
 		}
-		if _, err := env.Service.SetPassword(ctx, strings.TrimPrefix(freshLink, prefix), "a long enough password", "192.0.2.1"); err != nil {
+		if _, err := env.Accounts.SetPassword(ctx, strings.TrimPrefix(freshLink, prefix), "a long enough password", "192.0.2.1"); err != nil {
 			t.Errorf("the fresh link: %v", err)
 		}
 		other := env.AdminDo("POST", "/admin/v1/merchants", map[string]any{"name": "Other"}).Expect(t, 201).JSON(t)["id"].(string)

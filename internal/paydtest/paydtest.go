@@ -27,6 +27,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/serve"
 )
@@ -141,6 +142,8 @@ type Env struct {
 	// from Clock as in production: moving Clock refills no budget.
 	AuthClock *payd.TestClock
 	Service   *payd.Service
+	// Accounts is the service's account service (dashboard users).
+	Accounts *account.Service
 	// DatabaseURL is the PostgreSQL database of the service (its own
 	// schema), empty on SQLite; DataDir holds the SQLite file. Tests that
 	// load rows beside the service, as the benchmark's seeder does, use
@@ -247,7 +250,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	if err := in.Start(ctx); err != nil {
 		t.Fatalf("start jobs: %v", err)
 	}
-	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, AuthClock: authClock, Service: in.Service,
+	env := &Env{T: t, Backend: b, Instance: in, Token: token, Clock: in.TestClock, AuthClock: authClock, Service: in.Service, Accounts: in.Accounts,
 		API: &httptest.Server{Listener: ln, Config: &http.Server{Handler: in.API}}, Admin: httptest.NewServer(in.Admin),
 		DatabaseURL: dbURL, DataDir: dir, validator: defaultValidator}
 	env.API.Start()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/money"
 )
 
@@ -70,12 +71,12 @@ func ReadDev(dataDir string) (*DevInfo, error) {
 // The demo merchant also gets a dashboard admin, DevDashboardEmail, whose
 // random password is made on the first start and kept in dev.json, so a
 // restart signs in with the same one.
-func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL, adminToken, dashboardURL string) (*DevInfo, error) {
+func EnsureDev(ctx context.Context, svc *payd.Service, acc *account.Service, dataDir, apiURL, adminURL, adminToken, dashboardURL string) (*DevInfo, error) {
 	info, err := ReadDev(dataDir)
 	if err == nil && len(info.Shops) > 0 {
 		if shop, err := svc.GetShop(ctx, info.Shops[0].ShopID); err == nil {
 			info.APIURL, info.AdminURL, info.AdminToken = apiURL, adminURL, adminToken
-			if info.Dashboard, err = ensureDevDashboard(ctx, svc, shop.MerchantID, dashboardURL, info.Dashboard); err != nil {
+			if info.Dashboard, err = ensureDevDashboard(ctx, acc, shop.MerchantID, dashboardURL, info.Dashboard); err != nil {
 				return nil, err
 			}
 			return info, writeDev(dataDir, info)
@@ -113,7 +114,7 @@ func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL
 		}
 		info.Shops = append(info.Shops, DevShop{Region: s.region, ShopID: shop.ID, SecretKey: secret})
 	}
-	if info.Dashboard, err = ensureDevDashboard(ctx, svc, m.ID, dashboardURL, nil); err != nil {
+	if info.Dashboard, err = ensureDevDashboard(ctx, acc, m.ID, dashboardURL, nil); err != nil {
 		return nil, err
 	}
 	return info, writeDev(dataDir, info)
@@ -123,8 +124,8 @@ func EnsureDev(ctx context.Context, svc *payd.Service, dataDir, apiURL, adminURL
 // with the password prev names; without prev (a first start, or a dev.json
 // of a build before the dashboard) it creates the user, or gives the one
 // there a new password, and returns the sign-in to keep.
-func ensureDevDashboard(ctx context.Context, svc *payd.Service, merchantID, url string, prev *DevDashboard) (*DevDashboard, error) {
-	users, err := svc.ListUsers(ctx, merchantID)
+func ensureDevDashboard(ctx context.Context, acc *account.Service, merchantID, url string, prev *DevDashboard) (*DevDashboard, error) {
+	users, err := acc.ListUsers(ctx, merchantID)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +141,9 @@ func ensureDevDashboard(ctx context.Context, svc *payd.Service, merchantID, url 
 	}
 	var token string
 	if user == nil {
-		_, token, err = svc.CreateUser(ctx, nil, merchantID, DevDashboardEmail, payd.RoleAdmin)
+		_, token, err = acc.CreateUser(ctx, nil, merchantID, DevDashboardEmail, payd.RoleAdmin)
 	} else {
-		token, err = svc.NewSetupToken(ctx, nil, merchantID, user.ID)
+		token, err = acc.NewSetupToken(ctx, nil, merchantID, user.ID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--dev: dashboard user: %w", err)
@@ -150,7 +151,7 @@ func ensureDevDashboard(ctx context.Context, svc *payd.Service, merchantID, url 
 	b := make([]byte, 18)
 	rand.Read(b)
 	password := base64.RawURLEncoding.EncodeToString(b) // 24 characters
-	if _, err := svc.SetPassword(ctx, token, password, "--dev"); err != nil {
+	if _, err := acc.SetPassword(ctx, token, password, "--dev"); err != nil {
 		return nil, fmt.Errorf("--dev: dashboard password: %w", err)
 	}
 	return &DevDashboard{URL: url, Email: DevDashboardEmail, Password: password}, nil

@@ -39,21 +39,21 @@ func TestEnsureDevDashboard(t *testing.T) {
 		if d == nil || d.URL != dash || d.Email != DevDashboardEmail || len(d.Password) < 20 {
 			t.Fatalf("dashboard sign-in %+v", d)
 		}
-		_, ses, err := in.Service.SignIn(ctx, d.Email, d.Password, "", "")
+		_, ses, err := in.Accounts.SignIn(ctx, d.Email, d.Password, "", "")
 		if err != nil || ses.State != payd.SessionActive {
 			t.Fatalf("signing in with dev.json's password: %v", err)
 		}
-		u, err := in.Service.GetUser(ctx, ses.MerchantID, ses.UserID)
+		u, err := in.Accounts.GetUser(ctx, ses.MerchantID, ses.UserID)
 		if err != nil || u.Role != payd.RoleAdmin {
 			t.Fatalf("demo user %+v, %v", u, err)
 		}
 	}
-	first, err := EnsureDev(ctx, in.Service, dir, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081", "adm_x", dash)
+	first, err := EnsureDev(ctx, in.Service, in.Accounts, dir, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081", "adm_x", dash)
 	if err != nil {
 		t.Fatal(err)
 	}
 	signIn(first.Dashboard)
-	again, err := EnsureDev(ctx, in.Service, dir, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081", "adm_x", dash)
+	again, err := EnsureDev(ctx, in.Service, in.Accounts, dir, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081", "adm_x", dash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestEnsureDevDashboard(t *testing.T) {
 	if err := writeDev(dir, again); err != nil {
 		t.Fatal(err)
 	}
-	upgraded, err := EnsureDev(ctx, in.Service, dir, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081", "adm_x", dash)
+	upgraded, err := EnsureDev(ctx, in.Service, in.Accounts, dir, "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081", "adm_x", dash)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/api"
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/httpapi"
@@ -67,7 +68,7 @@ type Config struct {
 	// give a clock of their own to see a budget refill without waiting.
 	AuthClock payd.Clock
 	// PasswordChecks bounds the argon2id runs at once (zero:
-	// payd.DefaultPasswordChecks); past it a sign-in is refused at once.
+	// account.DefaultPasswordChecks); past it a sign-in is refused at once.
 	PasswordChecks int
 	Logger         *slog.Logger
 	// WebhookAllowHosts loosens the public-address rule for exact hosts.
@@ -124,8 +125,8 @@ type Config struct {
 	// (`payd serve` without OTEL_* variables) adds no instrumentation.
 	TracerProvider trace.TracerProvider
 	// Sessions bounds dashboard sessions (zero fields: the defaults of
-	// payd.SessionPolicy, 30 minutes idle and 12 hours in all).
-	Sessions payd.SessionPolicy
+	// account.SessionPolicy, 30 minutes idle and 12 hours in all).
+	Sessions account.SessionPolicy
 	// SecretsKeys seal the secrets the database keeps: webhook signing
 	// secrets, TOTP secrets, idempotent answers, the service's own keys
 	// (`--secrets-key-file`, PAYD_SECRETS_KEY). Nil takes the key file
@@ -136,9 +137,12 @@ type Config struct {
 
 // Instance is an assembled service.
 type Instance struct {
-	Store     *sqlstore.Store
-	Queue     *jobs.Queue
-	Service   *payd.Service
+	Store   *sqlstore.Store
+	Queue   *jobs.Queue
+	Service *payd.Service
+	// Accounts signs people in and keeps their accounts (the
+	// merchants' dashboard users).
+	Accounts  *account.Service
 	TestClock *payd.TestClock
 	// API is the merchant listener's handler; Admin the operator's (nil
 	// when no token is configured).
@@ -344,11 +348,17 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	if cfg.TracerProvider != nil {
 		traceCarrier = tracing.Carrier
 	}
+	// One maker of identifiers for both services: the audit entries both
+	// write, made in one millisecond, still sort as they were made.
+	ids := cfg.IDs
+	if ids == nil {
+		ids = payd.NewIDGen()
+	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		IDs: cfg.IDs, HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL, Sessions: cfg.Sessions, PasswordChecks: cfg.PasswordChecks,
+		IDs: ids, HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
-			SettlementReport: api.SettlementReportPath, Link: linkpage.Path, DashboardSetup: dashboard.SetupPath},
+			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,
 		TestPayoutProvider: sandpayout.New(clock), LivePayoutProviders: cfg.LivePayoutProviders,
 		ReportKey: k.reports, DeliveriesQueued: in.dispatch.Kick, TraceCarrierFunc: traceCarrier,
@@ -356,6 +366,8 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 		Sender: sender.New(sender.Options{AllowHosts: cfg.WebhookAllowHosts, RootCAs: cfg.WebhookRootCAs,
 			TracerProvider: cfg.TracerProvider}),
 	})
+	in.Accounts = account.New(account.Config{Store: in.Store, Clock: clock, IDs: ids,
+		PublicURL: cfg.PublicURL, SetupPath: dashboard.SetupPath, Sessions: cfg.Sessions, PasswordChecks: cfg.PasswordChecks})
 	in.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	in.Registry.MustRegister(newQueueCollector(in.Queue))
 	return nil
@@ -404,7 +416,7 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 	})
 	if cfg.AdminToken != "" {
 		in.Admin = operator.New(operator.Config{
-			Service: in.Service, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: in.log,
+			Service: in.Service, Accounts: in.Accounts, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: in.log,
 			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthNow: authNow(cfg),
 			JobStats: func(ctx context.Context) (any, error) { return in.Queue.Stats(ctx) },
@@ -422,7 +434,7 @@ func (in *Instance) dashboard(cfg Config, k keys, limiter ratelimit.Limiter, sou
 	metrics := httpapi.NewMetrics(in.Registry, "dashboard")
 	throttle := httpapi.NewAuthThrottle(httpapi.ThrottleConfig{Scope: "dashboard", Limiter: limiter, Source: source,
 		FailuresPerMinute: cfg.AuthFailuresPerMinute, Now: authNow(cfg), Metrics: metrics})
-	d := dashboard.New(dashboard.Config{Service: in.Service, Key: k.forms, Log: in.log, Source: source,
+	d := dashboard.New(dashboard.Config{Service: in.Service, Accounts: in.Accounts, Key: k.forms, Log: in.log, Source: source,
 		Throttle: throttle,
 		Secure:   strings.HasPrefix(cfg.PublicURL, "https://"), TestClock: in.TestClock})
 	if cfg.DashboardOwnListener {
@@ -515,7 +527,7 @@ func Migrate(ctx context.Context, store *sqlstore.Store, clock payd.Clock) error
 
 // Start starts background jobs and the webhook sender.
 func (in *Instance) Start(ctx context.Context) error {
-	if err := in.Queue.Start(ctx, in.Service); err != nil {
+	if err := in.Queue.Start(ctx, in.Service, in.Accounts); err != nil {
 		return err
 	}
 	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

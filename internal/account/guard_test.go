@@ -1,4 +1,4 @@
-package payd_test
+package account_test
 
 import (
 	"errors"
@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // cheapArgon2 keeps the many password checks of these tests fast; the
 // rules do not depend on the parameters.
-var cheapArgon2 = payd.Argon2Params{MemoryKiB: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+var cheapArgon2 = account.Argon2Params{MemoryKiB: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 func setupGuarded(t *testing.T, be paydtest.Backend) *userBundle {
-	return setupUsersWith(t, be, func(c *payd.Config) {
+	return setupUsersWith(t, be, func(c *account.Config) {
 		c.Argon2 = &cheapArgon2
 		c.PasswordChecks = 64
 	})
@@ -64,21 +65,21 @@ func TestAccountLocksAfterFailures(t *testing.T) {
 			fail := func(n int) {
 				t.Helper()
 				for i := range n {
-					_, _, err := b.svc.SignIn(b.ctx, email, "not the password", "198.51.100.1", "")
-					if !errors.Is(err, payd.ErrSignInFailed) {
+					_, _, err := b.acc.SignIn(b.ctx, email, "not the password", "198.51.100.1", "")
+					if !errors.Is(err, account.ErrSignInFailed) {
 						t.Fatalf("%s: failure %d: %v, want ErrSignInFailed", email, i+1, err)
 					}
 				}
 			}
 			fail(10)
-			runs := b.svc.KDFRuns()
-			_, _, err := b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
+			runs := b.acc.KDFRuns()
+			_, _, err := b.acc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
 			wantLocked(t, email+": the 11th attempt", err, 15*time.Minute)
-			if b.svc.KDFRuns() != runs {
+			if b.acc.KDFRuns() != runs {
 				t.Fatalf("%s: a locked account's password was checked", email)
 			}
 			b.clock.Advance(10 * time.Minute)
-			_, _, err = b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
+			_, _, err = b.acc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
 			wantLocked(t, email+": 10 minutes into the lock", err, 5*time.Minute)
 			b.clock.Advance(5 * time.Minute)
 			// Guessing slowly does not escape the next lock: ten more
@@ -87,7 +88,7 @@ func TestAccountLocksAfterFailures(t *testing.T) {
 				fail(1)
 				b.clock.Advance(2 * time.Hour)
 			}
-			_, _, err = b.svc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
+			_, _, err = b.acc.SignIn(b.ctx, email, goodPassword, "198.51.100.1", "")
 			wantLocked(t, email+": the second lock", err, 30*time.Minute)
 			b.clock.Advance(30 * time.Minute)
 		}
@@ -99,17 +100,17 @@ func TestAccountLocksAfterFailures(t *testing.T) {
 			t.Errorf("the sign-in after the locks tells of %d failures, want 20", ses.FailedSignIns)
 		}
 		tok, _ := b.signIn(t, "owner@example.test")
-		if got, _, err := b.svc.Session(b.ctx, tok); err != nil || got.FailedSignIns != 0 {
+		if got, _, err := b.acc.Session(b.ctx, tok); err != nil || got.FailedSignIns != 0 {
 			t.Errorf("the next sign-in: %+v, %v; want no failures told again", got, err)
 		}
 		// The count starts afresh: ten more failures are allowed, and
 		// the lock after them is the first's again.
 		for range 10 {
-			if _, _, err := b.svc.SignIn(b.ctx, "owner@example.test", "wrong again", "198.51.100.1", ""); !errors.Is(err, payd.ErrSignInFailed) {
+			if _, _, err := b.acc.SignIn(b.ctx, "owner@example.test", "wrong again", "198.51.100.1", ""); !errors.Is(err, account.ErrSignInFailed) {
 				t.Fatalf("after a sign-in: %v", err)
 			}
 		}
-		_, _, err := b.svc.SignIn(b.ctx, "owner@example.test", goodPassword, "198.51.100.1", "")
+		_, _, err := b.acc.SignIn(b.ctx, "owner@example.test", goodPassword, "198.51.100.1", "")
 		wantLocked(t, "ten failures after a sign-in", err, 15*time.Minute)
 		// A quiet day forgets the failures and the locks.
 		b.clock.Advance(25 * time.Hour)
@@ -125,14 +126,14 @@ func TestAccountBudgetUnderConcurrency(t *testing.T) {
 	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
 		b := setupGuarded(t, be)
 		b.user(t, "target@example.test", payd.RoleAdmin)
-		runs := b.svc.KDFRuns()
+		runs := b.acc.KDFRuns()
 		var failed, locked atomic.Int32
 		var wg sync.WaitGroup
 		for range 60 {
 			wg.Go(func() {
-				_, _, err := b.svc.SignIn(b.ctx, "target@example.test", "guess", "198.51.100.2", "")
+				_, _, err := b.acc.SignIn(b.ctx, "target@example.test", "guess", "198.51.100.2", "")
 				switch {
-				case errors.Is(err, payd.ErrSignInFailed):
+				case errors.Is(err, account.ErrSignInFailed):
 					failed.Add(1)
 				case payd.ErrorCodeOf(err) == payd.CodeTooManyRequests:
 					locked.Add(1)
@@ -145,7 +146,7 @@ func TestAccountBudgetUnderConcurrency(t *testing.T) {
 		if failed.Load() != 10 || locked.Load() != 50 {
 			t.Fatalf("60 at once: %d checked, %d refused; want 10 and 50", failed.Load(), locked.Load())
 		}
-		if n := b.svc.KDFRuns() - runs; n != 10 {
+		if n := b.acc.KDFRuns() - runs; n != 10 {
 			t.Fatalf("%d argon2id runs for 60 attempts, want 10", n)
 		}
 	})
@@ -156,17 +157,17 @@ func TestAccountBudgetUnderConcurrency(t *testing.T) {
 func TestPasswordChecksBound(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
-		b := setupUsersWith(t, be, func(c *payd.Config) { c.Argon2 = &cheapArgon2; c.PasswordChecks = 3 })
+		b := setupUsersWith(t, be, func(c *account.Config) { c.Argon2 = &cheapArgon2; c.PasswordChecks = 3 })
 		b.user(t, "busy@example.test", payd.RoleAdmin)
-		release := b.svc.HoldPasswordChecks(3)
-		runs := b.svc.KDFRuns()
+		release := b.acc.HoldPasswordChecks(3)
+		runs := b.acc.KDFRuns()
 		for range 30 {
-			_, _, err := b.svc.SignIn(b.ctx, "busy@example.test", "wrong", "198.51.100.3", "")
-			if !errors.Is(err, payd.ErrPasswordChecksBusy) {
+			_, _, err := b.acc.SignIn(b.ctx, "busy@example.test", "wrong", "198.51.100.3", "")
+			if !errors.Is(err, account.ErrPasswordChecksBusy) {
 				t.Fatalf("sign-in with every check taken: %v", err)
 			}
 		}
-		if b.svc.KDFRuns() != runs {
+		if b.acc.KDFRuns() != runs {
 			t.Fatal("a refused sign-in ran argon2id")
 		}
 		release()
@@ -187,14 +188,14 @@ func TestWrongCodesEndTheSession(t *testing.T) {
 		for round := range 2 {
 			pending, _ := b.signIn(t, "coded@example.test")
 			for i := range 4 {
-				if _, _, err := b.svc.SecondFactor(b.ctx, pending, "000000", "198.51.100.4"); !errors.Is(err, payd.ErrSecondFactorFailed) {
+				if _, _, err := b.acc.SecondFactor(b.ctx, pending, "000000", "198.51.100.4"); !errors.Is(err, account.ErrSecondFactorFailed) {
 					t.Fatalf("round %d, wrong code %d: %v", round, i+1, err)
 				}
 			}
-			if _, _, err := b.svc.SecondFactor(b.ctx, pending, "000000", "198.51.100.4"); !errors.Is(err, payd.ErrSecondFactorSessionEnded) {
+			if _, _, err := b.acc.SecondFactor(b.ctx, pending, "000000", "198.51.100.4"); !errors.Is(err, account.ErrSecondFactorSessionEnded) {
 				t.Fatalf("round %d, the fifth wrong code: %v, want the session ended", round, err)
 			}
-			if _, _, err := b.svc.Session(b.ctx, pending); !errors.Is(err, payd.ErrNoSession) {
+			if _, _, err := b.acc.Session(b.ctx, pending); !errors.Is(err, account.ErrNoSession) {
 				t.Fatalf("round %d: the session lives on after five wrong codes: %v", round, err)
 			}
 		}
@@ -204,7 +205,7 @@ func TestWrongCodesEndTheSession(t *testing.T) {
 		if n := b.auditCount(t, payd.AuditSecondFactorEnded); n != 2 {
 			t.Errorf("%d ended sign-ins in the audit log, want 2", n)
 		}
-		_, _, err := b.svc.SignIn(b.ctx, "coded@example.test", goodPassword, "198.51.100.4", "")
+		_, _, err := b.acc.SignIn(b.ctx, "coded@example.test", goodPassword, "198.51.100.4", "")
 		wantLocked(t, "the password after ten wrong codes", err, 15*time.Minute)
 	})
 }
@@ -222,10 +223,10 @@ func TestCodesAtOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 100 {
 			wg.Go(func() {
-				_, _, err := b.svc.SecondFactor(b.ctx, pending, "000000", "198.51.100.5")
-				if errors.Is(err, payd.ErrSecondFactorFailed) || errors.Is(err, payd.ErrSecondFactorSessionEnded) {
+				_, _, err := b.acc.SecondFactor(b.ctx, pending, "000000", "198.51.100.5")
+				if errors.Is(err, account.ErrSecondFactorFailed) || errors.Is(err, account.ErrSecondFactorSessionEnded) {
 					checked.Add(1)
-				} else if !errors.Is(err, payd.ErrNoSession) {
+				} else if !errors.Is(err, account.ErrNoSession) {
 					t.Errorf("code: %v", err)
 				}
 			})
@@ -242,11 +243,11 @@ func TestCodesAtOnce(t *testing.T) {
 func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) string {
 	t.Helper()
 	tok, _ := b.signIn(t, u.Email)
-	secret, _, err := b.svc.BeginTOTP(b.ctx, actorOf(u), u.ID)
+	secret, _, err := b.acc.BeginTOTP(b.ctx, actorOf(u), u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := b.svc.ConfirmTOTP(b.ctx, actorOf(u), tok, totpCode(t, secret, b.clock.Now())); err != nil {
+	if _, _, err := b.acc.ConfirmTOTP(b.ctx, actorOf(u), tok, totpCode(t, secret, b.clock.Now())); err != nil {
 		t.Fatal(err)
 	}
 	return secret
@@ -258,7 +259,7 @@ func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) string {
 // (docs/benchmarks.md). Each email is tried once, as a guesser going
 // down a list would: the guard of each is new, known or not.
 //
-//	go test -run '^$' -bench SignInFailure -benchtime 400x .
+//	go test -run '^$' -bench SignInFailure -benchtime 400x ./internal/account/
 func BenchmarkSignInFailure(b *testing.B) {
 	for _, be := range paydtest.Backends(b) {
 		b.Run(be.Name, func(b *testing.B) {
@@ -274,9 +275,9 @@ func BenchmarkSignInFailure(b *testing.B) {
 					email = fmt.Sprintf("unknown%d@example.test", i)
 				}
 				began := time.Now()
-				_, _, err := u.svc.SignIn(u.ctx, email, "not the password", "198.51.100.9", "")
+				_, _, err := u.acc.SignIn(u.ctx, email, "not the password", "198.51.100.9", "")
 				times[i%2] = append(times[i%2], time.Since(began))
-				if !errors.Is(err, payd.ErrSignInFailed) {
+				if !errors.Is(err, account.ErrSignInFailed) {
 					b.Fatal(err)
 				}
 			}
@@ -298,18 +299,18 @@ func TestSetupLinkLiftsTheLock(t *testing.T) {
 		b := setupGuarded(t, be)
 		u := b.user(t, "locked@example.test", payd.RoleViewer)
 		for range 11 {
-			b.svc.SignIn(b.ctx, u.Email, "guess", "198.51.100.6", "")
+			b.acc.SignIn(b.ctx, u.Email, "guess", "198.51.100.6", "")
 		}
-		_, _, err := b.svc.SignIn(b.ctx, u.Email, goodPassword, "198.51.100.6", "")
+		_, _, err := b.acc.SignIn(b.ctx, u.Email, goodPassword, "198.51.100.6", "")
 		wantLocked(t, "the owner while locked", err, 15*time.Minute)
-		tok, err := b.svc.NewSetupToken(b.ctx, nil, b.m.ID, u.ID)
+		tok, err := b.acc.NewSetupToken(b.ctx, nil, b.m.ID, u.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.svc.SetPassword(b.ctx, tok, "a brand new passphrase", "192.0.2.7"); err != nil {
+		if _, err := b.acc.SetPassword(b.ctx, tok, "a brand new passphrase", "192.0.2.7"); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := b.svc.SignIn(b.ctx, u.Email, "a brand new passphrase", "192.0.2.7", ""); err != nil {
+		if _, _, err := b.acc.SignIn(b.ctx, u.Email, "a brand new passphrase", "192.0.2.7", ""); err != nil {
 			t.Fatalf("sign-in after the setup link: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package payd
+package account
 
 // HashPasswordWith hashes password with parameters p, as an older or
 // newer configuration would have.

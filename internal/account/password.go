@@ -1,8 +1,6 @@
-package payd
+package account
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -14,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/paydhq/payd"
 )
 
 // Password rules (NIST SP 800-63B, 3.1.1.2): a length floor and ceiling
@@ -44,11 +44,11 @@ func DefaultArgon2() Argon2Params {
 func checkPassword(password, email string) error {
 	switch {
 	case utf8.RuneCountInString(password) < PasswordMinChars:
-		return Invalid("password", "must have at least %d characters", PasswordMinChars)
+		return payd.Invalid("password", "must have at least %d characters", PasswordMinChars)
 	case len(password) > PasswordMaxBytes:
-		return Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
+		return payd.Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
 	case strings.EqualFold(strings.TrimSpace(password), email):
-		return Invalid("password", "must not be the email address")
+		return payd.Invalid("password", "must not be the email address")
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func DefaultPasswordChecks(p Argon2Params) int {
 // ErrPasswordChecksBusy answers a sign-in that finds every password check
 // taken: it is refused at once, before its password is read, rather than
 // queued with its memory held.
-var ErrPasswordChecksBusy = &Error{Code: CodeTooManyRequests, RetryAfter: time.Second,
+var ErrPasswordChecksBusy = &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: time.Second,
 	Message: "too many sign-ins at once; retry in a second"}
 
 // beginPasswordCheck takes a slot for one argon2id run, or answers
@@ -170,63 +170,4 @@ func (s *Service) verifyDummy(password string) {
 		s.dummy.phc = phcString(p, salt, key)
 	})
 	_, _, _ = s.verifyPassword(password, s.dummy.phc)
-}
-
-// SetPassword sets the password of the user a setup token belongs to and
-// uses the token up; the user's sessions end, wherever they are. addr is
-// where the request came from, for the audit log. The new hash is made
-// before the transaction, within a password check's slot, so the
-// database is not held while argon2id runs.
-func (s *Service) SetPassword(ctx context.Context, token, password, addr string) (u *User, err error) {
-	if len(password) > PasswordMaxBytes {
-		return nil, Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
-	}
-	hash := hashToken(token)
-	err = s.store.View(ctx, func(tx Tx) (err error) {
-		u, err = tx.UserGetBySetupToken(ctx, hash)
-		return err
-	})
-	if err != nil {
-		return nil, withOp("set password", notFoundAs(err, "setup link"))
-	}
-	if err := checkPassword(password, u.Email); err != nil {
-		return nil, err
-	}
-	done, err := s.beginPasswordCheck()
-	if err != nil {
-		return nil, err
-	}
-	phc := s.hashPassword(password, s.argon2)
-	done()
-	err = s.store.Tx(ctx, func(tx Tx) error {
-		// Locked and read again: of two uses of one token at once, the
-		// second finds it gone.
-		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
-			return err
-		}
-		c, err := tx.UserCredentialsGet(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		now := s.sessionNow()
-		if !bytes.Equal(c.SetupHash, hash) || u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
-			return NotFound("setup link")
-		}
-		c.PasswordHash = phc
-		c.SetupHash, c.SetupExpiresAt = nil, nil
-		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
-			return err
-		}
-		u.HasPassword = true
-		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
-			return err
-		}
-		// A new password from a link an administrator issued lifts a
-		// lock that failed guesses put on the account.
-		if err := updateGuard(ctx, tx, u.Email, func(g *SignInGuard) { g.signedIn(s.sessionNow()) }); err != nil {
-			return err
-		}
-		return s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditSetPassword, u.ID)
-	})
-	return u, withOp("set password", err)
 }

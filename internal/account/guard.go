@@ -1,4 +1,4 @@
-package payd
+package account
 
 import (
 	"cmp"
@@ -6,37 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
-)
 
-// SignInGuard is the record of failed sign-ins of one account name (a
-// normalized email). It is kept whether or not a user has that email:
-// an unknown email is counted, locked and written exactly as a known one,
-// so neither the answer, its time nor the writes tell whether an account
-// exists. Only the SHA-256 of the email is stored, so guessed emails of
-// strangers are not kept in the clear.
-//
-// Both steps of signing in count against it: a wrong password and a wrong
-// second-factor code. Each attempt is counted before it is checked and
-// given back when it proves right, so attempts in flight hold their count
-// and concurrency cannot overdraw the budget.
-type SignInGuard struct {
-	Key string
-	// Failures are the failures counted since the last lock ended (or
-	// the last sign-in); WindowStart is when the latest was counted.
-	Failures    int
-	WindowStart time.Time
-	// LockedUntil, when set and ahead, refuses every attempt; Lockouts
-	// counts the locks since the last sign-in, and each doubles the next.
-	LockedUntil time.Time
-	Lockouts    int
-	// SinceSignIn counts the failures since the account last signed in,
-	// told to its owner at the next sign-in; LastFailureAt and
-	// LastFailureAddr say when and from where the latest came.
-	SinceSignIn     int
-	LastFailureAt   time.Time
-	LastFailureAddr string
-	UpdatedAt       time.Time
-}
+	"github.com/paydhq/payd"
+)
 
 // SignInPolicy bounds the guessing of one account's password and codes.
 type SignInPolicy struct {
@@ -82,10 +54,13 @@ func guardKey(email string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// guard is a stored payd.SignInGuard with its rules.
+type guard payd.SignInGuard
+
 // take counts one attempt at now. While the account is locked, or when the
 // window's failures are spent (which locks it), it refuses, saying how
 // long until the lock ends; locked reports that this call began a lock.
-func (g *SignInGuard) take(now time.Time, p SignInPolicy) (ok, locked bool, retryAfter time.Duration) {
+func (g *guard) take(now time.Time, p SignInPolicy) (ok, locked bool, retryAfter time.Duration) {
 	g.UpdatedAt = now
 	if !g.LockedUntil.IsZero() {
 		if now.Before(g.LockedUntil) {
@@ -112,19 +87,19 @@ func (g *SignInGuard) take(now time.Time, p SignInPolicy) (ok, locked bool, retr
 }
 
 // giveBack undoes take's count: the attempt was right.
-func (g *SignInGuard) giveBack() {
+func (g *guard) giveBack() {
 	g.Failures = max(0, g.Failures-1)
 	g.SinceSignIn = max(0, g.SinceSignIn-1)
 }
 
 // failed records where a failure came from.
-func (g *SignInGuard) failed(now time.Time, addr string) {
+func (g *guard) failed(now time.Time, addr string) {
 	g.LastFailureAt, g.LastFailureAddr, g.UpdatedAt = now, addr, now
 }
 
 // signedIn clears the guard once the account is fully signed in; it
 // returns the failures since the previous sign-in, for the notice.
-func (g *SignInGuard) signedIn(now time.Time) int {
+func (g *guard) signedIn(now time.Time) int {
 	n := max(0, g.SinceSignIn-1) // this sign-in's own attempt is no failure
 	g.Failures, g.Lockouts, g.LockedUntil, g.SinceSignIn, g.UpdatedAt = 0, 0, time.Time{}, 0, now
 	return n
@@ -133,7 +108,7 @@ func (g *SignInGuard) signedIn(now time.Time) int {
 // ErrAccountLocked answers an attempt on an account locked by its failures.
 // It says nothing of whether the account exists: unknown emails lock too.
 func errAccountLocked(retryAfter time.Duration) error {
-	return &Error{Code: CodeTooManyRequests, RetryAfter: retryAfter,
+	return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: retryAfter,
 		Message: "too many failed sign-ins to this account; retry after the Retry-After seconds"}
 }
 
@@ -141,9 +116,9 @@ func errAccountLocked(retryAfter time.Duration) error {
 // transaction, before the attempt is checked. A lock it begins is
 // recorded in the audit log of the account's merchant when the account
 // exists (u is nil otherwise).
-func (s *Service) takeGuard(ctx context.Context, email string, u *User, addr string) error {
+func (s *Service) takeGuard(ctx context.Context, email string, u *payd.User, addr string) error {
 	var refused error
-	err := s.store.Tx(ctx, func(tx Tx) (err error) {
+	err := s.store.Tx(ctx, func(tx payd.Tx) (err error) {
 		refused, err = s.takeGuardTx(ctx, tx, email, u, addr)
 		return err
 	})
@@ -155,17 +130,17 @@ func (s *Service) takeGuard(ctx context.Context, email string, u *User, addr str
 
 // takeGuardTx is takeGuard within tx; refused is the answer when the
 // account is locked (the guard's change is still to be committed).
-func (s *Service) takeGuardTx(ctx context.Context, tx Tx, email string, u *User, addr string) (refused error, err error) {
+func (s *Service) takeGuardTx(ctx context.Context, tx payd.Tx, email string, u *payd.User, addr string) (refused error, err error) {
 	g, err := tx.SignInGuardLock(ctx, guardKey(email))
 	if err != nil {
 		return nil, err
 	}
-	ok, locked, wait := g.take(s.sessionNow(), s.signIn)
+	ok, locked, wait := (*guard)(g).take(s.sessionNow(), s.signIn)
 	if !ok {
 		refused = errAccountLocked(wait)
 	}
 	if locked && u != nil {
-		if err := s.audit(ctx, tx, &Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, AuditAccountLocked, u.ID); err != nil {
+		if err := s.audit(ctx, tx, &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, payd.AuditAccountLocked, u.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -174,12 +149,12 @@ func (s *Service) takeGuardTx(ctx context.Context, tx Tx, email string, u *User,
 
 // updateGuard changes the guard of the account name email under its lock
 // and stores it, in tx.
-func updateGuard(ctx context.Context, tx Tx, email string, change func(g *SignInGuard)) error {
+func updateGuard(ctx context.Context, tx payd.Tx, email string, change func(g *guard)) error {
 	g, err := tx.SignInGuardLock(ctx, guardKey(email))
 	if err != nil {
 		return err
 	}
-	change(g)
+	change((*guard)(g))
 	return tx.SignInGuardPut(ctx, g)
 }
 
@@ -187,5 +162,7 @@ func updateGuard(ctx context.Context, tx Tx, email string, change func(g *SignIn
 // a periodic job runs it.
 func (s *Service) PurgeSignInGuards(ctx context.Context) (n int64, err error) {
 	before := s.sessionNow().Add(-signInGuardPurgeAfter)
-	return s.purge(ctx, func(tx Tx) (int64, error) { return tx.SignInGuardDeleteBefore(ctx, before, purgeBatch) })
+	return payd.PurgeInBatches(ctx, s.store, func(tx payd.Tx, limit int) (int64, error) {
+		return tx.SignInGuardDeleteBefore(ctx, before, limit)
+	})
 }

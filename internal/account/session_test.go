@@ -1,10 +1,11 @@
-package payd_test
+package account_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/paydtest"
 )
 
@@ -19,8 +20,8 @@ func TestSessionsIgnoreTheTestClock(t *testing.T) {
 		// The service runs on a test clock; the bundle's stub clock is
 		// not used.
 		clock := &payd.TestClock{}
-		b := setupUsersWith(t, be, func(c *payd.Config) { c.Clock = clock })
-		ctx, svc, m := b.ctx, b.svc, b.m
+		b := setupUsersWith(t, be, func(c *account.Config) { c.Clock = clock })
+		ctx, svc, m := b.ctx, b.acc, b.m
 		b.user(t, "a@example.test", payd.RoleAdmin)
 		signIn := func() (string, *payd.Session) { t.Helper(); return b.signIn(t, "a@example.test") }
 

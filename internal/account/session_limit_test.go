@@ -1,4 +1,4 @@
-package payd_test
+package account_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/paydtest"
 )
 
@@ -21,13 +22,13 @@ func TestSessionsPerUserBounded(t *testing.T) {
 		otherTok, _ := b.signIn(t, "b@example.test")
 		const extra = 5
 		var toks []string
-		for range payd.MaxUserSessions + extra {
+		for range account.MaxUserSessions + extra {
 			tok, _ := b.signIn(t, "a@example.test")
 			toks = append(toks, tok)
 		}
 		live := func(tok string) bool {
-			_, _, err := b.svc.Session(b.ctx, tok)
-			if err != nil && !errors.Is(err, payd.ErrNoSession) {
+			_, _, err := b.acc.Session(b.ctx, tok)
+			if err != nil && !errors.Is(err, account.ErrNoSession) {
 				t.Fatal(err)
 			}
 			return err == nil
@@ -66,29 +67,29 @@ func TestWaitingSessionsEndNoSignedInOne(t *testing.T) {
 		secret := b.enableTOTP(t, u)
 		pending, _ := b.signIn(t, u.Email)
 		// The next step's code: enrolment used the current one.
-		signedIn, _, err := b.svc.SecondFactor(b.ctx, pending, totpCode(t, secret, b.clock.Now().Add(30*time.Second)), "192.0.2.1")
+		signedIn, _, err := b.acc.SecondFactor(b.ctx, pending, totpCode(t, secret, b.clock.Now().Add(30*time.Second)), "192.0.2.1")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var waiting []string
-		for range payd.MaxUserSessions + 5 {
+		for range account.MaxUserSessions + 5 {
 			tok, ses := b.signIn(t, u.Email)
 			if ses.State != payd.SessionSecondFactor {
 				t.Fatalf("state %q, want second_factor", ses.State)
 			}
 			waiting = append(waiting, tok)
 		}
-		if _, _, err := b.svc.Session(b.ctx, signedIn); err != nil {
+		if _, _, err := b.acc.Session(b.ctx, signedIn); err != nil {
 			t.Fatalf("the signed-in session after %d waiting ones: %v", len(waiting), err)
 		}
 		live := 0
 		for _, tok := range waiting {
-			if _, _, err := b.svc.Session(b.ctx, tok); err == nil {
+			if _, _, err := b.acc.Session(b.ctx, tok); err == nil {
 				live++
 			}
 		}
-		if live != payd.MaxWaitingSessions {
-			t.Fatalf("%d waiting sessions live, want %d", live, payd.MaxWaitingSessions)
+		if live != account.MaxWaitingSessions {
+			t.Fatalf("%d waiting sessions live, want %d", live, account.MaxWaitingSessions)
 		}
 	})
 }
