@@ -51,11 +51,11 @@
 //     loop is package dispatch)
 //
 // The merchant dashboard's users (outside the contract; docs/dashboard.md):
-//   - Users and their management: user.go; roles, permissions and the one table of the
-//     permission each change needs: permission.go; passwords (argon2id, setup
-//     links): user_password.go; sign-in and sessions: user_session.go, the bound on a user's
-//     sessions: user_session_limit.go; TOTP: user_totp.go; failed sign-ins per account and
-//     their locks: signin_guard.go
+//   - Roles, permissions and the one table of the permission each change needs (Service.permit,
+//     AllowActor): permission.go
+//   - Users, their credentials, sessions and sign-in guards as the store keeps them, and the
+//     Actor of a change: account.go; signing in and the management of users are package
+//     account's (internal/account)
 //   - The audit log (every change made with a Principal.Actor): audit.go
 //
 // Operator configuration (shops, tariffs, limits): admin.go. Periodic work and its budget:
