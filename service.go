@@ -86,6 +86,12 @@ type Config struct {
 	// idempotency key, before the effect. Tests use it to keep a request in
 	// flight; production leaves it nil.
 	HoldIdempotentFunc func(key string)
+	// WaitIdempotentFunc, when set, is called each time a request finds
+	// its idempotency key held by another in flight (it answers, or its
+	// adapter waits, idempotency_in_progress) or its shop's sandbox being
+	// reset (it waits): tests wait for a request to have come to that
+	// rather than sleep. Production leaves it nil.
+	WaitIdempotentFunc func(key string)
 	// SandboxResetStepFunc, when set, is called by a sandbox reset before
 	// it deletes each kind (tests only: a request can be sent into the
 	// middle of a reset).
@@ -110,6 +116,7 @@ type Service struct {
 	stage             Stage
 	webhookAllowHosts []string
 	holdIdempotent    func(key string)
+	waitIdempotent    func(key string)
 	sandboxResetStep  func(kind SandboxKind)
 	sandboxWait       time.Duration
 	publicURL         string
@@ -175,7 +182,7 @@ func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: cfg.IDs, stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
+		holdIdempotent: cfg.HoldIdempotentFunc, waitIdempotent: cfg.WaitIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 	}
@@ -281,6 +288,9 @@ func (s *Service) idempotentRun(ctx context.Context, op AuditAction, p *Principa
 	deadline := time.Now().Add(wait)
 	for {
 		resp, err := s.idempotentOnce(ctx, op, p, idem, claim, fn)
+		if s.waitIdempotent != nil && (errors.Is(err, ErrSandboxResetting) || errors.Is(err, errInProgress)) {
+			s.waitIdempotent(idem.Key)
+		}
 		if !errors.Is(err, ErrSandboxResetting) {
 			return resp, err
 		}

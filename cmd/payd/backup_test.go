@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // devService is a running `payd serve --dev` and what its dev.json holds.
@@ -113,16 +115,10 @@ func TestSQLiteBackupWhileServing(t *testing.T) {
 	if status, _ := d.call("POST", "/test/payments/"+paid+"/simulate", "backup-pay", map[string]any{"outcome": "succeed"}); status != 202 {
 		t.Fatalf("simulate: %d", status)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, p := d.call("GET", "/payments/"+paid, "", nil); p["status"] == "succeeded" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the payment was not paid")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	paydtest.EventuallyWithin(t, 20*time.Second, "the payment to be paid", func() bool {
+		_, p := d.call("GET", "/payments/"+paid, "", nil)
+		return p["status"] == "succeeded"
+	})
 	var before []string
 	for i := 1; i <= 20; i++ {
 		before = append(before, newPayment(i))

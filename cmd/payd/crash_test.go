@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // crashServer is payd as a separate process, so that it can be killed.
@@ -34,17 +36,14 @@ func (s *crashServer) start(t *testing.T) {
 // waitReady waits, a minute at most, until payd on addr answers /readyz.
 func waitReady(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+	paydtest.EventuallyWithin(t, time.Minute, "payd on "+addr+" to become ready", func() bool {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("payd did not become ready")
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 }
 
 func (s *crashServer) kill() {

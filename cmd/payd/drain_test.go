@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // TestServeDrainDelay: after the stop signal, /readyz answers 503
@@ -32,8 +34,15 @@ func TestServeDrainDelay(t *testing.T) {
 	}
 	stopped := time.Now()
 	srv.stop()
-	time.Sleep(300 * time.Millisecond)
-	if st, body := get("/readyz"); st != 503 || !strings.Contains(body, "draining") {
+	// The signal is handled on serve's own goroutine: /readyz turns
+	// within the drain delay, while requests are still served.
+	var st int
+	var body string
+	paydtest.Eventually(t, "/readyz to answer 503 after the stop", func() bool {
+		st, body = get("/readyz")
+		return st != 200
+	})
+	if st != 503 || !strings.Contains(body, "draining") {
 		t.Fatalf("/readyz while draining = %d %s", st, body)
 	}
 	if st, _ := get("/v1/openapi.json"); st != 200 {

@@ -7,9 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,10 +78,22 @@ func TestListenForwardsAcrossRestart(t *testing.T) {
 		return m[1]
 	}
 	local.start(t, secret)
+	// listen reads the service through a proxy that counts its polls of
+	// the feed.
+	api, _ := url.Parse(env.API.URL)
+	var polls atomic.Int64
+	proxy := httputil.NewSingleHostReverseProxy(api)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/test/events" {
+			polls.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counting.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"listen", "--api-url", env.API.URL + "/v1", "--shop-id", shop.ID, "--secret-key", shop.TestKey,
+		done <- run(ctx, []string{"listen", "--api-url", counting.URL + "/v1", "--shop-id", shop.ID, "--secret-key", shop.TestKey,
 			"--data-dir", t.TempDir(), "--forward-to", "http://" + local.addr + "/hook", "--poll-interval", "200ms"}, func(string) string { return "" }, out, out)
 	}()
 	t.Cleanup(func() {
@@ -106,13 +122,19 @@ func TestListenForwardsAcrossRestart(t *testing.T) {
 		t.Fatalf("forwarded %v, want %s", local.ids(), first)
 	}
 
-	// The developer's server restarts; an event happens meanwhile.
+	// The developer's server restarts; an event happens meanwhile, and
+	// listen fails to forward it.
 	local.srv.Close()
 	second := eventOf(pay(2))
-	time.Sleep(700 * time.Millisecond)
+	failed := regexp.MustCompile(regexp.QuoteMeta(second) + `: .*; retrying in`)
+	paydtest.Eventually(t, "listen to fail to forward the event from the downtime", func() bool { return failed.MatchString(out.String()) })
 	local.start(t, secret)
 	paydtest.Eventually(t, "the event from the downtime", func() bool { return len(local.ids()) == 2 })
-	time.Sleep(500 * time.Millisecond)
+	// The poll that forwarded it was counted by now; once two more have
+	// begun, the first of them has ended: anything it forwarded again has
+	// arrived.
+	after := polls.Load() + 2
+	paydtest.Eventually(t, "listen to poll twice more", func() bool { return polls.Load() >= after })
 	ids := local.ids()
 	if len(ids) != 2 || ids[1] != second {
 		t.Fatalf("forwarded %v, want [%s %s]", ids, first, second)

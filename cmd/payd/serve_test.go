@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd/internal/account"
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -271,13 +272,7 @@ func TestServeTLSReloadsRenewedCertificate(t *testing.T) {
 		t.Fatalf("serial %d served, want 1", n)
 	}
 	writeSelfSignedSerial(t, dir, 2)
-	deadline := time.Now().Add(10 * time.Second)
-	for served() != 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the renewed certificate was not served")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	paydtest.EventuallyWithin(t, 10*time.Second, "the renewed certificate to be served", func() bool { return served() == 2 })
 }
 
 func TestVersion(t *testing.T) {

@@ -79,7 +79,7 @@ func TestTestDisputeCreate(t *testing.T) {
 		c.Post(sim, key(), map[string]any{"outcome": "evidence_required"}).ExpectError(t, 422, payd.CodeInvalidState, "")
 		// A delayed outcome waits for the clock.
 		c.Post(sim, key(), map[string]any{"outcome": "lost", "delay_seconds": 120}).Expect(t, 202)
-		time.Sleep(300 * time.Millisecond)
+		env.Settle(t)
 		if got := c.Get("/v1/disputes/" + d["id"].(string)).JSON(t)["status"]; got != "evidence_required" {
 			t.Fatalf("status before the delay = %v", got)
 		}

@@ -56,21 +56,14 @@ func TestEvidenceWaitingIsBounded(t *testing.T) {
 		// clock moves) removes every unattached file and its bytes; the
 		// attached one stays, and the bounds are free.
 		env.Clock.Advance(payd.EvidenceUploadTTL + time.Minute)
-		deadline := time.Now().Add(15 * time.Second)
 		for _, id := range waiting {
-			for {
+			paydtest.Eventually(t, "file "+id+" to be removed after its link expired", func() bool {
 				err := env.Instance.Store.View(t.Context(), func(tx payd.Tx) error {
 					_, err := tx.EvidenceFileGet(t.Context(), id)
 					return err
 				})
-				if errors.Is(err, payd.ErrNoRows) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("file %s still stored after its link expired (%v)", id, err)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return errors.Is(err, payd.ErrNoRows)
+			})
 		}
 		c.Post("/v1/disputes/"+id+"/evidence", key(), map[string]any{"file_ids": []string{waiting[0]}}).
 			ExpectError(t, 400, payd.CodeInvalidRequest, "file_ids.0")

@@ -669,8 +669,8 @@ func TestPaymentLinkExpiryBacklog(t *testing.T) {
 // processed: the second waits for it and gets the same payment.
 func TestPaymentLinkDoubleSubmitInFlight(t *testing.T) {
 	t.Parallel()
-	started, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+	started, release, waiting := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once, waited sync.Once
 	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Stage: payd.StageM5,
 		HoldIdempotentFunc: func(key string) {
 			if !strings.HasPrefix(key, "link:") {
@@ -683,6 +683,11 @@ func TestPaymentLinkDoubleSubmitInFlight(t *testing.T) {
 				case <-time.After(10 * time.Second):
 				}
 			})
+		},
+		WaitIdempotentFunc: func(key string) {
+			if strings.HasPrefix(key, "link:") {
+				waited.Do(func() { close(waiting) })
+			}
 		}})
 	c := env.As(env.NewShop(payd.RegionRU, ""), false)
 	l := c.Post("/v1/payment-links", key(), newLink(map[string]any{"amount": rub("250.00")})).Expect(t, 201).JSON(t)
@@ -698,8 +703,19 @@ func TestPaymentLinkDoubleSubmitInFlight(t *testing.T) {
 	wg.Add(2)
 	go submit(0)
 	<-started
-	go submit(1)
-	time.Sleep(300 * time.Millisecond)
+	second := make(chan struct{})
+	go func() {
+		defer close(second)
+		submit(1)
+	}()
+	// The second is let go of once it has found the first in flight (or
+	// has been answered without waiting: the checks below then fail).
+	select {
+	case <-waiting:
+	case <-second:
+	case <-time.After(time.Minute):
+		t.Fatal("the second submission neither waited for the first nor was answered")
+	}
 	close(release)
 	wg.Wait()
 	for i, r := range results {

@@ -174,8 +174,8 @@ func TestMoneyRandomized(t *testing.T) {
 				t.Fatalf("step %d: payable negative: %v", step, bal)
 			}
 		}
-		// Let every job finish, then check once more.
-		time.Sleep(time.Second)
+		// Let every job due finish, then check once more.
+		env.Settle(t)
 		checkLedger(t, env)
 		byStatus := map[string]int{}
 		for _, id := range disputes {

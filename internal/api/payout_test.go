@@ -66,16 +66,13 @@ func waitPayout(t *testing.T, c *paydtest.Client, id, status string) map[string]
 	return last
 }
 
-// stays checks that a payout keeps its status for a while after the
-// clock moved: the jobs that ran found nothing to decide.
-func stays(t *testing.T, c *paydtest.Client, id, status string) {
+// stays checks that a payout keeps its status after the clock moved, once
+// the jobs due have run (Env.Settle): they found nothing to decide.
+func stays(t *testing.T, env *paydtest.Env, c *paydtest.Client, id, status string) {
 	t.Helper()
-	deadline := time.Now().Add(400 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if got := c.Get("/v1/payouts/"+id).Expect(t, 200).JSON(t)["status"]; got != status {
-			t.Fatalf("payout %s became %v, want it to stay %s", id, got, status)
-		}
-		time.Sleep(50 * time.Millisecond)
+	env.Settle(t)
+	if got := c.Get("/v1/payouts/"+id).Expect(t, 200).JSON(t)["status"]; got != status {
+		t.Fatalf("payout %s became %v, want it to stay %s", id, got, status)
 	}
 }
 
@@ -226,7 +223,7 @@ func TestPayoutSucceeds(t *testing.T) {
 		checkLedger(t, env)
 
 		waitPayout(t, c, id, "processing")
-		stays(t, c, id, "processing")
+		stays(t, env, c, id, "processing")
 		env.Clock.Advance(sandpayout.Settle)
 		done := waitPayout(t, c, id, "succeeded")
 		if done["succeeded_at"] == nil || done["cancellation_details"] != nil {
@@ -291,7 +288,7 @@ func TestPayoutSandboxOutcomes(t *testing.T) {
 				env.Clock.Advance(s.advance)
 				if j+1 < len(tt.steps) {
 					waitPayout(t, c, id, s.status)
-					stays(t, c, id, s.status)
+					stays(t, env, c, id, s.status)
 					continue
 				}
 				got := waitPayout(t, c, id, s.status)

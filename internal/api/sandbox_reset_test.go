@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,6 +134,17 @@ func TestSandboxResetRacingRequests(t *testing.T) {
 		var keys, ids []string
 		bodies := map[string]map[string]any{}
 		var wg sync.WaitGroup
+		// came tells the keys of the requests sent into the reset as each
+		// finds the reset under way (and waits), or is answered.
+		came := make(chan string, 16)
+		tell := func(k string) {
+			if strings.HasPrefix(k, "mid-") {
+				select {
+				case came <- k:
+				default: // a waiting request tells again in a moment
+				}
+			}
+		}
 		create := func(k string) {
 			defer wg.Done()
 			body := qrPayment("20.00")
@@ -140,6 +152,7 @@ func TestSandboxResetRacingRequests(t *testing.T) {
 			bodies[k] = body
 			mu.Unlock()
 			id := c.Post("/v1/payments", k, body).Expect(t, 201).JSON(t)["id"].(string)
+			tell(k)
 			mu.Lock()
 			keys, ids = append(keys, k), append(ids, id)
 			mu.Unlock()
@@ -152,11 +165,22 @@ func TestSandboxResetRacingRequests(t *testing.T) {
 				wg.Add(1)
 				go create(fmt.Sprintf("mid-%04d", i))
 			}
-			// Long enough for a request that does not wait for the
-			// reset to finish; one that waits only lands later.
-			time.Sleep(300 * time.Millisecond)
+			// The reset goes on once each has come to it: found it
+			// under way, or (not waiting for it) been answered, which
+			// the checks below catch.
+			seen := map[string]bool{}
+			bound := time.After(time.Minute)
+			for len(seen) < 3 {
+				select {
+				case k := <-came:
+					seen[k] = true
+				case <-bound:
+					t.Errorf("a minute into the reset, %d of the 3 requests sent into it had come to it", len(seen))
+					return
+				}
+			}
 		}
-		env := paydtest.Start(t, b, &paydtest.Options{SandboxResetStepFunc: step})
+		env := paydtest.Start(t, b, &paydtest.Options{SandboxResetStepFunc: step, WaitIdempotentFunc: tell})
 		a := env.NewShop(payd.RegionRU, "")
 		c = env.As(a, false)
 		for i := range 3 {

@@ -19,11 +19,6 @@ import (
 	"github.com/paydhq/payd/internal/paydtest"
 )
 
-// settleTime is how long a check that nothing happens keeps looking. The job
-// scheduler promotes jobs that became due about every 5 real seconds, so
-// a job wrongly due by now would have run within it.
-const settleTime = 6 * time.Second
-
 // sandbox is one case's own service with a shop, its test-key client and a
 // payer's browser.
 type sandbox struct {
@@ -165,13 +160,13 @@ func (s *sandbox) canceled(id, party, reason string) map[string]any {
 	return pay
 }
 
-// holds checks the payment keeps status for settleTime.
+// holds checks the payment keeps status once the service has done all
+// that is due (Env.Settle): a job wrongly due by now has run.
 func (s *sandbox) holds(id, status string) {
 	s.t.Helper()
-	for end := time.Now().Add(settleTime); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if got := s.get(id)["status"]; got != status {
-			s.t.Fatalf("payment became %v, want it to stay %s", got, status)
-		}
+	s.env.Settle(s.t)
+	if got := s.get(id)["status"]; got != status {
+		s.t.Fatalf("payment became %v, want it to stay %s", got, status)
 	}
 }
 

@@ -131,13 +131,7 @@ func TestWebhookDeliverySigned(t *testing.T) {
 // says what held it.
 func waitLong(t *testing.T, what string, fn func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !fn() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	paydtest.EventuallyWithin(t, time.Minute, what, fn)
 }
 
 func paidQR(t *testing.T, c *paydtest.Client) string {
@@ -185,7 +179,7 @@ func TestWebhookRetryScheduleAndFailing(t *testing.T) {
 			// covers the real time between the attempt's record (which
 			// times the retry) and this advance on a busy machine.
 			env.Clock.Advance(wait - 10*time.Second)
-			time.Sleep(200 * time.Millisecond)
+			env.SettleDeliveries(t)
 			if n := len(rc.deliveries()); n != i+1 {
 				t.Fatalf("retry %d came early: %d attempts", i+1, n)
 			}
@@ -321,7 +315,7 @@ func TestWebhookSeparationAndRedirects(t *testing.T) {
 		c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/other", "events": []string{"refund.succeeded"}}).Expect(t, 201)
 		paidQR(t, c)
 		paydtest.Eventually(t, "the delivery", func() bool { return len(rc.deliveries()) == 1 })
-		time.Sleep(300 * time.Millisecond)
+		env.Settle(t)
 		if n := len(rc.deliveries()); n != 1 {
 			t.Fatalf("%d deliveries, want only the test endpoint's", n)
 		}
@@ -365,7 +359,7 @@ func TestWebhookMerchantLevelFanOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		paydtest.Eventually(t, "two deliveries", func() bool { return len(rc.deliveries()) == 2 })
-		time.Sleep(300 * time.Millisecond)
+		env.Settle(t)
 		got := rc.deliveries()
 		if len(got) != 2 || got[0].header.Get("X-Service-Event-Id") == got[1].header.Get("X-Service-Event-Id") {
 			t.Fatalf("deliveries = %d", len(got))

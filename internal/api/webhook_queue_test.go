@@ -274,7 +274,7 @@ func TestWebhookLeaseRunsOut(t *testing.T) {
 		}
 		// While the lease holds, a look at the queue finds nothing to send.
 		env.Service.KickDeliveries()
-		time.Sleep(500 * time.Millisecond)
+		env.Settle(t)
 		if got, _ := h.stats(); got != 0 {
 			t.Fatalf("the leased delivery was sent %d times before its lease ran out", got)
 		}

@@ -80,13 +80,7 @@ func items(t *testing.T, c *paydtest.Client, path string) []any {
 // waitFor polls fn for up to 30 seconds: jobs on a busy machine.
 func waitFor(t *testing.T, what string, fn func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !fn() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	paydtest.EventuallyWithin(t, 30*time.Second, what, fn)
 }
 
 // audited returns the merchant's audit entries of action.

@@ -102,6 +102,7 @@ type Dispatcher struct {
 	limits    map[string]endpointLimit // quick endpoints' limits above PerSlowEndpoint
 	held      map[string]bool          // claimed here and not yet recorded
 	busy      int                      // being sent or waiting for their endpoint
+	activity  activity
 	sends     sync.WaitGroup
 	sendCtx   context.Context
 	recording sync.WaitGroup
@@ -136,7 +137,8 @@ func New(opts Options, log *slog.Logger) *Dispatcher {
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{log: log, opts: opts.withDefaults(), wake: make(chan struct{}, 1),
-		results: make(chan *payd.DeliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]endpointLimit{}, held: map[string]bool{}}
+		results: make(chan *payd.DeliveryOutcome, recordBatch), lines: map[string]*endpointLine{}, limits: map[string]endpointLimit{}, held: map[string]bool{},
+		activity: activity{changed: make(chan struct{})}}
 	if opts.TracerProvider != nil {
 		d.tracer = opts.TracerProvider.Tracer("github.com/paydhq/payd/internal/dispatch")
 	}
@@ -200,10 +202,12 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 			fast = append(fast, id)
 		}
 	}
-	d.mu.Unlock()
 	if room <= 0 {
+		d.mu.Unlock()
 		return false // a finished send wakes the loop
 	}
+	look, empty := d.activity.lookBegins(), len(d.held) == 0
+	d.mu.Unlock()
 	works, err := d.src.ClaimDeliveries(ctx, payd.DeliveryClaim{
 		Lease: d.opts.Lease, Limit: room, Exclude: exclude, Slow: slow,
 		// A quick endpoint gets up to twice PerEndpoint, beyond what it
@@ -215,11 +219,19 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 		if ctx.Err() == nil {
 			d.log.Warn("claim webhook deliveries", "err", err.Error())
 		}
+		d.mu.Lock()
+		d.activity.lookEnds(look, 0, false)
+		d.mu.Unlock()
 		return false
 	}
 	for _, w := range works {
 		d.start(w)
 	}
+	d.mu.Lock()
+	// A look with nothing in hand that claims nothing saw nothing due:
+	// no endpoint was left out for being busy here.
+	d.activity.lookEnds(look, len(works), empty && len(works) == 0)
+	d.mu.Unlock()
 	return len(works) == room
 }
 
@@ -327,6 +339,7 @@ func (d *Dispatcher) record() {
 		for _, o := range batch {
 			delete(d.held, o.Work().Delivery.ID)
 		}
+		d.activity.recorded()
 		d.mu.Unlock()
 		if err == nil && d.opts.OnOutcome != nil {
 			for _, o := range batch {

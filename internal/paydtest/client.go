@@ -233,13 +233,22 @@ func (c *Client) Post(path, idemKey string, body any) *Response {
 
 // Eventually polls fn every 50 ms until it returns true or 15 seconds pass:
 // outcomes arrive through jobs, a little after the request that caused
-// them.
+// them. It waits for something to happen; to see that something did not,
+// call Env.Settle and then look.
 func Eventually(t testing.TB, what string, fn func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	EventuallyWithin(t, 15*time.Second, what, fn)
+}
+
+// EventuallyWithin is Eventually with a bound of its own, for what takes
+// longer (a process starting, a retry the job scheduler picks up on its
+// pass) or comes from outside the service.
+func EventuallyWithin(t testing.TB, d time.Duration, what string, fn func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !fn() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out after %v waiting for %s", d, what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

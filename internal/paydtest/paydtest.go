@@ -163,6 +163,9 @@ type Options struct {
 	WebhookAllowHosts []string
 	// HoldIdempotentFunc runs while a request holds its idempotency key.
 	HoldIdempotentFunc func(key string)
+	// WaitIdempotentFunc runs each time a request finds its idempotency
+	// key held by another in flight, or its shop's sandbox being reset.
+	WaitIdempotentFunc func(key string)
 	// SandboxResetStepFunc runs before a sandbox reset deletes each kind.
 	SandboxResetStepFunc func(kind payd.SandboxKind)
 	// SandboxWait bounds a change's wait for a sandbox reset (zero: a
@@ -238,7 +241,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 		DatabaseURL: dbURL, DataDir: dir, AdminToken: token, TestClock: true,
 		PublicURL:         "http://" + ln.Addr().String(),
 		WebhookAllowHosts: opts.WebhookAllowHosts, JobPollInterval: 50 * time.Millisecond,
-		HoldIdempotentFunc: opts.HoldIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, SandboxWait: opts.SandboxWait, WebhookRootCAs: opts.WebhookRootCAs,
+		HoldIdempotentFunc: opts.HoldIdempotentFunc, WaitIdempotentFunc: opts.WaitIdempotentFunc, SandboxResetStepFunc: opts.SandboxResetStepFunc, SandboxWait: opts.SandboxWait, WebhookRootCAs: opts.WebhookRootCAs,
 		LiveProviders: opts.LiveProviders, Delivery: opts.Delivery, TrustProxy: opts.TrustProxy,
 		AuthFailuresPerMinute: opts.AuthFailuresPerMinute, Stage: opts.Stage, LivePayoutProviders: opts.LivePayoutProviders,
 		RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, Logger: logger, TracerProvider: opts.TracerProvider,

@@ -88,6 +88,8 @@ type Config struct {
 	IDs *payd.IDGen
 	// HoldIdempotentFunc is passed to the service (tests only).
 	HoldIdempotentFunc func(key string)
+	// WaitIdempotentFunc is passed to the service (tests only).
+	WaitIdempotentFunc func(key string)
 	// SandboxResetStepFunc is passed to the service (tests only).
 	SandboxResetStepFunc func(kind payd.SandboxKind)
 	// SandboxWait is passed to the service (tests only; zero: a minute).
@@ -168,6 +170,10 @@ type Instance struct {
 	// draining is set by Drain.
 	draining atomic.Bool
 }
+
+// Deliveries is the webhook sender. Tests read its Activity to wait until
+// no delivery is due.
+func (in *Instance) Deliveries() *dispatch.Dispatcher { return in.dispatch }
 
 // Drain makes /readyz answer 503 from now on while every request is still
 // served, so that a load balancer stops sending new ones before the
@@ -356,7 +362,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	}
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
-		IDs: ids, HoldIdempotentFunc: cfg.HoldIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL,
+		IDs: ids, HoldIdempotentFunc: cfg.HoldIdempotentFunc, WaitIdempotentFunc: cfg.WaitIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL,
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,

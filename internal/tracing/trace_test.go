@@ -164,7 +164,7 @@ func TestTraceAcrossWebhookDelivery(t *testing.T) {
 		}
 
 		// The retry, a minute later on the service clock.
-		time.Sleep(100 * time.Millisecond) // the failure recorded before the clock moves
+		tr.env.Settle(t) // the failure recorded, its retry timed, before the clock moves
 		paydtest.Eventually(t, "the retry", func() bool {
 			tr.env.Clock.Advance(payd.RetrySchedule()[0] + time.Second)
 			return len(tr.rc.requests()) == 2
