@@ -105,7 +105,7 @@ func (g *guard) signedIn(now time.Time) int {
 	return n
 }
 
-// ErrAccountLocked answers an attempt on an account locked by its failures.
+// errAccountLocked answers an attempt on an account locked by its failures.
 // It says nothing of whether the account exists: unknown emails lock too.
 func errAccountLocked(retryAfter time.Duration) error {
 	return &payd.Error{Code: payd.CodeTooManyRequests, RetryAfter: retryAfter,
@@ -158,7 +158,7 @@ func updateGuard(ctx context.Context, tx payd.Tx, email string, change func(g *g
 	return tx.SignInGuardPut(ctx, g)
 }
 
-// PurgeSignInGuards deletes the guards untouched for a month, in batches;
+// PurgeSignInGuards deletes the guards untouched for signInGuardPurgeAfter, in batches;
 // a periodic job runs it.
 func (s *Service) PurgeSignInGuards(ctx context.Context) (n int64, err error) {
 	before := s.sessionNow().Add(-signInGuardPurgeAfter)
