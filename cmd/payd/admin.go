@@ -153,7 +153,7 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	f := newFlags("admin", getenv, io.Discard)
 	f.Usage = func() {}
 	baseURL := f.String("admin-url", "", "operator API base URL")
-	token := f.String("admin-token", "", "operator API bearer token")
+	token := f.Secret("admin-token", "operator API bearer token", secretAll)
 	dataDir := f.String("data-dir", "./payd-data", "data directory of a payd serve --dev")
 	asJSON := f.Bool("json", false, "print the raw JSON answer")
 	// The flag set's own Parse is used: admin prints its own help.
@@ -163,6 +163,9 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 			return nil
 		}
 		return fmt.Errorf("admin: %w (see payd admin --help)", err)
+	}
+	if err := f.applyEnvironment(); err != nil {
+		return err
 	}
 	a := &adminCLI{
 		ctx: ctx, baseURL: *baseURL, token: *token, dataDir: *dataDir, json: *asJSON, stdout: stdout,

@@ -12,15 +12,16 @@ import (
 
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	f := newFlags("migrate", getenv, stdout)
-	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
+	databaseURL := f.Secret("database-url", "postgres:// URL; empty uses SQLite in --data-dir", secretURLs)
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database")
 	secretsKeyFile := f.String("secrets-key-file", "", secretsKeyFileUsage)
+	secretsKey := f.EnvSecret("secrets-key", secretsKeyUsage)
 	if err := f.Parse(args); err != nil {
 		return err
 	}
 	// The key is needed only to seal secrets an older version kept in
 	// clear (migration 0029), which then refuses to run without one.
-	keys, err := secretsKeys(*secretsKeyFile, getenv)
+	keys, err := secretsKeys(f.Setting("secrets-key-file"), *secretsKeyFile, f.Setting("secrets-key"), *secretsKey)
 	if err != nil {
 		return err
 	}

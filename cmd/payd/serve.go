@@ -44,7 +44,13 @@ type serveOptions struct {
 	drainDelay                                                   time.Duration
 	trace                                                        bool
 	sessions                                                     account.SessionPolicy
-	secretsKeyFile                                               string
+	secretsKeyFile, secretsKey                                   string
+	// printConfig: show the settings and where each came from, then stop.
+	printConfig bool
+	settings    []*setting
+	// setting names a setting as it was given, for errors found after
+	// parsing.
+	setting func(name string) string
 }
 
 // parseServe reads serve's flags; the help asked for goes to stdout.
@@ -54,8 +60,8 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
 	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
 	dashboardAddr := f.String("dashboard-addr", "", "merchant dashboard listen address (empty: under /dashboard/ on --addr)")
-	adminToken := f.String("admin-token", "", "operator API bearer token; empty turns the operator API off (except with --dev)")
-	databaseURL := f.String("database-url", "", "postgres:// URL; empty uses SQLite in --data-dir")
+	adminToken := f.Secret("admin-token", "operator API bearer token; empty turns the operator API off (except with --dev)", secretAll)
+	databaseURL := f.Secret("database-url", "postgres:// URL; empty uses SQLite in --data-dir", secretURLs)
 	dataDir := f.String("data-dir", "./payd-data", "directory of the SQLite database and dev.json")
 	publicURL := f.String("public-url", "", "base URL for links the service hands out (default derived from --addr)")
 	tlsCert := f.String("tls-cert", "", "TLS certificate file (serve HTTPS)")
@@ -71,54 +77,65 @@ func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*s
 	trusted := f.List("trusted-proxy", "address or CIDR prefix of a proxy whose X-Forwarded-For is believed (default with --behind-tls-proxy: any peer)")
 	authFailures := f.Int("auth-failures-per-minute", 0, "failed authentications one source address may make per minute before it gets 429 (0: 60)")
 	passwordChecks := f.Int("password-checks", 0, "password checks (argon2id, 19 MiB each) run at once; past it a sign-in gets 503 at once (0: one per CPU, at most 13)")
-	redisURL := f.String("redis-url", "", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process")
+	redisURL := f.Secret("redis-url", "redis:// URL of the Redis holding rate limits shared by several instances; empty counts in the process", secretURLs)
 	rescue := f.Duration("job-rescue-after", jobs.DefaultRescueAfter, "how long a job may stay running before another instance runs it again as the job of a dead one (more than 1m)")
 	drain := f.Duration("drain-delay", 0, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the listeners close (behind a load balancer: longer than its health check interval)")
 	sessionIdle := f.Duration("session-idle", account.DefaultSessionIdle, "a dashboard session ends after this long without a request")
 	sessionAbsolute := f.Duration("session-absolute", account.DefaultSessionAbsolute, "a dashboard session ends this long after sign-in, however busy")
 	stage := f.String("stage", "v1", "delivery stage served: v1, M2 (disputes and chargebacks) or M5 (M2 with payment links and payouts); later stages' operations answer 501")
 	secretsKeyFile := f.String("secrets-key-file", "", secretsKeyFileUsage)
+	secretsKey := f.EnvSecret("secrets-key", secretsKeyUsage)
 	traceOn := f.Bool("trace", false, "send OpenTelemetry traces; the standard OTEL_* variables choose the exporter, its endpoint and the sampler, and also turn traces on when set (docs/operations.md, Traces)")
+	// An action, not a setting: it has no environment twin, so that a
+	// variable left in a unit's environment cannot stop every start.
+	printConfig := f.FlagSet.Bool("print-config", false, "print the effective configuration (each setting, its value with secrets masked, and where it came from) and exit")
 	if err := f.Parse(args); err != nil {
 		return nil, err
 	}
+	o.printConfig, o.settings, o.setting = *printConfig, f.settings, f.Setting
 	o.trace = *traceOn || tracing.Enabled(getenv)
-	o.secretsKeyFile = *secretsKeyFile
+	o.secretsKeyFile, o.secretsKey = *secretsKeyFile, *secretsKey
 	st, err := payd.ParseStage(*stage)
 	if err != nil {
-		return nil, fmt.Errorf("--stage: %w", err)
+		return nil, fmt.Errorf("%s: %w", f.Setting("stage"), err)
+	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return nil, fmt.Errorf("%s: %q is not a log format: want text or json", f.Setting("log-format"), *logFormat)
 	}
 	o.stage = st
 	o.redisURL = *redisURL
 	if *rescue <= jobs.JobTimeout {
-		return nil, fmt.Errorf("--job-rescue-after must exceed the job timeout of %v", jobs.JobTimeout)
+		return nil, fmt.Errorf("%s must exceed the job timeout of %v", f.Setting("job-rescue-after"), jobs.JobTimeout)
 	}
 	o.jobRescueAfter = *rescue
 	if *drain < 0 {
-		return nil, errors.New("--drain-delay cannot be negative")
+		return nil, fmt.Errorf("%s cannot be negative", f.Setting("drain-delay"))
 	}
 	o.drainDelay = *drain
 	if *sessionIdle < time.Minute || *sessionAbsolute < *sessionIdle {
-		return nil, errors.New("--session-idle must be at least 1m and --session-absolute at least --session-idle")
+		return nil, fmt.Errorf("%s must be at least 1m and %s at least --session-idle", f.Setting("session-idle"), f.Setting("session-absolute"))
 	}
 	o.sessions = account.SessionPolicy{Idle: *sessionIdle, Absolute: *sessionAbsolute}
 	if *authFailures < 0 {
-		return nil, errors.New("--auth-failures-per-minute cannot be negative")
+		return nil, fmt.Errorf("%s cannot be negative", f.Setting("auth-failures-per-minute"))
 	}
 	if *passwordChecks < 0 {
-		return nil, errors.New("--password-checks cannot be negative")
+		return nil, fmt.Errorf("%s cannot be negative", f.Setting("password-checks"))
 	}
 	o.authFailures = *authFailures
 	o.passwordChecks = *passwordChecks
 	for _, t := range *trusted {
 		p, err := parsePrefix(t)
 		if err != nil {
-			return nil, fmt.Errorf("--trusted-proxy %q: want an IP address or CIDR prefix", t)
+			return nil, fmt.Errorf("%s %q: want an IP address or CIDR prefix", f.Setting("trusted-proxy"), t)
 		}
 		o.trustedProxies = append(o.trustedProxies, p)
 	}
-	if *inFlight < 0 || *perEndpoint < 0 {
-		return nil, errors.New("--webhook-max-in-flight and --webhook-per-endpoint cannot be negative")
+	if *inFlight < 0 {
+		return nil, fmt.Errorf("%s cannot be negative", f.Setting("webhook-max-in-flight"))
+	}
+	if *perEndpoint < 0 {
+		return nil, fmt.Errorf("%s cannot be negative", f.Setting("webhook-per-endpoint"))
 	}
 	o.webhookInFlight, o.webhookPerEndpoint = *inFlight, *perEndpoint
 	o.addr, o.adminAddr, o.dashboardAddr = *addr, *adminAddr, *dashboardAddr
@@ -191,12 +208,17 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	o.publicURL = strings.TrimRight(o.publicURL, "/")
 	// Without a key, --dev takes the one of its data directory, made
 	// by serve.New once the listeners are bound.
-	secretsKeys, err := secretsKeys(o.secretsKeyFile, getenv)
+	secretsKeys, err := secretsKeys(o.setting("secrets-key-file"), o.secretsKeyFile, o.setting("secrets-key"), o.secretsKey)
 	if err != nil {
 		return err
 	}
 	if secretsKeys == nil && !o.dev {
 		return errNoSecretsKey
+	}
+	// Everything above reads the configuration and nothing else: the
+	// check stops here, before any file is made or port bound.
+	if o.printConfig {
+		return printConfig(stdout, o.settings)
 	}
 	if o.dev && o.adminToken == "" {
 		o.adminToken = serve.DevAdminToken(o.dataDir)
@@ -253,6 +275,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	notify := newNotifier(getenv, log)
+	notify.status("opening the database and applying migrations")
 	in, err := serve.New(ctx, serve.Config{
 		TracerProvider: tp,
 		DatabaseURL:    o.databaseURL, DataDir: o.dataDir, PublicURL: o.publicURL, AdminToken: o.adminToken,
@@ -319,12 +343,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			}
 		}()
 	}
+	notify.ready()
 	log.Info("payd serving", "api", o.publicURL+"/v1", "admin", adminURL, "admin_enabled", in.Admin != nil,
 		"storage", in.Store.Dialect(), "test_clock", o.testClock, "stage", o.stage.String(), "tracing", o.trace)
 
 	var serveErr error
 	select {
 	case <-ctx.Done():
+		notify.stopping()
 		// Draining: the balancer sees /readyz fail and stops sending
 		// requests here, while those it already sent are served.
 		if o.drainDelay > 0 {
@@ -336,6 +362,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			}
 		}
 	case serveErr = <-errc:
+		notify.stopping()
 	}
 	// Graceful shutdown: stop accepting, let in-flight requests and jobs
 	// finish, then close storage.
