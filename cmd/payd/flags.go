@@ -78,6 +78,13 @@ func (f *envFlags) Parse(args []string) error {
 		f.writeUsage(f.stdout)
 		return err
 	case err != nil:
+		// The flag package names a flag with one dash; the help and
+		// the docs use two.
+		msg := err.Error()
+		if strings.HasPrefix(msg, "invalid ") {
+			msg = strings.Replace(strings.Replace(msg, " for flag -", " for -", 1), " for -", " for --", 1)
+			err = errors.New(msg)
+		}
 		return fmt.Errorf("%s: %w (see payd %s --help)", f.Name(), err, f.Name())
 	}
 	return f.applyEnvironment()
