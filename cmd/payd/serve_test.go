@@ -286,20 +286,30 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestServeTrustedProxyAndThrottleFlags: the repeatable --trusted-proxy
+// takes a comma-separated list from its variable, and the command line's
+// list replaces the environment's, as every other flag's value does.
 func TestServeTrustedProxyAndThrottleFlags(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"PAYD_TRUSTED_PROXY": "10.0.0.0/8, 192.0.2.7"}
-	o, err := parseServe([]string{"--trusted-proxy", "2001:db8::1/64", "--auth-failures-per-minute", "30"},
-		func(k string) string { return env[k] }, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range o.trustedProxies {
-		got = append(got, p.String())
-	}
-	if want := "10.0.0.0/8 192.0.2.7/32 2001:db8::/64"; strings.Join(got, " ") != want || o.authFailures != 30 {
-		t.Fatalf("trusted proxies %v, failures %d; want %s and 30", got, o.authFailures, want)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "10.0.0.0/8 192.0.2.7/32"},
+		{[]string{"--trusted-proxy", "2001:db8::1/64", "--trusted-proxy", "192.0.2.9"}, "2001:db8::/64 192.0.2.9/32"},
+	} {
+		o, err := parseServe(append(c.args, "--auth-failures-per-minute", "30"), func(k string) string { return env[k] }, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range o.trustedProxies {
+			got = append(got, p.String())
+		}
+		if strings.Join(got, " ") != c.want || o.authFailures != 30 {
+			t.Fatalf("%v: trusted proxies %v, failures %d; want %s and 30", c.args, got, o.authFailures, c.want)
+		}
 	}
 	for _, args := range [][]string{{"--trusted-proxy", "proxy.internal"}, {"--auth-failures-per-minute", "-1"}} {
 		if _, err := parseServe(args, func(string) string { return "" }, &bytes.Buffer{}); err == nil {

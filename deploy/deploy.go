@@ -1,0 +1,53 @@
+// Package deploy holds what an operator installs beside the payd binary:
+// the systemd unit and its example environment file (systemd/). They are
+// embedded so that tests read the files as shipped: the unit is checked
+// with systemd-analyze, and its stop timeout against payd's drain.
+package deploy
+
+import (
+	_ "embed"
+	"strings"
+)
+
+// SystemdUnit is systemd/payd.service.
+//
+//go:embed systemd/payd.service
+var SystemdUnit string
+
+// SystemdEnvironment is systemd/payd.env, the unit's EnvironmentFile.
+//
+//go:embed systemd/payd.env
+var SystemdEnvironment string
+
+// UnitValues returns the values of every line KEY=VALUE of a unit file,
+// in order; comments and other keys are skipped. It reads what these
+// files use, not the whole unit syntax (no continuation lines, no
+// quoting).
+func UnitValues(unit, key string) []string {
+	var out []string
+	for line := range strings.Lines(unit) {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == key {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
+// Environment returns an environment file's variables.
+func Environment(file string) map[string]string {
+	env := map[string]string{}
+	for line := range strings.Lines(file) {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
