@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/paydhq/payd/deploy"
 )
 
 // sentinel is in every secret's sample value; --print-config must never
@@ -323,5 +326,26 @@ func TestMigrateSettingsFromEnvironment(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) == 0 {
 		t.Fatalf("migrate wrote nothing in PAYD_DATA_DIR %s", dir)
+	}
+}
+
+// TestSystemdEnvironmentExample: deploy/systemd/payd.env as shipped is a
+// configuration serve takes, and each of its variables is a setting's.
+func TestSystemdEnvironmentExample(t *testing.T) {
+	t.Parallel()
+	env := deploy.Environment(deploy.SystemdEnvironment)
+	if len(env) == 0 {
+		t.Fatal("payd.env sets nothing")
+	}
+	given := maps.Clone(env)
+	env[secretsKeyEnv] = testSecretsKey(t)
+	_, all, err := printConfigLine(t, nil, env, "")
+	if err != nil {
+		t.Fatalf("serve --print-config with payd.env: %v", err)
+	}
+	for k := range given {
+		if !strings.Contains(all, "environment "+k+"\n") {
+			t.Errorf("payd.env's %s is no setting of serve:\n%s", k, all)
+		}
 	}
 }
