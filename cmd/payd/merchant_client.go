@@ -29,12 +29,12 @@ func addMerchantFlags(f *envFlags, operator bool) *merchantFlags {
 	m := &merchantFlags{
 		apiURL:  f.String("api-url", "", "merchant API base (default: dev.json's, else http://127.0.0.1:8080/v1)"),
 		shopID:  f.String("shop-id", "", "shop id (default: the first shop of dev.json)"),
-		key:     f.String("secret-key", "", "a test key of the shop (default: dev.json's)"),
+		key:     f.Secret("secret-key", "a test key of the shop (default: dev.json's)", secretAll),
 		dataDir: f.String("data-dir", "./payd-data", "data directory of a payd serve --dev"),
 	}
 	if operator {
 		m.adminURL = f.String("admin-url", "", "operator API base (default: dev.json's)")
-		m.adminToken = f.String("admin-token", "", "operator API token (default: dev.json's)")
+		m.adminToken = f.Secret("admin-token", "operator API token (default: dev.json's)", secretAll)
 	}
 	return m
 }
