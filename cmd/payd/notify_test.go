@@ -1,11 +1,13 @@
 package main
 
 import (
+	"database/sql"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,7 +107,39 @@ func TestServeNotifiesSystemd(t *testing.T) {
 			break
 		}
 	}
-	// Told ready: it must be so already, with no waiting.
+	// Told ready: it must be so already. payd is stopped at once, so that
+	// nothing it does after READY=1 counts: every port is bound (the
+	// kernel accepts for a stopped process) and the database holds this
+	// build's last migration and the job queue's tables.
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for name, addr := range addrs {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("%s %s was not bound at READY=1: %v", name, addr, err)
+		}
+		c.Close()
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "data", "payd.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var applied, riverTables int
+	err = db.QueryRow(`SELECT max(version) FROM payd_migrations`).Scan(&applied)
+	if err == nil {
+		err = db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'river%'`).Scan(&riverTables)
+	}
+	db.Close()
+	if err != nil {
+		t.Fatalf("the database at READY=1: %v", err)
+	}
+	if latest := latestMigration(t); applied != latest || riverTables == 0 {
+		t.Fatalf("at READY=1 the database is at migration %d of %d, with %d job queue tables", applied, latest, riverTables)
+	}
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := http.Get("http://" + addrs["PAYD_ADDR"] + "/readyz")
 	if err != nil {
 		t.Fatalf("/readyz after READY=1: %v", err)
@@ -113,13 +147,6 @@ func TestServeNotifiesSystemd(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("/readyz after READY=1 = %d", resp.StatusCode)
-	}
-	for name, addr := range addrs {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatalf("%s %s does not accept after READY=1: %v", name, addr, err)
-		}
-		c.Close()
 	}
 	// The operator API took its token from the file, line ending trimmed.
 	req, _ := http.NewRequest("GET", "http://"+addrs["PAYD_ADMIN_ADDR"]+"/admin/v1/merchants", nil)
@@ -151,4 +178,22 @@ func TestServeNotifiesSystemd(t *testing.T) {
 	case <-time.After(timeout):
 		t.Fatalf("payd did not exit within payd.service's TimeoutStopSec %v of SIGTERM\n%s", timeout, stderr.String())
 	}
+}
+
+// latestMigration is the number of the newest of the service's schema
+// migrations (internal/sqlstore/migrations, NNNN_name.sql).
+func latestMigration(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join("..", "..", "internal", "sqlstore", "migrations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := 0
+	for _, e := range entries {
+		num, _, _ := strings.Cut(e.Name(), "_")
+		if v, err := strconv.Atoi(num); err == nil && v > latest {
+			latest = v
+		}
+	}
+	return latest
 }
