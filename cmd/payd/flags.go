@@ -192,7 +192,7 @@ func (f *envFlags) writeUsage(w io.Writer) {
 			envOnly = append(envOnly, s)
 			continue
 		}
-		fmt.Fprintf(w, "  --%s %s\n    \t%s (%s)\n", s.name, s.typ, s.usage, s.twins())
+		fmt.Fprintf(w, "  --%s\n    \t%s (%s)\n", strings.TrimSpace(s.name+" "+s.typ), s.usage, s.twins())
 	}
 	// Flags without twins, such as serve's --print-config.
 	f.VisitAll(func(fl *flag.Flag) {
