@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -347,5 +348,30 @@ func TestSystemdEnvironmentExample(t *testing.T) {
 		if !strings.Contains(all, "environment "+k+"\n") {
 			t.Errorf("payd.env's %s is no setting of serve:\n%s", k, all)
 		}
+	}
+}
+
+// TestPrintConfigTouchesNothing: --print-config binds no port (one held
+// by another listener does not stop it) and makes no data directory, even
+// with --dev, which would make one with its files.
+func TestPrintConfigTouchesNothing(t *testing.T) {
+	t.Parallel()
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := filepath.Join(t.TempDir(), "data")
+	var stdout bytes.Buffer
+	err = run(context.Background(), []string{"serve", "--print-config", "--dev", "--data-dir", dir, "--addr", held.Addr().String()},
+		func(string) string { return "" }, &stdout, io.Discard)
+	if err != nil {
+		t.Fatalf("serve --print-config: %v", err)
+	}
+	if !strings.Contains(stdout.String(), held.Addr().String()) {
+		t.Errorf("the output does not show --addr:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--print-config made the data directory %s (%v)", dir, err)
 	}
 }
