@@ -129,7 +129,7 @@ func TestReadmeNamesEveryServeFlag(t *testing.T) {
 		t.Fatal("serve --help did not answer with its help")
 	}
 	taken := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\s+-([a-z-]+)`).FindAllStringSubmatch(help.String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s+--?([a-z][a-z-]*)`).FindAllStringSubmatch(help.String(), -1) {
 		taken[m[1]] = true
 	}
 	if len(taken) < 10 {
