@@ -16,6 +16,7 @@
 //   - Errors (the Error object, the closed code list): error.go
 //   - Idempotency (keys, replays, in-progress): idempotency.go, service.go (Service.idempotent)
 //   - Lists (cursors, filters): list.go; Scope (another shop's object is not found): scope.go
+//     and, for the dashboard's addresses, which of a merchant's shops an object is in: locate.go
 //   - Text limits of request fields: text.go; identifiers: id.go; time: clock.go; languages of
 //     the payer's pages: locale.go
 //

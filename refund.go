@@ -50,6 +50,9 @@ type Refund struct {
 	FromPending int64 `json:"from_pending"`
 	// FeeReturned is the fee part this refund returned to the merchant.
 	FeeReturned int64 `json:"fee_returned"`
+	// CreatedBy is who asked for the refund; nil for refunds made before
+	// it was recorded.
+	CreatedBy *Requester `json:"created_by,omitempty"`
 }
 
 // RefundJSON is the contract's Refund object.
@@ -111,6 +114,49 @@ type RefundCreate struct {
 	Receipt   bool
 }
 
+// CheckRefund refuses a refund of a on the payment as it stands, in the
+// contract's order of checks: its status, the currency, the amount above
+// zero and within the refundable amount. CreateRefund checks it again
+// under the payment's lock; the dashboard asks it before its confirmation
+// step, so that a refusal comes before the question.
+func (p *Payment) CheckRefund(a money.Amount) error {
+	if p.Status != PaymentSucceeded {
+		return Errorf(CodeInvalidState, "only a succeeded payment can be refunded; this one is %s", p.Status)
+	}
+	if a.Currency != p.Amount.Currency {
+		return Invalid("amount.currency", "the refund currency must be the payment's, %s", p.Amount.Currency)
+	}
+	if a.Minor <= 0 {
+		return Invalid("amount.value", "the refund amount must be above zero")
+	}
+	if a.Minor > p.RefundableAmount() {
+		return Errorf(CodeRefundExceedsCaptured, "the refund is above the refundable amount %s", money.FormatValue(max(0, p.RefundableAmount())))
+	}
+	return nil
+}
+
+// Requester is who asked for a change: a dashboard user, or a key of the
+// API. It is kept with the refund itself rather than looked up in the
+// audit log, which records only the dashboard's changes and is read by
+// merchant, not by object.
+type Requester struct {
+	UserID string `json:"user_id,omitempty"`
+	Email  string `json:"email,omitempty"`
+	KeyID  string `json:"key_id,omitempty"`
+}
+
+// requesterOf is the principal's requester: the dashboard user when there
+// is one, else the API key; nil for neither (the operator, a job).
+func requesterOf(p *Principal) *Requester {
+	switch {
+	case p.Actor != nil:
+		return &Requester{UserID: p.Actor.UserID, Email: p.Actor.Email}
+	case p.KeyID != "":
+		return &Requester{KeyID: p.KeyID}
+	}
+	return nil
+}
+
 // refundInsufficient refuses a refund whose part beyond the payment's own
 // unreleased money (rest) the available balance does not cover; it names
 // both figures.
@@ -140,17 +186,8 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		if err != nil {
 			return 0, nil, err
 		}
-		if pay.Status != PaymentSucceeded {
-			return 0, nil, Errorf(CodeInvalidState, "only a succeeded payment can be refunded; this one is %s", pay.Status)
-		}
-		if in.Amount.Currency != pay.Amount.Currency {
-			return 0, nil, Invalid("amount.currency", "the refund currency must be the payment's, %s", pay.Amount.Currency)
-		}
-		if in.Amount.Minor <= 0 {
-			return 0, nil, Invalid("amount.value", "the refund amount must be above zero")
-		}
-		if in.Amount.Minor > pay.RefundableAmount() {
-			return 0, nil, Errorf(CodeRefundExceedsCaptured, "the refund is above the refundable amount %s", money.FormatValue(max(0, pay.RefundableAmount())))
+		if err := pay.CheckRefund(in.Amount); err != nil {
+			return 0, nil, err
 		}
 		c := pay.Amount.Currency
 		pendingAcct := merchantAccount(pay.MerchantID, pay.Test, c, ledger.Pending, pay.ID)
@@ -174,7 +211,7 @@ func (s *Service) CreateRefund(ctx context.Context, p *Principal, idem Idempoten
 		now := s.clock.Now()
 		r := &Refund{ID: s.ids.NewFor(PrefixRefund, now, pay.MerchantID), ShopID: p.Shop.ID, MerchantID: pay.MerchantID, PaymentID: pay.ID,
 			Test: pay.Test, Status: RefundPending, Amount: in.Amount, OrderID: pay.OrderID, Reason: in.Reason,
-			Metadata: in.Metadata, CreatedAt: now, FromPending: fromPending}
+			Metadata: in.Metadata, CreatedAt: now, FromPending: fromPending, CreatedBy: requesterOf(p)}
 		if err := tx.RefundInsert(ctx, r); err != nil {
 			return 0, nil, err
 		}
