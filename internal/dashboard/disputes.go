@@ -78,7 +78,7 @@ func (h *Handler) showDispute(q *req, status int, fe formError) {
 	}
 	d, err := h.svc.GetDispute(q.ctx, q.principal(), q.r.PathValue("id"))
 	if err != nil {
-		q.fail(err)
+		q.failObject(q.r.PathValue("id"), err)
 		return
 	}
 	left := d.EvidenceDeadlineAt.Sub(h.now())

@@ -139,7 +139,7 @@ func (h *Handler) showLink(q *req, status int, fe formError) {
 	}
 	l, err := h.svc.GetPaymentLink(q.ctx, q.principal(), q.r.PathValue("id"))
 	if err != nil {
-		q.fail(err)
+		q.failObject(q.r.PathValue("id"), err)
 		return
 	}
 	v := linkPage{Link: l.View(h.svc.LinkURL(l.ID)), Key: newKey(), Err: fe,

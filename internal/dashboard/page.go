@@ -187,7 +187,10 @@ func (q *req) render(status int, name, nav, title string, p any) {
 	v := layout{L: q.l, Title: title, Nav: nav, User: q.user, Shops: q.shops, Shop: q.shop, Test: q.test,
 		Base: q.base(), CSRF: q.h.csrf(q.sess), Path: q.r.URL.Path, Other: sectionOf(other), P: p, can: q.can,
 		Notice: q.r.URL.Query().Get("done"), Sections: q.sections()}
-	if v.Notice != "" {
+	switch {
+	case v.Notice == switchedNotice:
+		v.Notice = q.l.T("Opened in the shop %s, where this belongs: it is now the selected shop.", q.shop.Name)
+	case v.Notice != "":
 		v.Notice = q.l.T(noticeText(v.Notice))
 	}
 	q.h.write(q.w, status, name, v)

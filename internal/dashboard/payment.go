@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/paydhq/payd"
 )
@@ -22,6 +23,18 @@ type paymentPage struct {
 	CaptureKey, CancelKey, RefundKey, ResendKey string
 	Err                                         formError
 	Refundable                                  string
+	// Typed is what the user typed into the refused form (Err.Form),
+	// shown again in it.
+	Typed url.Values
+}
+
+// TypedIn is what the user typed into field of form when form was
+// refused, else "".
+func (v paymentPage) TypedIn(form, field string) string {
+	if v.Err.Form != form {
+		return ""
+	}
+	return v.Typed.Get(field)
 }
 
 // payment shows a payment's amounts, method, metadata and its timeline.
@@ -30,11 +43,11 @@ func (h *Handler) payment(q *req) { h.showPayment(q, http.StatusOK, formError{})
 func (h *Handler) showPayment(q *req, status int, fe formError) {
 	st, err := h.svc.PaymentStory(q.ctx, q.principal(), q.r.PathValue("id"))
 	if err != nil {
-		q.fail(err)
+		q.failObject(q.r.PathValue("id"), err)
 		return
 	}
 	pay := st.Payment
-	v := paymentPage{Pay: pay.View(""), Story: st, Err: fe,
+	v := paymentPage{Pay: pay.View(""), Story: st, Err: fe, Typed: q.r.PostForm,
 		CaptureKey: newKey(), CancelKey: newKey(), RefundKey: newKey(), ResendKey: newKey()}
 	if m := pay.PaymentMethod; m != nil {
 		if v.Method, err = maskedMethod(q, m); err != nil {
@@ -93,29 +106,6 @@ func (h *Handler) cancel(q *req) {
 	id := q.r.PathValue("id")
 	h.paymentForm(q, "cancel", "canceled", func(idem payd.Idempotency) (*payd.Response, error) {
 		return h.svc.CancelPayment(q.ctx, q.principal(), idem, id)
-	})
-}
-
-func (h *Handler) refund(q *req) {
-	id := q.r.PathValue("id")
-	h.paymentForm(q, "refund", "refunded", func(idem payd.Idempotency) (*payd.Response, error) {
-		amount, err := formAmount(q, id, "amount")
-		if err != nil {
-			return nil, err
-		}
-		in := payd.RefundCreate{PaymentID: id, Reason: q.r.PostForm.Get("reason")}
-		if amount != nil {
-			in.Amount = *amount
-		} else {
-			// An empty amount refunds what is left.
-			pay, err := h.svc.GetPayment(q.ctx, q.principal(), id)
-			if err != nil {
-				return nil, err
-			}
-			in.Amount = pay.Amount
-			in.Amount.Minor = max(0, pay.RefundableAmount())
-		}
-		return h.svc.CreateRefund(q.ctx, q.principal(), idem, in)
 	})
 }
 

@@ -41,8 +41,16 @@ func TestRefundFromThePage(t *testing.T) {
 		}
 		form := formOf(t, page.body, "refund-form")
 		form.Set("amount", "250.50")
+		review := support.post("/dashboard/test/payments/"+id+"/refunds/review", form)
+		if review.status != http.StatusOK || !strings.Contains(section(review.body, "confirm-amount"), "250.50") {
+			t.Fatalf("refund review = %d\n%s", review.status, review.body)
+		}
+		if n := len(c.Get("/v1/refunds?payment_id="+id).Expect(t, 200).JSON(t)["items"].([]any)); n != 0 {
+			t.Fatalf("%d refunds before the confirmation, want 0", n)
+		}
+		confirm := formOf(t, review.body, "refund-confirm-form")
 		for range 2 {
-			if p := support.post("/dashboard/test/payments/"+id+"/refunds", form); p.status != http.StatusSeeOther {
+			if p := support.post("/dashboard/test/payments/"+id+"/refunds", confirm); p.status != http.StatusSeeOther {
 				t.Fatalf("refund post = %d\n%s", p.status, p.body)
 			}
 		}
@@ -65,7 +73,7 @@ func TestRefundFromThePage(t *testing.T) {
 		// form, and nothing is made.
 		form = formOf(t, support.get("/dashboard/test/payments/"+id).body, "refund-form")
 		form.Set("amount", "800.00")
-		p := support.post("/dashboard/test/payments/"+id+"/refunds", form)
+		p := support.post("/dashboard/test/payments/"+id+"/refunds/review", form)
 		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="refund-error"`) {
 			t.Fatalf("refund beyond the refundable = %d\n%s", p.status, p.body)
 		}

@@ -38,3 +38,19 @@ func (h *Handler) refunds(q *req) {
 	}
 	q.render(status, "refunds", "refunds", q.l.T("Refunds"), v)
 }
+
+// refundPage is a refund's address: its payment's page, which shows the
+// refund in its table.
+func (h *Handler) refundPage(q *req) {
+	id := q.r.PathValue("id")
+	r, err := h.svc.GetRefund(q.ctx, q.principal(), id)
+	if err != nil {
+		q.failObject(id, err)
+		return
+	}
+	u := q.base() + "payments/" + r.PaymentID
+	if done := q.r.URL.Query().Get("done"); done == switchedNotice {
+		u += "?done=" + done
+	}
+	http.Redirect(q.w, q.r, u+"#"+r.ID, http.StatusSeeOther)
+}

@@ -18,6 +18,7 @@ func pages(h *Handler) []page {
 		{get, "payments/{id}", payd.PermRead, h.payment},
 		{post, "payments/{id}/capture", payd.AuditCapturePayment.Permission(), h.capture},
 		{post, "payments/{id}/cancel", payd.AuditCancelPayment.Permission(), h.cancel},
+		{post, "payments/{id}/refunds/review", payd.AuditCreateRefund.Permission(), h.reviewRefund},
 		{post, "payments/{id}/refunds", payd.AuditCreateRefund.Permission(), h.refund},
 		{post, "events/{id}/resend", payd.AuditResendEvent.Permission(), h.resend},
 	}

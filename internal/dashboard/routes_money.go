@@ -13,6 +13,7 @@ func moneyPages(h *Handler) []page {
 	get, post := http.MethodGet, http.MethodPost
 	return []page{
 		{get, "refunds", payd.PermRead, h.refunds},
+		{get, "refunds/{id}", payd.PermRead, h.refundPage},
 		{get, "disputes", payd.PermRead, h.disputes},
 		{get, "disputes/{id}", payd.PermRead, h.dispute},
 		{post, "disputes/{id}/evidence", payd.AuditAttachEvidence.Permission(), h.evidence},

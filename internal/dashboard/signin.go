@@ -130,7 +130,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	case payd.SessionEnroll:
 		http.Redirect(w, r, Prefix+"account/second-factor", http.StatusSeeOther)
 	default:
-		http.Redirect(w, r, v.Next, http.StatusSeeOther)
+		http.Redirect(w, r, h.landing(r.Context(), token, v.Next), http.StatusSeeOther)
 	}
 }
 
@@ -183,7 +183,7 @@ func (h *Handler) code(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		attempt.Release()
 		h.setSession(w, token)
-		http.Redirect(w, r, v.Next, http.StatusSeeOther)
+		http.Redirect(w, r, h.landing(r.Context(), token, v.Next), http.StatusSeeOther)
 	case errors.Is(err, account.ErrSecondFactorSessionEnded), errors.Is(err, account.ErrNoSession):
 		attempt.Failed()
 		h.clearSession(w)

@@ -114,4 +114,22 @@ var dashboardMoneyMessages = []struct{ en, ru, kk string }{
 	{"Processing", "В обработке", "Өңделуде"},
 	{"Card", "Карта", "Карта"},
 	{"Bank account", "Банковский счёт", "Банк шоты"},
+	// A refund's confirmation step, who asked for each refund and why;
+	// an object's page opened in the shop it belongs to.
+	{"Continue to confirm", "Перейти к подтверждению", "Растауға өту"},
+	{"Confirm the refund", "Подтвердите возврат", "Қайтаруды растаңыз"},
+	{"the whole refundable amount, %s", "вся сумма, доступная к возврату, %s", "қайтаруға болатын бүкіл сома, %s"},
+	{"Refundable after this refund", "Останется доступно к возврату", "Осы қайтарудан кейін қайтаруға болады"},
+	{"The money goes back to the payer. A refund cannot be taken back.",
+		"Деньги вернутся плательщику. Возврат нельзя отозвать.",
+		"Ақша төлеушіге қайтарылады. Қайтаруды кері алу мүмкін емес."},
+	{"Refund %s", "Вернуть %s", "%s қайтару"},
+	{"Back to the payment", "Назад к платежу", "Төлемге оралу"},
+	{"Enter the amount to refund.", "Введите сумму возврата.", "Қайтару сомасын енгізіңіз."},
+	{"Refunds pending", "Возвраты в обработке", "Өңделудегі қайтарулар"},
+	{"Refunded by", "Кто вернул", "Кім қайтарды"},
+	{"API key", "API-ключ", "API кілті"},
+	{"Opened in the shop %s, where this belongs: it is now the selected shop.",
+		"Открыто в магазине %s, к которому это относится: теперь выбран он.",
+		"Бұл тиесілі %s дүкенінде ашылды: енді сол дүкен таңдалған."},
 }
