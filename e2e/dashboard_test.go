@@ -113,6 +113,8 @@ func TestDashboardSupportStory(t *testing.T) {
 			d.tab.do("refund 250.50",
 				chromedp.SendKeys(chromedp.ID("refund-amount"), "250.50"),
 				chromedp.Click(chromedp.ID("refund-submit")),
+				chromedp.WaitVisible(chromedp.ID("refund-confirm")),
+				chromedp.Click(chromedp.ID("refund-confirm")),
 				chromedp.WaitVisible(chromedp.CSS(`p.notice`)))
 			if got := get(d.tab, "read the refunds", chromedp.Text(chromedp.ID("refunds"))); !strings.Contains(got, "250.50") {
 				t.Fatalf("the page's refunds show %q", got)
