@@ -13,9 +13,12 @@ import (
 // entry is named here: every change made through the dashboard is in the
 // log.
 var postAudit = map[string][]payd.AuditAction{
-	"payments/{id}/capture":           {"capture payment"},
-	"payments/{id}/cancel":            {"cancel payment"},
-	"payments/{id}/refunds":           {"create refund"},
+	"payments/{id}/capture": {"capture payment"},
+	"payments/{id}/cancel":  {"cancel payment"},
+	"payments/{id}/refunds": {"create refund"},
+	// The refund's confirmation step changes nothing; the refund is in
+	// the log once confirmed.
+	"payments/{id}/refunds/review":    nil,
 	"events/{id}/resend":              {"resend event"},
 	"disputes/{id}/evidence":          {"create evidence upload", "attach evidence"},
 	"links":                           {"create payment link"},
