@@ -137,12 +137,12 @@ func TestRefundsShowPendingReasonAndWho(t *testing.T) {
 		byReason := map[string]string{}
 		for _, r := range rows {
 			for _, reason := range []string{"damaged in transit", "size did not fit"} {
-				if strings.Contains(r, `class="refund-reason">`+reason+`<`) {
+				if strings.Contains(r, `data-label="Reason">`+reason+`<`) {
 					byReason[reason] = r
 				}
 			}
 		}
-		if r := byReason["size did not fit"]; !strings.Contains(r, `class="refund-by">`+email+`<`) {
+		if r := byReason["size did not fit"]; !strings.Contains(r, `data-label="Refunded by">`+email+`<`) {
 			t.Errorf("the dashboard's refund row does not name %s:\n%s", email, r)
 		}
 		if r := byReason["damaged in transit"]; !strings.Contains(r, "API key") || !strings.Contains(r, `class="mono">key_`) {
