@@ -65,6 +65,11 @@ func TestObjectAddressOpensInItsShop(t *testing.T) {
 				if p.status != http.StatusOK || u.Path != tc.lands || !strings.Contains(p.body, "Opened in the shop Shop ru, where this belongs") {
 					t.Fatalf("GET %s ends at %s = %d, want %s with the notice:\n%s", tc.path, u, p.status, tc.lands, p.body)
 				}
+				// The viewer's role is the same in every shop: still no
+				// refund form.
+				if strings.Contains(p.body, `id="refund-form"`) {
+					t.Fatalf("a viewer is shown the refund form on %s", u)
+				}
 				if got := selected(); got != ru.ID {
 					t.Fatalf("selected shop after opening %s = %s, want %s", tc.path, got, ru.ID)
 				}
