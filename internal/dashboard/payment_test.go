@@ -21,8 +21,9 @@ import (
 	"github.com/paydhq/payd/internal/paydtest"
 )
 
-// A partial refund from the payment's page is the API's refund, with its
-// event; the same form sent twice (a double click) makes one refund. A
+// A partial refund from the payment's page, once confirmed, is the API's
+// refund, with its event; the confirmation sent twice (a double click)
+// makes one refund. A
 // viewer sees no refund form, and one posted by hand is refused and
 // changes nothing.
 func TestRefundFromThePage(t *testing.T) {
