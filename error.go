@@ -49,7 +49,29 @@ type Error struct {
 	Param string
 	// RetryAfter is sent as the Retry-After header with 429 and 503.
 	RetryAfter time.Duration
+	// Cause says why a provider_unavailable error could not be served:
+	// what an operator's metrics count the 503s by. It is never shown.
+	Cause Cause
 }
+
+// Cause is why the service answered that it is unavailable (503): the
+// label of the metric that counts those answers (docs/alerts.md).
+type Cause string
+
+// The causes of a 503.
+const (
+	// CauseStorage: the database cannot be reached, or it accepts no
+	// writes (a standby, or a primary demoted by a failover).
+	CauseStorage Cause = "storage"
+	// CauseRateLimitStore: the shared rate limit store (Redis) cannot be
+	// reached, so a money operation's rate cannot be counted.
+	CauseRateLimitStore Cause = "rate_limit_store"
+	// CauseProvider: a payment or payout provider did not answer, or none
+	// could take the operation.
+	CauseProvider Cause = "provider"
+	// CauseSandboxReset: the shop's sandbox was being reset.
+	CauseSandboxReset Cause = "sandbox_reset"
+)
 
 func (e *Error) Error() string {
 	if e.Param != "" {

@@ -112,6 +112,6 @@ func (s *Service) payoutProviderFor(ctx context.Context, tx Tx, test bool, regio
 }
 
 func errNoPayoutProvider() *Error {
-	return &Error{Code: CodeProviderUnavailable, RetryAfter: 60 * time.Second,
+	return &Error{Code: CodeProviderUnavailable, Cause: CauseProvider, RetryAfter: 60 * time.Second,
 		Message: "no payout provider can take this payout now; retry later with the same Idempotency-Key"}
 }

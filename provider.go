@@ -269,13 +269,13 @@ func (s *Service) startAttempt(ctx context.Context, tx Tx, shop *Shop, pay *Paym
 		pay.redirect = res.RedirectURL
 		return nil
 	}
-	return &Error{Code: CodeProviderUnavailable, RetryAfter: 30 * time.Second,
+	return &Error{Code: CodeProviderUnavailable, Cause: CauseProvider, RetryAfter: 30 * time.Second,
 		Message: "no payment provider could take the attempt; retry later"}
 }
 
 func (s *Service) providerError(err error) error {
 	if errors.Is(err, ErrProviderTimeout) {
-		return &Error{Code: CodeProviderUnavailable, RetryAfter: 30 * time.Second, Message: "the provider did not answer; retry with the same Idempotency-Key"}
+		return &Error{Code: CodeProviderUnavailable, Cause: CauseProvider, RetryAfter: 30 * time.Second, Message: "the provider did not answer; retry with the same Idempotency-Key"}
 	}
 	return err
 }

@@ -178,6 +178,6 @@ func (s *Service) firstRoute(ctx context.Context, tx Tx, test bool, region Regio
 // errNoProvider is the answer when no provider can take a payment: there is
 // no fake success in live.
 func errNoProvider() *Error {
-	return &Error{Code: CodeProviderUnavailable, RetryAfter: 60 * time.Second,
+	return &Error{Code: CodeProviderUnavailable, Cause: CauseProvider, RetryAfter: 60 * time.Second,
 		Message: "no payment provider can take this payment now; retry later"}
 }

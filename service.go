@@ -295,7 +295,7 @@ func (s *Service) idempotentRun(ctx context.Context, op AuditAction, p *Principa
 			return resp, err
 		}
 		if time.Now().After(deadline) {
-			return nil, withOp(string(op), &Error{Code: CodeProviderUnavailable, Message: "the shop's sandbox is being reset; retry in a moment", RetryAfter: time.Second})
+			return nil, withOp(string(op), &Error{Code: CodeProviderUnavailable, Cause: CauseSandboxReset, Message: "the shop's sandbox is being reset; retry in a moment", RetryAfter: time.Second})
 		}
 		select {
 		case <-ctx.Done():

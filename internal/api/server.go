@@ -147,6 +147,7 @@ func (s *Server) routes() {
 // instance is not draining.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.draining != nil && s.draining() {
+		httpapi.NoteUnavailable(w, httpapi.CauseDraining)
 		httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
 	}
@@ -154,6 +155,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.svc.Store().Ready(ctx); err != nil {
 		httpapi.Logger(r.Context()).Warn("not ready", "err", err.Error())
+		httpapi.NoteUnavailable(w, httpapi.CauseNotReady)
 		httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
@@ -208,7 +210,7 @@ var moneyOps = map[string]bool{
 const limitUnavailableRetryAfter = 2 * time.Second
 
 // errLimitUnavailable refuses a money operation whose rate cannot be counted.
-var errLimitUnavailable = &payd.Error{Code: payd.CodeProviderUnavailable, RetryAfter: limitUnavailableRetryAfter,
+var errLimitUnavailable = &payd.Error{Code: payd.CodeProviderUnavailable, Cause: payd.CauseRateLimitStore, RetryAfter: limitUnavailableRetryAfter,
 	Message: "rate limits cannot be checked at the moment; retry after the Retry-After seconds with the same Idempotency-Key"}
 
 // allow applies one of the key's rates to a request. A money operation is

@@ -14,6 +14,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/internal/webpage"
 )
@@ -162,6 +163,7 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 		h.message(w, http.StatusUnprocessableEntity, l, "Method unavailable", "Choose another payment method.")
 		return
 	case payd.CodeProviderUnavailable:
+		httpapi.NoteUnavailableError(w, err)
 		h.message(w, http.StatusServiceUnavailable, l, "Try again", "The bank is not answering right now. Try again in a minute.")
 		return
 	default:

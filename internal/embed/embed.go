@@ -22,6 +22,7 @@ import (
 	"net/url"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/internal/urlguard"
 	"github.com/paydhq/payd/internal/webpage"
@@ -268,6 +269,7 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	case payd.ErrorCodeOf(err) == payd.CodeMethodUnavailable:
 		h.message(w, http.StatusUnprocessableEntity, l, from, "Method unavailable", "Choose another payment method.")
 	case payd.ErrorCodeOf(err) == payd.CodeProviderUnavailable:
+		httpapi.NoteUnavailableError(w, err)
 		h.message(w, http.StatusServiceUnavailable, l, from, "Try again", "The bank is not answering right now. Try again in a minute.")
 	default:
 		h.log.Error("embedded choice", "err", err.Error())

@@ -80,6 +80,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		SetRetryAfter(w, e.RetryAfter)
 	}
+	if status == http.StatusServiceUnavailable {
+		NoteUnavailableError(w, e)
+	}
 	WriteJSON(w, status, ErrorBody{
 		Type: "error", Code: e.Code, Description: e.Message, Parameter: e.Param, RequestID: RequestID(r.Context()),
 	})

@@ -34,10 +34,12 @@ var errPanic = errors.New("handler panic")
 // with the contract's error rather than the server's bare 431.
 const maxHeaderBytes = 32 << 10
 
-// statusRecorder remembers the status for logs and metrics.
+// statusRecorder remembers the status for logs and metrics, and the
+// cause of a 503 (NoteUnavailable).
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	cause  string
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -110,7 +112,7 @@ func Frame(cfg FrameConfig, next http.Handler) http.Handler {
 			if span.IsRecording() {
 				nameSpan(span, r.Method, r.Pattern)
 			}
-			m.observe(route, rec.status, time.Since(start))
+			m.observe(route, rec.status, rec.cause, time.Since(start))
 			level := slog.LevelInfo
 			if cfg.Quiet != nil && cfg.Quiet(r, route, rec.status) {
 				level = slog.LevelDebug

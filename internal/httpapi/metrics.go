@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
@@ -13,6 +14,8 @@ type Metrics struct {
 	latency   *prometheus.HistogramVec
 	failures  prometheus.Counter
 	throttled prometheus.Counter
+	// unavailable counts the 503 answers by cause (NoteUnavailable).
+	unavailable *prometheus.CounterVec
 }
 
 // NewMetrics registers the HTTP metrics of the listener named server
@@ -37,7 +40,15 @@ func NewMetrics(reg prometheus.Registerer, server string) *Metrics {
 		Name: "payd_auth_throttled_total", Help: "Requests answered 429 because their source address failed authentication too often.",
 		ConstLabels: prometheus.Labels{"server": server},
 	})
-	reg.MustRegister(m.requests, m.latency, m.failures, m.throttled)
+	m.unavailable = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name:        "payd_http_unavailable_total",
+		Help:        "Requests answered 503, by cause: storage (database unreachable or read-only), rate_limit_store (Redis unreachable), provider, sandbox_reset, draining and not_ready (the readiness probe), other.",
+		ConstLabels: prometheus.Labels{"server": server},
+	}, []string{"cause"})
+	for _, c := range unavailableCauses {
+		m.unavailable.WithLabelValues(c)
+	}
+	reg.MustRegister(m.requests, m.latency, m.failures, m.throttled, m.unavailable)
 	return m
 }
 
@@ -53,10 +64,16 @@ func (m *Metrics) authThrottled() {
 	}
 }
 
-func (m *Metrics) observe(route string, status int, d time.Duration) {
+func (m *Metrics) observe(route string, status int, cause string, d time.Duration) {
 	if m == nil {
 		return
 	}
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	if status == http.StatusServiceUnavailable {
+		if cause == "" {
+			cause = causeOther
+		}
+		m.unavailable.WithLabelValues(cause).Inc()
+	}
 }

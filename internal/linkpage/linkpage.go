@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/internal/ratelimit"
 	"github.com/paydhq/payd/internal/webpage"
@@ -346,6 +347,7 @@ func (h *Handler) allowed(w http.ResponseWriter, r *http.Request, pg *payd.LinkP
 	v := view{L: l, Test: pg.Link.Test, State: "refused"}
 	switch {
 	case err != nil:
+		httpapi.NoteUnavailable(w, string(payd.CauseRateLimitStore))
 		w.Header().Set("Retry-After", "2")
 		h.message(w, http.StatusServiceUnavailable, v, "Try again", "The bank is not answering right now. Try again in a minute.")
 		return false
@@ -367,6 +369,7 @@ func (h *Handler) refused(w http.ResponseWriter, r *http.Request, l webpage.Loca
 	case payd.CodeIdempotencyInProgress:
 		h.message(w, http.StatusConflict, v, "Try again", "Your payment is being created. Try again in a few seconds.")
 	case payd.CodeProviderUnavailable:
+		httpapi.NoteUnavailableError(w, err)
 		h.message(w, http.StatusServiceUnavailable, v, "Try again", "The bank is not answering right now. Try again in a minute.")
 	case payd.CodeForbidden, payd.CodeShopNotLive, payd.CodePaymentsSuspended, payd.CodeLimitsExceeded,
 		payd.CodeMethodUnavailable, payd.CodeAmountLimit:

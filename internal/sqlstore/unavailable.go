@@ -27,7 +27,7 @@ const UnavailableRetryAfter = 2 * time.Second
 // have landed; its idempotency record commits with it, so the retry
 // either replays it or runs it afresh, never twice.
 func errUnavailable() *payd.Error {
-	return &payd.Error{Code: payd.CodeProviderUnavailable, RetryAfter: UnavailableRetryAfter,
+	return &payd.Error{Code: payd.CodeProviderUnavailable, Cause: payd.CauseStorage, RetryAfter: UnavailableRetryAfter,
 		Message: "storage is unavailable for a moment; retry after the Retry-After seconds with the same Idempotency-Key"}
 }
 
