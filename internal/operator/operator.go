@@ -138,7 +138,11 @@ func newServer(cfg Config) (*server, http.Handler) {
 		return 0, nil, &payd.Error{Code: payd.CodeNotFound, Message: "no such route: " + r.Method + " " + r.URL.Path}
 	})
 	if cfg.Gatherer != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
+		// A collector that cannot answer (the job queue's, while the
+		// database is away) leaves out its own series, not the others:
+		// payd_ready and the rate limit store's are what an outage is
+		// alerted on.
+		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	}
 	return s, httpapi.Frame(httpapi.FrameConfig{Logger: cfg.Logger, Metrics: cfg.Metrics}, mux)
 }

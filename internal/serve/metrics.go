@@ -78,3 +78,25 @@ func (c *queueCollector) collectLive(ctx context.Context, ch chan<- prometheus.M
 		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, k.OldestWaiting.Seconds(), k.Kind)
 	}
 }
+
+// readyGauge reports what /readyz answers, at scrape time: 1 while the
+// instance is not draining and its database answers with this build's
+// schema, else 0. It is what "no instance is ready" is alerted on
+// (docs/alerts.md), the same on every instance whatever listener a load
+// balancer probes.
+func (in *Instance) readyGauge() prometheus.GaugeFunc {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "payd_ready",
+		Help: "1 while the instance is ready to serve (what /readyz answers 200 for): not draining, and its database reachable and writable.",
+	}, func() float64 {
+		if in.draining.Load() {
+			return 0
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if in.Store.Ready(ctx) != nil {
+			return 0
+		}
+		return 1
+	})
+}

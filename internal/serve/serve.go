@@ -329,7 +329,12 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "payd_periodic_runs_total", Help: "Periodic job runs by kind and outcome: done, continued (stopped at its budget, runs again at once), again (the test clock jumped), skipped (another run of the kind was working), failed.",
 	}, []string{"kind", "outcome"})
-	in.Registry.MustRegister(failures, attempts, runs)
+	// The outcomes are exported at zero from the start, so that a
+	// failure ratio has both its terms before the first delivery.
+	for _, o := range []string{"succeeded", "failed", "skipped"} {
+		attempts.WithLabelValues(o)
+	}
+	in.Registry.MustRegister(failures, attempts, runs, in.readyGauge())
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
 	delivery.TracerProvider = cfg.TracerProvider
