@@ -74,6 +74,18 @@ type WebhookDelivery struct {
 	DueAt time.Time `json:"-"`
 }
 
+// Lateness is how long after it was due the delivery is sent at now:
+// since its retry fell due, or since it was queued for its first
+// attempt. A sender that keeps up keeps it near zero; it is the webhook
+// lag an operator is alerted on (docs/alerts.md).
+func (d *WebhookDelivery) Lateness(now time.Time) time.Duration {
+	due := d.CreatedAt
+	if d.NextAttemptAt != nil {
+		due = *d.NextAttemptAt
+	}
+	return max(now.Sub(due), 0)
+}
+
 // DeliveryWork is a claimed delivery with what sending it needs. Event is
 // nil when retention removed it, Endpoint when the endpoint was deleted.
 type DeliveryWork struct {

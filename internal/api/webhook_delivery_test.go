@@ -484,3 +484,37 @@ func TestWebhookQueuedForDisabledEndpointIsSkipped(t *testing.T) {
 		paydtest.Eventually(t, "the resent delivery", func() bool { return len(rc.deliveries()) == 2 && summary()["status"] == "succeeded" })
 	})
 }
+
+// TestWebhookDeliveryMetrics: each delivery's outcome is counted by
+// payd_webhook_attempts_total and its lateness observed once by
+// payd_webhook_delivery_lag_seconds, the two series the webhook alerts
+// read.
+func TestWebhookDeliveryMetrics(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		rc := newReceiver(t)
+		rc.answer = func(n int) int {
+			if n == 1 {
+				return 500
+			}
+			return 200
+		}
+		env := startWithReceiver(t, b, rc)
+		if got := env.Metric("payd_webhook_attempts_total", "outcome", "failed"); got != 0 {
+			t.Fatalf("failed attempts before any delivery = %v", got)
+		}
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		c.Post("/v1/webhook-endpoints", key(), map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"payment.succeeded"}}).Expect(t, 201)
+		pay := c.Post("/v1/payments", key(), newPayment("100.00", map[string]any{"confirmation": map[string]any{"type": "qr"}})).Expect(t, 201).JSON(t)
+		c.Post("/v1/test/payments/"+pay["id"].(string)+"/simulate", key(), map[string]any{"outcome": "succeed"}).Expect(t, 202)
+		paydtest.Eventually(t, "the failed attempt counted", func() bool {
+			return env.Metric("payd_webhook_attempts_total", "outcome", "failed") == 1
+		})
+		if got := env.Metric("payd_webhook_delivery_lag_seconds"); got != 1 {
+			t.Fatalf("lateness observed %v times after one attempt, want 1", got)
+		}
+		if got := env.Metric("payd_webhook_attempts_total", "outcome", "succeeded"); got != 0 {
+			t.Fatalf("succeeded = %v after one failed attempt", got)
+		}
+	})
+}

@@ -57,6 +57,9 @@ type Options struct {
 	// "failed" (an attempt that did not get a 2xx) or "skipped" (the
 	// endpoint was no longer active). Metrics use it.
 	OnOutcome func(outcome string)
+	// OnClaimed, when set, is told each delivery as it is claimed, before
+	// it is sent. Metrics use it for the deliveries' lateness.
+	OnClaimed func(w *payd.DeliveryWork)
 	// TracerProvider, when set, gives every attempt a span (trace.go).
 	// Nil: no spans.
 	TracerProvider trace.TracerProvider
@@ -225,6 +228,9 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 		return false
 	}
 	for _, w := range works {
+		if d.opts.OnClaimed != nil {
+			d.opts.OnClaimed(w)
+		}
 		d.start(w)
 	}
 	d.mu.Lock()

@@ -337,6 +337,13 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	in.Registry.MustRegister(failures, attempts, runs, in.readyGauge())
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
+	lag := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "payd_webhook_delivery_lag_seconds",
+		Help:    "How long after it was due each webhook delivery was claimed for sending (since it was queued, or since its retry fell due), on the service clock.",
+		Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600},
+	})
+	in.Registry.MustRegister(lag)
+	delivery.OnClaimed = func(w *payd.DeliveryWork) { lag.Observe(w.Delivery.Lateness(clock.Now()).Seconds()) }
 	delivery.TracerProvider = cfg.TracerProvider
 	in.dispatch = dispatch.New(delivery, in.log)
 	var err error
