@@ -120,3 +120,37 @@ func TestLedgerCheckFindsStrayHolds(t *testing.T) {
 		}
 	})
 }
+
+// TestLedgerCheckJobCountsDiscrepancies: the periodic ledger check finds
+// what the operator's finds, and counts it in
+// payd_ledger_check_discrepancies_total, which the drift alert reads; a
+// sound ledger adds nothing.
+func TestLedgerCheckJobCountsDiscrepancies(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM5})
+		shop := env.NewShop(payd.RegionRU, "")
+		ctx := context.Background()
+		ranClean := func() float64 {
+			return env.Metric("payd_periodic_runs_total", "kind", "ledger_check", "outcome", "done")
+		}
+		paydtest.Eventually(t, "the ledger check's first run", func() bool { return ranClean() >= 1 })
+		if got := env.Metric("payd_ledger_check_discrepancies_total"); got != 0 {
+			t.Fatalf("discrepancies on a sound ledger = %v", got)
+		}
+		avail := ledger.Account{Owner: shop.MerchantID, Test: true, Currency: money.RUB, Bucket: ledger.Available}
+		stray := avail
+		stray.Bucket, stray.Sub = ledger.Disputed, "stray"
+		e := &ledger.Entry{ID: payd.NewIDGen().NewFor(payd.PrefixEntry, env.Clock.Now(), shop.MerchantID), At: env.Clock.Now(), Kind: "test_tamper",
+			RefType: "test", RefID: "x", Postings: ledger.Move(avail, stray, 1)}
+		if err := env.Service.Store().Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Instance.Queue.RunPeriodicNow(ctx); err != nil {
+			t.Fatal(err)
+		}
+		paydtest.Eventually(t, "the discrepancy counted", func() bool {
+			return env.Metric("payd_ledger_check_discrepancies_total") >= 1
+		})
+	})
+}

@@ -40,6 +40,7 @@ type Queue struct {
 	// holds the database); PostgreSQL's are advisory locks (lockKind).
 	kindLocks sync.Map // kind → *sync.Mutex
 	onRun     func(kind string, outcome RunOutcome)
+	onLedger  func(discrepancies int)
 	// inFlight counts the periodic runs this process is working, by kind.
 	inFlight sync.Map // kind → *atomic.Int64
 	// asking marks the kinds askAfterRun is asking a run of.
@@ -68,6 +69,9 @@ type Options struct {
 	OnFailure func(kind string)
 	// OnPeriodicRun is told the kind and outcome of every periodic run.
 	OnPeriodicRun func(kind string, outcome RunOutcome)
+	// OnLedgerCheck is told how many discrepancies each periodic run of
+	// the ledger check found (zero: the ledger is sound).
+	OnLedgerCheck func(discrepancies int)
 	// RescueAfter is how long a job may stay running before it is taken
 	// to belong to a process that died and is run again (zero:
 	// DefaultRescueAfter). It must exceed JobTimeout, or a job still
@@ -118,7 +122,7 @@ func queueOf(kind string) string {
 // New prepares a queue over db; dialect is "sqlite" or "postgres". Workers
 // are registered by Start.
 func New(db *sql.DB, dialect string, clock payd.Clock, log *slog.Logger, opts Options) (*Queue, error) {
-	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db, onRun: opts.OnPeriodicRun, dialect: dialect}
+	q := &Queue{clock: clock, workers: river.NewWorkers(), db: db, onRun: opts.OnPeriodicRun, onLedger: opts.OnLedgerCheck, dialect: dialect}
 	switch dialect {
 	case "sqlite":
 		q.driver = riversqlite.New(db)
@@ -282,6 +286,27 @@ const (
 )
 
 func (q *Queue) ran(kind string, outcome RunOutcome) { q.onRun(kind, outcome) }
+
+// ledgerChecksLogged bounds the discrepancies one run of the ledger check
+// logs: the first few locate a fault; the metric counts them all.
+const ledgerChecksLogged = 20
+
+// ledgerChecked reports a run of the ledger check: each discrepancy (the
+// first ledgerChecksLogged) logged as an error, their number told to
+// Options.OnLedgerCheck. They name entries, accounts and payments by id,
+// no secret.
+func (q *Queue) ledgerChecked(problems []string) {
+	for i, p := range problems {
+		if i == ledgerChecksLogged {
+			q.log.Error("ledger check: more discrepancies; `payd admin ledger check` lists them all", "more", len(problems)-i)
+			break
+		}
+		q.log.Error("ledger check: discrepancy", "problem", p)
+	}
+	if q.onLedger != nil {
+		q.onLedger(len(problems))
+	}
+}
 
 // running adds d to this process's count of kind's runs in flight.
 func (q *Queue) running(kind string, d int64) {

@@ -87,6 +87,15 @@ type ResealSecretsArgs struct{}
 // Kind names the job.
 func (ResealSecretsArgs) Kind() string { return "reseal_secrets" }
 
+// CheckLedgerArgs runs the ledger check (payd.Service.CheckLedger) and
+// reports what it found (Options.OnLedgerCheck): drift between the
+// running totals and the postings is alerted on, not left until an
+// operator happens to run `payd admin ledger check`.
+type CheckLedgerArgs struct{}
+
+// Kind names the job.
+func (CheckLedgerArgs) Kind() string { return "ledger_check" }
+
 // periodic is a periodic kind: its arguments, its period, and whether its
 // schedule skips ahead after a jump of the clock (the sweeps: one run
 // covers every missed period).
@@ -109,6 +118,7 @@ func periodics() []periodic {
 		{payd.SettlementRunArgs{}, time.Hour, false},
 		{FoldLedgerTotalsArgs{}, time.Hour, false},
 		{ResealSecretsArgs{}, time.Hour, false},
+		{CheckLedgerArgs{}, time.Hour, false},
 	}
 }
 
@@ -308,6 +318,14 @@ func registerWorkers(q *Queue, svc *payd.Service, acc *account.Service) {
 	periodicWork[ResealSecretsArgs](q, func(ctx context.Context) error {
 		_, err := svc.ResealSecrets(ctx)
 		return err
+	})
+	periodicWork[CheckLedgerArgs](q, func(ctx context.Context) error {
+		problems, err := svc.CheckLedger(ctx)
+		if err != nil {
+			return err
+		}
+		q.ledgerChecked(problems)
+		return nil
 	})
 	river.AddWorker(w, &argsWorker[payd.LedgerReleaseArgs]{fn: func(ctx context.Context, a payd.LedgerReleaseArgs) error {
 		return svc.ReleaseHeld(ctx, a)

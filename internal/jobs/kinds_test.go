@@ -36,13 +36,13 @@ func TestPeriodicKinds(t *testing.T) {
 	got := PeriodicKinds()
 	for kind, sweep := range map[string]bool{"expire_payments": true, "expire_disputes": true, "expire_payment_links": true,
 		"remove_expired_evidence": true, "payment_views_refresh": false, "purge_events": false, "purge_idempotency": false,
-		"settlement_run": false, "fold_ledger_totals": false, "reseal_secrets": false} {
+		"settlement_run": false, "fold_ledger_totals": false, "reseal_secrets": false, "ledger_check": false} {
 		if g, ok := got[kind]; !ok || g != sweep {
 			t.Errorf("PeriodicKinds()[%q] = %v, %v; want %v, true", kind, g, ok, sweep)
 		}
 	}
-	if len(got) != 10 {
-		t.Errorf("PeriodicKinds() has %d kinds, want 10: %v", len(got), got)
+	if len(got) != 11 {
+		t.Errorf("PeriodicKinds() has %d kinds, want 11: %v", len(got), got)
 	}
 	for _, p := range periodics() {
 		opts := periodicInsertOpts(p)

@@ -334,7 +334,11 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	for _, o := range []string{"succeeded", "failed", "skipped"} {
 		attempts.WithLabelValues(o)
 	}
-	in.Registry.MustRegister(failures, attempts, runs, in.readyGauge())
+	discrepancies := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "payd_ledger_check_discrepancies_total",
+		Help: "Discrepancies found by the periodic ledger check (each run adds what it found; `payd admin ledger check` lists them).",
+	})
+	in.Registry.MustRegister(failures, attempts, runs, discrepancies, in.readyGauge())
 	delivery := cfg.Delivery
 	delivery.OnOutcome = func(outcome string) { attempts.WithLabelValues(outcome).Inc() }
 	lag := prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -351,6 +355,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 		PollInterval: cfg.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		OnFailure:      func(kind string) { failures.WithLabelValues(kind).Inc() },
 		OnPeriodicRun:  func(kind string, o jobs.RunOutcome) { runs.WithLabelValues(kind, string(o)).Inc() },
+		OnLedgerCheck:  func(n int) { discrepancies.Add(float64(n)) },
 		TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
