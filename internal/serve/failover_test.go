@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
 	"github.com/paydhq/payd/internal/pgserver"
 	"github.com/paydhq/payd/internal/serve"
 )
@@ -109,6 +110,10 @@ func TestReadOnlyDemotion(t *testing.T) {
 	}
 	if err := pinned.PingContext(ctx); !errors.Is(err, driver.ErrBadConn) {
 		t.Fatalf("the connection to the demoted primary after a read-only error: ping gave %v; want it closed", err)
+	}
+	// and it is counted for the failover alert.
+	if v, _ := paydtest.MetricValue(t, in.Registry, "payd_db_read_only_errors_total"); v < 1 {
+		t.Fatalf("payd_db_read_only_errors_total = %v after a read-only error", v)
 	}
 
 	// Through the store, each write either succeeds or is refused as

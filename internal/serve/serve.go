@@ -254,7 +254,13 @@ func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
 	// Which keys an instance holds is what a rotation's steps check
 	// (docs/security.md, "Rotating the key").
 	in.log.Info("secrets key", "seals_with", keys.Primary(), "also_opens", strings.Join(keys.IDs()[1:], ","))
-	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider, Keyring: keys})
+	readOnly := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "payd_db_read_only_errors_total",
+		Help: "Database connections dropped because their server refused a write as read-only: a standby, or a primary demoted by a failover.",
+	})
+	in.Registry.MustRegister(readOnly)
+	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider, Keyring: keys,
+		OnReadOnly: readOnly.Inc})
 	if err != nil {
 		return err
 	}

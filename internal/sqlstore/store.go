@@ -70,6 +70,10 @@ type Options struct {
 	// which dies with the process: for tests and tools, never for a
 	// database that outlives them (payd serve and payd migrate pass one).
 	Keyring *seal.Keyring
+	// OnReadOnly, when set, is told each time a PostgreSQL connection is
+	// dropped because its server refused a write as read-only: what a
+	// failover leaves behind (dropReadOnly). Metrics count it.
+	OnReadOnly func()
 }
 
 // OpenWith is Open with options.
@@ -95,7 +99,7 @@ func openWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 			tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tracing.ChildOnly(opts.TracerProvider)),
 				otelpgx.WithMeterProvider(noop.NewMeterProvider()), otelpgx.WithTrimSQLInSpanName())
 		}
-		return openPostgres(ctx, url, tracer)
+		return openPostgres(ctx, url, tracer, opts.OnReadOnly)
 	}
 	if url != "" {
 		return nil, fmt.Errorf("database URL %q: only postgres:// URLs are supported; leave it empty for SQLite", redact(url))
@@ -134,14 +138,15 @@ func openWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 
 // openPostgres connects to PostgreSQL through pipeConns (pgpipe.go);
 // tracer, when not nil, sees every statement and batch (tests count round
-// trips with it).
-func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer) (*Store, error) {
+// trips with it); onReadOnly, when not nil, is told of each connection
+// dropped as read-only.
+func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer, onReadOnly func()) (*Store, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Tracer = tracer
-	cfg.OnPgError = dropReadOnly(cfg.OnPgError)
+	cfg.OnPgError = dropReadOnly(cfg.OnPgError, onReadOnly)
 	db := sql.OpenDB(pipeConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)

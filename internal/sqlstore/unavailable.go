@@ -94,9 +94,12 @@ func unreachable(err error) bool {
 // issue 1225). dropReadOnly closes such a connection at its first
 // read-only error, so the pool opens a fresh one; the request itself
 // answers 503 (unreachable) and its retry reaches the new primary.
-func dropReadOnly(next pgconn.PgErrorHandler) pgconn.PgErrorHandler {
+func dropReadOnly(next pgconn.PgErrorHandler, onDrop func()) pgconn.PgErrorHandler {
 	return func(c *pgconn.PgConn, pe *pgconn.PgError) bool {
 		if pe.Code == readOnlyCode {
+			if onDrop != nil {
+				onDrop()
+			}
 			return false
 		}
 		return next == nil || next(c, pe)
