@@ -290,6 +290,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		closeAll(listeners)
 		return err
 	}
+	if certs != nil {
+		in.Registry.MustRegister(certs.expiryGauge())
+	}
 	adminURL := scheme + "://" + o.adminAddr
 	// The servers in the order of binds: the service has an operator
 	// API exactly when it has a token, and a dashboard handler of its

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // certFiles serves the certificate of a pair of PEM files and reads them
@@ -74,4 +76,22 @@ func (c *certFiles) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, erro
 		}
 	}
 	return c.current, nil
+}
+
+// expiryGauge reports when the certificate in service expires, so that a
+// renewal that never came is alerted on before clients refuse the
+// handshake (docs/alerts.md). It is the certificate served now: a renewed
+// pair shows from the first handshake that loads it.
+func (c *certFiles) expiryGauge() prometheus.GaugeFunc {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "payd_tls_certificate_expiry_timestamp_seconds",
+		Help: "When the TLS certificate payd serves expires, in Unix seconds (only with --tls-cert).",
+	}, func() float64 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.current == nil || c.current.Leaf == nil {
+			return 0
+		}
+		return float64(c.current.Leaf.NotAfter.Unix())
+	})
 }
