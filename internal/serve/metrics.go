@@ -71,11 +71,21 @@ func (c *queueCollector) collectLive(ctx context.Context, ch chan<- prometheus.M
 			ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(n), q.Queue, state)
 		}
 	}
+	live := map[string]bool{}
 	for _, k := range st.Kinds {
+		live[k.Kind] = true
 		for state, n := range map[string]int64{"waiting": k.Waiting, "running": k.Running, "retrying": k.Retrying, "scheduled": k.Scheduled} {
 			ch <- prometheus.MustNewConstMetric(c.kind, prometheus.GaugeValue, float64(n), k.Kind, state)
 		}
 		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, k.OldestWaiting.Seconds(), k.Kind)
+	}
+	// A periodic kind with no live job has waited for nothing: reported
+	// at zero, so that the series an alert reads is there before the
+	// first backlog.
+	for kind := range jobs.PeriodicKinds() {
+		if !live[kind] {
+			ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, 0, kind)
+		}
 	}
 }
 

@@ -340,6 +340,13 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	for _, o := range []string{"succeeded", "failed", "skipped"} {
 		attempts.WithLabelValues(o)
 	}
+	// The same for each periodic kind's outcomes: an increase of failed
+	// runs counts the first failure too.
+	for kind := range jobs.PeriodicKinds() {
+		for _, o := range []jobs.RunOutcome{jobs.RunDone, jobs.RunContinued, jobs.RunAgain, jobs.RunFailed, jobs.RunSkipped} {
+			runs.WithLabelValues(kind, string(o))
+		}
+	}
 	discrepancies := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "payd_ledger_check_discrepancies_total",
 		Help: "Discrepancies found by the periodic ledger check (each run adds what it found; `payd admin ledger check` lists them).",
