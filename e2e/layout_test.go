@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/paydtest"
+)
+
+// screens are the widths every dashboard page must fit: two common
+// phones (the narrowest Android width and an iPhone's) and two common
+// desktop screens.
+var screens = []struct {
+	name          string
+	width, height int64
+	mobile        bool
+}{
+	{"phone-360", 360, 780, true},
+	{"phone", 390, 844, true},
+	{"desktop", 1366, 768, false},
+	{"desktop-1920", 1920, 1080, false},
+}
+
+// layoutProblems lists what does not fit on the page the tab shows: the
+// document wider than the viewport, an element whose box passes the
+// right or left edge of what clips it (its nearest ancestor that is not
+// overflow: visible, or the viewport), and an element whose content is
+// wider than its own box (text or a child spilling out). Content inside
+// a scroll container of its own (a code block) may run past that
+// container: it is reached by scrolling the container, not the page.
+// Form fields scroll their own text and are left out.
+const layoutProblems = `(() => {
+	const vw = document.documentElement.clientWidth;
+	const out = [];
+	if (document.documentElement.scrollWidth > vw) {
+		out.push("the page is " + document.documentElement.scrollWidth + " px wide in a viewport of " + vw + " px");
+	}
+	const name = e => {
+		let s = e.tagName.toLowerCase();
+		if (e.id) s += "#" + e.id;
+		if (typeof e.className === "string" && e.className.trim()) s += "." + e.className.trim().split(/\s+/).join(".");
+		return s;
+	};
+	const path = e => {
+		const p = [];
+		for (let x = e; x && x !== document.body && p.length < 4; x = x.parentElement) p.unshift(name(x));
+		return p.join(" > ") + " «" + (e.innerText || e.value || "").trim().slice(0, 40).replace(/\s+/g, " ") + "»";
+	};
+	const scrolls = v => v === "auto" || v === "scroll";
+	const skip = "input, select, textarea, option, script, style, br, .sr-only, .sr-only *";
+	for (const e of document.body.querySelectorAll("*")) {
+		if (e.matches(skip) || !e.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true})) continue;
+		const r = e.getBoundingClientRect();
+		if (r.width === 0 || r.height === 0) continue;
+		let c = e.parentElement;
+		while (c && c !== document.body && getComputedStyle(c).overflowX === "visible") c = c.parentElement;
+		if (c && c !== document.body && scrolls(getComputedStyle(c).overflowX)) continue;
+		const box = c && c !== document.body ? c.getBoundingClientRect() : {left: 0, right: vw};
+		if (r.right > box.right + 1 || r.left < box.left - 1) {
+			out.push(path(e) + " spans " + Math.round(r.left) + ".." + Math.round(r.right) + " px, outside " + Math.round(box.left) + ".." + Math.round(box.right));
+			continue;
+		}
+		const cs = getComputedStyle(e);
+		if (cs.display.startsWith("inline") && cs.display !== "inline-block" && cs.display !== "inline-flex") continue;
+		if (scrolls(cs.overflowX)) continue;
+		if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) {
+			out.push(path(e) + " holds " + e.scrollWidth + " px of content in " + e.clientWidth + " px");
+		}
+	}
+	return out;
+})()`
+
+// layoutPage is a dashboard page the layout test opens; ID stands for the
+// id of the page's object.
+type layoutPage struct{ name, path string }
+
+// TestDashboardFitsEveryScreen opens every page of the dashboard at two
+// phone and two desktop widths in ru, kk and en, filled with the longest
+// values the service can hold (the largest amounts, 128-character order
+// ids and descriptions, long shop names and kk's long labels), and
+// measures that nothing runs past the screen or out of its box. With
+// PAYD_DOC_SCREENSHOTS set to a folder it also writes the pictures of
+// docs/dashboard.md.
+func TestDashboardFitsEveryScreen(t *testing.T) {
+	d := openDesk(t, paydtest.Backends(t)[0], payd.RoleAdmin)
+	pages := seedLongest(t, d)
+	shots := os.Getenv("PAYD_DOC_SCREENSHOTS")
+	langs := []string{"ru", "kk", "en"}
+
+	measure := func(screen, lang, page string) {
+		t.Helper()
+		for _, p := range get(d.tab, "measure "+page, chromedp.Evaluate[[]string](layoutProblems)) {
+			t.Errorf("%s, %s, %s: %s", page, screen, lang, p)
+		}
+	}
+	size := func(i int) {
+		s := screens[i]
+		opts := []chromedp.EmulateViewportOption{}
+		if s.mobile {
+			opts = append(opts, chromedp.EmulateMobile, chromedp.EmulatePortrait)
+		}
+		d.tab.do("set the screen to "+s.name, chromedp.EmulateViewport(s.width, s.height, opts...))
+	}
+	for i, s := range screens {
+		size(i)
+		for _, lang := range langs {
+			d.tab.do("open the sign-in page", chromedp.Navigate(d.base+"/dashboard/?lang="+lang), chromedp.WaitVisible(chromedp.ID("signin")))
+			measure(s.name, lang, "sign-in")
+		}
+	}
+	size(0)
+	d.signIn(t, d.email, d.match)
+	for i, s := range screens {
+		size(i)
+		for _, lang := range langs {
+			for _, p := range pages {
+				d.tab.do("open "+p.name, chromedp.Navigate(d.base+p.path+sep(p.path)+"lang="+lang), chromedp.WaitReady(chromedp.CSS("footer.langs")))
+				if got := get(d.tab, "the page's language", chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
+					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, d.tab.where())
+				}
+				measure(s.name, lang, p.name)
+				if shots != "" && lang == "ru" && (s.name == "phone" || s.name == "desktop") && docShot[p.name] {
+					png := get(d.tab, "screenshot", chromedp.CaptureScreenshot())
+					if err := os.WriteFile(filepath.Join(shots, "dashboard-"+p.name+"-"+s.name+".png"), png, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// docShot names the pages docs/dashboard.md shows.
+var docShot = map[string]bool{"home": true, "payments": true, "payment": true, "dispute": true, "balance": true}
+
+func sep(path string) string {
+	if strings.Contains(path, "?") {
+		return "&"
+	}
+	return "?"
+}
+
+// seedLongest fills the desk's merchant with the longest values a page
+// can show and returns every page of the dashboard with its objects.
+func seedLongest(t *testing.T, d *desk) []layoutPage {
+	t.Helper()
+	long := func(prefix string, n int) string {
+		return prefix + strings.Repeat("7", n-len(prefix))
+	}
+	// A second shop, in kz, with a long legal name: the shop picker lists
+	// every shop of the merchant.
+	kzName := "ТОО «Алматинский центр бытовой техники и электроники» — интернет-магазин"
+	kz := d.env.AdminDo("POST", "/admin/v1/shops", map[string]any{"merchant_id": d.shop.MerchantID, "region": "kz", "name": kzName}).Expect(t, 201).JSON(t)
+	kzShop := &paydtest.Shop{ID: kz["id"].(string), MerchantID: d.shop.MerchantID, Region: payd.RegionKZ}
+	kzShop.TestKey = d.env.AdminDo("POST", "/admin/v1/shops/"+kzShop.ID+"/keys", map[string]any{"mode": "test"}).Expect(t, 201).JSON(t)["secret"].(string)
+	kzAPI := d.env.As(kzShop, false)
+
+	description := strings.Repeat("Холодильник двухкамерный Samsung ", 4)[:128]
+	pay := func(api *paydtest.Client, value, currency, order string) string {
+		body := map[string]any{"amount": map[string]any{"value": value, "currency": currency}, "order_id": order,
+			"description": description, "confirmation": map[string]any{"type": "qr"},
+			"customer": map[string]any{"email": "konstantin.konstantinopolsky@example-long-domain.kz"}}
+		id := api.Post("/v1/payments", "layout-"+order[:20], body).Expect(t, 201).JSON(t)["id"].(string)
+		api.Post("/v1/test/payments/"+id+"/simulate", "layout-sim-"+order[:20], map[string]any{"outcome": "succeed"}).Expect(t, 202)
+		return id
+	}
+	// The largest amounts a payment may carry, so that the balance's sums
+	// reach eight digits before the decimals.
+	var kzPays []string
+	for i := range 4 {
+		kzPays = append(kzPays, pay(kzAPI, "4999999.99", "KZT", long("kz-order-"+string(rune('a'+i))+"-", 128)))
+	}
+	payment := pay(d.api, "299999.99", "RUB", long("order-", 128))
+	d.api.WaitStatus(payment, "succeeded")
+	for _, id := range kzPays {
+		kzAPI.WaitStatus(id, "succeeded")
+	}
+	d.api.Post("/v1/refunds", "layout-refund", map[string]any{"payment_id": payment,
+		"amount": map[string]any{"value": "149999.99", "currency": "RUB"}, "reason": description}).Expect(t, 201)
+	dispute := d.api.Post("/v1/test/payments/"+payment+"/disputes", "layout-dispute", map[string]any{
+		"amount": map[string]any{"value": "150000.00", "currency": "RUB"}, "reason_code": "13.1"}).Expect(t, 201).JSON(t)["id"].(string)
+	link := d.api.Post("/v1/payment-links", "layout-link", map[string]any{"description": description,
+		"amount": map[string]any{"value": "299999.99", "currency": "RUB"}, "order_id": long("link-", 128), "reusable": true}).Expect(t, 201).JSON(t)["id"].(string)
+	hook := d.api.Post("/v1/webhook-endpoints", "layout-hook", map[string]any{
+		"url":         "https://hooks.example-merchant-with-a-long-name.ru/payd/webhooks/" + strings.Repeat("x", 120),
+		"description": description[:120], "events": []string{"payment.succeeded", "payment.canceled", "refund.succeeded"}}).Expect(t, 201).JSON(t)["id"].(string)
+
+	b := "/dashboard/test/"
+	return []layoutPage{
+		{"home", b},
+		{"payments", b + "payments"},
+		{"payments-all-shops", b + "payments?shops=all"},
+		{"payment", b + "payments/" + payment},
+		{"refunds", b + "refunds"},
+		{"disputes", b + "disputes"},
+		{"dispute", b + "disputes/" + dispute},
+		{"links", b + "links"},
+		{"link", b + "links/" + link},
+		{"payouts", b + "payouts"},
+		{"balance", b + "balance"},
+		{"developers", b + "developers"},
+		{"keys", b + "developers/keys"},
+		{"webhooks", b + "developers/webhooks"},
+		{"webhook", b + "developers/webhooks/" + hook},
+		{"events", b + "developers/events"},
+		{"embedding", b + "developers/embedding"},
+		{"sandbox", b + "sandbox"},
+		{"live-home", "/dashboard/"},
+		{"users", "/dashboard/users"},
+		{"audit", "/dashboard/audit"},
+		{"account", "/dashboard/account"},
+	}
+}
