@@ -83,7 +83,8 @@ type layoutPage struct{ name, path string }
 // phone and two desktop widths in ru, kk and en, filled with the longest
 // values the service can hold (the largest amounts, 128-character order
 // ids and descriptions, long shop names and kk's long labels), and
-// measures that nothing runs past the screen or out of its box. With
+// measures that nothing runs past the screen or out of its box; axe-core
+// checks each page on a desktop in English and a phone in Kazakh. With
 // PAYD_DOC_SCREENSHOTS set to a folder it also writes the pictures of
 // docs/dashboard.md.
 func TestDashboardFitsEveryScreen(t *testing.T) {
@@ -111,6 +112,9 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 		for _, lang := range langs {
 			d.tab.do("open the sign-in page", chromedp.Navigate(d.base+"/dashboard/?lang="+lang), chromedp.WaitVisible(chromedp.ID("signin")))
 			measure(s.name, lang, "sign-in")
+			if lang == "en" && s.name == "phone" {
+				d.tab.checkAccessible(t, "sign-in, "+s.name)
+			}
 		}
 	}
 	size(0)
@@ -124,12 +128,24 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, d.tab.where())
 				}
 				measure(s.name, lang, p.name)
+				if lang == "en" && !s.mobile || lang == "kk" && s.name == "phone" {
+					d.tab.checkAccessible(t, p.name+", "+s.name+", "+lang)
+				}
 				if shots != "" && lang == "ru" && (s.name == "phone" || s.name == "desktop") && docShot[p.name] {
 					png := get(d.tab, "screenshot", chromedp.CaptureScreenshot())
 					if err := os.WriteFile(filepath.Join(shots, "dashboard-"+p.name+"-"+s.name+".png"), png, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
+				// The header's menus open over the page: measured open too.
+				if get(d.tab, "open the header's menus", chromedp.Evaluate[int](`(() => {
+					const menus = document.querySelectorAll("header details");
+					menus.forEach(m => m.open = true);
+					return menus.length;
+				})()`)) != 2 {
+					t.Fatalf("%s: the header has not its two menus%s", p.name, d.tab.where())
+				}
+				measure(s.name, lang, p.name+" with the header's menus open")
 			}
 		}
 	}
