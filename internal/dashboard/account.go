@@ -93,7 +93,7 @@ func (h *Handler) accountRefused(q *req, form string) func(*payd.Error) {
 
 type auditView struct {
 	Entries []*payd.AuditEntry
-	Next    string
+	Pages   pager
 }
 
 // auditLog lists what the merchant's users did, newest first.
@@ -108,5 +108,5 @@ func (h *Handler) auditLog(q *req) {
 		q.fail(err)
 		return
 	}
-	q.render(http.StatusOK, "audit", "users", q.l.T("Audit log"), auditView{Entries: page.Items, Next: nextPage(keep, page.Next, print)})
+	q.render(http.StatusOK, "audit", "users", q.l.T("Audit log"), auditView{Entries: page.Items, Pages: pagesOf(q.r.URL.Query(), keep, page.Next, print)})
 }

@@ -14,7 +14,7 @@ import (
 type balancePageView struct {
 	Balance     []payd.BalanceJSON
 	Settlements []*payd.SettlementJSON
-	Next        string
+	Pages       pager
 }
 
 // balance shows the merchant's balance buckets per currency and its
@@ -40,7 +40,7 @@ func (h *Handler) balance(q *req) {
 	for _, st := range page.Items {
 		v.Settlements = append(v.Settlements, st.View(""))
 	}
-	v.Next = nextPage(keep, page.Next, print)
+	v.Pages = pagesOf(q.r.URL.Query(), keep, page.Next, print)
 	q.render(http.StatusOK, "balance", "balance", q.l.T("Balance and settlements"), v)
 }
 

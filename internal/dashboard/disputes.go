@@ -9,10 +9,11 @@ import (
 )
 
 type disputesView struct {
-	Rows          []*payd.Dispute
-	Status        string
-	Statuses      []payd.DisputeStatus
-	Next, Problem string
+	Rows     []*payd.Dispute
+	Status   string
+	Statuses []payd.DisputeStatus
+	Problem  string
+	Pages    pager
 }
 
 // disputesStage answers 404 before stage M2, where disputes do not exist
@@ -40,7 +41,7 @@ func (h *Handler) disputes(q *req) {
 	if err == nil {
 		var page payd.Page[*payd.Dispute]
 		page, err = h.svc.ListDisputes(q.ctx, q.principal(), &payd.DisputeListParams{ListParams: lp, Status: payd.DisputeStatus(v.Status)})
-		v.Rows, v.Next = page.Items, nextPage(keep, page.Next, print)
+		v.Rows, v.Pages = page.Items, pagesOf(vals, keep, page.Next, print)
 	}
 	if err != nil {
 		var ok bool

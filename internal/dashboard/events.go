@@ -23,11 +23,12 @@ type eventRow struct {
 }
 
 type eventsView struct {
-	Rows          []eventRow
-	Types         []payd.EventType
-	Type, Object  string
-	Next, Problem string
-	Key           string
+	Rows         []eventRow
+	Types        []payd.EventType
+	Type, Object string
+	Problem      string
+	Pages        pager
+	Key          string
 }
 
 // events is the events log: the API's keyset list of events, newest
@@ -73,6 +74,6 @@ func (h *Handler) events(q *req) {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	v.Next = nextPage(keep, page.Next, print)
+	v.Pages = pagesOf(vals, keep, page.Next, print)
 	q.render(http.StatusOK, "events", "developers", q.l.T("Events"), v)
 }

@@ -11,11 +11,12 @@ import (
 )
 
 type linksView struct {
-	Rows          []*payd.PaymentLinkJSON
-	Next, Problem string
-	Form          createForm
-	Currencies    []money.Currency
-	Currency      money.Currency
+	Rows       []*payd.PaymentLinkJSON
+	Problem    string
+	Pages      pager
+	Form       createForm
+	Currencies []money.Currency
+	Currency   money.Currency
 }
 
 // stageM5 answers 404 before stage M5, where payment links and payouts
@@ -47,7 +48,7 @@ func (h *Handler) showLinks(q *req, status int, form createForm) {
 		for _, l := range page.Items {
 			v.Rows = append(v.Rows, l.View(h.svc.LinkURL(l.ID)))
 		}
-		v.Next = nextPage(keep, page.Next, print)
+		v.Pages = pagesOf(q.r.URL.Query(), keep, page.Next, print)
 	}
 	if err != nil {
 		var ok bool

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -67,6 +68,10 @@ func paymentQuery(vals url.Values, methods []payd.MethodType) (*payd.PaymentList
 // a page of 50 rows cheap to render.
 type rowView struct {
 	ID, OrderID, Status, StatusLabel, Created, Amount, Method string
+	// Description and Customer (the customer's email, else name, else
+	// phone) say what the payment was for and who paid, so that a row is
+	// recognised without reading its id.
+	Description, Customer string
 	// Shop is the row's shop when the list shows all shops: its name,
 	// and the link that opens the payment in that shop.
 	ShopID, ShopName string
@@ -75,7 +80,8 @@ type rowView struct {
 type paymentsView struct {
 	Rows                        []rowView
 	Status, Method, From, To, Q string
-	Next, Export, Problem       string
+	Export, Problem             string
+	Pages                       pager
 	Statuses                    []payd.PaymentStatus
 	Methods                     []payd.MethodType
 	// Several is set for a merchant of more than one shop, who may list
@@ -170,6 +176,10 @@ func (h *Handler) payments(q *req) {
 		}
 		rv := rowView{ID: row.ID, OrderID: row.OrderID, Status: string(row.Status),
 			Created: row.CreatedAt.UTC().Format(timeLayout), Amount: q.l.Amount(row.Amount.Minor, string(row.Amount.Currency))}
+		rv.Description = row.Description
+		if c := row.Customer; c != nil {
+			rv.Customer = cmp.Or(c.Email, c.FullName, c.Phone)
+		}
 		if rv.StatusLabel, err = word(row.Status); err != nil {
 			q.fail(err)
 			return
@@ -185,7 +195,7 @@ func (h *Handler) payments(q *req) {
 		}
 		v.Rows = append(v.Rows, rv)
 	}
-	v.Next = nextPage(keep, page.Next, print)
+	v.Pages = pagesOf(vals, keep, page.Next, print)
 	v.Export = q.base() + "payments.csv?" + keep.Encode()
 	q.render(http.StatusOK, "payments", "payments", q.l.T("Payments"), v)
 }

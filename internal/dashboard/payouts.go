@@ -14,16 +14,17 @@ import (
 var destinationFields = []string{"card_token", "phone", "bank_id", "account_number", "bic"}
 
 type payoutsView struct {
-	Rows          []*payd.PayoutJSON
-	Status        string
-	Statuses      []payd.PayoutStatus
-	Next, Problem string
-	Balance       []payd.BalanceJSON
-	Form          createForm
-	Currencies    []money.Currency
-	Currency      money.Currency
-	Kinds         []payd.DestinationType
-	SBP           bool
+	Rows       []*payd.PayoutJSON
+	Status     string
+	Statuses   []payd.PayoutStatus
+	Problem    string
+	Pages      pager
+	Balance    []payd.BalanceJSON
+	Form       createForm
+	Currencies []money.Currency
+	Currency   money.Currency
+	Kinds      []payd.DestinationType
+	SBP        bool
 }
 
 // payouts lists the shop's payouts with the form that creates one and the
@@ -66,7 +67,7 @@ func (h *Handler) showPayouts(q *req, status int, form createForm) {
 		for _, po := range page.Items {
 			v.Rows = append(v.Rows, po.View())
 		}
-		v.Next = nextPage(keep, page.Next, print)
+		v.Pages = pagesOf(vals, keep, page.Next, print)
 	}
 	if err != nil {
 		var ok bool

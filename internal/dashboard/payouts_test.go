@@ -30,7 +30,7 @@ func TestPayoutFromThePage(t *testing.T) {
 			return false
 		})
 		page := admin.get("/dashboard/test/payouts")
-		if !strings.Contains(section(page.body, "payout-balance"), `<td class="num payable">993.00`) {
+		if !strings.Contains(section(page.body, "payout-balance"), `<td class="num payable" data-label="Can be paid out">993.00`) {
 			t.Fatalf("the payouts page does not show the balance\n%s", page.body)
 		}
 		form := formOf(t, page.body, "payout-form")

@@ -7,10 +7,11 @@ import (
 )
 
 type refundsView struct {
-	Rows          []*payd.Refund
-	Status        string
-	Statuses      []payd.RefundStatus
-	Next, Problem string
+	Rows     []*payd.Refund
+	Status   string
+	Statuses []payd.RefundStatus
+	Problem  string
+	Pages    pager
 }
 
 // refunds lists the shop's refunds, newest first, 50 a page, each linking
@@ -27,7 +28,7 @@ func (h *Handler) refunds(q *req) {
 	if err == nil {
 		var page payd.Page[*payd.Refund]
 		page, err = h.svc.ListRefunds(q.ctx, q.principal(), &payd.RefundListParams{ListParams: lp, Status: payd.RefundStatus(v.Status)})
-		v.Rows, v.Next = page.Items, nextPage(keep, page.Next, print)
+		v.Rows, v.Pages = page.Items, pagesOf(vals, keep, page.Next, print)
 	}
 	if err != nil {
 		var ok bool
