@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,7 +129,7 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, d.tab.where())
 				}
 				measure(s.name, lang, p.name)
-				if lang == "en" && !s.mobile || lang == "kk" && s.name == "phone" {
+				if lang == "en" && s.name == "desktop" || lang == "kk" && s.name == "phone" {
 					d.tab.checkAccessible(t, p.name+", "+s.name+", "+lang)
 				}
 				if shots != "" && lang == "ru" && (s.name == "phone" || s.name == "desktop") && docShot[p.name] {
@@ -137,7 +138,12 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				// The header's menus open over the page: measured open too.
+				// The header's menus open over the page: measured open
+				// too, on the two pages whose header differs (test and
+				// live data).
+				if !strings.HasSuffix(p.name, "home") {
+					continue
+				}
 				if get(d.tab, "open the header's menus", chromedp.Evaluate[int](`(() => {
 					const menus = document.querySelectorAll("header details");
 					menus.forEach(m => m.open = true);
@@ -205,6 +211,13 @@ func seedLongest(t *testing.T, d *desk) []layoutPage {
 	hook := d.api.Post("/v1/webhook-endpoints", "layout-hook", map[string]any{
 		"url":         "https://hooks.example-merchant-with-a-long-name.ru/payd/webhooks/" + strings.Repeat("x", 120),
 		"description": description[:120], "events": []string{"payment.succeeded", "payment.canceled", "refund.succeeded"}}).Expect(t, 201).JSON(t)["id"].(string)
+
+	// A colleague with a long address, on the users' page and, after
+	// the invitation, in the audit log.
+	if _, _, err := d.env.Accounts.CreateUser(context.Background(), nil, d.shop.MerchantID,
+		"konstantin.konstantinopolsky.support-team@example-long-domain.kz", payd.RoleViewer); err != nil {
+		t.Fatal(err)
+	}
 
 	b := "/dashboard/test/"
 	return []layoutPage{
