@@ -221,7 +221,7 @@ func seedLongest(t *testing.T, d *desk) []layoutPage {
 
 	b := "/dashboard/test/"
 	return []layoutPage{
-		{"home", b},
+		{"home", b + "?shop=" + d.shop.ID}, // each round starts in the ru shop
 		{"payments", b + "payments"},
 		{"payments-all-shops", b + "payments?shops=all"},
 		{"payment", b + "payments/" + payment},
@@ -243,5 +243,11 @@ func seedLongest(t *testing.T, d *desk) []layoutPage {
 		{"users", "/dashboard/users"},
 		{"audit", "/dashboard/audit"},
 		{"account", "/dashboard/account"},
+		{"second-factor", "/dashboard/account/second-factor"},
+		{"not-found", b + "payments/pay_00000000000000000000000000"},
+		// Last, as choosing a shop is remembered: the kz shop's long name
+		// in the header, and its largest amounts.
+		{"kz-home", b + "?shop=" + kzShop.ID},
+		{"kz-payments", b + "payments"},
 	}
 }
