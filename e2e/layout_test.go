@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +36,7 @@ var screens = []struct {
 // wider than its own box (text or a child spilling out). Content inside
 // a scroll container of its own (a code block) may run past that
 // container: it is reached by scrolling the container, not the page.
+// Items of a flex or grid box must not cover one another.
 // Form fields scroll their own text and are left out.
 const layoutProblems = `(() => {
 	const vw = document.documentElement.clientWidth;
@@ -71,6 +74,20 @@ const layoutProblems = `(() => {
 		if (scrolls(cs.overflowX)) continue;
 		if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) {
 			out.push(path(e) + " holds " + e.scrollWidth + " px of content in " + e.clientWidth + " px");
+		}
+		// Items of a flex or grid box side by side must not cover each
+		// other (a menu dropping over the page is positioned, so left out).
+		if (/flex|grid/.test(cs.display)) {
+			const items = [...e.children].filter(c => c.checkVisibility() && getComputedStyle(c).position !== "absolute")
+				.map(c => [c, c.getBoundingClientRect()]).filter(([, b]) => b.width > 0 && b.height > 0);
+			for (let i = 0; i < items.length; i++) {
+				for (let j = i + 1; j < items.length; j++) {
+					const [a, ra] = items[i], [b, rb] = items[j];
+					const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+					const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+					if (w > 1 && h > 1) out.push(path(a) + " and " + name(b) + " overlap by " + Math.round(w) + "×" + Math.round(h) + " px");
+				}
+			}
 		}
 	}
 	return out;
@@ -249,5 +266,31 @@ func seedLongest(t *testing.T, d *desk) []layoutPage {
 		// in the header, and its largest amounts.
 		{"kz-home", b + "?shop=" + kzShop.ID},
 		{"kz-payments", b + "payments"},
+	}
+}
+
+// The measurement can fail: a page wider than a phone, text spilling out
+// of its box, a value pushed out of its card and two grid items on top of
+// each other are each reported.
+func TestLayoutCheckFindsProblems(t *testing.T) {
+	site := newShopSite(t)
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>x</title></head><body>
+<div id="wide" style="width:600px">wide</div>
+<p id="spill" style="width:100px;white-space:nowrap">a sentence far too long for a hundred pixels</p>
+<div id="card" style="width:200px;overflow:hidden"><span id="pushed" style="display:inline-block;margin-left:250px">500,00</span></div>
+<div style="display:grid;grid-template-columns:100px 100px"><span id="one" style="width:150px;display:block">one</span><span id="two">two</span></div>
+</body></html>`))
+	}))
+	t.Cleanup(bad.Close)
+	tb := startBrowser(t, site.Server)
+	tb.do("open a bad page on a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+		chromedp.Navigate(bad.URL), chromedp.WaitReady(chromedp.CSS("body")))
+	found := strings.Join(get(tb, "measure", chromedp.Evaluate[[]string](layoutProblems)), "\n")
+	for _, want := range []string{"the page is", "p#spill", "span#pushed", "span#one «one» and span#two overlap"} {
+		if !strings.Contains(found, want) {
+			t.Errorf("the measurement did not report %q; it reported:\n%s", want, found)
+		}
 	}
 }
