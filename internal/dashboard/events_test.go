@@ -107,6 +107,14 @@ func TestEventsLogPages(t *testing.T) {
 	if len(seen) != 2*n || strings.Contains(second.body, `rel="next"`) {
 		t.Fatalf("two pages hold %d events, want %d", len(seen), 2*n)
 	}
+	// And back: the second page's newer page is the first.
+	prev := regexp.MustCompile(`<a href="(\?[^"]*)" rel="prev"`).FindStringSubmatch(second.body)
+	if prev == nil || strings.Contains(first.body, `rel="prev"`) {
+		t.Fatalf("newer links: on the second page %v, on the first %v", prev != nil, strings.Contains(first.body, `rel="prev"`))
+	}
+	if back := v.get("/dashboard/test/developers/events" + html.UnescapeString(prev[1])); rows.FindString(back.body) != rows.FindString(first.body) {
+		t.Fatal("the second page's newer page is not the first")
+	}
 	// A cursor is bound to its filter: with another, it is refused.
 	if p := v.get("/dashboard/test/developers/events" + html.UnescapeString(next[1]) + "&type=payment.canceled"); p.status != http.StatusBadRequest {
 		t.Fatalf("cursor with another filter = %d", p.status)
