@@ -37,7 +37,8 @@ var screens = []struct {
 // a scroll container of its own (a code block) may run past that
 // container: it is reached by scrolling the container, not the page.
 // Items of a flex or grid box must not cover one another.
-// Form fields scroll their own text and are left out.
+// Form fields scroll their own text and are left out, as is a text
+// ending in an ellipsis on purpose that its title gives whole.
 const layoutProblems = `(() => {
 	const vw = document.documentElement.clientWidth;
 	const out = [];
@@ -72,6 +73,8 @@ const layoutProblems = `(() => {
 		const cs = getComputedStyle(e);
 		if (cs.display.startsWith("inline") && cs.display !== "inline-block" && cs.display !== "inline-flex") continue;
 		if (scrolls(cs.overflowX)) continue;
+		// A text cut short on purpose, said whole in its title.
+		if (cs.textOverflow === "ellipsis" && e.title && e.title === e.textContent.trim()) continue;
 		if (e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) {
 			out.push(path(e) + " holds " + e.scrollWidth + " px of content in " + e.clientWidth + " px");
 		}
@@ -146,6 +149,13 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, d.tab.where())
 				}
 				measure(s.name, lang, p.name)
+				// On a phone the header and the sections leave most of the
+				// screen to the page: at most a third of its height.
+				if s.mobile {
+					if top := get(d.tab, "the header's height", chromedp.Evaluate[float64](`document.getElementById("main").getBoundingClientRect().top`)); top > float64(s.height)/3 {
+						t.Errorf("%s, %s, %s: the header and sections take %.0f of %d px", p.name, s.name, lang, top, s.height)
+					}
+				}
 				if lang == "en" && s.name == "desktop" || lang == "kk" && s.name == "phone" {
 					d.tab.checkAccessible(t, p.name+", "+s.name+", "+lang)
 				}

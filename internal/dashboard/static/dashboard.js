@@ -45,3 +45,10 @@
     sync();
   });
 })();
+// On a phone the sections are one line that scrolls sideways: the
+// current one is brought into view.
+(function () {
+  "use strict";
+  var here = document.querySelector("nav.sections [aria-current=page]");
+  if (here && here.scrollIntoView) { here.scrollIntoView({block: "nearest", inline: "center"}); }
+})();
