@@ -100,7 +100,7 @@ func periodicKinds() []periodicKind {
 		{"settlement_run", time.Hour, func(s services, ctx context.Context) error { return s.svc.RunSettlements(ctx) }},
 		{"fold_ledger_totals", time.Hour, discard((*payd.Service).FoldLedgerTotals)},
 		{"reseal_secrets", time.Hour, discard((*payd.Service).ResealSecrets)},
-		{"ledger_check", time.Hour, discard((*payd.Service).CheckLedger)},
+		{"ledger_check", 24 * time.Hour, discard((*payd.Service).CheckLedger)},
 	}
 }
 

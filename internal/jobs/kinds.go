@@ -90,7 +90,9 @@ func (ResealSecretsArgs) Kind() string { return "reseal_secrets" }
 // CheckLedgerArgs runs the ledger check (payd.Service.CheckLedger) and
 // reports what it found (Options.OnLedgerCheck): drift between the
 // running totals and the postings is alerted on, not left until an
-// operator happens to run `payd admin ledger check`.
+// operator happens to run `payd admin ledger check`. It runs once a day,
+// not hourly: it is the one periodic kind that reads the whole ledger, so
+// its cost grows with the history rather than with the day's activity.
 type CheckLedgerArgs struct{}
 
 // Kind names the job.
@@ -118,7 +120,7 @@ func periodics() []periodic {
 		{payd.SettlementRunArgs{}, time.Hour, false},
 		{FoldLedgerTotalsArgs{}, time.Hour, false},
 		{ResealSecretsArgs{}, time.Hour, false},
-		{CheckLedgerArgs{}, time.Hour, false},
+		{CheckLedgerArgs{}, 24 * time.Hour, false},
 	}
 }
 
