@@ -195,9 +195,33 @@ func (q *Queue) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if q.dialect != "postgres" {
+		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		return err
+	}
+	// Instances started together on an empty database would each create
+	// River's tables, and all but one fail on a type already there. Under
+	// an advisory lock the others wait for the first and then find nothing
+	// to do. The lock is a session's, on a connection of its own: River's
+	// migrations cannot share one transaction (one adds an enum value that
+	// a later one uses). The key is mixed with the schema, as the kinds'
+	// locks are (lock.go).
+	conn, err := q.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1 # hashtextextended(current_schema(), 0))`, migrateLockKey); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1 # hashtextextended(current_schema(), 0))`, migrateLockKey)
 	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	return err
 }
+
+// migrateLockKey is the advisory lock of River's migrations, apart from
+// payd's own (sqlstore) and the periodic kinds' (kindLockKey).
+const migrateLockKey int64 = 7_316_504_012
 
 // Enqueue inserts args in tx, to run at runAt (at once when zero).
 func (q *Queue) Enqueue(ctx context.Context, tx payd.Tx, args payd.JobArgs, runAt time.Time) error {
