@@ -14,8 +14,11 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version and commit are set at build time with -ldflags "-X
+// main.version=... -X main.commit=..." (make image, make dist): their
+// builds record no VCS information, so that they come out the same
+// whatever the state of the checkout.
+var version, commit = "dev", ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -68,7 +71,7 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return runSandbox(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		info, ok := debug.ReadBuildInfo()
-		fmt.Fprintln(stdout, versionLine(version, info, ok))
+		fmt.Fprintln(stdout, versionLine(version, commit, info, ok))
 		return nil
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)

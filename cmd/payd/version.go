@@ -6,10 +6,18 @@ import (
 )
 
 // versionLine is what `payd version` prints: the version set at build time,
-// and the commit the binary was built from as the Go toolchain recorded it
-// (go build in a git checkout; go run records none): its hash, its time,
-// whether the tree had uncommitted changes, and the Go release.
-func versionLine(v string, info *debug.BuildInfo, ok bool) string {
+// and the commit the binary was built from: the one stamped at build time
+// (stamped), or else the one the Go toolchain recorded (go build in a git
+// checkout; go run records none) with its time and whether the tree had
+// uncommitted changes; then the Go release.
+func versionLine(v, stamped string, info *debug.BuildInfo, ok bool) string {
+	if stamped != "" {
+		line := "payd " + v + " (commit " + short(stamped)
+		if ok && info.GoVersion != "" {
+			line += ", " + info.GoVersion
+		}
+		return line + ")"
+	}
 	line := "payd " + v
 	if !ok {
 		return line
@@ -20,10 +28,7 @@ func versionLine(v string, info *debug.BuildInfo, ok bool) string {
 	}
 	var parts []string
 	if rev := settings["vcs.revision"]; rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		parts = append(parts, "commit "+rev)
+		parts = append(parts, "commit "+short(rev))
 		if t := settings["vcs.time"]; t != "" {
 			parts = append(parts, t)
 		}
@@ -37,4 +42,12 @@ func versionLine(v string, info *debug.BuildInfo, ok bool) string {
 		parts = append(parts, info.GoVersion)
 	}
 	return line + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// short is a commit hash cut to the 12 characters people quote.
+func short(rev string) string {
+	if len(rev) > 12 {
+		return rev[:12]
+	}
+	return rev
 }
