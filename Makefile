@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test test-citus citus build fuzz bench bench-citus lint chaos failover generate
+.PHONY: run test test-citus citus build fuzz bench bench-citus lint chaos failover generate image image-test dist dist-check
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -15,6 +15,26 @@ run:
 ## build: build the payd binary into ./bin
 build:
 	$(GO) build -buildvcs=auto -o bin/payd ./cmd/payd
+
+## image: build payd's OCI image localhost/payd:VERSION with buildah (deploy/Containerfile, FROM scratch; docs/deployment.md)
+image:
+	scripts/image
+
+## image-test: build the image into a storage of the test's own and run it with podman on SQLite, then two containers on
+## PostgreSQL and Redis (PAYD_TEST_DATABASE_URL, PAYD_TEST_REDIS_URL): ready, a payment's whole path, drain on SIGTERM, nothing left
+image-test:
+	PAYD_IMAGE_REQUIRED=1 $(GO) test -count=1 -timeout 15m ./deploy/
+
+## dist: release archives into dist/: payd for linux and darwin, amd64 and arm64, with README, the linked modules'
+## licences and SHA256SUMS (DIST_PLATFORMS='linux/amd64' for fewer)
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+dist:
+	rm -rf dist
+	scripts/dist dist $(DIST_PLATFORMS)
+
+## dist-check: build the release archives twice and compare them byte for byte
+dist-check:
+	scripts/dist-check $(DIST_PLATFORMS)
 
 ## generate: regenerate the Go client's generated layer (client/openapi.gen.go) from openapi/openapi.yaml
 generate:
