@@ -1,5 +1,3 @@
-// Package deploy holds the tests of what operators deploy: the container
-// image (deploy/Containerfile, make image).
 package deploy
 
 import (
@@ -42,7 +40,15 @@ func TestImage(t *testing.T) {
 	})
 
 	t.Run("SQLite in the volume", func(t *testing.T) {
-		c := p.start(t, image, settings(t), "--volume", "payd-data-"+random(4)+":/data")
+		// The secrets key as docs/deployment.md passes it: a podman
+		// secret, mounted for the image's user alone (payd refuses a key
+		// file others may read).
+		env := settings(t)
+		p.secret(t, "payd-secrets-key", env["PAYD_SECRETS_KEY"])
+		delete(env, "PAYD_SECRETS_KEY")
+		env["PAYD_SECRETS_KEY_FILE"] = "/run/secrets/payd-secrets-key"
+		c := p.start(t, image, env, "--volume", "payd-data-"+random(4)+":/data",
+			"--secret", "payd-secrets-key,uid=65532,gid=65532,mode=0400")
 		if err := c.waitReady(); err != nil {
 			t.Fatal(err)
 		}

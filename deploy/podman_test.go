@@ -127,7 +127,18 @@ func (p *podman) build(t *testing.T, image string) {
 	}
 }
 
-// removeAll removes every container, volume and image, then the storage
+// secret stores value as the podman secret name.
+func (p *podman) secret(t *testing.T, name, value string) {
+	t.Helper()
+	file := filepath.Join(p.dir, name)
+	if err := os.WriteFile(file, []byte(value), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(file)
+	p.must(t, "secret", "create", name, file)
+}
+
+// removeAll removes every container, volume, secret and image, then the storage
 // itself, and fails the test if anything is left: a container, a mount
 // under the directory, or the directory.
 func (p *podman) removeAll(t *testing.T) {
@@ -136,6 +147,7 @@ func (p *podman) removeAll(t *testing.T) {
 	for _, args := range [][]string{
 		{"rm", "--all", "--force", "--time", "0"},
 		{"volume", "rm", "--all", "--force"},
+		{"secret", "rm", "--all"},
 		{"rmi", "--all", "--force"},
 	} {
 		if _, err := p.run(ctx, args...); err != nil {
