@@ -23,7 +23,7 @@ image:
 ## image-test: build the image into a storage of the test's own and run it with podman on SQLite, then two containers on
 ## PostgreSQL and Redis (PAYD_TEST_DATABASE_URL, PAYD_TEST_REDIS_URL): ready, a payment's whole path, drain on SIGTERM, nothing left
 image-test:
-	PAYD_IMAGE_REQUIRED=1 $(GO) test -count=1 -timeout 15m ./deploy/
+	PAYD_IMAGE_REQUIRED=1 $(GO) test -count=1 -timeout 15m -run '^TestImage$$' ./deploy/
 
 ## dist: release archives into dist/: payd for linux and darwin, amd64 and arm64, with README, the linked modules'
 ## licences and SHA256SUMS (DIST_PLATFORMS='linux/amd64' for fewer)
