@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/paydhq/payd/internal/pgserver"
 )
 
 // The image as `make image` builds it: a database in its volume or on
@@ -183,12 +184,11 @@ func random(n int) string {
 
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := pgserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(port)
 }
 
 func envArgs(env map[string]string) []string {
