@@ -55,11 +55,12 @@ func (c *container) waitReady() error {
 }
 
 // drain stops the container as a runtime does (STOPSIGNAL, then SIGKILL
-// after the grace of drainDelay plus payd's 30 s for requests in flight)
+// after the grace of drainDelay plus payd's shutdownGrace for requests in
+// flight)
 // and checks that /readyz answered 503 while it drained and that it
 // exited 0, before the grace ran out.
 func (c *container) drain() error {
-	grace := int((drainDelay + 30*time.Second).Seconds())
+	grace := int((drainDelay + shutdownGrace).Seconds())
 	stopped := make(chan error, 1)
 	go func() {
 		_, err := c.p.run(context.Background(), "stop", "--time", fmt.Sprint(grace), c.name)

@@ -1,7 +1,9 @@
 // Package deploy holds what an operator installs beside the payd binary:
 // the systemd unit and its example environment file (systemd/). They are
 // embedded so that tests read the files as shipped: the unit is checked
-// with systemd-analyze, and its stop timeout against payd's drain.
+// with systemd-analyze, and its stop timeout against payd's drain. The
+// container image's Containerfile is here too; scripts/image builds from
+// it and TestImage runs what it built.
 package deploy
 
 import (

@@ -129,7 +129,7 @@ func settings(t *testing.T) map[string]string {
 }
 
 // drainDelay is how long a stopping container's /readyz answers 503; the
-// stop's grace is it plus payd's 30 s for requests in flight.
+// stop's grace is it plus payd's shutdownGrace for requests in flight.
 const drainDelay = 3 * time.Second
 
 // freshDatabase creates a database of the test's own on the server of
