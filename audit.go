@@ -48,6 +48,7 @@ const (
 	AuditSignOut            AuditAction = "sign out"
 	AuditSignOutEverywhere  AuditAction = "sign out everywhere"
 	AuditRotateKey          AuditAction = "rotate key"
+	AuditExpireKey          AuditAction = "expire key"
 	AuditSetEmbedOrigins    AuditAction = "set embed origins"
 	AuditDeleteWebhook      AuditAction = "delete webhook endpoint"
 	AuditAdvanceTestClock   AuditAction = "advance test clock"

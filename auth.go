@@ -8,6 +8,17 @@ import (
 
 var errBadCredentials = &Error{Code: CodeInvalidCredentials, Message: "missing or invalid credentials: use HTTP Basic auth with shop_id and secret_key"}
 
+// ErrKeyRotatedOut answers a secret that is exactly a key of the shop
+// whose life a rotation ended (its 24 hours passed, or it was expired
+// early). Only whoever presents that secret can get it: telling a
+// guesser needs a match of SHA-256, and the time taken is that of any
+// refusal (every key is compared either way). It tells the holder
+// nothing they lack — not when, not which key replaced it — only that
+// the key it has is over, which a plain 401 leaves them to find out. The
+// code stays the contract's invalid_credentials (Authentication, rule 4).
+var ErrKeyRotatedOut = &Error{Code: CodeInvalidCredentials,
+	Message: "this secret key has expired: a newer key was issued for the shop (a key rotation) and this one no longer works; use the newest key"}
+
 // Authenticate checks a shop id and secret key and returns who they act as.
 // The checks run in the contract's order: credentials (401), blocked shop
 // and IP allowlist (403), live key of a shop not yet activated (422).
@@ -32,7 +43,13 @@ func (s *Service) Authenticate(ctx context.Context, shopID, secret string, ip ne
 			match = k
 		}
 	}
-	if match == nil || !match.Usable(now) || shop.Region != region {
+	if match == nil || shop.Region != region {
+		return nil, errBadCredentials
+	}
+	if !match.Usable(now) {
+		if match.RevokedAt == nil {
+			return nil, ErrKeyRotatedOut
+		}
 		return nil, errBadCredentials
 	}
 	if shop.Blocked {

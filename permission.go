@@ -98,6 +98,7 @@ var actionPerms = map[AuditAction]Permission{
 	AuditSendTestEvent:       PermDevelopers,
 	AuditResendEvent:         PermDevelopers,
 	AuditRotateKey:           PermDevelopers,
+	AuditExpireKey:           PermDevelopers,
 	AuditSetEmbedOrigins:     PermDevelopers,
 	AuditSimulateOutcome:     PermDevelopers,
 	AuditCreateTestDispute:   PermDevelopers,

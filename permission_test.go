@@ -206,6 +206,10 @@ func roleCases(svc *payd.Service, acc *account.Service, merchantID string, newUs
 			_, _, err := svc.RotateKey(ctx, p, "key_none")
 			return err
 		}},
+		{payd.AuditExpireKey, func(ctx context.Context, p P, _ I) error {
+			_, err := svc.ExpireKey(ctx, p, "key_none")
+			return err
+		}},
 		{payd.AuditSetEmbedOrigins, func(ctx context.Context, p P, _ I) error {
 			_, err := svc.SetEmbedOrigins(ctx, p, []string{"https://shop.example.test"})
 			return err

@@ -88,6 +88,9 @@ type Tx interface {
 	// exceptID, and without an earlier expiry, the expiry at.
 	KeyExpireOthers(ctx context.Context, shopID string, mode Mode, exceptID string, at time.Time) error
 	KeyRevoke(ctx context.Context, id string, at time.Time) error
+	// KeyExpire gives key id the expiry at when it is usable and has no
+	// earlier expiry; ErrNoRows when there is no such key.
+	KeyExpire(ctx context.Context, id string, at time.Time) error
 	// KeyTouch records that key id authenticated a request at at, unless a
 	// later use is already recorded.
 	KeyTouch(ctx context.Context, id string, at time.Time) error

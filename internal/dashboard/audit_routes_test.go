@@ -25,6 +25,7 @@ var postAudit = map[string][]payd.AuditAction{
 	"links/{id}/deactivate":           {"deactivate payment link"},
 	"payouts":                         {"create payout"},
 	"developers/keys/rotate":          {payd.AuditRotateKey},
+	"developers/keys/{id}/expire":     {payd.AuditExpireKey},
 	"developers/webhooks":             {"create webhook endpoint"},
 	"developers/webhooks/{id}":        {"update webhook endpoint"},
 	"developers/webhooks/{id}/rotate": {payd.AuditRotateWebhookSecret},

@@ -30,6 +30,8 @@ type keysView struct {
 	// new secret is shown.
 	Secret string
 	Key    *payd.APIKey
+	// Confirm is the key whose early expiry waits for the user's yes.
+	Confirm *payd.APIKey
 }
 
 // keys lists the shop's keys of the page's mode, newest first.
@@ -75,4 +77,30 @@ func (h *Handler) rotateKey(q *req) {
 		}
 		q.showRefusal(pe)
 	})
+}
+
+// expireKey ends an older key's overlap at once, for a secret that
+// leaked. The first post, from the key's row, only asks: the page shows
+// which key stops and that the newest keeps working, and a second post
+// with confirm=yes expires it. The service refuses the newest key and a
+// key that stopped already.
+func (h *Handler) expireKey(q *req) {
+	id := q.r.PathValue("id")
+	if q.r.PostForm.Get("confirm") != "yes" {
+		all, err := h.svc.ListKeys(q.ctx, q.shop.ID)
+		if err != nil {
+			q.fail(err)
+			return
+		}
+		for _, k := range all {
+			if k.ID == id && k.Mode == q.principal().Mode {
+				h.showKeys(q, http.StatusOK, keysView{Confirm: k})
+				return
+			}
+		}
+		q.showRefusal(payd.NotFound("key"))
+		return
+	}
+	act(q, func() (*payd.APIKey, error) { return h.svc.ExpireKey(q.ctx, q.principal(), id) },
+		func(*payd.APIKey) { q.redirect("developers/keys", "key_expired") }, nil)
 }

@@ -13,6 +13,7 @@ func developerPages(h *Handler) []page {
 		{get, "developers", payd.PermRead, h.developers},
 		{get, "developers/keys", payd.PermRead, h.keys},
 		{post, "developers/keys/rotate", payd.AuditRotateKey.Permission(), h.rotateKey},
+		{post, "developers/keys/{id}/expire", payd.AuditExpireKey.Permission(), h.expireKey},
 		{get, "developers/webhooks", payd.PermRead, h.webhooks},
 		{post, "developers/webhooks", payd.AuditCreateWebhook.Permission(), h.createWebhook},
 		{get, "developers/webhooks/{id}", payd.PermRead, h.webhook},
@@ -42,6 +43,7 @@ var developersNotices = map[string]string{
 	"webhook_tested":  "A test event was sent to the endpoint.",
 	"simulated":       "The outcome will be applied to the payment in a moment.",
 	"clock_advanced":  "The test clock was moved forward.",
+	"key_expired":     "The key was expired: requests made with it are refused from now on.",
 	"already_rotated": "A newer key was issued after that form was shown, so no other key was issued. Its secret was shown once, on the page that answered the rotation.",
 
 	// A second submit of a form that rotated an endpoint's signing secret.

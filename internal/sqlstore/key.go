@@ -65,6 +65,18 @@ func (t *tx) KeyExpireOthers(ctx context.Context, shopID string, mode payd.Mode,
 	return err
 }
 
+// KeyExpire never moves an expiry later: expiring a key early must not
+// lengthen the life of one that stopped already.
+func (t *tx) KeyExpire(ctx context.Context, id string, at time.Time) error {
+	k := keyOf(id)
+	if _, err := t.KeyGet(ctx, id); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `UPDATE api_keys SET expires_at = $2
+		WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`+onKey(t.d, "merchant_key", 3), id, micros(at), k)
+	return err
+}
+
 func (t *tx) KeyRevoke(ctx context.Context, id string, at time.Time) error {
 	return t.execOne(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`+onKey(t.d, "merchant_key", 3), id, micros(at), keyOf(id))
 }

@@ -133,6 +133,28 @@ func testKey(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 
+	t.Run("Expire", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		k, bystander := keyPair(t, s, payd.ModeLive, now)
+
+		err := s.Tx(ctx, func(tx payd.Tx) error { return tx.KeyExpire(ctx, newID(payd.PrefixKey, now), now) })
+		wantErr(t, "KeyExpire of a missing id", err, payd.ErrNoRows)
+
+		first := now.Add(time.Minute)
+		mustTx(t, s, func(tx payd.Tx) error { return tx.KeyExpire(ctx, k.ID, first) })
+		// A later expiry never replaces an earlier one.
+		mustTx(t, s, func(tx payd.Tx) error { return tx.KeyExpire(ctx, k.ID, first.Add(time.Hour)) })
+		k.ExpiresAt = ptr(first)
+		for _, want := range []*payd.APIKey{k, bystander} {
+			var got *payd.APIKey
+			mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.KeyGet(ctx, want.ID); return err })
+			wantDiff(t, "key after KeyExpire", want, got)
+		}
+	})
+
 	t.Run("Revoke", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)

@@ -194,4 +194,15 @@ var dashboardDeveloperMessages = []struct{ en, ru, kk string }{
 	{"The origins of your pages that may show the payment form inside them.", "Источники ваших страниц, в которых можно показать форму оплаты.", "Төлем формасын ішінде көрсете алатын беттеріңіздің көздері."},
 	{"The origins that may embed the payment form were saved.", "Источники, которые могут встроить форму оплаты, сохранены.", "Төлем формасын кірістіре алатын көздер сақталды."},
 	{"This page is part of a later stage of the service.", "Эта страница относится к более позднему этапу сервиса.", "Бұл бет сервистің кейінгі кезеңіне жатады."},
+	// Expiring an older key early.
+	{"Expire now", "Отключить сейчас", "Қазір өшіру"},
+	{"Expire the key now?", "Отключить ключ сейчас?", "Кілтті қазір өшіру керек пе?"},
+	{"Requests made with the key %s (%s) will be refused from now on, as after its 24 hours. The newest key keeps working. Expire an older key at once when its secret may have leaked.",
+		"Запросы с ключом %s (%s) будут отклоняться с этого момента, как после его 24 часов. Самый новый ключ продолжит работать. Отключайте старый ключ сразу, если его секрет мог утечь.",
+		"%s (%s) кілтімен жасалған сұраулар осы сәттен бастап қабылданбайды, оның 24 сағаты өткендегідей. Ең жаңа кілт жұмысын жалғастырады. Құпиясы жария болуы мүмкін ескі кілтті бірден өшіріңіз."},
+	{"Expire it now", "Отключить сейчас", "Қазір өшіру"},
+	{"Keep it until its overlap ends", "Оставить до конца 24 часов", "24 сағат біткенше қалдыру"},
+	{"The key was expired: requests made with it are refused from now on.",
+		"Ключ отключён: запросы с ним отныне отклоняются.",
+		"Кілт өшірілді: онымен жасалған сұраулар енді қабылданбайды."},
 }
