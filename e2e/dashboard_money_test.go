@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/paydhq/payd"
@@ -46,6 +49,52 @@ func TestDashboardEvidenceFromTheBrowser(t *testing.T) {
 		t.Fatalf("%d evidence files, want 1", len(ev))
 	}
 	fileID := ev[0].(map[string]any)["file_id"].(string)
+
+	// The page says the evidence waits to be sent, which step is under
+	// way, what the reason code means; the file downloads as an
+	// attachment of its type.
+	d.tab.checkAccessible(t, "dispute with evidence")
+	if got := get(d.tab, "the state", chromedp.Text(chromedp.ID("dispute-status"))); got != "Evidence attached, not sent yet" {
+		t.Fatalf("the dispute's state reads %q", got)
+	}
+	if got := get(d.tab, "the current step", chromedp.Text(chromedp.CSS(`#dispute-steps li.current strong`))); got != "payd sends the evidence to the bank" {
+		t.Fatalf("the current step is %q", got)
+	}
+	if got := get(d.tab, "the reason", chromedp.Text(chromedp.ID("reason-meaning"))); !strings.Contains(got, "not received") {
+		t.Fatalf("reason 13.1 reads %q", got)
+	}
+	// The link's answer, fetched with the browser's own session (the
+	// page's policy lets no script fetch it).
+	href := get(d.tab, "the file's link", chromedp.Evaluate[string](`document.querySelector("a.evidence-file[download]").href`))
+	var cookies []*network.Cookie
+	d.tab.do("read the session", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		res, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{})
+		cookies = res.Cookies
+		return err
+	}))
+	dlReq, _ := http.NewRequest("GET", href, nil)
+	for _, c := range cookies {
+		dlReq.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+	}
+	dlResp, err := http.DefaultClient.Do(dlReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(dlResp.Body)
+	dlResp.Body.Close()
+	if dlResp.StatusCode != 200 || !bytes.Equal(got, file) || dlResp.Header.Get("Content-Type") != "application/pdf" ||
+		dlResp.Header.Get("Content-Disposition") != "attachment; filename=receipt.pdf" {
+		t.Fatalf("the download answers %d, %d bytes, %v", dlResp.StatusCode, len(got), dlResp.Header)
+	}
+
+	// Submitted by the operator: the countdown stops.
+	d.env.AdminDo("POST", "/admin/v1/disputes/"+id+"/submit", map[string]any{}).Expect(t, 200)
+	d.tab.do("open the submitted dispute",
+		chromedp.Navigate(d.base+"/dashboard/test/disputes/"+id),
+		chromedp.WaitVisible(chromedp.ID("time-left")))
+	if got := get(d.tab, "the deadline", chromedp.Text(chromedp.ID("time-left"))); strings.Contains(got, "left") || !strings.Contains(got, "no longer runs") {
+		t.Fatalf("after submission the deadline reads %q", got)
+	}
 	req, _ := http.NewRequest("GET", d.env.Admin.URL+"/admin/v1/disputes/"+id+"/evidence/"+fileID, nil)
 	req.Header.Set("Authorization", "Bearer "+d.env.Token)
 	resp, err := http.DefaultClient.Do(req)

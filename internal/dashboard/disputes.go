@@ -67,6 +67,16 @@ type disputePage struct {
 	Key       string
 	MaxMiB    int
 	Err       formError
+	// Badge, when set, is the state the page names instead of the
+	// status's label (disputeBadge); Steps are the dispute's steps.
+	Badge string
+	Steps []disputeStep
+	// Reason is what the reason code means; Scheme the card scheme whose
+	// code it is, empty for a code the table does not hold.
+	Reason, Scheme string
+	// SubmittedAt is when the evidence went to the bank: from then the
+	// deadline no longer runs.
+	SubmittedAt *time.Time
 }
 
 // dispute shows a dispute, its deadline and evidence, and the form that
@@ -82,11 +92,28 @@ func (h *Handler) showDispute(q *req, status int, fe formError) {
 		q.failObject(q.r.PathValue("id"), err)
 		return
 	}
-	left := d.EvidenceDeadlineAt.Sub(h.now())
+	now := h.now()
+	left := d.EvidenceDeadlineAt.Sub(now)
 	v := disputePage{D: d.View(), Comment: d.Comment, Passed: left <= 0, Key: newKey(), Err: fe,
-		MaxMiB: payd.MaxEvidenceBytes >> 20}
-	if !v.Passed {
+		MaxMiB: payd.MaxEvidenceBytes >> 20, Badge: disputeBadge(d), Steps: disputeSteps(d, now), SubmittedAt: d.SubmittedAt}
+	// The countdown runs only while evidence may still be sent: a
+	// submitted or decided dispute's deadline is over for good.
+	if !v.Passed && d.Status.AcceptsEvidence() {
 		v.Left = timeLeft(q, left)
+	}
+	for i, st := range v.Steps {
+		v.Steps[i].Title, v.Steps[i].Text = q.l.T(st.Title), q.l.T(st.Text, st.Args...)
+	}
+	if v.Badge != "" {
+		v.Badge = q.l.T(v.Badge)
+	}
+	if d.ReasonCode != "" {
+		rc, ok := reasonCodes[d.ReasonCode]
+		v.Reason, v.Scheme = rc.Meaning, rc.Scheme
+		if !ok {
+			v.Reason = reasonUnknown
+		}
+		v.Reason = q.l.T(v.Reason)
 	}
 	v.CanAnswer = !v.Passed && d.Status.AcceptsEvidence() && q.can(payd.AuditAttachEvidence.Permission()) && len(d.Evidence) < payd.MaxEvidenceFiles
 	q.render(status, "dispute", "disputes", q.l.T("Dispute")+" "+d.ID, v)

@@ -42,9 +42,10 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format(timeLayout)
 	},
-	"day":         func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-	"label":       label,
-	"destination": destination,
+	"day":          func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"label":        label,
+	"disputeBadge": disputeBadge,
+	"destination":  destination,
 }
 
 // templates holds one template set per page: the layout and the page's

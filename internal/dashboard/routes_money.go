@@ -16,6 +16,7 @@ func moneyPages(h *Handler) []page {
 		{get, "refunds/{id}", payd.PermRead, h.refundPage},
 		{get, "disputes", payd.PermRead, h.disputes},
 		{get, "disputes/{id}", payd.PermRead, h.dispute},
+		{get, "disputes/{id}/evidence/{file}", payd.PermRead, h.evidenceFile},
 		{post, "disputes/{id}/evidence", payd.AuditAttachEvidence.Permission(), h.evidence},
 		{get, "links", payd.PermRead, h.links},
 		{post, "links", payd.AuditCreatePaymentLink.Permission(), h.createLink},
