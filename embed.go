@@ -11,11 +11,12 @@ import (
 
 // The embedded confirmation (stage M5, docs/embedded.md): the payment form
 // inside the merchant's own page. A payment created with
-// `confirmation.type: embedded` gets a one-time confirmation_token, which
-// the merchant's page hands to payd's widget; the widget frames payd's
-// form with the token and the page's origin. The first load of the form
-// binds the token to that origin, and only origins the shop declared
-// (ShopSettings.EmbedOrigins) may bind it.
+// `confirmation.type: embedded` gets a confirmation_token, which the
+// merchant's page hands to payd's widget; the widget frames payd's form
+// with the token and the page's origin. The first load of the form binds
+// the token to that origin, and only origins the shop declared
+// (ShopSettings.EmbedOrigins) may bind it; only that origin may load it
+// again.
 
 // EmbedTokenPrefix starts every confirmation_token of an embedded payment.
 const EmbedTokenPrefix = "ct_"
@@ -30,8 +31,13 @@ var (
 	// payment (a live payment takes https origins only), or is not the
 	// origin the token was bound to.
 	ErrEmbedOrigin = errors.New("this page may not show the payment form")
-	// ErrEmbedUsed: the token was bound by an earlier load of the form.
+	// ErrEmbedUsed: the token was bound by an earlier load of the form
+	// from another origin.
 	ErrEmbedUsed = errors.New("the confirmation token was already used")
+	// ErrEmbedChosen: the page the token was bound to loads the form again
+	// after the payer chose a method; the attempt goes on at the bank,
+	// and only the result page can follow it.
+	ErrEmbedChosen = errors.New("a payment method was already chosen in this form")
 	// ErrEmbedClosed: the payment left pending or expired before the form
 	// was opened.
 	ErrEmbedClosed = errors.New("the payment is closed")
@@ -73,13 +79,18 @@ func (st ShopSettings) EmbedOriginAllowed(origin string, test bool) bool {
 	return err == nil && (test || !o.Local)
 }
 
-// OpenEmbedded is the first load of the embedded form by the page of
-// origin: it checks the shop allows that origin, binds the token to it,
-// and returns the checkout to show. The token is spent by this load: a
-// second one answers ErrEmbedUsed, whatever its origin. A refusal
-// (ErrEmbedOrigin, ErrEmbedUsed, ErrEmbedClosed) changes nothing and still
-// returns the checkout, for the language of the page that says so; an
-// unknown token, or a token of a hosted page, is NotFound.
+// OpenEmbedded is a load of the embedded form by the page of origin: it
+// checks the shop allows that origin, binds the token to it on the first
+// load, and returns the checkout to show. A later load by the same
+// origin (a reload of the merchant's page) reopens the form while the
+// payment is pending, before its expiry and before a method was chosen
+// (docs/embedded.md, "Reloads"); once a method was chosen it answers
+// ErrEmbedChosen, and the frame follows the attempt on the result page.
+// A load by any other origin answers ErrEmbedUsed. A refusal
+// (ErrEmbedOrigin, ErrEmbedUsed, ErrEmbedChosen, ErrEmbedClosed) changes
+// nothing and still returns the checkout, for the language of the page
+// that says so; an unknown token, or a token of a hosted page, is
+// NotFound.
 func (s *Service) OpenEmbedded(ctx context.Context, token, origin string) (*Checkout, error) {
 	var c *Checkout
 	var refusal error
@@ -95,14 +106,17 @@ func (s *Service) OpenEmbedded(ctx context.Context, token, origin string) (*Chec
 		switch {
 		case !c.shop.Settings.EmbedOriginAllowed(origin, pay.Test):
 			refusal = ErrEmbedOrigin
-		case pay.EmbedOrigin != "":
+		case pay.EmbedOrigin != "" && pay.EmbedOrigin != origin:
 			refusal = ErrEmbedUsed
+		case pay.EmbedOrigin != "" && pay.CheckoutUsed:
+			refusal = ErrEmbedChosen
 		case pay.Status != PaymentPending || pay.CheckoutUsed || !s.clock.Now().Before(pay.ExpiresAt):
 			refusal = ErrEmbedClosed
 		}
 		if refusal != nil {
 			return nil
 		}
+		bind := pay.EmbedOrigin == ""
 		pay.EmbedOrigin = origin
 		choices, err := s.checkoutChoices(ctx, tx, c.shop, pay)
 		if err != nil {
@@ -110,6 +124,9 @@ func (s *Service) OpenEmbedded(ctx context.Context, token, origin string) (*Chec
 		}
 		for _, ch := range choices {
 			c.Methods = append(c.Methods, ch.method)
+		}
+		if !bind {
+			return nil
 		}
 		return tx.PaymentUpdate(ctx, pay)
 	})

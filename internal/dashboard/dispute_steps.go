@@ -57,8 +57,8 @@ func disputeSteps(d *payd.Dispute, now time.Time) []disputeStep {
 	created := d.CreatedAt
 
 	answer := disputeStep{State: stepNext, Title: "You attach evidence",
-		Text: "Users with the admin or support role attach files here (PDF, JPEG or PNG, up to %d) with a comment for the bank, until the evidence deadline. Attaching sends nothing yet.",
-		Args: []any{payd.MaxEvidenceFiles}, When: &deadline}
+		Text: "Users with the admin or support role attach files here (PDF, JPEG or PNG, up to 10 files) with a comment for the bank, until the evidence deadline. Attaching sends nothing yet.",
+		When: &deadline}
 	send := disputeStep{State: stepNext, Title: "payd sends the evidence to the bank",
 		Text: "payd's operators send the attached files and your comment to the bank; the status then becomes Submitted and the deadline no longer runs. Evidence not sent by the deadline is not considered: the dispute expires and costs what a lost one does."}
 	decide := disputeStep{State: stepNext, Title: "The bank decides",

@@ -31,8 +31,14 @@ import (
 // Version is the widget's version in its addresses. A file served under
 // a version never changes (browsers keep it a year); a change of the
 // script, or of the messages between frame and page, is a new version,
-// and the old one keeps being served.
-const Version = "v1"
+// and the old one keeps being served. v2 added the error event (a
+// refused origin); v1's scripts are served as they were, and its pages'
+// addresses lead to the same pages, whose messages v1's widget reads as
+// before (it drops the ones it does not know).
+const Version = "v2"
+
+// PrefixV1 is the first version's prefix, still served.
+const PrefixV1 = "/embed/v1/"
 
 // Addresses of the widget (Prefix + …).
 const (
@@ -51,6 +57,12 @@ var widgetJS []byte
 
 //go:embed static/frame.js
 var frameJS []byte
+
+//go:embed static/v1/payd.js
+var widgetV1JS []byte
+
+//go:embed static/v1/frame.js
+var frameV1JS []byte
 
 //go:embed templates/frame.html
 var frameHTML string
@@ -79,9 +91,13 @@ func New(svc *payd.Service, key []byte, publicURL string, log *slog.Logger) *Han
 func (h *Handler) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+Script, serveScript(widgetJS))
 	mux.HandleFunc("GET "+webpage.FrameScript, serveScript(frameJS))
-	mux.HandleFunc("GET "+PayPath+"{token}", h.show)
-	mux.HandleFunc("POST "+PayPath+"{token}", h.choose)
-	mux.HandleFunc("GET "+DonePath+"{id}/{sig}", h.result)
+	mux.HandleFunc("GET "+PrefixV1+"payd.js", serveScript(widgetV1JS))
+	mux.HandleFunc("GET "+PrefixV1+"frame.js", serveScript(frameV1JS))
+	for _, prefix := range []string{Prefix, PrefixV1} {
+		mux.HandleFunc("GET "+prefix+"pay/{token}", h.show)
+		mux.HandleFunc("POST "+prefix+"pay/{token}", h.choose)
+		mux.HandleFunc("GET "+prefix+"done/{id}/{sig}", h.result)
+	}
 }
 
 // serveScript serves a script of a fixed version: cached a year and never
@@ -113,10 +129,13 @@ type view struct {
 	Test, Waiting                                 bool
 	Methods                                       []method
 	Frame, Event, PaymentID, Status, Reason       string
+	// Script is the frame's script, webpage.FrameScript.
+	Script string
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, v view) {
 	webpage.SetFramedHeaders(w.Header(), v.Frame)
+	v.Script = webpage.FrameScript
 	w.WriteHeader(status)
 	if err := page.Execute(w, v); err != nil {
 		h.log.Error("render embedded form", "err", err.Error())
@@ -192,26 +211,35 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 	l := language(r, pay)
 	switch {
 	case errors.Is(err, payd.ErrEmbedUsed):
-		v := view{L: l, Title: l.T("Payment form unavailable"), Frame: from,
-			Message: l.T("This payment form was already opened. Return to the shop to try again.")}
-		if pay.EmbedOrigin == from {
-			// The page that opened it before is the one asking: it may
-			// learn that its form is spent.
-			v.Event, v.Reason = "closed", "token_used"
-		}
-		h.render(w, http.StatusConflict, v)
+		// Another origin opened it: nothing is framed or told here (this
+		// page's browser would refuse the frame to any other origin).
+		h.render(w, http.StatusConflict, view{L: l, Title: l.T("Payment form unavailable"),
+			Message: l.T("This payment form was opened on another page.")})
+		return
+	case errors.Is(err, payd.ErrEmbedChosen):
+		// A reload after the payer chose a method: the attempt goes on at
+		// the bank, and the result page follows it in the frame.
+		http.Redirect(w, r, h.doneURL(pay.ID), http.StatusSeeOther)
 		return
 	case errors.Is(err, payd.ErrEmbedClosed):
 		h.render(w, http.StatusOK, view{L: l, Title: l.T("Payment form unavailable"), Frame: from,
-			Message: l.T("This payment page was already used, has expired, or does not exist. Return to the shop to try again."),
+			Message: l.T("This payment form can no longer be used: the payment was closed or has expired. Reload the page to start again."),
 			Event:   "closed", Reason: "payment_closed", PaymentID: pay.ID, Status: string(pay.Status)})
 		return
 	case errors.Is(err, payd.ErrEmbedOrigin):
-		h.message(w, http.StatusForbidden, l, "", "Payment form unavailable", "This payment form opens only inside the shop's page.")
+		// The page's origin is well formed and agrees with what its
+		// browser says, but the shop does not list it. The page is told
+		// why, by an error event, and nothing else: frame-ancestors and
+		// postMessage both name the origin it claims, so only a page
+		// truly of that origin shows the frame or hears the event, and
+		// it learns only that it is not listed — not the list, the shop,
+		// the amount, nor whether the token was spent (it was not).
+		h.render(w, http.StatusForbidden, view{L: l, Title: l.T("Payment form unavailable"), Frame: from,
+			Message: l.T("This payment form opens only inside the shop's page."), Event: "error", Reason: "origin_not_allowed"})
 		return
 	case payd.ErrorCodeOf(err) == payd.CodeNotFound:
 		h.message(w, http.StatusNotFound, l, "", "Payment form unavailable",
-			"This payment page was already used, has expired, or does not exist. Return to the shop to try again.")
+			"This payment form can no longer be used: the payment was closed or has expired. Reload the page to start again.")
 		return
 	case err != nil:
 		h.log.Error("open embedded form", "err", err.Error())
@@ -260,12 +288,12 @@ func (h *Handler) choose(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, payd.ErrEmbedOrigin):
 		h.message(w, http.StatusForbidden, l, "", "Payment form unavailable", "This payment form opens only inside the shop's page.")
 	case errors.Is(err, payd.ErrPrecheckDenied):
-		h.message(w, http.StatusOK, l, from, "Payment declined", "The shop declined this payment. Return to the shop to try again.")
+		h.message(w, http.StatusOK, l, from, "Payment declined", "The shop declined this payment; no money was taken.")
 	case errors.Is(err, payd.ErrPrecheckBusy):
 		h.message(w, http.StatusConflict, l, from, "Try again", "The shop is still checking this payment. Try again in a few seconds.")
 	case payd.ErrorCodeOf(err) == payd.CodeNotFound || payd.ErrorCodeOf(err) == payd.CodeInvalidState:
 		h.message(w, http.StatusNotFound, l, from, "Payment page unavailable",
-			"This payment page was already used, has expired, or does not exist. Return to the shop to try again.")
+			"This payment form can no longer be used: the payment was closed or has expired. Reload the page to start again.")
 	case payd.ErrorCodeOf(err) == payd.CodeMethodUnavailable:
 		h.message(w, http.StatusUnprocessableEntity, l, from, "Method unavailable", "Choose another payment method.")
 	case payd.ErrorCodeOf(err) == payd.CodeProviderUnavailable:
@@ -302,8 +330,9 @@ func (h *Handler) result(w http.ResponseWriter, r *http.Request) {
 	switch pay.Status {
 	case payd.PaymentSucceeded, payd.PaymentWaitingForCapture:
 		v.Title, v.Message, v.Event = l.T("Payment accepted"), l.T("Thank you: the shop has your payment."), "success"
+		v.Amount = l.Amount(pay.Amount.Minor, string(pay.Amount.Currency))
 	case payd.PaymentCanceled:
-		v.Title, v.Message, v.Event = l.T("Payment declined"), l.T("The payment did not go through. Return to the shop to try again."), "failure"
+		v.Title, v.Message, v.Event = l.T("Payment declined"), l.T("The payment did not go through; no money was taken. To try again, reload the page."), "failure"
 		if pay.Cancellation != nil {
 			v.Reason = pay.Cancellation.Reason
 		}
@@ -311,7 +340,7 @@ func (h *Handler) result(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("left") == "1" {
 			// The payer left the bank's page without deciding: no answer
 			// is coming, and the payment closes at its expiry.
-			v.Title, v.Message, v.Event, v.Reason = l.T("Payment not made"), l.T("You left the bank's page. Return to the shop to try again."), "closed", "payer_left"
+			v.Title, v.Message, v.Event, v.Reason = l.T("Payment not made"), l.T("You left the bank's page before paying. To try again, reload the page."), "closed", "payer_left"
 			break
 		}
 		v.Title, v.Message, v.Waiting = l.T("Waiting for the bank"), l.T("The bank is confirming the payment; this page updates by itself."), true

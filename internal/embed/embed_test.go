@@ -21,6 +21,8 @@ import (
 const (
 	shopOrigin  = "https://shop.example.com"
 	otherOrigin = "https://evil.example.net"
+	// secondOrigin is another page the shop lists.
+	secondOrigin = "https://pay.shop.example.com"
 )
 
 type bundle struct {
@@ -33,7 +35,7 @@ func setup(t *testing.T, b paydtest.Backend) *bundle {
 	t.Helper()
 	env := paydtest.Start(t, b, &paydtest.Options{Stage: payd.StageM5})
 	shop := env.NewShop(payd.RegionRU, "")
-	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"embed_origins": []string{shopOrigin}}).Expect(t, 200)
+	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"embed_origins": []string{shopOrigin, secondOrigin}}).Expect(t, 200)
 	// The operator API refuses what is not an origin a shop may declare.
 	env.AdminDo("PATCH", "/admin/v1/shops/"+shop.ID, map[string]any{"embed_origins": []string{shopOrigin, "http://shop.example.com"}}).
 		ExpectError(t, 400, payd.CodeInvalidRequest, "embed_origins.1")
@@ -130,18 +132,42 @@ func TestEmbeddedForm(t *testing.T) {
 			if p.header.Get("X-Frame-Options") != "" || !strings.Contains(p.header.Get("Content-Security-Policy"), "; script-src 'self';") {
 				t.Errorf("headers of the form: %v", p.header)
 			}
-			if !strings.Contains(p.body, `src="/embed/v1/frame.js" data-origin="`+shopOrigin+`"`) {
+			if !strings.Contains(p.body, `src="/embed/v2/frame.js" data-origin="`+shopOrigin+`"`) {
 				t.Errorf("the form does not load frame.js for its origin:\n%s", p.body)
 			}
 		})
 
-		t.Run("ErrEmbedUsed", func(t *testing.T) {
-			_, token := b.create(t, "100.00")
+		t.Run("ReloadReopens", func(t *testing.T) {
+			// A reload of the page that opened the form opens it again
+			// while no method was chosen; the other page the shop lists
+			// finds the token bound, is framed by nobody and told
+			// nothing.
+			id, token := b.create(t, "100.00")
 			b.frame(t, token, shopOrigin, nil)
 			p := b.frame(t, token, shopOrigin, nil)
-			if p.status != http.StatusConflict || strings.Contains(p.body, "method-bank_card") ||
-				!strings.Contains(p.body, `data-event="closed"`) || !strings.Contains(p.body, `data-reason="token_used"`) {
-				t.Fatalf("second load: %d\n%s", p.status, p.body)
+			if p.status != 200 || !strings.Contains(p.body, "method-bank_card") || framedBy(p) != shopOrigin {
+				t.Fatalf("reload: %d\n%s", p.status, p.body)
+			}
+			if p := b.frame(t, token, secondOrigin, nil); p.status != http.StatusConflict || strings.Contains(p.body, "method-") ||
+				strings.Contains(p.body, "data-event") || framedBy(p) != "'none'" {
+				t.Fatalf("another listed page: %d %q\n%s", p.status, framedBy(p), p.body)
+			}
+			// Once the payer chose a method, a reload follows the attempt
+			// on the result page.
+			formURL := b.env.API.URL + embed.PayPath + token + "?origin=" + url.QueryEscape(shopOrigin)
+			if r := b.post(t, formURL, url.Values{"csrf": {csrfRE.FindStringSubmatch(p.body)[1]}, "method": {"bank_card"}}); r.status != http.StatusSeeOther {
+				t.Fatalf("choose: %d", r.status)
+			}
+			again := b.frame(t, token, shopOrigin, nil)
+			if loc := again.header.Get("Location"); again.status != http.StatusSeeOther || !strings.HasPrefix(loc, b.env.API.URL+embed.DonePath+id+"/") {
+				t.Fatalf("reload after the choice: %d to %q", again.status, loc)
+			}
+			// The first version's address of the form is the same page.
+			old := b.env.API.URL + embed.PrefixV1 + "pay/" + token + "?origin=" + url.QueryEscape(shopOrigin)
+			req, _ := http.NewRequest("GET", old, nil)
+			req.Header.Set("Sec-Fetch-Dest", "iframe")
+			if p := b.do(t, req); p.status != http.StatusSeeOther {
+				t.Fatalf("the v1 address: %d", p.status)
 			}
 		})
 
@@ -159,42 +185,53 @@ func TestEmbeddedForm(t *testing.T) {
 		})
 
 		t.Run("OneOfConcurrentLoads", func(t *testing.T) {
-			// Loads racing for one token: the payment's row lock lets one
-			// bind it, and the others find it bound.
+			// Loads of two listed pages racing for one token: the
+			// payment's row lock lets one page bind it; that page's
+			// loads show the form, the other's find it bound.
 			_, token := b.create(t, "100.00")
-			statuses := make(chan int, 6)
-			for range cap(statuses) {
+			type answer struct {
+				origin string
+				status int
+			}
+			answers := make(chan answer, 6)
+			for i := range cap(answers) {
+				origin := []string{shopOrigin, secondOrigin}[i%2]
 				go func() {
-					req, _ := http.NewRequest("GET", b.env.API.URL+embed.PayPath+token+"?origin="+url.QueryEscape(shopOrigin), nil)
+					req, _ := http.NewRequest("GET", b.env.API.URL+embed.PayPath+token+"?origin="+url.QueryEscape(origin), nil)
 					req.Header.Set("Sec-Fetch-Dest", "iframe")
 					resp, err := b.client.Do(req)
 					if err != nil {
-						statuses <- 0
+						answers <- answer{origin, 0}
 						return
 					}
 					resp.Body.Close()
-					statuses <- resp.StatusCode
+					answers <- answer{origin, resp.StatusCode}
 				}()
 			}
-			shown := 0
-			for range cap(statuses) {
-				switch s := <-statuses; s {
+			shown := map[string]int{}
+			for range cap(answers) {
+				switch a := <-answers; a.status {
 				case 200:
-					shown++
+					shown[a.origin]++
 				case http.StatusConflict:
 				default:
-					t.Errorf("a racing load got %d", s)
+					t.Errorf("a racing load got %d", a.status)
 				}
 			}
-			if shown != 1 {
-				t.Fatalf("%d loads showed the form, want 1", shown)
+			if len(shown) != 1 || shown[shopOrigin]+shown[secondOrigin] != 3 {
+				t.Fatalf("loads that showed the form, by origin: %v; want the 3 of one origin", shown)
 			}
 		})
 
 		t.Run("ErrEmbedOrigin", func(t *testing.T) {
 			_, token := b.create(t, "100.00")
 			p := b.frame(t, token, otherOrigin, nil)
-			if p.status != http.StatusForbidden || framedBy(p) != "'none'" || strings.Contains(p.body, "method-") {
+			// The stranger's page is told why, by an error event posted
+			// to its own origin alone, and nothing of the payment.
+			if p.status != http.StatusForbidden || framedBy(p) != otherOrigin || strings.Contains(p.body, "method-") ||
+				!strings.Contains(p.body, `data-origin="`+otherOrigin+`" data-event="error"`) ||
+				!strings.Contains(p.body, `data-reason="origin_not_allowed"`) || strings.Contains(p.body, "100,00") ||
+				strings.Contains(p.body, `id="merchant"`) {
 				t.Fatalf("stranger's page: %d %q\n%s", p.status, framedBy(p), p.body)
 			}
 			// Nothing was spent: the shop's own page opens it after.
@@ -264,7 +301,7 @@ func TestEmbeddedForm(t *testing.T) {
 				t.Fatalf("choose card: %d %s", r.status, r.header.Get("Location"))
 			}
 			bank := b.do(t, mustGet(r.header.Get("Location")))
-			if bank.status != 200 || framedBy(bank) != shopOrigin || !strings.Contains(bank.body, "/embed/v1/frame.js") {
+			if bank.status != 200 || framedBy(bank) != shopOrigin || !strings.Contains(bank.body, "/embed/v2/frame.js") {
 				t.Fatalf("bank page in the frame: %d %q", bank.status, framedBy(bank))
 			}
 			bankCSRF := csrfRE.FindStringSubmatch(bank.body)[1]
@@ -282,7 +319,7 @@ func TestEmbeddedForm(t *testing.T) {
 			b.api.WaitStatus(id, "succeeded")
 			res := b.do(t, mustGet(loc))
 			if res.status != 200 || framedBy(res) != shopOrigin || !strings.Contains(res.body, `data-event="success"`) ||
-				!strings.Contains(res.body, `data-payment="`+id+`"`) || !strings.Contains(res.body, `href="https://shop.example.com/thanks" target="_top"`) {
+				!strings.Contains(res.body, `data-payment="`+id+`"`) || !strings.Contains(res.body, `id="amount">100,00`) || !strings.Contains(res.body, `href="https://shop.example.com/thanks" target="_top"`) {
 				t.Fatalf("result page: %d %q\n%s", res.status, framedBy(res), res.body)
 			}
 			// The result page's address is signed: another payment's id
@@ -372,7 +409,8 @@ func mustGet(u string) *http.Request {
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	b := setup(t, paydtest.Backends(t)[0])
-	for path, marker := range map[string]string{embed.Script: "PaydCheckout", "/embed/v1/frame.js": "postMessage"} {
+	for path, marker := range map[string]string{embed.Script: `error: true`, "/embed/v2/frame.js": `ev === "error"`,
+		"/embed/v1/payd.js": "PaydCheckout", "/embed/v1/frame.js": "postMessage"} {
 		p := b.do(t, mustGet(b.env.API.URL+path))
 		if p.status != 200 || !strings.HasPrefix(p.header.Get("Content-Type"), "text/javascript") ||
 			p.header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||

@@ -31,7 +31,7 @@ func SetHeaders(h http.Header) {
 // tells the merchant's page, through postMessage to the frame's origin
 // alone, the page's height and the payment's outcome. A page loads it from
 // payd's own origin; no page has inline script.
-const FrameScript = "/embed/v1/frame.js"
+const FrameScript = "/embed/v2/frame.js"
 
 // SetFramedHeaders marks a payer page shown inside the embedded form, in a
 // frame of the merchant page at origin: as SetHeaders, except that origin,

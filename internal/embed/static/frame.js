@@ -1,6 +1,6 @@
-// payd embedded form, v1: the script of the pages inside the frame.
-// It tells the merchant's page, and no other, the page's height and, on
-// the result page, the payment's outcome. The origin it posts to is the
+// payd embedded form, v2: the script of the pages inside the frame.
+// It tells the merchant's page, and no other, the page's height, the
+// payment's outcome on the result page, and why a form was refused. The origin it posts to is the
 // one the server bound the form to (data-origin), never one the page
 // around it claims.
 (function () {
@@ -12,7 +12,7 @@
   }
   function send(msg) {
     msg.source = "payd";
-    msg.version = 1;
+    msg.version = 2;
     window.parent.postMessage(msg, origin);
   }
   var last = -1;
@@ -30,7 +30,7 @@
     window.addEventListener("resize", size);
   }
   var ev = me.getAttribute("data-event");
-  if (ev === "success" || ev === "failure" || ev === "closed") {
+  if (ev === "success" || ev === "failure" || ev === "closed" || ev === "error") {
     var msg = { type: ev };
     var fields = { payment: "payment_id", status: "status", reason: "reason" };
     for (var k in fields) {

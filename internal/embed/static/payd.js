@@ -1,18 +1,19 @@
-// payd embedded payment form, v1 (docs/embedded.md).
+// payd embedded payment form, v2 (docs/embedded.md).
 //
 //   <div id="payment-form"></div>
-//   <script src="https://PAYD/embed/v1/payd.js"></script>
+//   <script src="https://PAYD/embed/v2/payd.js"></script>
 //   <script>
 //     var checkout = new PaydCheckout({ confirmation_token: "ct_..." });
 //     checkout.on("success", function (e) { /* e.payment_id, e.status */ });
 //     checkout.on("failure", function (e) { /* e.reason */ });
 //     checkout.on("closed", function (e) { /* e.reason */ });
+//     checkout.on("error", function (e) { /* e.reason: origin_not_allowed */ });
 //     checkout.render("payment-form");
 //   </script>
 //
 // The same outcomes are dispatched on the container as DOM events
-// payd:success, payd:failure and payd:closed (bubbling, detail = the
-// object above). An event tells the page what the payer saw; the payment's
+// payd:success, payd:failure, payd:closed and payd:error (bubbling,
+// detail = the object above). An event tells the page what the payer saw; the payment's
 // truth is the API and the webhook.
 (function (w, d) {
   "use strict";
@@ -23,7 +24,7 @@
   // payd's origin: where this script came from, and the only origin whose
   // messages the widget reads.
   var base = script ? new URL(script.src).origin : "";
-  var outcomes = { success: true, failure: true, closed: true };
+  var outcomes = { success: true, failure: true, closed: true, error: true };
 
   function PaydCheckout(options) {
     if (!(this instanceof PaydCheckout)) {
@@ -38,17 +39,17 @@
     }
     this.token = options.confirmation_token;
     this.locale = typeof options.locale === "string" ? options.locale : "";
-    this.handlers = { success: [], failure: [], closed: [] };
+    this.handlers = { success: [], failure: [], closed: [], error: [] };
     this.frame = null;
     this.container = null;
     this.done = false;
     this.listener = null;
   }
 
-  // on adds a handler of "success", "failure" or "closed".
+  // on adds a handler of "success", "failure", "closed" or "error".
   PaydCheckout.prototype.on = function (name, fn) {
     if (!outcomes[name] || typeof fn !== "function") {
-      throw new Error("PaydCheckout.on: an event of success, failure or closed and a function");
+      throw new Error("PaydCheckout.on: an event of success, failure, closed or error and a function");
     }
     this.handlers[name].push(fn);
     return this;
@@ -63,7 +64,7 @@
     if (this.frame) {
       throw new Error("PaydCheckout.render: already rendered; a token opens one form");
     }
-    var url = base + "/embed/v1/pay/" + encodeURIComponent(this.token) +
+    var url = base + "/embed/v2/pay/" + encodeURIComponent(this.token) +
       "?origin=" + encodeURIComponent(w.location.origin);
     if (this.locale) {
       url += "&lang=" + encodeURIComponent(this.locale);
@@ -100,8 +101,9 @@
     return this;
   };
 
-  // emit reports the form's one outcome: the first of success, failure
-  // or closed; later ones (a payer going back in the frame) are dropped.
+  // emit reports the form's one outcome: the first of success, failure,
+  // closed or error; later ones (a payer going back in the frame) are
+  // dropped.
   PaydCheckout.prototype.emit = function (name, detail) {
     if (this.done) {
       return;
