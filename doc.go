@@ -34,7 +34,8 @@
 //     moved money: settlement_day.go; holidays: holiday.go
 //   - Settlement status (freezes): freeze.go; deposits: deposit.go
 //   - Disputes (stage M2): dispute.go (types, table, reads), dispute_open.go, dispute_status.go,
-//     dispute_evidence.go (both evidence steps), dispute_submit.go, dispute_money.go (holds and
+//     dispute_evidence.go (both evidence steps), dispute_evidence_read.go (a merchant's download of an
+//     attached file), dispute_submit.go, dispute_money.go (holds and
 //     chargebacks), dispute_expiry.go, dispute_notification.go, dispute_sandbox.go,
 //     dispute_operator.go, dispute_settings.go
 //   - Payment links (stage M5): link.go, link_create.go, link_state.go, link_pay.go (the hosted page's payment)
@@ -44,7 +45,8 @@
 //     its reset: sandbox_reset.go; who moves the test clock: sandbox_clock.go
 //
 // Authentication, events and webhooks:
-//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go; the record of a key's last use: key_use.go
+//   - Keys and Basic authentication: key.go, auth.go, auth_cache.go; the record of a key's last use: key_use.go;
+//     ending an older key's overlap early: key_expire.go
 //   - Events (types, bodies, GET /events): event.go; resend and the attempt log: event_resend.go;
 //     the sandbox's feed (GET /test/events): event_feed.go
 //   - Webhook endpoints: webhook_endpoint.go, a test delivery to one (the newest event again): webhook_ping.go;
