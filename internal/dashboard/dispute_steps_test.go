@@ -107,7 +107,8 @@ func TestDisputePageFollowsItsSteps(t *testing.T) {
 }
 
 // An unknown reason code is shown as it came, with the fallback that
-// says payd does not know it, in the page's language.
+// says payd does not know it, and the steps are told, in the page's
+// language.
 func TestDisputeUnknownReasonCode(t *testing.T) {
 	t.Parallel()
 	env, shop, c := startM5(t, paydtest.Backends(t)[0])
@@ -115,10 +116,19 @@ func TestDisputeUnknownReasonCode(t *testing.T) {
 	id := c.Post("/v1/test/payments/"+pay+"/disputes", idemKey(), map[string]any{
 		"amount": map[string]any{"value": "100.00", "currency": "RUB"}, "reason_code": "99.9"}).Expect(t, 201).JSON(t)["id"].(string)
 	v := signedIn(t, env, shop, payd.RoleViewer)
-	for lang, want := range map[string]string{"en": "payd does not know this code", "ru": "payd не знает этот код", "kk": "payd бұл кодты білмейді"} {
+	for lang, want := range map[string][]string{
+		"en": {"payd does not know this code", "You attach evidence"},
+		"ru": {"payd не знает этот код", "Вы прикладываете доказательства"},
+		"kk": {"payd бұл кодты білмейді", "Сіз дәлелдерді тіркейсіз"},
+	} {
 		page := v.get("/dashboard/test/disputes/" + id + "?lang=" + lang)
-		if !strings.Contains(page.body, "99.9") || !strings.Contains(page.body, want) {
-			t.Errorf("%s: the unknown code is not explained:\n%s", lang, page.body)
+		for _, w := range append(want, "99.9") {
+			if !strings.Contains(page.body, w) {
+				t.Errorf("%s: the page lacks %q:\n%s", lang, w, page.body)
+			}
+		}
+		if lang != "en" && strings.Contains(page.body, "You attach evidence") {
+			t.Errorf("%s: the steps are in English", lang)
 		}
 	}
 }
