@@ -11,15 +11,17 @@ import (
 	"strings"
 )
 
-// SystemdUnit is systemd/payd.service.
-//
 //go:embed systemd/payd.service
-var SystemdUnit string
+var systemdUnit string
 
-// SystemdEnvironment is systemd/payd.env, the unit's EnvironmentFile.
-//
 //go:embed systemd/payd.env
-var SystemdEnvironment string
+var systemdEnvironment string
+
+// SystemdUnit returns systemd/payd.service as shipped.
+func SystemdUnit() string { return systemdUnit }
+
+// SystemdEnvironment returns systemd/payd.env, the unit's EnvironmentFile.
+func SystemdEnvironment() string { return systemdEnvironment }
 
 // UnitValues returns the values of every line KEY=VALUE of a unit file,
 // in order; comments and other keys are skipped. It reads what these

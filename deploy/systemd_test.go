@@ -46,7 +46,7 @@ func unitCopy(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unit := strings.ReplaceAll(SystemdUnit, "/usr/local/bin/payd", self)
+	unit := strings.ReplaceAll(SystemdUnit(), "/usr/local/bin/payd", self)
 	path := filepath.Join(t.TempDir(), "payd.service")
 	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestSystemdUnitExposure(t *testing.T) {
 // and signals what payd drains on.
 func TestSystemdStopTimeout(t *testing.T) {
 	t.Parallel()
-	stop := UnitValues(SystemdUnit, "TimeoutStopSec")
+	stop := UnitValues(SystemdUnit(), "TimeoutStopSec")
 	if len(stop) != 1 {
 		t.Fatalf("TimeoutStopSec = %q, want one", stop)
 	}
@@ -104,17 +104,17 @@ func TestSystemdStopTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TimeoutStopSec %q: %v", stop[0], err)
 	}
-	drain, err := time.ParseDuration(Environment(SystemdEnvironment)["PAYD_DRAIN_DELAY"])
+	drain, err := time.ParseDuration(Environment(SystemdEnvironment())["PAYD_DRAIN_DELAY"])
 	if err != nil {
 		t.Fatalf("payd.env's PAYD_DRAIN_DELAY: %v", err)
 	}
 	if timeout <= drain+shutdownGrace {
 		t.Errorf("TimeoutStopSec %v is not above the drain delay %v and the shutdown grace %v", timeout, drain, shutdownGrace)
 	}
-	if k := UnitValues(SystemdUnit, "KillSignal"); len(k) != 1 || k[0] != "SIGTERM" {
+	if k := UnitValues(SystemdUnit(), "KillSignal"); len(k) != 1 || k[0] != "SIGTERM" {
 		t.Errorf("KillSignal = %q, want SIGTERM: payd drains on it", k)
 	}
-	if ty := UnitValues(SystemdUnit, "Type"); len(ty) != 1 || ty[0] != "notify" {
+	if ty := UnitValues(SystemdUnit(), "Type"); len(ty) != 1 || ty[0] != "notify" {
 		t.Errorf("Type = %q, want notify", ty)
 	}
 }

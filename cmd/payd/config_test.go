@@ -334,7 +334,7 @@ func TestMigrateSettingsFromEnvironment(t *testing.T) {
 // configuration serve takes, and each of its variables is a setting's.
 func TestSystemdEnvironmentExample(t *testing.T) {
 	t.Parallel()
-	env := deploy.Environment(deploy.SystemdEnvironment)
+	env := deploy.Environment(deploy.SystemdEnvironment())
 	if len(env) == 0 {
 		t.Fatal("payd.env sets nothing")
 	}

@@ -165,7 +165,7 @@ func TestServeNotifiesSystemd(t *testing.T) {
 	}
 	for !strings.Contains(next("STOPPING=1"), "STOPPING=1") {
 	}
-	stop := deploy.UnitValues(deploy.SystemdUnit, "TimeoutStopSec")
+	stop := deploy.UnitValues(deploy.SystemdUnit(), "TimeoutStopSec")
 	timeout, err := time.ParseDuration(strings.Join(stop, ""))
 	if err != nil {
 		t.Fatalf("payd.service's TimeoutStopSec %q: %v", stop, err)
