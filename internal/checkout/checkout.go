@@ -50,7 +50,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 type method struct{ Type, Label string }
 
 // labels are the methods' names, as keys of the pages' catalogue
-// (internal/webpage/messages.go); a name missing there is shown as it is.
+// (internal/webpage/locales); a name missing there is shown as it is.
 var labels = map[string]string{payd.MethodBankCard: "Bank card", payd.MethodSBP: "SBP (Faster Payments)", payd.MethodKZQR: "QR in your bank's app"}
 
 type view struct {

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -120,10 +119,10 @@ func (h *Handler) showDispute(q *req, status int, fe formError) {
 }
 
 // timeLeft says how long d is, in days and hours, or hours and minutes
-// under a day.
+// under a day, each number with its plural form in the page's language.
 func timeLeft(q *req, d time.Duration) string {
 	if d >= 24*time.Hour {
-		return q.l.T("%s d %s h left", strconv.Itoa(int(d/(24*time.Hour))), strconv.Itoa(int(d%(24*time.Hour)/time.Hour)))
+		return q.l.T("%s left", q.l.T("%d days", int(d/(24*time.Hour)))+" "+q.l.T("%d hours", int(d%(24*time.Hour)/time.Hour)))
 	}
-	return q.l.T("%s h %s min left", strconv.Itoa(int(d/time.Hour)), strconv.Itoa(int(d%time.Hour/time.Minute)))
+	return q.l.T("%s left", q.l.T("%d hours", int(d/time.Hour))+" "+q.l.T("%d minutes", int(d%time.Hour/time.Minute)))
 }

@@ -45,7 +45,7 @@ func TestDisputeEvidenceFromThePage(t *testing.T) {
 			t.Fatalf("the opened filter lost the dispute")
 		}
 		page := support.get("/dashboard/test/disputes/" + id)
-		if page.status != 200 || !strings.Contains(page.body, `id="time-left">3 d 1 h left`) ||
+		if page.status != 200 || !strings.Contains(page.body, `id="time-left">3 days 1 hour left`) ||
 			!strings.Contains(page.body, `id="no-evidence"`) || !strings.Contains(page.body, `enctype="multipart/form-data"`) {
 			t.Fatalf("dispute page = %d\n%s", page.status, page.body)
 		}

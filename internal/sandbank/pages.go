@@ -76,7 +76,7 @@ func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
 }
 
 // message renders a page with a title and a message, both keys of the
-// pages' catalogue (internal/webpage/messages.go), in the language of l.
+// pages' catalogue (internal/webpage/locales), in the language of l.
 func (p *Pages) message(w http.ResponseWriter, status int, l webpage.Locale, title, msg, next string) {
 	p.messageOf(w, status, nil, l, title, msg, next)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Locale is the language of one page: its texts come from the catalogue
-// (messages.go) and its amounts are written as a reader of that language
+// (catalogue.go, the files of locales/) and its amounts are written as a reader of that language
 // expects. The zero Locale is English.
 type Locale struct {
 	lang string

@@ -2,7 +2,7 @@
 // in common: the security headers; the one reader of their posts
 // (ReadForm), bounded and url-encoded only; and the payer's language —
 // the choice of it (Choose), the catalogue of every text in Russian,
-// Kazakh and English (messages.go), and amounts written for that language
+// Kazakh and English (catalogue.go, the files of locales/), and amounts written for that language
 // (Amount) and read as its payers type them (ParseAmount). Each page binds
 // its forms with a Signer of internal/mac labelled with the page's name.
 // The pages (checkout, sandbox bank, payment links) carry one-time tokens
