@@ -85,8 +85,10 @@ func (s *Service) openDispute(ctx context.Context, tx Tx, pay *Payment, in Dispu
 		amount = *in.Amount
 	}
 	if amount <= 0 || amount > pay.RefundableAmount() {
-		return nil, &Error{Code: CodeRefundExceedsCaptured, Param: "amount.value",
-			Message: "the dispute amount must be above zero and at most the payment's refundable amount " + money.FormatValue(max(0, pay.RefundableAmount()))}
+		e := Errorf(CodeRefundExceedsCaptured, "the dispute amount must be above zero and at most the payment's refundable amount %s",
+			Sum{max(0, pay.RefundableAmount()), pay.Amount.Currency})
+		e.Param = "amount.value"
+		return nil, e
 	}
 	if in.ProviderDisputeID != "" {
 		// Checked before any write, so that a caller recording the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/paydhq/payd/money"
 )
 
 // ErrorCode is one value of the contract's closed `code` enum.
@@ -52,6 +54,13 @@ type Error struct {
 	// Cause says why a provider_unavailable error could not be served:
 	// what an operator's metrics count the 503s by. It is never shown.
 	Cause Cause
+	// Format and Args are Message with its values apart, so that a page
+	// can say it in its own language (docs/languages.md): Format is the
+	// English wording with fmt's verbs, the key of the pages' catalogue,
+	// and Args its values, an amount as a Sum. The API writes Message
+	// alone; Errorf, Invalid and NotFound fill both.
+	Format string
+	Args   []any
 }
 
 // Cause is why the service answered that it is unavailable (503): the
@@ -73,6 +82,17 @@ const (
 	CauseSandboxReset Cause = "sandbox_reset"
 )
 
+// Sum is an amount among an error's values: Message writes it as the
+// contract writes a value ("1300.00"), and a page as it writes amounts in
+// its language ("1 300,00 ₽").
+type Sum struct {
+	Minor    int64
+	Currency money.Currency
+}
+
+// String is the contract's form of the value, without the currency.
+func (s Sum) String() string { return money.FormatValue(s.Minor) }
+
 func (e *Error) Error() string {
 	if e.Param != "" {
 		return fmt.Sprintf("%s: %s (%s)", e.Code, e.Message, e.Param)
@@ -82,18 +102,18 @@ func (e *Error) Error() string {
 
 // Errorf returns an *Error with a formatted message.
 func Errorf(code ErrorCode, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // Invalid returns an `invalid_request` error naming the request field param.
 func Invalid(param, format string, args ...any) *Error {
-	return &Error{Code: CodeInvalidRequest, Param: param, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: CodeInvalidRequest, Param: param, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // NotFound is the answer for a missing object and for another shop's object
 // alike (Conventions: Scope), so the two cannot be told apart.
 func NotFound(kind string) *Error {
-	return &Error{Code: CodeNotFound, Message: kind + " not found"}
+	return &Error{Code: CodeNotFound, Message: kind + " not found", Format: kind + " not found"}
 }
 
 // ErrNoRows is returned by stores when a lookup finds nothing. The service

@@ -24,7 +24,7 @@ func (s *Service) CapturePayment(ctx context.Context, p *Principal, idem Idempot
 				return 0, nil, Invalid("amount.currency", "the capture currency must be the payment's, %s", pay.Amount.Currency)
 			}
 			if amount.Minor <= 0 || amount.Minor > pay.Amount.Minor {
-				return 0, nil, Invalid("amount.value", "the capture amount must be above zero and at most the authorized %s", money.FormatValue(pay.Amount.Minor))
+				return 0, nil, Invalid("amount.value", "the capture amount must be above zero and at most the authorized %s", Sum{pay.Amount.Minor, pay.Amount.Currency})
 			}
 			sum = amount.Minor
 		}

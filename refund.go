@@ -130,7 +130,7 @@ func (p *Payment) CheckRefund(a money.Amount) error {
 		return Invalid("amount.value", "the refund amount must be above zero")
 	}
 	if a.Minor > p.RefundableAmount() {
-		return Errorf(CodeRefundExceedsCaptured, "the refund is above the refundable amount %s", money.FormatValue(max(0, p.RefundableAmount())))
+		return Errorf(CodeRefundExceedsCaptured, "the refund is above the refundable amount %s", Sum{max(0, p.RefundableAmount()), p.Amount.Currency})
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func (h *Handler) disableSecondFactor(q *req) {
 // form.
 func (h *Handler) accountRefused(q *req, form string) func(*payd.Error) {
 	return func(pe *payd.Error) {
-		q.render(httpStatusOf(pe), "account", "", q.l.T("Account"), accountView{Err: refusedIn(form, pe),
+		q.render(httpStatusOf(pe), "account", "", q.l.T("Account"), accountView{Err: refusedIn(q.l, form, pe),
 			Enroll: q.sess.State == payd.SessionEnroll})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/webpage"
 )
 
 // act runs the action of one post of a form and answers it. It is the one
@@ -51,13 +52,13 @@ func refusal(err error) *payd.Error {
 
 // refusedIn is a refusal shown in the page's form named form, next to the
 // field the rule names.
-func refusedIn(form string, pe *payd.Error) formError {
-	return formError{Form: form, Field: pe.Param, Message: pe.Message}
+func refusedIn(l webpage.Locale, form string, pe *payd.Error) formError {
+	return formError{Form: form, Field: pe.Param, Message: say(l, pe)}
 }
 
 // showRefusal answers a refusal that belongs to no form on the page (the
 // object is gone, the form's page cannot be shown) with a page of its own.
-func (q *req) showRefusal(pe *payd.Error) { q.problem(httpStatusOf(pe), pe.Message) }
+func (q *req) showRefusal(pe *payd.Error) { q.problem(httpStatusOf(pe), say(q.l, pe)) }
 
 // failed answers a failure of the service: logged with the request, shown
 // as a generic failure.

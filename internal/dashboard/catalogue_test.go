@@ -18,6 +18,13 @@ func TestMappedTextsAreInTheCatalogue(t *testing.T) {
 			}
 		}
 	}
+	for code, text := range codeTexts {
+		for _, lang := range payd.Locales() {
+			if !webpage.Translated(lang, text) {
+				t.Errorf("the words of code %s, %q, have no text in %s", code, text, lang)
+			}
+		}
+	}
 	for _, set := range []map[string]string{notices, moneyNotices, developersNotices, usersNotices} {
 		for code, text := range set {
 			if !webpage.HasMessage(text) {

@@ -41,6 +41,6 @@ func (h *Handler) setEmbedding(q *req) {
 		func(*payd.Shop) { q.redirect("developers/embedding", "embedding_saved") },
 		func(pe *payd.Error) {
 			q.render(httpStatusOf(pe), "embedding", "developers", q.l.T("Embedded payment form"),
-				embeddingView{Origins: text, Err: refusedIn("embedding", pe)})
+				embeddingView{Origins: text, Err: refusedIn(q.l, "embedding", pe)})
 		})
 }

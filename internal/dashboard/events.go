@@ -50,7 +50,7 @@ func (h *Handler) events(q *req) {
 	}
 	if err != nil {
 		if pe := refusal(err); pe != nil {
-			v.Problem = pe.Message
+			v.Problem = say(q.l, pe)
 			q.render(http.StatusBadRequest, "events", "developers", q.l.T("Events"), v)
 			return
 		}

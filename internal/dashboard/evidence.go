@@ -91,7 +91,7 @@ func (h *Handler) evidence(q *req) {
 		}
 		return resp, err
 	}, func(*payd.Response) { q.redirect("disputes/"+id, "evidence_attached") },
-		func(pe *payd.Error) { h.showDispute(q, httpStatusOf(pe), refusedIn("evidence", pe)) })
+		func(pe *payd.Error) { h.showDispute(q, httpStatusOf(pe), refusedIn(q.l, "evidence", pe)) })
 }
 
 // errOtherFile refuses a form sent again with another file than the one

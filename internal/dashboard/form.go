@@ -38,7 +38,7 @@ func formAmount(q *req, paymentID, field string) (*money.Amount, error) {
 	}
 	minor, err := q.l.ParseAmount(s)
 	if err != nil {
-		return nil, payd.Invalid("amount.value", "%s", q.l.T("Enter the amount in digits, for example 1500 or 1500.50."))
+		return nil, payd.Invalid("amount.value", "%s", said(q.l.T("Enter the amount in digits, for example 1500 or 1500.50.")))
 	}
 	pay, err := q.h.svc.GetPayment(q.ctx, q.principal(), paymentID)
 	if err != nil {

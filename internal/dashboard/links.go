@@ -98,7 +98,7 @@ func (h *Handler) linkCreate(q *req, idem payd.Idempotency) (*payd.Response, err
 	if day := f.Get("expires_on"); day != "" {
 		d, err := time.Parse("2006-01-02", day)
 		if err != nil {
-			return nil, payd.Invalid("expires_at", "%s", q.l.T("Enter a date such as 2026-12-31."))
+			return nil, payd.Invalid("expires_at", "%s", said(q.l.T("Enter a date such as 2026-12-31.")))
 		}
 		// The link works through the whole day it is given, in UTC.
 		end := d.AddDate(0, 0, 1)
@@ -116,7 +116,7 @@ func (h *Handler) linkCreate(q *req, idem payd.Idempotency) (*payd.Response, err
 			return nil, err
 		}
 		if in.Amount == nil {
-			return nil, payd.Invalid("amount.value", "%s", q.l.T("Enter the amount, or choose an amount the payer enters."))
+			return nil, payd.Invalid("amount.value", "%s", said(q.l.T("Enter the amount, or choose an amount the payer enters.")))
 		}
 	}
 	return h.svc.CreatePaymentLink(q.ctx, q.principal(), idem, in)
@@ -164,5 +164,5 @@ func (h *Handler) deactivateLink(q *req) {
 	id := q.r.PathValue("id")
 	act(q, func() (*payd.Response, error) { return h.svc.DeactivatePaymentLink(q.ctx, q.principal(), idem, id) },
 		func(*payd.Response) { q.redirect("links/"+id, "link_deactivated") },
-		func(pe *payd.Error) { h.showLink(q, httpStatusOf(pe), refusedIn("deactivate", pe)) })
+		func(pe *payd.Error) { h.showLink(q, httpStatusOf(pe), refusedIn(q.l, "deactivate", pe)) })
 }

@@ -48,7 +48,7 @@ func newForm() createForm { return createForm{Key: newKey(), Values: url.Values{
 // refusedForm is a create form shown again after a refusal: the values
 // are kept, the key is new, since the refused request is done.
 func refusedForm(q *req, pe *payd.Error) createForm {
-	return createForm{Key: newKey(), Values: q.r.PostForm, Err: refusedIn("", pe)}
+	return createForm{Key: newKey(), Values: q.r.PostForm, Err: refusedIn(q.l, "", pe)}
 }
 
 // formMoney reads an amount field typed in the user's language in
@@ -60,7 +60,7 @@ func formMoney(q *req, field, param string, c money.Currency) (*money.Amount, er
 	}
 	minor, err := q.l.ParseAmount(s)
 	if err != nil {
-		return nil, payd.Invalid(param, "%s", q.l.T("Enter the amount in digits, for example 1500 or 1500.50."))
+		return nil, payd.Invalid(param, "%s", said(q.l.T("Enter the amount in digits, for example 1500 or 1500.50.")))
 	}
 	a := money.New(minor, c)
 	return &a, nil
@@ -74,7 +74,7 @@ func formCurrency(q *req, field string) (money.Currency, error) {
 			return c, nil
 		}
 	}
-	return "", payd.Invalid(field, "%s", q.l.T("Choose a currency."))
+	return "", payd.Invalid(field, "%s", said(q.l.T("Choose a currency.")))
 }
 
 // createdID is the id of the object a create call answered.

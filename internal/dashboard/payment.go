@@ -88,7 +88,7 @@ func (h *Handler) paymentForm(q *req, form, done string, run func(payd.Idempoten
 	}
 	act(q, func() (*payd.Response, error) { return run(idem) },
 		func(*payd.Response) { q.redirect("payments/"+q.r.PathValue("id"), done) },
-		func(pe *payd.Error) { h.showPayment(q, httpStatusOf(pe), refusedIn(form, pe)) })
+		func(pe *payd.Error) { h.showPayment(q, httpStatusOf(pe), refusedIn(q.l, form, pe)) })
 }
 
 func (h *Handler) capture(q *req) {

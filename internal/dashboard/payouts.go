@@ -107,7 +107,7 @@ func (h *Handler) payoutCreate(q *req, idem payd.Idempotency) (*payd.Response, e
 		return nil, err
 	}
 	if amount == nil {
-		return nil, payd.Invalid("amount.value", "%s", q.l.T("Enter the amount in digits, for example 1500 or 1500.50."))
+		return nil, payd.Invalid("amount.value", "%s", said(q.l.T("Enter the amount in digits, for example 1500 or 1500.50.")))
 	}
 	dest := payd.PayoutDestination{Type: payd.DestinationType(f.Get("destination_type"))}
 	for _, name := range destinationFields {

@@ -98,7 +98,7 @@ func (h *Handler) simulate(q *req) {
 	act(q, func() (*payd.Response, error) {
 		return h.svc.SimulateOutcome(q.ctx, q.principal(), idem, id, outcome, time.Duration(delay)*time.Second)
 	}, func(*payd.Response) { q.redirect("sandbox", "simulated") }, func(pe *payd.Error) {
-		fe := refusedIn("simulate", pe)
+		fe := refusedIn(q.l, "simulate", pe)
 		if pe.Code == payd.CodeNotFound {
 			fe.Field, fe.Message = "payment_id", q.l.T("No test payment of this shop has this id.")
 		}

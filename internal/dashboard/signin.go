@@ -239,7 +239,7 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request) {
 				attempt.Release()
 				h.refused(w, err)
 			}
-			v.Error = pe.Message
+			v.Error = say(l, pe)
 			h.outPage(w, r, httpapi.StatusOf(pe.Code), "setup", "Set your password", l, v)
 			return
 		}

@@ -60,7 +60,7 @@ func (h *Handler) invite(q *req) {
 // and what v keeps of what was typed.
 func (h *Handler) usersRefused(q *req, form string, v usersView) func(*payd.Error) {
 	return func(pe *payd.Error) {
-		v.Err = refusedIn(form, pe)
+		v.Err = refusedIn(q.l, form, pe)
 		h.showUsers(q, httpStatusOf(pe), v)
 	}
 }

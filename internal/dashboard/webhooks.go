@@ -73,7 +73,7 @@ func (h *Handler) createWebhook(q *req) {
 	act(q, func() (*payd.Response, error) { return h.svc.CreateWebhookEndpoint(q.ctx, q.principal(), idem, in) },
 		func(resp *payd.Response) { h.showSigningSecret(q, resp, false) },
 		func(pe *payd.Error) {
-			v := webhooksView{URL: in.URL, Description: in.Description, Checked: map[payd.EventType]bool{}, Err: refusedIn("create", pe)}
+			v := webhooksView{URL: in.URL, Description: in.Description, Checked: map[payd.EventType]bool{}, Err: refusedIn(q.l, "create", pe)}
 			for _, t := range in.Events {
 				v.Checked[t] = true
 			}
@@ -202,7 +202,7 @@ func (h *Handler) rotateWebhookSecret(q *req) {
 			return
 		}
 		h.showSigningSecret(q, resp, true)
-	}, func(pe *payd.Error) { h.showWebhook(q, httpStatusOf(pe), refusedIn("rotate", pe)) })
+	}, func(pe *payd.Error) { h.showWebhook(q, httpStatusOf(pe), refusedIn(q.l, "rotate", pe)) })
 }
 
 // testWebhook sends the endpoint a test event (payd.Service.SendTestEvent).
@@ -228,6 +228,6 @@ func (h *Handler) webhookAct(q *req, form string, run func(payd.Idempotency, str
 				q.showRefusal(pe)
 				return
 			}
-			h.showWebhook(q, httpStatusOf(pe), refusedIn(form, pe))
+			h.showWebhook(q, httpStatusOf(pe), refusedIn(q.l, form, pe))
 		})
 }
