@@ -92,6 +92,9 @@ func pagesOf(vals, keep url.Values, next *payd.Cursor, print string) pager {
 // page on anything else; it reports whether the error was shown.
 func listProblem(q *req, err error) (string, bool) {
 	if pe := refusal(err); pe != nil {
+		if pe.Param != "" {
+			return say(q.l, pe) + " (" + pe.Param + ")", true
+		}
 		return say(q.l, pe), true
 	}
 	q.failed(err)

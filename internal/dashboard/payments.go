@@ -140,7 +140,7 @@ func (h *Handler) payments(q *req) {
 	params, print, keep, err := paymentQuery(vals, v.Methods)
 	if err != nil {
 		if pe := refusal(err); pe != nil {
-			v.Problem = say(q.l, pe)
+			v.Problem = say(q.l, pe) + " (" + pe.Param + ")"
 			q.render(http.StatusBadRequest, "payments", "payments", q.l.T("Payments"), v)
 			return
 		}

@@ -16,9 +16,10 @@ type said string
 // say is a refusal of the service in the page's language: its wording
 // from the catalogue (errors.gotext.json) with its values written as the
 // page writes them — an amount as the page's amounts, a status by its
-// label — or, for a wording the catalogue does not hold, the words of the
-// refusal's code. The English Message, which the API sends, never shows
-// on a page in another language.
+// label — or, for a wording the catalogue does not hold, the service's
+// English Message on an English page and the words of the refusal's code
+// on any other: the Message, which the API sends, never shows on a page
+// in another language.
 func say(l webpage.Locale, pe *payd.Error) string {
 	if len(pe.Args) == 1 && pe.Format == "%s" {
 		if s, ok := pe.Args[0].(said); ok {
@@ -31,6 +32,10 @@ func say(l webpage.Locale, pe *payd.Error) string {
 			args[i] = sayValue(l, a)
 		}
 		return l.T(pe.Format, args...)
+	}
+	if l.Lang() == "en" && pe.Message != "" {
+		// The service's own English says more than its code's words.
+		return pe.Message
 	}
 	if text, ok := codeTexts[pe.Code]; ok {
 		return l.T(text)

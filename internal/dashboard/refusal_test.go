@@ -58,10 +58,11 @@ func TestSayInThePagesLanguage(t *testing.T) {
 	}{
 		{"ru", above, "Сумма возврата больше суммы, доступной к возврату: 1\u00a0300,00\u00a0₽."},
 		{"kk", above, "Қайтару сомасы қайтаруға қолжетімді сомадан көп: 1\u00a0300,00\u00a0₽."},
-		{"en", above, "The refund is above the refundable amount 1,300.00\u00a0RUB."},
+		{"en", above, "the refund is above the refundable amount 1,300.00\u00a0RUB"},
 		{"ru", payd.NotFound("payment"), "Платёж не найден."},
 		{"ru", state, "Платёж в статусе «" + webpage.For("ru").T("Pending") + "» не может стать «" + webpage.For("ru").T("Succeeded") + "»."},
 		{"kk", unknown, webpage.For("kk").T("This value is not accepted.")},
+		{"en", unknown, unknown.Message},
 		{"ru", payd.Invalid("amount.value", "%s", said("Введите сумму")), "Введите сумму"},
 	} {
 		if got := say(webpage.For(c.lang), c.err); got != c.want {
