@@ -25,6 +25,15 @@ func TestMappedTextsAreInTheCatalogue(t *testing.T) {
 			}
 		}
 	}
+	for _, set := range []map[string]string{cancelParties, cancelReasons} {
+		for v, text := range set {
+			for _, lang := range payd.Locales() {
+				if !webpage.Translated(lang, text) {
+					t.Errorf("cancellation %q = %q has no text in %s", v, text, lang)
+				}
+			}
+		}
+	}
 	for _, set := range []map[string]string{notices, moneyNotices, developersNotices, usersNotices} {
 		for code, text := range set {
 			if !webpage.HasMessage(text) {

@@ -45,6 +45,7 @@ var funcs = template.FuncMap{
 	"day":          func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	"label":        label,
 	"disputeBadge": disputeBadge,
+	"cancellation": cancellation,
 	"destination":  destination,
 }
 
