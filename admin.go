@@ -326,6 +326,9 @@ func (st ShopSettings) Validate() error {
 	if err := validateEmbedOrigins(st.EmbedOrigins); err != nil {
 		return err
 	}
+	if st.TimeZone != "" && !validTimeZone(st.TimeZone) {
+		return Invalid("time_zone", "must be an IANA time zone name such as Europe/Moscow or Asia/Almaty")
+	}
 	return st.validateMoneySettings()
 }
 

@@ -131,6 +131,45 @@ type ShopSettings struct {
 	// the shop's embedded payment form (docs/embedded.md), serialized as
 	// browsers write them; empty lets no page embed it.
 	EmbedOrigins []string `json:"embed_origins,omitempty"`
+	// TimeZone is the IANA name of the zone the dashboard shows the
+	// shop's times in (docs/languages.md, Times); empty is its region's,
+	// RegionTimeZone.
+	TimeZone string `json:"time_zone,omitempty"`
+}
+
+// RegionTimeZone is the zone of a region's shops when their settings name
+// none: Moscow's for ru, Almaty's for kz (UTC+5 for all of Kazakhstan
+// since 1 March 2024, as tzdata 2024a says).
+func RegionTimeZone(r Region) string {
+	if r == RegionKZ {
+		return "Asia/Almaty"
+	}
+	return "Europe/Moscow"
+}
+
+// Location is the zone the shop's times are shown in: its setting, else
+// its region's. The binary carries tzdata (cmd/payd imports time/tzdata),
+// so both load on any machine; UTC is the answer only if they did not.
+func (s *Shop) Location() *time.Location {
+	name := s.Settings.TimeZone
+	if name == "" {
+		name = RegionTimeZone(s.Region)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// validTimeZone reports an IANA zone name that loads: not empty, not
+// "Local" (the machine's own, which a shop cannot mean).
+func validTimeZone(name string) bool {
+	if name == "" || name == "Local" {
+		return false
+	}
+	_, err := time.LoadLocation(name)
+	return err == nil
 }
 
 // ReserveFor returns the reserve rule of currency c (zero when none).

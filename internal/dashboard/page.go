@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,8 +20,43 @@ import (
 //go:embed templates
 var templateFS embed.FS
 
-// timeLayout is how the pages write a moment: UTC, said so, to the second.
+// timeLayout is how the pages write a moment in UTC, said so, to the
+// second: the title of every time shown, and the moments of pages that
+// belong to no shop.
 const timeLayout = "2006-01-02 15:04:05 UTC"
+
+// moment is t as a page shows it: in the page's zone (the shop's,
+// payd.Shop.Location), with the zone's offset from UTC, in a <time>
+// element whose datetime is the UTC moment and whose title, shown on
+// hover, is the UTC time.
+func moment(l webpage.Locale, t time.Time) template.HTML {
+	if t.IsZero() {
+		return "—"
+	}
+	u := t.UTC()
+	local := t.In(l.Zone())
+	return template.HTML(`<time datetime="` + u.Format(time.RFC3339) + `" title="` + u.Format(timeLayout) + `">` +
+		local.Format("2006-01-02 15:04:05") + " " + utcOffset(local) + `</time>`)
+}
+
+// utcOffset names the offset of t's zone as "UTC+3", "UTC+5:30", "UTC".
+// Zone abbreviations are left out: tzdata has none for Almaty ("+05"),
+// and MSK reads as nothing in Kazakh.
+func utcOffset(t time.Time) string {
+	_, off := t.Zone()
+	if off == 0 {
+		return "UTC"
+	}
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	s := "UTC" + sign + strconv.Itoa(off/3600)
+	if m := off % 3600 / 60; m != 0 {
+		s += fmt.Sprintf(":%02d", m)
+	}
+	return s
+}
 
 // funcs are the helpers the templates share.
 var funcs = template.FuncMap{
@@ -30,17 +67,12 @@ var funcs = template.FuncMap{
 		}
 		return l.Amount(a.Minor, string(a.Currency))
 	},
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format(timeLayout)
-	},
-	"whenp": func(t *time.Time) string {
+	"when": moment,
+	"whenp": func(l webpage.Locale, t *time.Time) template.HTML {
 		if t == nil {
 			return "—"
 		}
-		return t.UTC().Format(timeLayout)
+		return moment(l, *t)
 	},
 	"day":          func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	"label":        label,
@@ -186,7 +218,11 @@ func (q *req) render(status int, name, nav, title string, p any) {
 	if q.test {
 		other = Prefix + strings.TrimPrefix(q.r.URL.Path, q.base())
 	}
-	v := layout{L: q.l, Title: title, Nav: nav, User: q.user, Shops: q.shops, Shop: q.shop, Test: q.test,
+	l := q.l
+	if q.shop != nil {
+		l = l.In(q.shop.Location())
+	}
+	v := layout{L: l, Title: title, Nav: nav, User: q.user, Shops: q.shops, Shop: q.shop, Test: q.test,
 		Base: q.base(), CSRF: q.h.csrf(q.sess), Path: q.r.URL.Path, Other: sectionOf(other), P: p, can: q.can,
 		Notice: q.r.URL.Query().Get("done"), Sections: q.sections()}
 	switch {

@@ -67,7 +67,8 @@ func paymentQuery(vals url.Values, methods []payd.MethodType) (*payd.PaymentList
 // written once here: the template then only places strings, which keeps
 // a page of 50 rows cheap to render.
 type rowView struct {
-	ID, OrderID, Status, StatusLabel, Created, Amount, Method string
+	ID, OrderID, Status, StatusLabel, Amount, Method string
+	Created                                          time.Time
 	// Description and Customer (the customer's email, else name, else
 	// phone) say what the payment was for and who paid, so that a row is
 	// recognised without reading its id.
@@ -175,7 +176,7 @@ func (h *Handler) payments(q *req) {
 			return
 		}
 		rv := rowView{ID: row.ID, OrderID: row.OrderID, Status: string(row.Status),
-			Created: row.CreatedAt.UTC().Format(timeLayout), Amount: q.l.Amount(row.Amount.Minor, string(row.Amount.Currency))}
+			Created: row.CreatedAt, Amount: q.l.Amount(row.Amount.Minor, string(row.Amount.Currency))}
 		rv.Description = row.Description
 		if c := row.Customer; c != nil {
 			rv.Customer = cmp.Or(c.Email, c.FullName, c.Phone)

@@ -78,6 +78,18 @@ func TestOperatorMerchantsShopsKeys(t *testing.T) {
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"statment_name": "typo"}).ExpectError(t, 400, payd.CodeInvalidRequest, "statment_name")
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"statement_name": strings.Repeat("S", 33)}).ExpectError(t, 400, payd.CodeInvalidRequest, "statement_name")
 		env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"payment_lifetime_seconds": 60}).ExpectError(t, 400, payd.CodeInvalidRequest, "payment_lifetime_seconds")
+		// The zone of the shop's times: an IANA name; a bad one is refused
+		// and the setting stays as it was.
+		for _, zone := range []string{"Moscow", "Local", "Europe/Nowhere", "+05:00"} {
+			env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"time_zone": zone}).ExpectError(t, 400, payd.CodeInvalidRequest, "time_zone")
+		}
+		if st := env.AdminDo("GET", "/admin/v1/shops/"+shopID, nil).Expect(t, 200).JSON(t)["settings"].(map[string]any); st["time_zone"] != nil {
+			t.Fatalf("a refused time_zone was kept: %v", st)
+		}
+		up = env.AdminDo("PATCH", "/admin/v1/shops/"+shopID, map[string]any{"time_zone": "Asia/Aqtobe"}).Expect(t, 200).JSON(t)
+		if up["settings"].(map[string]any)["time_zone"] != "Asia/Aqtobe" {
+			t.Fatalf("time_zone not kept: %v", up["settings"])
+		}
 		// State actions.
 		for _, a := range []string{"activate", "block", "unblock", "suspend", "resume"} {
 			env.AdminDo("POST", "/admin/v1/shops/"+shopID+"/"+a, nil).Expect(t, 200)

@@ -32,6 +32,7 @@ type settingsJSON struct {
 	PayoutFees            []payoutFeeJSON                         `json:"payout_fees,omitempty"`
 	PayoutRanges          map[money.Currency]rangeJSON            `json:"payout_ranges,omitempty"`
 	EmbedOrigins          []string                                `json:"embed_origins,omitempty"`
+	TimeZone              string                                  `json:"time_zone,omitempty"`
 }
 
 type tariffJSON struct {
@@ -104,6 +105,7 @@ func settingsView(s payd.ShopSettings) settingsJSON {
 		}),
 		PayoutRanges: mapOf(s.PayoutRanges, rangeView),
 		EmbedOrigins: s.EmbedOrigins,
+		TimeZone:     s.TimeZone,
 	}
 }
 
@@ -138,6 +140,7 @@ func (s settingsJSON) settings() payd.ShopSettings {
 		}),
 		PayoutRanges: mapOf(s.PayoutRanges, rangeIn),
 		EmbedOrigins: s.EmbedOrigins,
+		TimeZone:     s.TimeZone,
 	}
 }
 

@@ -2,6 +2,7 @@ package webpage
 
 import (
 	"net/http"
+	"time"
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -15,6 +16,23 @@ import (
 type Locale struct {
 	lang string
 	p    *message.Printer
+	// zone is where the page's reader is, for its times; nil is UTC.
+	zone *time.Location
+}
+
+// In is l for a reader in zone: the dashboard's pages show a shop's
+// times in the shop's zone.
+func (l Locale) In(zone *time.Location) Locale {
+	l.zone = zone
+	return l
+}
+
+// Zone is the zone of the page's times: UTC unless In set one.
+func (l Locale) Zone() *time.Location {
+	if l.zone == nil {
+		return time.UTC
+	}
+	return l.zone
 }
 
 var (
