@@ -156,3 +156,17 @@ func (s *Service) ListAudit(ctx context.Context, merchantID string, p AuditListP
 		return tx.AuditList(ctx, &p)
 	})
 }
+
+// AuditActionAll returns every action, for the pages that name them.
+func AuditActionAll() []AuditAction {
+	return []AuditAction{
+		AuditCreatePayment, AuditCapturePayment, AuditCancelPayment, AuditCreateRefund, AuditCreateEvidence,
+		AuditAttachEvidence, AuditCreatePaymentLink, AuditDeactivateLink, AuditCreatePayout, AuditCreateWebhook,
+		AuditUpdateWebhook, AuditRotateWebhookSecret, AuditDeleteWebhook, AuditSendTestEvent, AuditResendEvent,
+		AuditSimulateOutcome, AuditCreateTestDispute, AuditSimulateDispute, AuditInviteUser, AuditSetupLink,
+		AuditSetPassword, AuditChangeRole, AuditDisableUser, AuditEnableTOTP, AuditDisableTOTP,
+		AuditSecondFactorPolicy, AuditSignIn, AuditSignInFailed, AuditSecondFactorFailed, AuditSecondFactorEnded,
+		AuditAccountLocked, AuditSignOut, AuditSignOutEverywhere, AuditRotateKey, AuditSetEmbedOrigins,
+		AuditAdvanceTestClock, AuditResetSandbox,
+	}
+}

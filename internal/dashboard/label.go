@@ -15,7 +15,7 @@ import (
 // value's. Each page group keeps its own kinds beside its pages; a test
 // checks that every value of each kind's list has words in every
 // language.
-var labels = mergeLabels(coreLabels, moneyLabels, developerLabels, storyLabels)
+var labels = mergeLabels(coreLabels, moneyLabels, developerLabels, storyLabels, auditLabels)
 
 // labelKind is the words of one kind.
 type labelKind struct {

@@ -48,3 +48,28 @@ func cancellation(l webpage.Locale, d payd.CancellationDetails) string {
 	}
 	return word(cancelParties, d.Party) + ": " + word(cancelReasons, d.Reason)
 }
+
+// auditLabels are the words of the audit log's actions.
+var auditLabels = []labelKind{
+	kindLabels(payd.AuditActionAll, map[payd.AuditAction]string{
+		payd.AuditCreatePayment: "Create payment", payd.AuditCapturePayment: "Capture payment",
+		payd.AuditCancelPayment: "Cancel payment", payd.AuditCreateRefund: "Create refund",
+		payd.AuditCreateEvidence: "Create evidence upload", payd.AuditAttachEvidence: "Attach evidence",
+		payd.AuditCreatePaymentLink: "Create payment link", payd.AuditDeactivateLink: "Deactivate payment link",
+		payd.AuditCreatePayout: "Create payout", payd.AuditCreateWebhook: "Create webhook endpoint",
+		payd.AuditUpdateWebhook: "Update webhook endpoint", payd.AuditRotateWebhookSecret: "Rotate webhook secret",
+		payd.AuditDeleteWebhook: "Delete webhook endpoint", payd.AuditSendTestEvent: "Send test event",
+		payd.AuditResendEvent: "Resend event", payd.AuditSimulateOutcome: "Simulate outcome",
+		payd.AuditCreateTestDispute: "Create test dispute", payd.AuditSimulateDispute: "Simulate dispute",
+		payd.AuditInviteUser: "Invite user", payd.AuditSetupLink: "Issue setup link",
+		payd.AuditSetPassword: "Set password", payd.AuditChangeRole: "Change user role",
+		payd.AuditDisableUser: "Disable user", payd.AuditEnableTOTP: "Enable second factor",
+		payd.AuditDisableTOTP: "Disable second factor", payd.AuditSecondFactorPolicy: "Set second factor policy",
+		payd.AuditSignIn: "Sign-in", payd.AuditSignInFailed: "Failed sign-in",
+		payd.AuditSecondFactorFailed: "Failed second factor", payd.AuditSecondFactorEnded: "Sign-in ended after wrong codes",
+		payd.AuditAccountLocked: "Account locked after failed sign-ins", payd.AuditSignOut: "Sign-out",
+		payd.AuditSignOutEverywhere: "Sign-out everywhere", payd.AuditRotateKey: "Rotate key",
+		payd.AuditSetEmbedOrigins: "Set embed origins", payd.AuditAdvanceTestClock: "Advance test clock",
+		payd.AuditResetSandbox: "Reset sandbox",
+	}),
+}
