@@ -44,7 +44,7 @@ func TestEmbeddingOrigins(t *testing.T) {
 			t.Fatalf("viewer's post = %d", p.status)
 		}
 		admin := signedIn(t, env, shop, payd.RoleAdmin)
-		if audit := admin.get("/dashboard/audit"); !strings.Contains(audit.body, "set embed origins") {
+		if audit := admin.get("/dashboard/audit"); !strings.Contains(audit.body, "Set embed origins") {
 			t.Fatal("the change is not in the audit log")
 		}
 	})

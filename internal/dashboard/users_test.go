@@ -67,7 +67,7 @@ func TestInviteAndSetPassword(t *testing.T) {
 		}
 
 		audit := admin.get("/dashboard/audit")
-		for _, want := range []string{"invite user", "set password", adminEmail} {
+		for _, want := range []string{"Invite user", "Set password", adminEmail} {
 			if !strings.Contains(audit.body, want) {
 				t.Errorf("audit log lacks %q:\n%s", want, audit.body)
 			}
