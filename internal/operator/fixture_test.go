@@ -50,6 +50,7 @@ func fullSettings() payd.ShopSettings {
 		PayoutFees:            []payd.PayoutFee{{Currency: money.RUB, PercentBps: 40, Fixed: 10_00, Min: 20_00, Max: 900_00}},
 		PayoutRanges:          map[money.Currency]payd.Range{money.RUB: {Min: 100_00, Max: 1_000_000_00}},
 		EmbedOrigins:          []string{"https://shop.example.com"},
+		TimeZone:              "Asia/Almaty",
 	}
 }
 
