@@ -57,6 +57,8 @@ var adminSections = []struct{ name, text string }{
     ip_allowlist, methods_disabled, embed_origins (lists; embed_origins are
       the origins whose pages may frame the embedded payment form, stage M5)
     display_name, statement_name (strings)
+    time_zone (an IANA name, such as Asia/Almaty: the zone the dashboard
+      shows the shop's times in; default Europe/Moscow for ru, Asia/Almaty for kz)
     authorize_request_webhook, authorize_request_default_allow (true/false)
   Example:
     payd admin shops update shop_... --set requests_per_minute=1200 \
