@@ -67,7 +67,7 @@ func TestNoEnglishOnRussianOrKazakhPages(t *testing.T) {
 		// A refund above the refundable amount.
 		form := formOf(t, get(base+"payments/"+pay).body, "refund-form")
 		form.Set("amount", "5000")
-		p := post(base+"payments/"+pay+"/refunds", form)
+		p := post(base+"payments/"+pay+"/refunds/review", form)
 		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="refund-error"`) {
 			t.Fatalf("%s refund above the refundable amount = %d\n%s", lang, p.status, p.body)
 		}
@@ -75,6 +75,13 @@ func TestNoEnglishOnRussianOrKazakhPages(t *testing.T) {
 			t.Errorf("%s: the refusal does not name the refundable amount as the page writes amounts", lang)
 		}
 		check("refund refused", p)
+		// The question before a refund.
+		form = formOf(t, get(base+"payments/"+pay).body, "refund-form")
+		form.Set("amount", "100")
+		if p = post(base+"payments/"+pay+"/refunds/review", form); p.status != http.StatusOK {
+			t.Fatalf("%s refund review = %d\n%s", lang, p.status, p.body)
+		}
+		check("refund confirmation", p)
 		// An origin written without its scheme.
 		form = formOf(t, get(base+"developers/embedding").body, "embedding-form")
 		form.Set("origins", "shop.example.com/path")

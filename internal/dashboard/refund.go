@@ -52,7 +52,7 @@ func (h *Handler) reviewRefund(q *req) {
 	}
 	if err != nil {
 		if pe := refusal(err); pe != nil {
-			h.showPayment(q, httpStatusOf(pe), refusedIn("refund", pe))
+			h.showPayment(q, httpStatusOf(pe), refusedIn(q.l, "refund", pe))
 			return
 		}
 		q.fail(err)
@@ -76,7 +76,7 @@ func (h *Handler) refund(q *req) {
 			return nil, err
 		}
 		if amount == nil {
-			return nil, payd.Invalid("amount.value", "%s", q.l.T("Enter the amount to refund."))
+			return nil, payd.Invalid("amount.value", "%s", said(q.l.T("Enter the amount to refund.")))
 		}
 		return h.svc.CreateRefund(q.ctx, q.principal(), idem, payd.RefundCreate{PaymentID: id, Amount: *amount,
 			Reason: q.r.PostForm.Get("reason")})
