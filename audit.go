@@ -166,7 +166,7 @@ func AuditActionAll() []AuditAction {
 		AuditSimulateOutcome, AuditCreateTestDispute, AuditSimulateDispute, AuditInviteUser, AuditSetupLink,
 		AuditSetPassword, AuditChangeRole, AuditDisableUser, AuditEnableTOTP, AuditDisableTOTP,
 		AuditSecondFactorPolicy, AuditSignIn, AuditSignInFailed, AuditSecondFactorFailed, AuditSecondFactorEnded,
-		AuditAccountLocked, AuditSignOut, AuditSignOutEverywhere, AuditRotateKey, AuditSetEmbedOrigins,
+		AuditAccountLocked, AuditSignOut, AuditSignOutEverywhere, AuditRotateKey, AuditExpireKey, AuditSetEmbedOrigins,
 		AuditAdvanceTestClock, AuditResetSandbox,
 	}
 }

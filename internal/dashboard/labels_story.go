@@ -68,7 +68,7 @@ var auditLabels = []labelKind{
 		payd.AuditSignIn: "Sign-in", payd.AuditSignInFailed: "Failed sign-in",
 		payd.AuditSecondFactorFailed: "Failed second factor", payd.AuditSecondFactorEnded: "Sign-in ended after wrong codes",
 		payd.AuditAccountLocked: "Account locked after failed sign-ins", payd.AuditSignOut: "Sign-out",
-		payd.AuditSignOutEverywhere: "Sign-out everywhere", payd.AuditRotateKey: "Rotate key",
+		payd.AuditSignOutEverywhere: "Sign-out everywhere", payd.AuditRotateKey: "Rotate key", payd.AuditExpireKey: "Expire key",
 		payd.AuditSetEmbedOrigins: "Set embed origins", payd.AuditAdvanceTestClock: "Advance test clock",
 		payd.AuditResetSandbox: "Reset sandbox",
 	}),
