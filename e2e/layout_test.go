@@ -96,9 +96,13 @@ const layoutProblems = `(() => {
 	return out;
 })()`
 
-// layoutPage is a dashboard page the layout test opens; ID stands for the
-// id of the page's object.
-type layoutPage struct{ name, path string }
+// layoutPage is a dashboard page the layout test opens: the page at path,
+// or, when post is set, the page its form answers with (a confirmation or
+// a secret shown once), which no address reaches.
+type layoutPage struct {
+	name, path string
+	post       []chromedp.Action[chromedp.Void]
+}
 
 // TestDashboardFitsEveryScreen opens every page of the dashboard at two
 // phone and two desktop widths in ru, kk and en, filled with the longest
@@ -110,7 +114,8 @@ type layoutPage struct{ name, path string }
 // docs/dashboard.md.
 func TestDashboardFitsEveryScreen(t *testing.T) {
 	d := openDesk(t, paydtest.Backends(t)[0], payd.RoleAdmin)
-	pages := seedLongest(t, d)
+	var setup string
+	pages := seedLongest(t, d, &setup)
 	shots := os.Getenv("PAYD_DOC_SCREENSHOTS")
 	langs := []string{"ru", "kk", "en"}
 
@@ -136,6 +141,11 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 			if lang == "en" && s.name == "phone" {
 				d.tab.checkAccessible(t, "sign-in, "+s.name)
 			}
+			d.tab.do("open the password setup page", chromedp.Navigate(d.base+setup+"?lang="+lang), chromedp.WaitVisible(chromedp.ID("password_again")))
+			measure(s.name, lang, "setup")
+			if lang == "en" && s.name == "desktop" || lang == "kk" && s.name == "phone" {
+				d.tab.checkAccessible(t, "setup, "+s.name+", "+lang)
+			}
 		}
 	}
 	size(0)
@@ -145,6 +155,9 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 		for _, lang := range langs {
 			for _, p := range pages {
 				d.tab.do("open "+p.name, chromedp.Navigate(d.base+p.path+sep(p.path)+"lang="+lang), chromedp.WaitReady(chromedp.CSS("footer.langs")))
+				if p.post != nil {
+					d.tab.do("post the form of "+p.name, p.post...)
+				}
 				if got := get(d.tab, "the page's language", chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, d.tab.where())
 				}
@@ -196,7 +209,7 @@ func sep(path string) string {
 
 // seedLongest fills the desk's merchant with the longest values a page
 // can show and returns every page of the dashboard with its objects.
-func seedLongest(t *testing.T, d *desk) []layoutPage {
+func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 	t.Helper()
 	long := func(prefix string, n int) string {
 		return prefix + strings.Repeat("7", n-len(prefix))
@@ -239,43 +252,65 @@ func seedLongest(t *testing.T, d *desk) []layoutPage {
 		"url":         "https://hooks.example-merchant-with-a-long-name.ru/payd/webhooks/" + strings.Repeat("x", 120),
 		"description": description[:120], "events": []string{"payment.succeeded", "payment.canceled", "refund.succeeded"}}).Expect(t, 201).JSON(t)["id"].(string)
 
+	// A payment to refund from its page: the confirmation names the whole
+	// refundable amount and the longest reason the form takes.
+	toRefund := pay(d.api, "299999.99", "RUB", long("refund-order-", 128))
+	d.api.WaitStatus(toRefund, "succeeded")
+	refundReason := strings.Repeat("Покупатель вернул товар надлежащего качества ", 6)[:250]
+
 	// A colleague with a long address, on the users' page and, after
-	// the invitation, in the audit log.
-	if _, _, err := d.env.Accounts.CreateUser(context.Background(), nil, d.shop.MerchantID,
+	// the invitation, in the audit log; their setup link's page is
+	// measured signed out.
+	if _, setup, err := d.env.Accounts.CreateUser(context.Background(), nil, d.shop.MerchantID,
 		"konstantin.konstantinopolsky.support-team@example-long-domain.kz", payd.RoleViewer); err != nil {
 		t.Fatal(err)
+	} else {
+		*setupPath = "/dashboard/setup/" + setup
 	}
 
 	b := "/dashboard/test/"
 	return []layoutPage{
-		{"home", b + "?shop=" + d.shop.ID}, // each round starts in the ru shop
-		{"payments", b + "payments"},
-		{"payments-all-shops", b + "payments?shops=all"},
-		{"payment", b + "payments/" + payment},
-		{"refunds", b + "refunds"},
-		{"disputes", b + "disputes"},
-		{"dispute", b + "disputes/" + dispute},
-		{"links", b + "links"},
-		{"link", b + "links/" + link},
-		{"payouts", b + "payouts"},
-		{"balance", b + "balance"},
-		{"developers", b + "developers"},
-		{"keys", b + "developers/keys"},
-		{"webhooks", b + "developers/webhooks"},
-		{"webhook", b + "developers/webhooks/" + hook},
-		{"events", b + "developers/events"},
-		{"embedding", b + "developers/embedding"},
-		{"sandbox", b + "sandbox"},
-		{"live-home", "/dashboard/"},
-		{"users", "/dashboard/users"},
-		{"audit", "/dashboard/audit"},
-		{"account", "/dashboard/account"},
-		{"second-factor", "/dashboard/account/second-factor"},
-		{"not-found", b + "payments/pay_00000000000000000000000000"},
+		{"home", b + "?shop=" + d.shop.ID, nil}, // each round starts in the ru shop
+		{"payments", b + "payments", nil},
+		{"payments-all-shops", b + "payments?shops=all", nil},
+		{"payment", b + "payments/" + payment, nil},
+		{"refund-review", b + "payments/" + toRefund, []chromedp.Action[chromedp.Void]{
+			chromedp.SetValue(chromedp.ID("refund-reason"), refundReason),
+			chromedp.Click(chromedp.ID("refund-submit")),
+			chromedp.WaitVisible(chromedp.ID("refund-confirm"))}},
+		{"refunds", b + "refunds", nil},
+		{"disputes", b + "disputes", nil},
+		{"dispute", b + "disputes/" + dispute, nil},
+		{"links", b + "links", nil},
+		{"link", b + "links/" + link, nil},
+		{"payouts", b + "payouts", nil},
+		{"balance", b + "balance", nil},
+		{"developers", b + "developers", nil},
+		{"keys", b + "developers/keys", nil},
+		{"key-secret", b + "developers/keys", []chromedp.Action[chromedp.Void]{
+			chromedp.Submit(chromedp.ID("rotate-form")),
+			chromedp.WaitVisible(chromedp.ID("new-secret"))}},
+		{"webhooks", b + "developers/webhooks", nil},
+		{"webhook-secret", b + "developers/webhooks", []chromedp.Action[chromedp.Void]{
+			chromedp.SetValue(chromedp.ID("url"), "https://hooks.example-merchant-with-a-long-name.ru/payd/webhooks/"+strings.Repeat("y", 120)),
+			chromedp.SetValue(chromedp.ID("description"), description),
+			chromedp.Click(chromedp.CSS(`input[value="payment.succeeded"]`)),
+			chromedp.Submit(chromedp.ID("create-form")),
+			chromedp.WaitVisible(chromedp.ID("new-secret"))}},
+		{"webhook", b + "developers/webhooks/" + hook, nil},
+		{"events", b + "developers/events", nil},
+		{"embedding", b + "developers/embedding", nil},
+		{"sandbox", b + "sandbox", nil},
+		{"live-home", "/dashboard/", nil},
+		{"users", "/dashboard/users", nil},
+		{"audit", "/dashboard/audit", nil},
+		{"account", "/dashboard/account", nil},
+		{"second-factor", "/dashboard/account/second-factor", nil},
+		{"not-found", b + "payments/pay_00000000000000000000000000", nil},
 		// Last, as choosing a shop is remembered: the kz shop's long name
 		// in the header, and its largest amounts.
-		{"kz-home", b + "?shop=" + kzShop.ID},
-		{"kz-payments", b + "payments"},
+		{"kz-home", b + "?shop=" + kzShop.ID, nil},
+		{"kz-payments", b + "payments", nil},
 	}
 }
 
