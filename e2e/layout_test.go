@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -97,11 +98,13 @@ const layoutProblems = `(() => {
 })()`
 
 // layoutPage is a dashboard page the layout test opens: the page at path,
-// or, when post is set, the page its form answers with (a confirmation or
-// a secret shown once), which no address reaches.
+// then what is done on it before it is measured, if anything: its form
+// posted, for the page the form answers with (a confirmation or a secret
+// shown once, which no address reaches), or the rows the seed made waited
+// for, so that an empty table is not measured in their place.
 type layoutPage struct {
 	name, path string
-	post       []chromedp.Action[chromedp.Void]
+	then       []chromedp.Action[chromedp.Void]
 }
 
 // TestDashboardFitsEveryScreen opens every page of the dashboard at two
@@ -155,8 +158,8 @@ func TestDashboardFitsEveryScreen(t *testing.T) {
 		for _, lang := range langs {
 			for _, p := range pages {
 				d.tab.do("open "+p.name, chromedp.Navigate(d.base+p.path+sep(p.path)+"lang="+lang), chromedp.WaitReady(chromedp.CSS("footer.langs")))
-				if p.post != nil {
-					d.tab.do("post the form of "+p.name, p.post...)
+				if p.then != nil {
+					d.tab.do("make ready "+p.name, p.then...)
 				}
 				if got := get(d.tab, "the page's language", chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, d.tab.where())
@@ -222,6 +225,9 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 	kzShop.TestKey = d.env.AdminDo("POST", "/admin/v1/shops/"+kzShop.ID+"/keys", map[string]any{"mode": "test"}).Expect(t, 201).JSON(t)["secret"].(string)
 	kzAPI := d.env.As(kzShop, false)
 
+	// cut keeps the first n characters of s: the API's bounds count
+	// characters, not bytes.
+	cut := func(s string, n int) string { return string([]rune(s)[:n]) }
 	description := strings.Repeat("Холодильник двухкамерный Samsung ", 4)[:128]
 	pay := func(api *paydtest.Client, value, currency, order string) string {
 		body := map[string]any{"amount": map[string]any{"value": value, "currency": currency}, "order_id": order,
@@ -242,21 +248,43 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 	for _, id := range kzPays {
 		kzAPI.WaitStatus(id, "succeeded")
 	}
-	d.api.Post("/v1/refunds", "layout-refund", map[string]any{"payment_id": payment,
-		"amount": map[string]any{"value": "149999.99", "currency": "RUB"}, "reason": description}).Expect(t, 201)
-	dispute := d.api.Post("/v1/test/payments/"+payment+"/disputes", "layout-dispute", map[string]any{
-		"amount": map[string]any{"value": "150000.00", "currency": "RUB"}, "reason_code": "13.1"}).Expect(t, 201).JSON(t)["id"].(string)
 	link := d.api.Post("/v1/payment-links", "layout-link", map[string]any{"description": description,
 		"amount": map[string]any{"value": "299999.99", "currency": "RUB"}, "order_id": long("link-", 128), "reusable": true}).Expect(t, 201).JSON(t)["id"].(string)
 	hook := d.api.Post("/v1/webhook-endpoints", "layout-hook", map[string]any{
 		"url":         "https://hooks.example-merchant-with-a-long-name.ru/payd/webhooks/" + strings.Repeat("x", 120),
 		"description": description[:120], "events": []string{"payment.succeeded", "payment.canceled", "refund.succeeded"}}).Expect(t, 201).JSON(t)["id"].(string)
 
+	// A day's register and a payout with rows to show: the money released
+	// two days on, the register formed by hand (the automatic run kept a
+	// month away, as the day is chosen here) and the kz shop's payout of
+	// nearly all it has, to a card, with the longest description.
+	d.env.AdminDo("PATCH", "/admin/v1/merchants/"+d.shop.MerchantID, map[string]any{"settlement_delay_days": 30}).Expect(t, 200)
+	day := d.env.Clock.Now().In(payd.RegionRU.Location()).Format(time.DateOnly)
+	d.env.Clock.Advance(48 * time.Hour)
+	paydtest.Eventually(t, "the kz shop's money released", func() bool {
+		for _, it := range kzAPI.Get("/v1/balance").Expect(t, 200).JSON(t)["items"].([]any) {
+			if m := it.(map[string]any); m["currency"] == "KZT" && m["payable"].(map[string]any)["value"] != "0.00" {
+				return true
+			}
+		}
+		return false
+	})
+	settlement := d.env.AdminDo("POST", "/admin/v1/merchants/"+d.shop.MerchantID+"/settlements",
+		map[string]any{"test": true, "currency": "RUB", "date": day}).Expect(t, 201).JSON(t)["id"].(string)
+	kzAPI.Post("/v1/payouts", "layout-payout", map[string]any{"amount": map[string]any{"value": "9999999.99", "currency": "KZT"},
+		"destination": map[string]any{"type": "card", "card_token": "tok_sandbox_4242"},
+		"description": cut(strings.Repeat("Выплата за проданную бытовую технику ", 7), 256), "order_id": long("payout-", 128)}).Expect(t, 201)
+
+	d.api.Post("/v1/refunds", "layout-refund", map[string]any{"payment_id": payment,
+		"amount": map[string]any{"value": "149999.99", "currency": "RUB"}, "reason": description}).Expect(t, 201)
+	dispute := d.api.Post("/v1/test/payments/"+payment+"/disputes", "layout-dispute", map[string]any{
+		"amount": map[string]any{"value": "150000.00", "currency": "RUB"}, "reason_code": "13.1"}).Expect(t, 201).JSON(t)["id"].(string)
+
 	// A payment to refund from its page: the confirmation names the whole
 	// refundable amount and the longest reason the form takes.
 	toRefund := pay(d.api, "299999.99", "RUB", long("refund-order-", 128))
 	d.api.WaitStatus(toRefund, "succeeded")
-	refundReason := strings.Repeat("Покупатель вернул товар надлежащего качества ", 6)[:250]
+	refundReason := cut(strings.Repeat("Покупатель вернул товар надлежащего качества ", 6), 250)
 
 	// A colleague with a long address, on the users' page and, after
 	// the invitation, in the audit log; their setup link's page is
@@ -285,6 +313,7 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 		{"link", b + "links/" + link, nil},
 		{"payouts", b + "payouts", nil},
 		{"balance", b + "balance", nil},
+		{"settlement", b + "settlements/" + settlement, []chromedp.Action[chromedp.Void]{chromedp.WaitVisible(chromedp.CSS("#entries tbody tr"))}},
 		{"developers", b + "developers", nil},
 		{"keys", b + "developers/keys", nil},
 		{"key-secret", b + "developers/keys", []chromedp.Action[chromedp.Void]{
@@ -311,6 +340,7 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 		// in the header, and its largest amounts.
 		{"kz-home", b + "?shop=" + kzShop.ID, nil},
 		{"kz-payments", b + "payments", nil},
+		{"kz-payouts", b + "payouts", []chromedp.Action[chromedp.Void]{chromedp.WaitVisible(chromedp.CSS("#payouts tbody tr"))}},
 	}
 }
 
