@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -280,6 +281,22 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 	dispute := d.api.Post("/v1/test/payments/"+payment+"/disputes", "layout-dispute", map[string]any{
 		"amount": map[string]any{"value": "150000.00", "currency": "RUB"}, "reason_code": "13.1"}).Expect(t, 201).JSON(t)["id"].(string)
 
+	// Evidence with the longest file name and comment, in the dispute's
+	// rows.
+	pdf := []byte("%PDF-1.4\n% receipt\n")
+	name := cut(strings.Repeat("Кассовый_чек_и_накладная_на_доставку_", 8), 251) + ".pdf"
+	up := d.api.Post("/v1/disputes/"+dispute+"/evidence/uploads", "layout-upload", map[string]any{
+		"file_name": name, "content_type": "application/pdf", "size_bytes": len(pdf)}).Expect(t, 201).JSON(t)
+	put, _ := http.NewRequest("PUT", up["upload_url"].(string), bytes.NewReader(pdf))
+	put.Header.Set("Content-Type", "application/pdf")
+	if resp, err := http.DefaultClient.Do(put); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("evidence upload: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	d.api.Post("/v1/disputes/"+dispute+"/evidence", "layout-evidence", map[string]any{"file_ids": []string{up["file_id"].(string)},
+		"comment": cut(strings.Repeat("Товар доставлен покупателю и принят им без претензий, подпись в накладной. ", 60), 4096)}).Expect(t, 200)
+
 	// A payment to refund from its page: the confirmation names the whole
 	// refundable amount and the longest reason the form takes.
 	toRefund := pay(d.api, "299999.99", "RUB", long("refund-order-", 128))
@@ -308,7 +325,7 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 			chromedp.WaitVisible(chromedp.ID("refund-confirm"))}},
 		{"refunds", b + "refunds", nil},
 		{"disputes", b + "disputes", nil},
-		{"dispute", b + "disputes/" + dispute, nil},
+		{"dispute", b + "disputes/" + dispute, []chromedp.Action[chromedp.Void]{chromedp.WaitVisible(chromedp.CSS("#evidence tbody tr"))}},
 		{"links", b + "links", nil},
 		{"link", b + "links/" + link, nil},
 		{"payouts", b + "payouts", nil},
