@@ -117,8 +117,8 @@ type layoutPage struct {
 // ids and descriptions, long shop names and kk's long labels), and
 // measures that nothing runs past the screen or out of its box (the pages
 // a form answers with and the signed-out ones of a sign-in's code and a
-// setup link included); axe-core
-// checks each page on a desktop in English and a phone in Kazakh. With
+// setup link included); axe-core checks each page on a desktop in English
+// and a phone in Kazakh. With
 // PAYD_DOC_SCREENSHOTS set to a folder it also writes the pictures of
 // docs/dashboard.md.
 func TestDashboardFitsEveryScreen(t *testing.T) {
