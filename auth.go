@@ -64,7 +64,7 @@ func (s *Service) Authenticate(ctx context.Context, shopID, secret string, ip ne
 		return nil, Errorf(CodeShopNotLive, "live keys work after the shop is activated; use a test key until then")
 	}
 	s.noteKeyUse(ctx, match, now)
-	return &Principal{Shop: shop, Mode: mode, KeyID: match.ID}, nil
+	return &Principal{Shop: shop, Mode: mode, KeyID: match.ID, KeyState: match.StateAt(now)}, nil
 }
 
 // authData returns the shop and its keys, from the cache while fresh.

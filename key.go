@@ -143,6 +143,11 @@ type Principal struct {
 	Shop  *Shop
 	Mode  Mode
 	KeyID string
+	// KeyState is where the key that authenticated is in its life:
+	// KeyExpiring for an older key in its rotation's overlap, which stops
+	// working at its ExpiresAt (counted, so that an operator hears of
+	// merchants who have not switched yet); empty for a dashboard user.
+	KeyState KeyState
 	// Actor is the dashboard user acting, nil for a request with an API
 	// key; a change made with an Actor is written to the audit log.
 	Actor *Actor

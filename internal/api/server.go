@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -49,6 +50,7 @@ type Server struct {
 	limiter  ratelimit.Limiter
 	source   httpapi.Source
 	throttle *httpapi.AuthThrottle
+	metrics  *httpapi.Metrics
 	mux      *http.ServeMux
 	// openapiDoc is the contract document as this stage serves it.
 	openapiDoc []byte
@@ -63,7 +65,7 @@ type handler func(w http.ResponseWriter, r *http.Request, p *payd.Principal) err
 
 // New returns the merchant API with its health routes.
 func New(cfg Config) http.Handler {
-	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, draining: cfg.Draining, mux: http.NewServeMux(),
+	s := &Server{svc: cfg.Service, limiter: cfg.Limiter, draining: cfg.Draining, metrics: cfg.Metrics, mux: http.NewServeMux(),
 		source:     httpapi.Source{TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies},
 		openapiDoc: openapi.ForStage(int(cfg.Service.Stage())), built: map[string]bool{}}
 	if s.limiter == nil {
@@ -252,6 +254,12 @@ func (s *Server) auth(h handler) http.Handler {
 			return
 		}
 		p, err := s.svc.Authenticate(r.Context(), shopID, secret, s.source.Addr(r))
+		switch {
+		case errors.Is(err, payd.ErrKeyRotatedOut):
+			s.metrics.KeyUsed(payd.KeyExpired)
+		case err == nil:
+			s.metrics.KeyUsed(p.KeyState)
+		}
 		if err != nil {
 			if payd.ErrorCodeOf(err) == payd.CodeInvalidCredentials {
 				attempt.Failed()

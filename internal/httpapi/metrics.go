@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/paydhq/payd"
 )
 
 // Metrics are the HTTP metrics of a listener.
@@ -16,6 +18,9 @@ type Metrics struct {
 	throttled prometheus.Counter
 	// unavailable counts the 503 answers by cause (NoteUnavailable).
 	unavailable *prometheus.CounterVec
+	// keys counts the requests that presented an API key by its state
+	// (KeyUsed).
+	keys *prometheus.CounterVec
 }
 
 // NewMetrics registers the HTTP metrics of the listener named server
@@ -48,8 +53,23 @@ func NewMetrics(reg prometheus.Registerer, server string) *Metrics {
 	for _, c := range unavailableCauses {
 		m.unavailable.WithLabelValues(c)
 	}
-	reg.MustRegister(m.requests, m.latency, m.failures, m.throttled, m.unavailable)
+	m.keys = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name:        "payd_api_key_authentications_total",
+		Help:        "Requests that presented a shop's API key, by the key's state: active, expiring (an older key in its rotation's overlap, which stops working at its end) and expired (a key a rotation ended, refused with 401).",
+		ConstLabels: prometheus.Labels{"server": server},
+	}, []string{"state"})
+	for _, st := range []payd.KeyState{payd.KeyActive, payd.KeyExpiring, payd.KeyExpired} {
+		m.keys.WithLabelValues(string(st))
+	}
+	reg.MustRegister(m.requests, m.latency, m.failures, m.throttled, m.unavailable, m.keys)
 	return m
+}
+
+// KeyUsed counts a request that presented an API key in state st.
+func (m *Metrics) KeyUsed(st payd.KeyState) {
+	if m != nil {
+		m.keys.WithLabelValues(string(st)).Inc()
+	}
 }
 
 func (m *Metrics) authFailed() {
