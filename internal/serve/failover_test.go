@@ -149,6 +149,11 @@ func TestReadOnlyDemotion(t *testing.T) {
 	if readyErr != nil {
 		t.Fatalf("not ready after the new primary took writes: %v", readyErr)
 	}
+	// New connections reached the promoted standby: counted for the
+	// failover alert.
+	if v, _ := paydtest.MetricValue(t, in.Registry, "payd_db_server_changes_total"); v < 1 {
+		t.Fatalf("payd_db_server_changes_total = %v after writes moved to the promoted standby", v)
+	}
 
 	// River: a leader on the new primary, and a periodic sweep run there
 	// after the demotion.

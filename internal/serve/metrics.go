@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -109,4 +110,31 @@ func (in *Instance) readyGauge() prometheus.GaugeFunc {
 		}
 		return 1
 	})
+}
+
+// serverWatch counts the changes of the database server that new
+// connections reach (payd_db_server_changes_total): after a failover or a
+// switchover they reach the new primary, after a restart the same address
+// with another start time. The first connection sets what is usual.
+type serverWatch struct {
+	changes prometheus.Counter
+	mu      sync.Mutex
+	last    string
+}
+
+func newServerWatch() *serverWatch {
+	return &serverWatch{changes: prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "payd_db_server_changes_total",
+		Help: "Times a new database connection reached another PostgreSQL server than the connection before it (another address, or the same one restarted): a failover, a switchover or a restart.",
+	})}
+}
+
+// reached notes the server a new connection reached (sqlstore.Options.OnServer).
+func (w *serverWatch) reached(server string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.last != "" && server != w.last {
+		w.changes.Inc()
+	}
+	w.last = server
 }

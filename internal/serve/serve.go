@@ -258,9 +258,10 @@ func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
 		Name: "payd_db_read_only_errors_total",
 		Help: "Database connections dropped because their server refused a write as read-only: a standby, or a primary demoted by a failover.",
 	})
-	in.Registry.MustRegister(readOnly)
+	servers := newServerWatch()
+	in.Registry.MustRegister(readOnly, servers.changes)
 	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider, Keyring: keys,
-		OnReadOnly: readOnly.Inc})
+		OnReadOnly: readOnly.Inc, OnServer: servers.reached})
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (r *RoundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 // OpenCounting opens a PostgreSQL store whose round trips are counted.
 func OpenCounting(ctx context.Context, url string) (*Store, *RoundTrips, error) {
 	rt := &RoundTrips{}
-	s, err := openPostgres(ctx, url, rt, nil)
+	s, err := openPostgres(ctx, url, rt, nil, nil)
 	return s, rt, err
 }
 

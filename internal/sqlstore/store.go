@@ -74,6 +74,11 @@ type Options struct {
 	// dropped because its server refused a write as read-only: what a
 	// failover leaves behind (dropReadOnly). Metrics count it.
 	OnReadOnly func()
+	// OnServer, when set, is told for each new PostgreSQL connection which
+	// server it reached: its address, port and start time. Another value
+	// than the connection before is a failover, a switchover or a
+	// restart; metrics count the changes.
+	OnServer func(server string)
 }
 
 // OpenWith is Open with options.
@@ -99,7 +104,7 @@ func openWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 			tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tracing.ChildOnly(opts.TracerProvider)),
 				otelpgx.WithMeterProvider(noop.NewMeterProvider()), otelpgx.WithTrimSQLInSpanName())
 		}
-		return openPostgres(ctx, url, tracer, opts.OnReadOnly)
+		return openPostgres(ctx, url, tracer, opts.OnReadOnly, opts.OnServer)
 	}
 	if url != "" {
 		return nil, fmt.Errorf("database URL %q: only postgres:// URLs are supported; leave it empty for SQLite", redact(url))
@@ -139,14 +144,18 @@ func openWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 // openPostgres connects to PostgreSQL through pipeConns (pgpipe.go);
 // tracer, when not nil, sees every statement and batch (tests count round
 // trips with it); onReadOnly, when not nil, is told of each connection
-// dropped as read-only.
-func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer, onReadOnly func()) (*Store, error) {
+// dropped as read-only; onServer, when not nil, of the server each new
+// connection reached (Options.OnServer).
+func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer, onReadOnly func(), onServer func(string)) (*Store, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Tracer = tracer
 	cfg.OnPgError = dropReadOnly(cfg.OnPgError, onReadOnly)
+	if onServer != nil {
+		cfg.AfterConnect = reportServer(cfg.AfterConnect, onServer)
+	}
 	db := sql.OpenDB(pipeConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
