@@ -212,6 +212,9 @@ func TestLinkPageLanguages(t *testing.T) {
 		if got := get(s.tab, "label", chromedp.Evaluate[string](`document.querySelector('label[for="amount"]').innerText`)); !strings.Contains(got, tt.label) {
 			t.Fatalf("%s label = %q, want %q", tt.lang, got, tt.label)
 		}
+		if tt.lang != "en" {
+			s.expectNoEnglish(t, "the "+tt.lang+" link page")
+		}
 		if fits := get(s.tab, "measure the page",
 			chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`)); !fits {
 			t.Fatalf("the %s link page scrolls sideways at %dpx", tt.lang, width)

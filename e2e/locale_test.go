@@ -72,14 +72,18 @@ func TestRussianPagesKeepTheirLanguage(t *testing.T) {
 	s.tab.do("open the checkout page", chromedp.Navigate(url))
 	s.expectPage(t, "the checkout page", "ru", "amount", "1"+nbsp+"500,00"+nbsp+"₽")
 	s.expectPage(t, "the checkout page", "ru", "method-bank_card", "Банковская карта")
+	s.expectNoEnglish(t, "the checkout page")
 	s.tab.do("choose card", chromedp.Click(chromedp.ID("method-bank_card")))
 	s.expectPage(t, "the bank page", "ru", "pay", "Оплатить")
+	s.expectNoEnglish(t, "the bank page")
 	s.tab.do("press pay", chromedp.Click(chromedp.ID("pay")))
 	s.expectPage(t, "the 3-D Secure page", "ru", "confirm", "Подтвердить")
+	s.expectNoEnglish(t, "the 3-D Secure page")
 	s.tab.do("enter the 3-D Secure code",
 		chromedp.SendKeys(chromedp.ID("code"), "123456"),
 		chromedp.Click(chromedp.ID("confirm")))
 	s.expectPage(t, "the closing page", "ru", "title", "Готово")
+	s.expectNoEnglish(t, "the closing page")
 	if loc := get(s.tab, "closing page address", chromedp.Location()); !strings.HasSuffix(loc, "/done") {
 		t.Fatalf("after 3-D Secure the browser is at %s, want the bank's closing page", loc)
 	}
@@ -92,6 +96,10 @@ func TestKazakhBrowserGetsKazakh(t *testing.T) {
 	s.tab.do("open the checkout page in Kazakh", acceptLanguage("kk-KZ,kk;q=0.9"), chromedp.Navigate(url))
 	s.expectPage(t, "the checkout page", "kk", "amount", "15"+nbsp+"000,00"+nbsp+"₸")
 	s.expectPage(t, "the checkout page", "kk", "method-bank_card", "Банк картасы")
+	s.expectNoEnglish(t, "the kk checkout page")
+	s.tab.do("choose card", chromedp.Click(chromedp.ID("method-bank_card")))
+	s.expectPage(t, "the kk bank page", "kk", "pay", "Төлеу")
+	s.expectNoEnglish(t, "the kk bank page")
 }
 
 // TestEnglishBrowserGetsEnglish: no locale and a browser that asks for
