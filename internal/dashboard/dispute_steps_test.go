@@ -60,8 +60,9 @@ func TestDisputePageFollowsItsSteps(t *testing.T) {
 			!strings.Contains(page.body, `id="api-status">opened<`) {
 			t.Fatalf("the page does not say the evidence waits:\n%s", page.body)
 		}
-		if list := support.get("/dashboard/test/disputes"); !strings.Contains(list.body, "Evidence attached, not sent yet") {
-			t.Fatalf("the list does not say the evidence waits:\n%s", list.body)
+		const noDeadline = `data-label="Evidence due">—</td>`
+		if list := support.get("/dashboard/test/disputes"); !strings.Contains(list.body, "Evidence attached, not sent yet") || strings.Contains(list.body, noDeadline) {
+			t.Fatalf("the list does not say the evidence waits, with its deadline:\n%s", list.body)
 		}
 		fileID := c.Get("/v1/disputes/"+id).Expect(t, 200).JSON(t)["evidence"].([]any)[0].(map[string]any)["file_id"].(string)
 		link := "/dashboard/test/disputes/" + id + "/evidence/" + fileID
@@ -96,6 +97,9 @@ func TestDisputePageFollowsItsSteps(t *testing.T) {
 		}
 		if strings.Contains(page.body, " left</p>") || !strings.Contains(page.body, "the deadline no longer runs") {
 			t.Fatalf("the countdown runs on after submission:\n%s", page.body)
+		}
+		if list := support.get("/dashboard/test/disputes"); !strings.Contains(list.body, noDeadline) {
+			t.Fatalf("the list still shows an evidence deadline after submission:\n%s", list.body)
 		}
 
 		env.AdminDo("POST", "/admin/v1/disputes/"+id+"/win", map[string]any{}).Expect(t, 200)
