@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/paydhq/payd/internal/pgserver"
 )
 
 // TestSandboxRun runs payd under systemd/sandbox-run: the parts of
@@ -49,12 +52,12 @@ func TestSandboxRun(t *testing.T) {
 	}
 }
 
+// freeAddr is a loopback address with a port free at the moment.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := pgserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
