@@ -197,13 +197,26 @@ func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 	return out
 }
 
-// argsWorker runs a job whose arguments the service needs.
+// argsWorker runs a job whose arguments the service needs. A job that
+// finds its merchant's data out of reach (payd.CauseStorage: the
+// database, or on a cluster the worker that holds the merchant, is down
+// or restarting) waits the error's Retry-After and runs again, without
+// spending an attempt: a snooze. An outage of a worker then delays its
+// merchants' jobs by about the outage, however long it lasts, where the
+// retry policy's growing pauses (1 s, 16 s, 81 s, …) would delay them by
+// minutes after it and, past the attempts, discard them.
 type argsWorker[T river.JobArgs] struct {
 	river.WorkerDefaults[T]
 	fn func(ctx context.Context, args T) error
 }
 
-func (w *argsWorker[T]) Work(ctx context.Context, j *river.Job[T]) error { return w.fn(ctx, j.Args) }
+func (w *argsWorker[T]) Work(ctx context.Context, j *river.Job[T]) error {
+	err := w.fn(ctx, j.Args)
+	if pe := (*payd.Error)(nil); errors.As(err, &pe) && pe.Cause == payd.CauseStorage {
+		return river.JobSnooze(max(pe.RetryAfter, time.Second))
+	}
+	return err
+}
 
 // periodicWorker runs a periodic kind's work, and decides what follows
 // the run: work left at the budget (payd.ErrWorkLeft) or a jump of the

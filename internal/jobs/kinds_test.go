@@ -1,10 +1,14 @@
 package jobs
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/paydhq/payd"
@@ -61,5 +65,37 @@ func TestPeriodicKinds(t *testing.T) {
 		if want := map[bool]time.Duration{true: p.every}[p.skipAhead]; opts.UniqueOpts.ByPeriod != want {
 			t.Errorf("%s: unique per %v, want %v", p.args.Kind(), opts.UniqueOpts.ByPeriod, want)
 		}
+	}
+}
+
+// A job that finds storage out of reach waits and runs again without
+// spending an attempt; any other failure is the retry policy's.
+func TestArgsWorkerSnoozesWhileStorageIsAway(t *testing.T) {
+	t.Parallel()
+	away := &payd.Error{Code: payd.CodeProviderUnavailable, Cause: payd.CauseStorage, RetryAfter: 2 * time.Second}
+	refused := &payd.Error{Code: payd.CodeInvalidState}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		snooze time.Duration // 0: not snoozed
+	}{
+		{"storage away", fmt.Errorf("expire pay_1: %w", away), 2 * time.Second},
+		{"storage away without a pause", &payd.Error{Code: payd.CodeProviderUnavailable, Cause: payd.CauseStorage}, time.Second},
+		{"a rule refuses", refused, 0},
+		{"done", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &argsWorker[payd.PaymentExpireArgs]{fn: func(context.Context, payd.PaymentExpireArgs) error { return tc.err }}
+			err := w.Work(t.Context(), &river.Job[payd.PaymentExpireArgs]{})
+			var snooze *river.JobSnoozeError
+			switch {
+			case tc.snooze == 0 && errors.As(err, &snooze):
+				t.Fatalf("snoozed %v, want the error itself (%v)", snooze.Duration, tc.err)
+			case tc.snooze == 0 && !errors.Is(err, tc.err):
+				t.Fatalf("got %v, want %v", err, tc.err)
+			case tc.snooze != 0 && (!errors.As(err, &snooze) || snooze.Duration != tc.snooze):
+				t.Fatalf("got %v, want a snooze of %v", err, tc.snooze)
+			}
+		})
 	}
 }

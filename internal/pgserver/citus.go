@@ -18,6 +18,8 @@ import (
 type Citus struct {
 	Coordinator *Server
 	Workers     []*Server
+	// settings are the caller's, given to every node (StartCitus).
+	settings []string
 }
 
 // CitusShardCount is the shards per distributed table the cluster makes:
@@ -54,26 +56,8 @@ func StartCitus(ctx context.Context, parent string, workers int, settings ...str
 	if !CitusInstalled(bin) {
 		return nil, fmt.Errorf("the Citus extension is not installed for %s: run scripts/install-citus", bin)
 	}
-	c := &Citus{}
-	start := func(name string) (*Server, error) {
-		s, err := New(parent, name)
-		if err != nil {
-			return nil, err
-		}
-		// Two-phase commit of transactions over several workers needs
-		// prepared transactions.
-		s.Settings = []string{"shared_preload_libraries=citus", "max_prepared_transactions=200",
-			"citus.shard_count=" + strconv.Itoa(CitusShardCount), "wal_level=logical",
-			// The nodes talk over loopback; libpq's default of trying
-			// TLS would read the caller's ~/.postgresql as the server's
-			// user.
-			"citus.node_conninfo=sslmode=disable"}
-		s.Settings = append(s.Settings, settings...)
-		if err = s.Start(); err != nil {
-			return s, err
-		}
-		return s, s.Exec(ctx, "postgres", "CREATE EXTENSION citus")
-	}
+	c := &Citus{settings: settings}
+	start := func(name string) (*Server, error) { return c.startNode(ctx, parent, name) }
 	if c.Coordinator, err = start("coordinator"); err != nil {
 		c.Close()
 		return nil, err
@@ -99,6 +83,40 @@ func StartCitus(ctx context.Context, parent string, workers int, settings ...str
 		return nil, err
 	}
 	return c, nil
+}
+
+// startNode starts one node of the cluster with Citus loaded.
+func (c *Citus) startNode(ctx context.Context, parent, name string) (*Server, error) {
+	s, err := New(parent, name)
+	if err != nil {
+		return nil, err
+	}
+	// Two-phase commit of transactions over several workers needs
+	// prepared transactions.
+	s.Settings = []string{"shared_preload_libraries=citus", "max_prepared_transactions=200",
+		"citus.shard_count=" + strconv.Itoa(CitusShardCount), "wal_level=logical",
+		// The nodes talk over loopback; libpq's default of trying TLS
+		// would read the caller's ~/.postgresql as the server's user.
+		"citus.node_conninfo=sslmode=disable"}
+	s.Settings = append(s.Settings, c.settings...)
+	if err = s.Start(); err != nil {
+		return s, err
+	}
+	return s, s.Exec(ctx, "postgres", "CREATE EXTENSION citus")
+}
+
+// AddWorker starts one more worker under parent, as the others, and adds
+// it to the cluster (citus_add_node); it holds no shards until they are
+// moved to it.
+func (c *Citus) AddWorker(ctx context.Context, parent, name string) (*Server, error) {
+	w, err := c.startNode(ctx, parent, name)
+	if w != nil {
+		c.Workers = append(c.Workers, w)
+	}
+	if err != nil {
+		return w, err
+	}
+	return w, c.Coordinator.Exec(ctx, "postgres", fmt.Sprintf("SELECT citus_add_node('127.0.0.1', %d)", w.Port))
 }
 
 // Nodes are the coordinator and the workers, in that order.

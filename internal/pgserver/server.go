@@ -183,6 +183,17 @@ func (s *Server) Stop(immediate bool) {
 	s.proc.Stop(sig, 30*time.Second)
 }
 
+// Kill ends the server as the loss of its machine would: SIGKILL to the
+// postmaster and every process below it at once, with no shutdown and
+// no checkpoint; Start recovers it from its WAL.
+func (s *Server) Kill() {
+	if !s.Running() {
+		return
+	}
+	killTree(s.proc.Pid())
+	<-s.proc.Done()
+}
+
 // Standby makes a streaming standby of s named name under parent
 // (pg_basebackup with its replication settings written); start it with
 // Start. s must be running.

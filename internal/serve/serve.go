@@ -259,9 +259,16 @@ func (in *Instance) openStorage(ctx context.Context, cfg Config) error {
 		Help: "Database connections dropped because their server refused a write as read-only: a standby, or a primary demoted by a failover.",
 	})
 	servers := newServerWatch()
-	in.Registry.MustRegister(readOnly, servers.changes)
+	// On a Citus cluster, the sweeps that read around an unreachable
+	// worker (docs/operations.md, "A worker lost").
+	skipped := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "payd_sweep_workers_skipped_total",
+		Help: "Reads of a periodic sweep that left out an unreachable Citus worker's shard groups, by table, one per worker left out.",
+	}, []string{"table"})
+	in.Registry.MustRegister(readOnly, servers.changes, skipped)
 	store, err := sqlstore.OpenWith(ctx, cfg.DatabaseURL, cfg.DataDir, sqlstore.Options{TracerProvider: cfg.TracerProvider, Keyring: keys,
-		OnReadOnly: readOnly.Inc, OnServer: servers.reached})
+		OnReadOnly: readOnly.Inc, OnServer: servers.reached,
+		OnGroupsSkipped: func(table string, workers int) { skipped.WithLabelValues(table).Add(float64(workers)) }})
 	if err != nil {
 		return err
 	}

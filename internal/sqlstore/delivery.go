@@ -99,7 +99,7 @@ func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 		lock = ""
 	}
 	part := func(cond string) string {
-		return `SELECT id, endpoint_id, due_at, merchant_key FROM webhook_deliveries
+		return `SELECT id, endpoint_id, due_at, merchant_key FROM {table}
 			WHERE state = ` + sqlDeliveryPending + ` AND due_at <= $1 AND ` + cond + `
 			ORDER BY due_at LIMIT $3` + lock
 	}
@@ -136,7 +136,7 @@ func (t *tx) webhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryCl
 	if t.d.distributed() {
 		err = t.claimByKey(ctx, pickSQL, args, p, claimed)
 	} else {
-		err = eachRow(ctx, t.q, pickSQL+`
+		err = eachRow(ctx, t.q, strings.ReplaceAll(pickSQL, "{table}", "webhook_deliveries")+`
 		UPDATE webhook_deliveries SET due_at = $2 WHERE id IN (SELECT id FROM pick)
 		RETURNING doc`, args, claimed)
 	}
@@ -156,8 +156,9 @@ func (t *tx) claimByKey(ctx context.Context, pickSQL string, args []any, p *payd
 	var order []int32
 	// $2, the lease, and $5, the limit, are the second step's; named here
 	// so that every argument is typed.
-	err := eachRow(ctx, t.q, pickSQL+` SELECT id, merchant_key FROM pick
-		WHERE CAST($2 AS BIGINT) IS NOT NULL AND CAST($5 AS INTEGER) IS NOT NULL`, args, func(r *sql.Rows) error {
+	// The pick reads every group (readGroups).
+	err := t.readGroups(ctx, groupRead{table: "webhook_deliveries", args: args, query: pickSQL + ` SELECT id, merchant_key FROM pick
+		WHERE CAST($2 AS BIGINT) IS NOT NULL AND CAST($5 AS INTEGER) IS NOT NULL`}, func(r rowScanner) error {
 		var id string
 		var k int32
 		if err := r.Scan(&id, &k); err != nil {

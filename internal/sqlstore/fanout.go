@@ -127,16 +127,8 @@ func (t *tx) DisputeGetByProviderID(ctx context.Context, provider, providerDispu
 	return fanOutRead(ctx, t, func(t *tx) (*payd.Dispute, error) { return t.disputeGetByProviderID(ctx, provider, providerDisputeID) })
 }
 
-func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
-	return fanOutRead(ctx, t, func(t *tx) ([]payd.DisputeDue, error) { return t.disputeListExpired(ctx, p) })
-}
-
 func (t *tx) EventDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return fanOutRead(ctx, t, func(t *tx) (int64, error) { return t.eventDeleteBefore(ctx, before, limit) })
-}
-
-func (t *tx) EvidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
-	return fanOutRead(ctx, t, func(t *tx) ([]payd.EvidenceDue, error) { return t.evidenceListExpired(ctx, p) })
 }
 
 func (t *tx) IdempotencyDeleteExpired(ctx context.Context, now time.Time, limit int) (int64, error) {
@@ -180,14 +172,6 @@ func (t *tx) PaymentGetByCheckoutToken(ctx context.Context, hash []byte, payment
 	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return t.paymentGetByCheckoutToken(ctx, hash, "") })
 }
 
-func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) ([]payd.PaymentLinkDue, error) {
-	return fanOutRead(ctx, t, func(t *tx) ([]payd.PaymentLinkDue, error) { return t.paymentLinkListExpired(ctx, p) })
-}
-
-func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
-	return fanOutRead(ctx, t, func(t *tx) ([]payd.PaymentDue, error) { return t.paymentListExpired(ctx, p) })
-}
-
 func (t *tx) PaymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
 	return fanOutRead(ctx, t, func(t *tx) ([]string, error) { return t.paymentViewsStale(ctx, after, limit) })
 }
@@ -208,14 +192,35 @@ func (t *tx) SecretsReseal(ctx context.Context, cursor string, limit int) (next 
 	return next, resealed, err
 }
 
-func (t *tx) SettlementDaysBefore(ctx context.Context, day string, after *payd.SettlementDay, limit int) ([]payd.SettlementDay, error) {
-	return fanOutRead(ctx, t, func(t *tx) ([]payd.SettlementDay, error) { return t.settlementDaysBefore(ctx, day, after, limit) })
-}
-
 func (t *tx) ShopCount(ctx context.Context) (int, error) {
 	return fanOutRead(ctx, t, func(t *tx) (int, error) { return t.shopCount(ctx) })
 }
 
+// The sweeps where a merchant or a payer waits read through readGroups
+// (groupwise.go), which lifts the refusal itself and goes worker by
+// worker while one is unreachable.
+
+func (t *tx) DisputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
+	return t.disputeListExpired(ctx, p)
+}
+
+func (t *tx) EvidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
+	return t.evidenceListExpired(ctx, p)
+}
+
+func (t *tx) PaymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) ([]payd.PaymentLinkDue, error) {
+	return t.paymentLinkListExpired(ctx, p)
+}
+
+func (t *tx) PaymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
+	return t.paymentListExpired(ctx, p)
+}
+
+func (t *tx) SettlementDaysBefore(ctx context.Context, day string, after *payd.SettlementDay, limit int) ([]payd.SettlementDay, error) {
+	return t.settlementDaysBefore(ctx, day, after, limit)
+}
+
+// WebhookDeliveryClaim reads every group only in its pick (claimByKey).
 func (t *tx) WebhookDeliveryClaim(ctx context.Context, p *payd.WebhookDeliveryClaimParams) ([]*payd.DeliveryWork, error) {
-	return fanOutRead(ctx, t, func(t *tx) ([]*payd.DeliveryWork, error) { return t.webhookDeliveryClaim(ctx, p) })
+	return t.webhookDeliveryClaim(ctx, p)
 }

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,7 +163,7 @@ func explain(ctx context.Context, d dialect, q querier, query string, args []any
 // rows whose column is at or before now, in (column, id) order after the
 // position (afterAt, afterID), at most limit, among those whose status is
 // one of statuses. Each sweep has an index on (status, column, id).
-func dueRows[T any](ctx context.Context, q querier, table, column string, statuses []string, now, afterAt time.Time, afterID string,
+func dueRows[T any](ctx context.Context, t *tx, table, column string, statuses []string, now, afterAt time.Time, afterID string,
 	limit int, row func(id string, at time.Time) T) ([]T, error) {
 	args := []any{micros(now), micros(afterAt), afterID, limit}
 	marks := make([]string, len(statuses))
@@ -169,23 +171,34 @@ func dueRows[T any](ctx context.Context, q querier, table, column string, status
 		args = append(args, st)
 		marks[i] = fmt.Sprintf("$%d", len(args))
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, `+column+` FROM `+table+`
-		WHERE status IN (`+strings.Join(marks, ", ")+`) AND `+column+` <= $1 AND (`+column+`, id) > ($2, $3)
-		ORDER BY `+column+`, id LIMIT $4`, args...)
+	type due struct {
+		id string
+		at int64
+	}
+	var got []due
+	err := t.readGroups(ctx, groupRead{table: table, args: args, query: `SELECT id, ` + column + ` FROM {table}
+		WHERE status IN (` + strings.Join(marks, ", ") + `) AND ` + column + ` <= $1 AND (` + column + `, id) > ($2, $3)
+		ORDER BY ` + column + `, id LIMIT $4`}, func(r rowScanner) error {
+		var d due
+		if err := r.Scan(&d.id, &d.at); err != nil {
+			return err
+		}
+		got = append(got, d)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var id string
-		var at int64
-		if err := rows.Scan(&id, &at); err != nil {
-			return nil, err
-		}
-		out = append(out, row(id, fromMicros(at)))
+	// Read worker by worker, each worker answers a page of its own: the
+	// page is the first limit of them all, in order, so that its last is
+	// where the next page starts.
+	slices.SortFunc(got, func(a, b due) int { return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.id, b.id)) })
+	got = got[:min(len(got), limit)]
+	out := make([]T, len(got))
+	for i, d := range got {
+		out[i] = row(d.id, fromMicros(d.at))
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func joinAnd(conds []string) string { return strings.Join(conds, " AND ") }

@@ -58,7 +58,7 @@ var sealSteps = map[int]func(ctx context.Context, s *Store, t *tx) error{
 
 // migrationTx is a store transaction over a migration's.
 func (s *Store) migrationTx(sqlTx *sql.Tx) *tx {
-	return &tx{q: route(s.d, sqlTx), sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}
+	return &tx{q: route(s.d, sqlTx), sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups}
 }
 
 // sealBatch is how many rows one statement of sealSecretsInClear reads.

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 
@@ -65,11 +64,10 @@ func (t *tx) settlementDaysBefore(ctx context.Context, day string, after *payd.S
 		a = *after
 	}
 	var out []payd.SettlementDay
-	err := eachRow(ctx, t.q, `SELECT merchant_id, test, currency, day FROM settlement_days
+	err := t.readGroups(ctx, groupRead{table: "settlement_days", query: `SELECT merchant_id, test, currency, day FROM {table}
 		WHERE day < $1 AND (day, merchant_id, test, currency) > ($2, $3, $4, $5)
-		ORDER BY day, merchant_id, test, currency LIMIT $6`,
-		[]any{day, a.Day, a.MerchantID, a.Test, a.Currency, limit},
-		func(r *sql.Rows) error {
+		ORDER BY day, merchant_id, test, currency LIMIT $6`, args: []any{day, a.Day, a.MerchantID, a.Test, a.Currency, limit}},
+		func(r rowScanner) error {
 			var d payd.SettlementDay
 			if err := r.Scan(&d.MerchantID, &d.Test, &d.Currency, &d.Day); err != nil {
 				return err
@@ -77,5 +75,22 @@ func (t *tx) settlementDaysBefore(ctx context.Context, day string, after *payd.S
 			out = append(out, d)
 			return nil
 		})
-	return out, err
+	// Read worker by worker, each worker answers a page of its own
+	// (dueRows).
+	slices.SortFunc(out, func(x, y payd.SettlementDay) int {
+		return cmp.Or(strings.Compare(x.Day, y.Day), strings.Compare(x.MerchantID, y.MerchantID),
+			cmpBool(x.Test, y.Test), cmp.Compare(x.Currency, y.Currency))
+	})
+	return out[:min(len(out), limit)], err
+}
+
+// cmpBool orders false before true, as SQL does.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }

@@ -45,6 +45,9 @@ type Store struct {
 	// fanOutChecked is set on a Citus cluster whose connections refuse
 	// statements that fan out (fanout.go).
 	fanOutChecked bool
+	// groups is set on a Citus cluster: whether the sweeps read worker
+	// by worker (groupwise.go).
+	groups *groupHealth
 }
 
 var _ payd.Store = (*Store)(nil)
@@ -79,6 +82,10 @@ type Options struct {
 	// than the connection before is a failover, a switchover or a
 	// restart; metrics count the changes.
 	OnServer func(server string)
+	// OnGroupsSkipped, when set, is told on a Citus cluster of each sweep's
+	// read that left out the shard groups of unreachable workers: the table
+	// and how many workers (groupwise.go). Metrics count them.
+	OnGroupsSkipped func(table string, workers int)
 }
 
 // OpenWith is Open with options.
@@ -93,6 +100,9 @@ func OpenWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 	}
 	if s.group != nil {
 		s.group.keys = s.keys
+	}
+	if s.d.distributed() {
+		s.groups = &groupHealth{onSkipped: opts.OnGroupsSkipped}
 	}
 	return s, nil
 }
@@ -232,7 +242,7 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	if err != nil {
 		return translate(fmt.Errorf("begin: %w", err))
 	}
-	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}
+	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups}
 	if s.d.Name() == "postgres" {
 		t.q, t.pipelined = route(s.d, carrying{sqlTx}), true
 	}
@@ -272,12 +282,12 @@ func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
 		return translate(fmt.Errorf("begin snapshot: %w", err))
 	}
 	defer sqlTx.Rollback()
-	return translate(fn(&tx{q: route(s.d, sqlTx), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
+	return translate(fn(&tx{q: route(s.d, sqlTx), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups}))
 }
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return translate(fn(&tx{q: route(s.d, s.rdb), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked}))
+	return translate(fn(&tx{q: route(s.d, s.rdb), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups}))
 }
 
 // Ready checks the schema is current and, on PostgreSQL, that the server
@@ -314,8 +324,9 @@ type tx struct {
 	// days are the settlement days to insert before COMMIT, on
 	// PostgreSQL (SettlementDayMark).
 	days []payd.SettlementDay
-	// fanOutChecked is the Store's (fanout.go).
+	// fanOutChecked and groups are the Store's (fanout.go, groupwise.go).
 	fanOutChecked bool
+	groups        *groupHealth
 }
 
 // AfterCommit runs fn after a successful commit; outside a transaction
