@@ -6,7 +6,7 @@ PAYD_TEST_DATABASE_URL ?=
 # and payouts: `make run STAGE=M5`). PAYD_STAGE does the same.
 STAGE ?= $(or $(PAYD_STAGE),v1)
 
-.PHONY: run test test-citus citus build fuzz bench bench-citus lint chaos failover generate image image-test dist dist-check
+.PHONY: run test test-citus citus build fuzz bench bench-citus lint chaos failover cluster-faults generate image image-test dist dist-check
 
 ## run: start the service on SQLite in ./payd-data with a demo merchant (STAGE=M2 for disputes, STAGE=M5 for payment links and payouts too)
 run:
@@ -101,6 +101,14 @@ chaos:
 ## FAILOVER_FLAGS='--kills 5 --switchovers 5' for the long form, see docs/operations.md)
 failover:
 	$(GO) run ./cmd/paydchaos --failover $(FAILOVER_FLAGS)
+
+## cluster-faults: two instances on a Citus cluster of their own (a coordinator and two workers, 8 shards a table) serving
+## 24 merchants under load with payouts: a third worker joins and shard groups move onto it one by one, the busiest
+## merchant's group moves on its own, then a worker is killed and started again (about 4 minutes; needs Citus:
+## scripts/install-citus; CLUSTER_FLAGS='--worker-kills 3 --worker-down 30s' for the long form, see docs/operations.md)
+cluster-faults:
+	scripts/install-citus
+	$(GO) run ./cmd/paydchaos --cluster --clients 24 $(CLUSTER_FLAGS)
 
 lint:
 	gofmt -l . | (! grep .)

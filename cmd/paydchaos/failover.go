@@ -55,7 +55,7 @@ func (cfg config) instances() int {
 	switch {
 	case cfg.nInstances > 0:
 		return cfg.nInstances
-	case cfg.failover, cfg.citus:
+	case cfg.failover, cfg.citus, cfg.cluster:
 		return 2
 	}
 	return 3

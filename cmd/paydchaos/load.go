@@ -21,7 +21,13 @@ import (
 const hangLimit = 15 * time.Second
 
 // shop is a merchant's shop with its test key.
-type shop struct{ id, key string }
+type shop struct {
+	id, key string
+	// merchant and mkey are the shop's merchant and its merchant key (the
+	// cluster run: where its rows live).
+	merchant string
+	mkey     int32
+}
 
 // payment is what the clients were told about one payment: only
 // acknowledged operations are recorded.
@@ -57,6 +63,39 @@ type ledgerBook struct {
 	// lost and doubled count the acknowledged objects the checks found
 	// missing or stored more than once.
 	lost, doubled int
+	// attempts has every attempt of every request, and done every
+	// acknowledged operation, with their shops: the cluster run tells
+	// the merchants a fault touched from the others (cluster.go).
+	attempts []attempt
+	done     []doneOp
+	payouts  []*payout
+}
+
+// attempt is one request sent: its shop, when it was sent and answered,
+// and the status (0: no answer).
+type attempt struct {
+	shop           *shop
+	write          bool
+	sent, answered time.Time
+	status         int
+	// limiter marks a 503 of the rate limiter (its Redis unreachable),
+	// not of the database.
+	limiter bool
+	route   string
+}
+
+// doneOp is an acknowledged operation: its shop, when it was first sent
+// and when it was acknowledged.
+type doneOp struct {
+	shop         *shop
+	op           string
+	first, acked time.Time
+}
+
+// payout is an acknowledged payout.
+type payout struct {
+	shop    *shop
+	id, key string
 }
 
 // writeMark is one attempt of a write: when it was sent and answered, and
@@ -92,6 +131,8 @@ type client struct {
 	// drainBy is when a client stops retrying (UnixNano; 0 until the load
 	// is over).
 	drainBy *atomic.Int64
+	// payouts adds payouts to the mix (the cluster run, at stage M5).
+	payouts bool
 }
 
 // call sends one request until it has a final answer: 2xx, or a 4xx that
@@ -102,7 +143,7 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 	if body != nil {
 		raw, _ = json.Marshal(body)
 	}
-	for attempt := 0; ; attempt++ {
+	for try := 0; ; try++ {
 		if by := c.drainBy.Load(); by != 0 && time.Now().UnixNano() > by {
 			c.book.mu.Lock()
 			c.book.abandoned = append(c.book.abandoned, method+" "+path+" "+key)
@@ -122,6 +163,12 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 		took := time.Since(start)
 		c.book.mu.Lock()
 		c.book.maxLatency = max(c.book.maxLatency, took)
+		at := attempt{shop: c.shop, write: method == http.MethodPost, sent: start, answered: start.Add(took), route: route(method, path)}
+		if err == nil {
+			at.status = resp.StatusCode
+		}
+		idx := len(c.book.attempts)
+		c.book.attempts = append(c.book.attempts, at)
 		c.book.mu.Unlock()
 		mark := func(ok bool) {
 			if method == http.MethodPost {
@@ -162,6 +209,11 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 			continue
 		case st >= 500:
 			mark(false)
+			if strings.HasPrefix(e.Description, "rate limits cannot be checked") {
+				c.book.mu.Lock()
+				c.book.attempts[idx].limiter = true
+				c.book.mu.Unlock()
+			}
 			if st != http.StatusServiceUnavailable {
 				c.book.problem("%s %s answered %d: %s", method, path, st, out)
 			} else if e.Type != "error" || e.Code != "provider_unavailable" || e.RequestID == "" || resp.Header.Get("Retry-After") == "" {
@@ -229,12 +281,14 @@ func retryAfter(resp *http.Response, most time.Duration) time.Duration {
 // post is call for an operation whose answer the client acts on; it
 // sometimes sends the same request again to check the replay.
 func (c *client) post(op, path, key string, body any) (int, map[string]any) {
+	first := time.Now()
 	st, raw := c.call(http.MethodPost, path, key, body)
 	var out map[string]any
 	json.Unmarshal(raw, &out)
 	if st >= 200 && st < 300 {
 		c.book.mu.Lock()
 		c.book.ops[op]++
+		c.book.done = append(c.book.done, doneOp{shop: c.shop, op: op, first: first, acked: time.Now()})
 		c.book.mu.Unlock()
 		if c.rnd.IntN(4) == 0 {
 			c.call(http.MethodPost, path, key, body)
@@ -332,6 +386,24 @@ func (c *client) run() {
 				c.book.mu.Unlock()
 			}
 		}
+		if c.payouts && c.rnd.IntN(4) == 0 {
+			c.payout(order)
+		}
+	}
+}
+
+// payout sends 1.00 RUB to the sandbox's test card from the balance the
+// run funded at the start (fund).
+func (c *client) payout(order string) {
+	key := "po-" + order
+	st, p := c.post("payout", "/v1/payouts", key, map[string]any{
+		"amount":      map[string]any{"value": "1.00", "currency": "RUB"},
+		"destination": map[string]any{"type": "card", "card_token": "tok_sandbox_4242"},
+	})
+	if st >= 200 && st < 300 {
+		c.book.mu.Lock()
+		c.book.payouts = append(c.book.payouts, &payout{shop: c.shop, id: p["id"].(string), key: key})
+		c.book.mu.Unlock()
 	}
 }
 

@@ -28,11 +28,18 @@
 // `--job-rescue-after`, which River measures on the wall clock and the run
 // sets to 65 seconds.
 //
+// Two other runs share the load and the checks: --failover, on a Patroni
+// cluster whose primary is killed and switched over (failover.go), and
+// --cluster, on a Citus cluster whose shard groups move to a new worker
+// and whose worker is killed (cluster.go).
+//
 // Usage:
 //
 //	go run ./cmd/paydchaos                 # the reduced run of CI: about 2 minutes
 //	go run ./cmd/paydchaos --duration 10m  # longer
 //	make chaos CHAOS_FLAGS='--duration 10m'
+//	make failover                          # go run ./cmd/paydchaos --failover
+//	make cluster-faults                    # go run ./cmd/paydchaos --cluster --clients 24
 package main
 
 import (
@@ -72,7 +79,11 @@ type config struct {
 	// citus runs the chaos faults on a Citus cluster (a coordinator and
 	// two workers): the coordinator is what restarts.
 	citus bool
+	// cluster selects the cluster run (cluster.go): shard groups moved to
+	// a new worker and a worker killed, under load.
+	cluster bool
 	failoverConfig
+	clusterConfig
 }
 
 func main() {
@@ -85,7 +96,9 @@ func main() {
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the run's directory (logs, data) even when it passes")
 	flag.BoolVar(&cfg.failover, "failover", false, "the failover run: a Patroni cluster of three PostgreSQL nodes whose primary is killed and switched over (failover.go)")
 	flag.BoolVar(&cfg.citus, "citus", false, "run on a Citus cluster of a coordinator and two workers (docs/operations.md), two instances; merchant work that would leave its shard group fails")
+	flag.BoolVar(&cfg.cluster, "cluster", false, "the cluster run: a Citus cluster whose shard groups move to a new worker and whose worker is killed, under load (cluster.go)")
 	cfg.failoverConfig.flags()
+	cfg.clusterConfig.flags()
 	flag.Parse()
 	if cfg.seed == 0 {
 		cfg.seed = uint64(time.Now().UnixNano())
@@ -93,8 +106,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	name := "paydchaos"
-	if cfg.failover {
+	switch {
+	case cfg.failover:
 		name = "paydfailover"
+	case cfg.cluster:
+		name = "paydcluster"
 	}
 	last, err := run(ctx, cfg)
 	if err != nil {
@@ -131,6 +147,12 @@ type cluster struct {
 	// unlimited lifts the shops' rate limits (the failover run's probes,
 	// the creation measurement).
 	unlimited bool
+	// payouts subscribes the shops' webhooks to payouts' events too (the
+	// cluster run's load makes payouts).
+	payouts bool
+	// clockLead is how far the run moved the instances' clocks before the
+	// load (the cluster run funds its payouts a day ahead).
+	clockLead time.Duration
 }
 
 // run runs the load and the faults and checks the outcome; last is the
@@ -143,6 +165,9 @@ func run(ctx context.Context, cfg config) (last string, err error) {
 	if cfg.failover {
 		fmt.Printf("paydfailover: seed %d, %d clients, %d kills and %d switchovers (Patroni ttl %d s); logs in %s\n",
 			cfg.seed, cfg.clients, cfg.kills, cfg.switchovers, cfg.patroni.TTL, dir)
+	} else if cfg.cluster {
+		fmt.Printf("paydcluster: seed %d, %d merchants, a Citus coordinator and 2 workers (%d shards a table), then a third; %d worker kills of %v; logs in %s\n",
+			cfg.seed, cfg.clients, cfg.shards, cfg.workerKills, cfg.workerDown, dir)
 	} else {
 		fmt.Printf("paydchaos: seed %d, %d clients, %v of faults; logs in %s\n", cfg.seed, cfg.clients, cfg.duration, dir)
 	}
@@ -155,29 +180,45 @@ func run(ctx context.Context, cfg config) (last string, err error) {
 			fmt.Printf("paydchaos: the run's logs and data stay in %s\n", dir)
 		}
 	}()
-	cl.unlimited = cfg.failover || cfg.measure > 0
+	cl.unlimited = cfg.failover || cfg.measure > 0 || cfg.cluster
+	cl.payouts = cfg.cluster
 	if err := cl.build(cfg); err != nil {
-		return "", err
-	}
-	shops, err := cl.setup()
-	if err != nil {
 		return "", err
 	}
 	rnd := rand.New(rand.NewPCG(cfg.seed, 1))
 	book := newBook()
+	var drainBy atomic.Int64
+	var shops []*shop
+	if cfg.cluster {
+		shops, err = cl.setupMerchants(book, &drainBy)
+	} else {
+		shops, err = cl.setup()
+	}
+	if err != nil {
+		return "", err
+	}
 	if cfg.measure > 0 {
 		cl.measureCreation(cfg, shops, book)
 	}
 
 	// Load.
 	stopLoad := make(chan struct{})
-	var drainBy atomic.Int64
 	var wg sync.WaitGroup
 	for i, s := range shops {
 		c := &client{n: i, base: cl.proxyURL, shop: s, book: book, stop: stopLoad, drainBy: &drainBy,
-			http: &http.Client{Timeout: hangLimit}, rnd: rand.New(rand.NewPCG(cfg.seed, uint64(i)+2))}
+			http: &http.Client{Timeout: hangLimit}, rnd: rand.New(rand.NewPCG(cfg.seed, uint64(i)+2)), payouts: cfg.cluster}
 		wg.Add(1)
 		go func() { defer wg.Done(); c.run() }()
+	}
+	if cfg.cluster {
+		// The busiest merchant: two more clients on the first shop,
+		// whose group then moves on its own (cluster.go).
+		for i := range 2 {
+			c := &client{n: 200 + i, base: cl.proxyURL, shop: shops[0], book: book, stop: stopLoad, drainBy: &drainBy,
+				http: &http.Client{Timeout: hangLimit}, rnd: rand.New(rand.NewPCG(cfg.seed, uint64(i)+300)), payouts: true}
+			wg.Add(1)
+			go func() { defer wg.Done(); c.run() }()
+		}
 	}
 	if cfg.failover {
 		// Writes that never wait on a payment's status, so that each
@@ -193,6 +234,8 @@ func run(ctx context.Context, cfg config) (last string, err error) {
 	var faults faultLog
 	if cfg.failover {
 		faults = cl.failovers(ctx, cfg, rnd, book)
+	} else if cfg.cluster {
+		faults = cl.clusterFaults(ctx, cfg, rnd, shops, book)
 	} else {
 		faults = cl.faults(ctx, cfg, rnd, book)
 	}
@@ -236,8 +279,16 @@ func (cl *cluster) build(cfg config) error {
 			return fmt.Errorf("create database: %w", err)
 		}
 		cl.dbURL = p.URL("payd")
-	} else if cfg.citus {
-		c, err := pgserver.StartCitus(context.Background(), cl.dir, 2)
+	} else if cfg.citus || cfg.cluster {
+		var settings []string
+		if cfg.cluster {
+			// Room to move shard groups to a third worker.
+			settings = append(settings, "citus.shard_count="+strconv.Itoa(cfg.shards))
+		}
+		c, err := pgserver.StartCitus(context.Background(), cl.dir, 2, settings...)
+		if c != nil {
+			cl.citus = c
+		}
 		if err != nil {
 			return err
 		}
@@ -302,6 +353,9 @@ func (cl *cluster) build(cfg config) error {
 			"--job-rescue-after", "65s",
 			"--secrets-key-file", keyFile,
 		}}
+		if cfg.cluster {
+			in.args = append(in.args, "--stage", "M5") // payouts
+		}
 		cl.instances = append(cl.instances, in)
 		backends = append(backends, in.addr())
 	}
@@ -340,6 +394,8 @@ type faultLog struct {
 	// The failover run's: the primary killed and switched over, with
 	// what was measured at each (failover.go).
 	failover *failoverLog
+	// The cluster run's: moves and worker kills (cluster.go).
+	cluster *clusterLog
 	// readyFailedDuringOutage counts the PostgreSQL outages in which every
 	// running instance's /readyz answered 503; readyRecovery is the
 	// longest time /readyz took to come back after PostgreSQL did.
@@ -350,6 +406,9 @@ type faultLog struct {
 func (f faultLog) String() string {
 	if f.failover != nil {
 		return f.failover.String()
+	}
+	if f.cluster != nil {
+		return f.cluster.String()
 	}
 	return fmt.Sprintf("%d instance kills, %d PostgreSQL restarts, %d Redis restarts", f.kills, f.pgRestarts, f.redisRestarts)
 }
@@ -420,7 +479,11 @@ func (cl *cluster) faults(ctx context.Context, cfg config, rnd *rand.Rand, book 
 	return log
 }
 
-func (cl *cluster) allNotReady() bool {
+func (cl *cluster) allNotReady() bool { return cl.allReadyz(http.StatusServiceUnavailable) }
+
+// allReadyz reports whether every running instance's /readyz answers
+// status.
+func (cl *cluster) allReadyz(status int) bool {
 	c := &http.Client{Timeout: 5 * time.Second}
 	for _, in := range cl.instances {
 		if !in.alive() {
@@ -431,7 +494,7 @@ func (cl *cluster) allNotReady() bool {
 			return false
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable {
+		if resp.StatusCode != status {
 			return false
 		}
 	}
@@ -476,6 +539,9 @@ func (f faultLog) name() string {
 	if f.failover != nil {
 		return "paydfailover"
 	}
+	if f.cluster != nil {
+		return "paydcluster"
+	}
 	return "paydchaos"
 }
 
@@ -492,6 +558,9 @@ func (f faultLog) outages() int {
 func (f faultLog) complete() bool {
 	if f.failover != nil {
 		return f.failover.kills > 0 && f.failover.switchovers > 0
+	}
+	if f.cluster != nil {
+		return len(f.cluster.moves) > 1 && len(f.cluster.kills) > 0
 	}
 	return f.kills > 0 && f.pgRestarts > 0 && f.redisRestarts > 0
 }

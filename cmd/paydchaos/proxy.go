@@ -71,15 +71,19 @@ type receiver struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	counts map[string]int
+	// first is when each event first arrived.
+	first map[string]time.Time
 }
 
 func newReceiver() *receiver {
-	rc := &receiver{counts: map[string]int{}}
+	rc := &receiver{counts: map[string]int{}, first: map[string]time.Time{}}
 	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if id := r.Header.Get(webhook.EventIDHeader); id != "" {
 			rc.mu.Lock()
-			rc.counts[id]++
+			if rc.counts[id]++; rc.counts[id] == 1 {
+				rc.first[id] = time.Now()
+			}
 			rc.mu.Unlock()
 		}
 		w.WriteHeader(http.StatusOK)
@@ -91,6 +95,17 @@ func newReceiver() *receiver {
 // writeCA writes the receiver's certificate for --webhook-ca-file.
 func (rc *receiver) writeCA(path string) error {
 	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.srv.Certificate().Raw}), 0o644)
+}
+
+// firstArrivals copies when each event first arrived.
+func (rc *receiver) firstArrivals() map[string]time.Time {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := make(map[string]time.Time, len(rc.first))
+	for k, v := range rc.first {
+		out[k] = v
+	}
+	return out
 }
 
 func (rc *receiver) snapshot() map[string]int {

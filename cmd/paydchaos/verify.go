@@ -33,12 +33,11 @@ func (cl *cluster) setup() ([]*shop, error) {
 		return nil, err
 	}
 	var shops []*shop
-	err := cl.addShops(m.ID, &shops)
+	err := cl.addShops(m.ID, cl.clients, &shops)
 	return shops, err
 }
 
-func (cl *cluster) addShops(merchant string, shops *[]*shop) error {
-	n := cl.clients
+func (cl *cluster) addShops(merchant string, n int, shops *[]*shop) error {
 	for i := range n {
 		var s struct{ ID string }
 		if err := cl.admin("POST", "/admin/v1/shops", map[string]any{"merchant_id": merchant, "region": "ru", "name": fmt.Sprintf("Chaos shop %d", i)}, &s); err != nil {
@@ -57,8 +56,12 @@ func (cl *cluster) addShops(merchant string, shops *[]*shop) error {
 				return err
 			}
 		}
-		sh := &shop{id: s.ID, key: k.Secret}
-		raw, _ := json.Marshal(map[string]any{"url": cl.rc.srv.URL + "/hook", "events": webhookEvents})
+		sh := &shop{id: s.ID, key: k.Secret, merchant: merchant}
+		events := webhookEvents
+		if cl.payouts {
+			events = append(slices.Clip(events), "payout.succeeded", "payout.canceled")
+		}
+		raw, _ := json.Marshal(map[string]any{"url": cl.rc.srv.URL + "/hook", "events": events})
 		req, _ := http.NewRequest("POST", cl.proxyURL+"/v1/webhook-endpoints", bytes.NewReader(raw))
 		req.SetBasicAuth(sh.id, sh.key)
 		req.Header.Set("Content-Type", "application/json")
@@ -311,6 +314,13 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 	if err != nil {
 		return "", err
 	}
+	payouts := -1
+	if faults.cluster != nil {
+		if payouts, err = cl.checkPayouts(shops, book); err != nil {
+			return "", err
+		}
+		last = faults.cluster.report(cl, shops, book)
+	}
 
 	book.mu.Lock()
 	defer book.mu.Unlock()
@@ -323,6 +333,9 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 		fmt.Printf("  503 by route: %v\n", book.refusedByRoute)
 	}
 	fmt.Printf("  events delivered: %d distinct, %d duplicates; settled %v after the load\n", received, duplicates, settled.Round(time.Second))
+	if payouts >= 0 {
+		fmt.Printf("  payouts stored: %d\n", payouts)
+	}
 	fmt.Printf("  ledger check: %s\n", ledger)
 	fmt.Print(jobs)
 	if len(book.abandoned) > 0 {
