@@ -79,16 +79,22 @@ func (l *clusterLog) report(cl *cluster, shops []*shop, book *ledgerBook) string
 				book.problems = append(book.problems, fmt.Sprintf("while the worker on :%d was down a merchant on another worker got %d", k.port, a.status))
 			}
 		}
+		// The others' pace before the kill, over as long as the outage.
+		before := 0
 		for _, d := range book.done {
-			if !k.shops[d.shop] && d.acked.After(k.down) && d.acked.Before(k.back) {
+			switch {
+			case k.shops[d.shop]:
+			case d.acked.After(k.down) && d.acked.Before(k.back):
 				others[d.op]++
 				othersOK++
+			case d.acked.After(k.down.Add(-k.back.Sub(k.down))) && d.acked.Before(k.down):
+				before++
 			}
 		}
-		fmt.Printf("  worker on :%d down %v: %d of %d merchants on it; the others' acknowledged operations %v, their errors 0 expected; "+
-			"its merchants: %d refused with 503, answered 2xx wholly within the outage %v; /readyz failed %d of %d checks; "+
+		fmt.Printf("  worker on :%d down %v: %d of %d merchants on it; the others' acknowledged operations %v (%d in as long before the kill), their errors 0 expected; "+
+			"its merchants: %d refused with 503, answered 2xx after the kill and before the run saw the worker back %v; /readyz failed %d of %d checks; "+
 			"the others' webhooks delivered meanwhile: %d\n",
-			k.port, k.back.Sub(k.down).Round(time.Second), len(k.shops), len(shops), others, deadRefused, deadOK, k.readyDown, k.readyChecks, delivered[i])
+			k.port, k.back.Sub(k.down).Round(time.Second), len(k.shops), len(shops), others, before, deadRefused, deadOK, k.readyDown, k.readyChecks, delivered[i])
 		if k.readyDown > 0 {
 			book.problems = append(book.problems, fmt.Sprintf("/readyz failed %d times while only the worker on :%d was down", k.readyDown, k.port))
 		}
