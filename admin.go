@@ -42,6 +42,7 @@ func (s *Service) CreateMerchant(ctx context.Context, in MerchantCreate) (*Merch
 		ID: s.ids.New(PrefixMerchant, now), Name: in.Name, LegalName: in.LegalName, TaxID: in.TaxID,
 		CreatedAt: now, SettlementDelayDays: delay,
 	}
+	NoteOperatorObject(ctx, m.ID, m.ID)
 	err := s.store.Tx(ctx, func(tx Tx) error { return tx.MerchantInsert(ctx, m) })
 	return m, err
 }
@@ -135,6 +136,7 @@ func (s *Service) UpdateShopSettings(ctx context.Context, id string, change func
 		if err := next.Validate(); err != nil {
 			return err
 		}
+		NoteOperatorChange(ctx, shop.Settings, next)
 		shop.Settings = next
 		return nil
 	})
@@ -184,6 +186,7 @@ func (s *Service) changeShop(ctx context.Context, id string, change func(*Shop) 
 		if shop, err = tx.ShopGetForUpdate(ctx, id); err != nil {
 			return notFoundAs(err, "shop")
 		}
+		NoteOperatorObject(ctx, shop.ID, shop.MerchantID)
 		if err := change(shop); err != nil {
 			return err
 		}
@@ -261,6 +264,7 @@ func (s *Service) issueKey(ctx context.Context, shopID string, mode Mode, check 
 			ID: s.ids.NewFor(PrefixKey, now, shop.MerchantID), ShopID: shop.ID, Mode: mode, Hint: SecretHint(secret),
 			Hash: HashSecret(secret), CreatedAt: now,
 		}
+		NoteOperatorObject(ctx, key.ID, shop.MerchantID)
 		if err := tx.KeyExpireOthers(ctx, shop.ID, mode, key.ID, now.Add(KeyOverlap)); err != nil {
 			return err
 		}

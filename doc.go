@@ -61,6 +61,13 @@
 //     account's (internal/account)
 //   - The audit log (every change made with a Principal.Actor): audit.go
 //
+// The operator's staff (docs/operator.md, "Staff and roles"):
+//   - Staff roles, the one table of their permissions, staff members and their API tokens as
+//     the store keeps them, the StaffActor of a request and the break-glass token: staff.go;
+//     their accounts are package account's (internal/account)
+//   - The operator audit log, written in the change's own transaction through the store every
+//     service works with (OperatorAct, OperatorAudited): operator_audit.go
+//
 // Operator configuration (shops, tariffs, limits): admin.go. Periodic work and its budget:
 // periodic.go. Storage: store.go; the
 // secrets it keeps sealed under the key-encryption key, and their resealing after the

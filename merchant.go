@@ -29,6 +29,8 @@ func (s *Service) UpdateMerchant(ctx context.Context, id string, in MerchantUpda
 		if m, err = tx.MerchantGetForUpdate(ctx, id); err != nil {
 			return notFoundAs(err, "merchant")
 		}
+		before := *m
+		defer func() { NoteOperatorChange(ctx, merchantTerms(&before), merchantTerms(m)) }()
 		if in.SettlementDelayDays != nil {
 			m.SettlementDelayDays = *in.SettlementDelayDays
 		}
@@ -44,4 +46,11 @@ func (s *Service) UpdateMerchant(ctx context.Context, id string, in MerchantUpda
 		return tx.MerchantUpdate(ctx, m)
 	})
 	return m, err
+}
+
+// merchantTerms are the settings of a merchant an operator changes, as
+// the operator audit log records them before and after.
+func merchantTerms(m *Merchant) MerchantUpdate {
+	return MerchantUpdate{SettlementDelayDays: &m.SettlementDelayDays, AutoSettle: &m.AutoSettle, Chargeback: &m.Chargeback,
+		RequireSecondFactor: &m.RequireSecondFactor}
 }

@@ -92,7 +92,14 @@ func (s *Service) SetProviderRoute(ctx context.Context, in ProviderRouteSet) (*P
 	}
 	r := &ProviderRoute{Region: in.Region, Method: in.Method, Currency: in.Currency,
 		Providers: append([]string(nil), in.Providers...), UpdatedAt: s.clock.Now()}
-	err := s.store.Tx(ctx, func(tx Tx) error { return tx.ProviderRoutePut(ctx, r) })
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		before, err := tx.ProviderRouteGet(ctx, r.Region, r.Method, r.Currency)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		NoteOperatorChange(ctx, before, r)
+		return tx.ProviderRoutePut(ctx, r)
+	})
 	return r, err
 }
 
@@ -104,6 +111,11 @@ func (s *Service) DeleteProviderRoute(ctx context.Context, region Region, method
 		return err
 	}
 	return s.store.Tx(ctx, func(tx Tx) error {
+		before, err := tx.ProviderRouteGet(ctx, region, method, currency)
+		if err != nil {
+			return notFoundAs(err, "provider route")
+		}
+		NoteOperatorChange(ctx, before, nil)
 		return notFoundAs(tx.ProviderRouteDelete(ctx, region, method, currency), "provider route")
 	})
 }

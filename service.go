@@ -229,6 +229,8 @@ func NewService(cfg Config) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	// An operator's change commits with its audit entry (operator_audit.go).
+	s.store = OperatorAudited(s.store, s.ids, s.clock)
 	s.deliveriesQueued = cfg.DeliveriesQueued
 	s.traceCarrier = cfg.TraceCarrierFunc
 	s.providerCallFunc = cfg.ProviderCallFunc

@@ -481,6 +481,48 @@ type Tx interface {
 	// AuditList pages a merchant's entries, newest first.
 	AuditInsert(ctx context.Context, e *AuditEntry) error
 	AuditList(ctx context.Context, p *AuditListParams) (Page[*AuditEntry], error)
+
+	// StaffInsert inserts a staff member without credentials; a taken
+	// email (or id) is ErrConflict, with the transaction still usable.
+	StaffInsert(ctx context.Context, st *Staff) error
+	// StaffGet, StaffGetForUpdate, StaffGetByEmail (normalised) and
+	// StaffGetBySetupToken (the SHA-256 of a setup token) read a staff
+	// member, ErrNoRows when there is none.
+	StaffGet(ctx context.Context, id string) (*Staff, error)
+	StaffGetForUpdate(ctx context.Context, id string) (*Staff, error)
+	StaffGetByEmail(ctx context.Context, email string) (*Staff, error)
+	StaffGetBySetupToken(ctx context.Context, hash []byte) (*Staff, error)
+	// StaffUpdate writes a staff member's role and disabling, never its
+	// credentials.
+	StaffUpdate(ctx context.Context, st *Staff) error
+	// StaffList lists every staff member, oldest first.
+	StaffList(ctx context.Context) ([]*Staff, error)
+	// StaffLockAdmins locks the rows of the staff admins that are not
+	// disabled, in id order, and counts them.
+	StaffLockAdmins(ctx context.Context) (int, error)
+	// StaffCredentialsGet reads a staff member's secrets (UserID is the
+	// staff id); StaffCredentialsUpdate writes all of them (ErrNoRows for
+	// an unknown one).
+	StaffCredentialsGet(ctx context.Context, staffID string) (*UserCredentials, error)
+	StaffCredentialsUpdate(ctx context.Context, c *UserCredentials) error
+
+	// StaffTokenInsert stores a staff API token under the SHA-256 of its
+	// secret; StaffTokenGetByHash finds it by that hash and StaffTokenGet
+	// by id (ErrNoRows when none). StaffTokenListByStaff lists a person's
+	// tokens, oldest first. StaffTokenRevoke sets RevokedAt (ErrNoRows
+	// when unknown); StaffTokenTouch sets LastUsedAt.
+	StaffTokenInsert(ctx context.Context, t *StaffToken, hash []byte) error
+	StaffTokenGetByHash(ctx context.Context, hash []byte) (*StaffToken, error)
+	StaffTokenGet(ctx context.Context, id string) (*StaffToken, error)
+	StaffTokenListByStaff(ctx context.Context, staffID string) ([]*StaffToken, error)
+	StaffTokenRevoke(ctx context.Context, id string, at time.Time) error
+	StaffTokenTouch(ctx context.Context, id string, at time.Time) error
+
+	// OperatorAuditInsert appends an entry of the operator audit log;
+	// there is no update or delete. OperatorAuditList pages it, newest
+	// first, by the params' filters.
+	OperatorAuditInsert(ctx context.Context, e *OperatorAuditEntry) error
+	OperatorAuditList(ctx context.Context, p *OperatorAuditListParams) (Page[*OperatorAuditEntry], error)
 }
 
 // JobArgs is a unit of background work; Kind names its worker.

@@ -429,6 +429,9 @@ func printBanner(w io.Writer, info *serve.DevInfo, o *serveOptions) {
 	if d := info.Dashboard; d != nil {
 		fmt.Fprintf(w, "  Dashboard:    %s  %s  %s\n", d.URL, d.Email, d.Password)
 	}
+	if b := info.BackOffice; b != nil {
+		fmt.Fprintf(w, "  Back office:  %s  %s  %s  second factor (TOTP) secret: %s\n", b.URL, b.Email, b.Password, b.TOTPSecret)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  Sandbox shops (test keys):\n")
 	for _, s := range info.Shops {

@@ -70,6 +70,9 @@ func New(cfg Config) *Service {
 	if s.ids == nil {
 		s.ids = payd.NewIDGen()
 	}
+	// An operator's change of a merchant's users commits with its entry
+	// in the operator audit log, as the domain's changes do.
+	s.store = payd.OperatorAudited(s.store, s.ids, s.clock)
 	if cfg.Argon2 != nil {
 		s.argon2 = *cfg.Argon2
 	}

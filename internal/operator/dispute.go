@@ -110,7 +110,12 @@ func (s *server) changeDispute(r *http.Request) (int, any, error) {
 
 // downloadEvidence streams an uploaded evidence file as it was uploaded.
 func (s *server) downloadEvidence(w http.ResponseWriter, r *http.Request) {
-	if !s.tokenOK(w, r) {
+	actor, ok := s.actor(w, r)
+	if !ok {
+		return
+	}
+	if err := actor.Allow(payd.StaffRead); err != nil {
+		httpapi.WriteError(w, r, err)
 		return
 	}
 	f, err := s.svc.EvidenceFileOf(r.Context(), r.PathValue("id"), r.PathValue("file_id"))

@@ -100,6 +100,18 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 			Path: "/admin/v1/disputes/" + noDispute + "/win", Base: `{"resolution":"the bank agreed"}`,
 			Top: "resolution", Str: "resolution",
 		},
+		"POST /admin/v1/staff": {
+			Path: "/admin/v1/staff", Base: `{"email":"new@operator.test","role":"finance"}`,
+			Top: "email", Str: "role",
+		},
+		"PATCH /admin/v1/staff/{id}": {
+			Path: "/admin/v1/staff/" + noStaff, Base: `{"role":"risk","disabled":false}`,
+			Top: "role", Str: "role",
+		},
+		"POST /admin/v1/staff/{id}/tokens": {
+			Path: "/admin/v1/staff/" + noStaff + "/tokens", Base: `{"name":"laptop"}`,
+			Top: "name", Str: "name",
+		},
 		"POST /admin/v1/clock/advance": {
 			Path: "/admin/v1/clock/advance", Base: `{"seconds":3600}`,
 			Top: "seconds",
@@ -118,7 +130,12 @@ var bodilessRoutes = map[string]string{
 	"DELETE /admin/v1/provider-routes/{region}/{method}/{currency}": "/admin/v1/provider-routes/ru/bank_card/RUB",
 	"POST /admin/v1/settlements/{id}/{action}":                      "/admin/v1/settlements/set_00000000000000000000000000/approve",
 	"POST /admin/v1/merchants/{id}/users/{user_id}/setup_link":      "/admin/v1/merchants/" + noMerchant + "/users/usr_00000000000000000000000000/setup_link",
+	"POST /admin/v1/staff/{id}/setup_link":                          "/admin/v1/staff/" + noStaff + "/setup_link",
+	"POST /admin/v1/staff-tokens/{id}/revoke":                       "/admin/v1/staff-tokens/stt_00000000000000000000000000/revoke",
 }
+
+// noStaff is a staff id no member has.
+const noStaff = "stf_00000000000000000000000000"
 
 // TestOperatorBodiesHaveOneReading sweeps every JSON body of the operator
 // API, on both databases, as the merchant API's are swept

@@ -93,7 +93,11 @@ func newServer(cfg Config) (*server, http.Handler) {
 	})
 	mux := &recordingMux{ServeMux: http.NewServeMux(), patterns: &s.patterns}
 	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
-		mux.Handle(pattern, s.authed(fn))
+		a, ok := routeAccess[pattern]
+		if !ok {
+			panic("operator: route " + pattern + " has no line in routeAccess")
+		}
+		mux.Handle(pattern, s.authed(a, fn))
 	}
 	h("POST /admin/v1/merchants", s.createMerchant)
 	h("GET /admin/v1/merchants", s.listMerchants)
@@ -128,6 +132,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	h("POST /admin/v1/merchants/{id}/unfreeze", s.freeze)
 	s.disputeRoutes(mux, h)
 	s.userRoutes(h)
+	s.staffRoutes(h)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -165,36 +170,81 @@ func (m *recordingMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *
 	m.Handle(pattern, http.HandlerFunc(fn))
 }
 
-// authed checks the bearer token in constant time (over hashes, so the
-// comparison does not leak the token's length either) and writes fn's answer.
-// Like the merchant API, an address that presented wrong tokens too often
-// is answered 429 before its token is compared.
-func (s *server) authed(fn func(*http.Request) (int, any, error)) http.Handler {
+// authed authenticates the request (actor), checks that the actor's role
+// allows what the route asks (a's permissions), and writes fn's answer.
+// A change runs with its OperatorAct in the context, so that its audit
+// entry commits in the change's own transaction; one that wrote nothing
+// through the store (the test clock) is recorded after it succeeded.
+func (s *server) authed(a access, fn func(*http.Request) (int, any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.tokenOK(w, r) {
+		actor, ok := s.actor(w, r)
+		if !ok {
 			return
 		}
+		var body []byte
+		action := actionOf(a, r)
+		if action != "" || r.Method == http.MethodPatch {
+			body = readBody(r)
+		}
+		if err := actor.Allow(a.perms(r, body)...); err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		var act *payd.OperatorAct
+		if action != "" {
+			act = &payd.OperatorAct{Actor: actor, Action: action, ObjectID: r.PathValue("id"), Detail: auditDetail(body)}
+			if strings.HasPrefix(r.Pattern, "POST /admin/v1/merchants/{id}") || strings.HasPrefix(r.Pattern, "PATCH /admin/v1/merchants/{id}") {
+				act.MerchantID = r.PathValue("id")
+			}
+		}
+		r = r.WithContext(payd.WithOperatorAct(withActor(r.Context(), actor), act))
 		status, v, err := fn(r)
+		if err == nil && act != nil {
+			err = s.svc.RecordOperatorAct(r.Context(), act)
+		}
 		if err != nil {
 			httpapi.WriteError(w, r, err)
+			return
+		}
+		if f, ok := v.(csvBody); ok {
+			f.write(w)
 			return
 		}
 		httpapi.WriteJSON(w, status, v)
 	})
 }
 
-// tokenOK checks the token and answers invalid_credentials when it is
-// wrong.
-func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
+// actor authenticates the request's bearer token: a staff API token
+// (account.IsStaffToken's form) is looked up, anything else is compared
+// with the break-glass token in constant time (over hashes, so the
+// comparison does not leak the token's length either). A wrong token is
+// answered invalid_credentials, and like the merchant API, an address
+// that presented wrong tokens too often is answered 429 before its token
+// is checked.
+func (s *server) actor(w http.ResponseWriter, r *http.Request) (*payd.StaffActor, bool) {
 	attempt, err := s.throttle.Begin(r)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
-		return false
+		return nil, false
 	}
 	header := r.Header.Get("Authorization")
 	tok, ok := strings.CutPrefix(header, "Bearer ")
-	got := sha256.Sum256([]byte(tok))
-	if !ok || subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) != 1 {
+	addr := s.source.Addr(r).String()
+	var actor *payd.StaffActor
+	if ok && account.IsStaffToken(tok) && s.acc != nil {
+		actor, err = s.acc.StaffByToken(r.Context(), tok, addr)
+		if err != nil && !errors.Is(err, account.ErrStaffToken) {
+			attempt.Release()
+			httpapi.WriteError(w, r, err)
+			return nil, false
+		}
+	} else {
+		got := sha256.Sum256([]byte(tok))
+		if ok && subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) == 1 {
+			actor = payd.BreakGlass(addr)
+		}
+	}
+	if actor == nil {
 		if header != "" {
 			attempt.Failed()
 		} else {
@@ -202,10 +252,22 @@ func (s *server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="payd-admin"`)
 		httpapi.WriteError(w, r, &payd.Error{Code: payd.CodeInvalidCredentials, Message: "missing or wrong operator token"})
-		return false
+		return nil, false
 	}
 	attempt.Release()
-	return true
+	return actor, true
+}
+
+type actorKey struct{}
+
+func withActor(ctx context.Context, a *payd.StaffActor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// actorOf is the request's authenticated actor (authed put it there).
+func actorOf(r *http.Request) *payd.StaffActor {
+	a, _ := r.Context().Value(actorKey{}).(*payd.StaffActor)
+	return a
 }
 
 func decode(r *http.Request, dst any) error {

@@ -24,7 +24,27 @@ type DevInfo struct {
 	Shops      []DevShop `json:"shops"`
 	// Dashboard is the demo merchant's admin user of the dashboard.
 	Dashboard *DevDashboard `json:"dashboard,omitempty"`
+	// BackOffice is the demo staff admin of the operator's back office.
+	BackOffice *DevBackOffice `json:"back_office,omitempty"`
 }
+
+// DevBackOffice is where the back office is and how its demo staff admin
+// signs in. TOTPSecret is the second factor's secret, which a sandbox
+// hands out so that a developer (or a browser test) can make the codes;
+// no other instance ever shows one again.
+type DevBackOffice struct {
+	URL        string `json:"url"`
+	Email      string `json:"email"`
+	Password   string `json:"password"`
+	TOTPSecret string `json:"totp_secret,omitempty"`
+}
+
+// DevBackOfficeEmail is the demo staff admin's sign-in.
+const DevBackOfficeEmail = "admin@operator.payd.test"
+
+// DevBackOfficePath is where the back office is served on the operator
+// listener.
+const DevBackOfficePath = "/office/"
 
 // DevDashboard is where the dashboard is and how its demo admin signs in.
 type DevDashboard struct {
@@ -79,6 +99,9 @@ func EnsureDev(ctx context.Context, svc *payd.Service, acc *account.Service, dat
 			if info.Dashboard, err = ensureDevDashboard(ctx, acc, shop.MerchantID, dashboardURL, info.Dashboard); err != nil {
 				return nil, err
 			}
+			if info.BackOffice, err = ensureDevBackOffice(ctx, acc, adminURL+DevBackOfficePath, info.BackOffice); err != nil {
+				return nil, err
+			}
 			return info, writeDev(dataDir, info)
 		}
 	}
@@ -117,6 +140,9 @@ func EnsureDev(ctx context.Context, svc *payd.Service, acc *account.Service, dat
 	if info.Dashboard, err = ensureDevDashboard(ctx, acc, m.ID, dashboardURL, nil); err != nil {
 		return nil, err
 	}
+	if info.BackOffice, err = ensureDevBackOffice(ctx, acc, adminURL+DevBackOfficePath, nil); err != nil {
+		return nil, err
+	}
 	return info, writeDev(dataDir, info)
 }
 
@@ -148,13 +174,43 @@ func ensureDevDashboard(ctx context.Context, acc *account.Service, merchantID, u
 	if err != nil {
 		return nil, fmt.Errorf("--dev: dashboard user: %w", err)
 	}
-	b := make([]byte, 18)
-	rand.Read(b)
-	password := base64.RawURLEncoding.EncodeToString(b) // 24 characters
+	password := devPassword()
 	if _, err := acc.SetPassword(ctx, token, password, "--dev"); err != nil {
 		return nil, fmt.Errorf("--dev: dashboard password: %w", err)
 	}
 	return &DevDashboard{URL: url, Email: DevDashboardEmail, Password: password}, nil
+}
+
+// ensureDevBackOffice makes sure the demo staff admin signs in with what
+// prev names; without prev (a first start, or a dev.json of a build
+// before the back office) it gives the admin, new or there, a new password
+// and second factor.
+func ensureDevBackOffice(ctx context.Context, acc *account.Service, url string, prev *DevBackOffice) (*DevBackOffice, error) {
+	if prev != nil && prev.Email == DevBackOfficeEmail && prev.Password != "" && prev.TOTPSecret != "" {
+		list, err := acc.ListStaff(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range list {
+			if st.Email == DevBackOfficeEmail && st.HasPassword && st.TOTPEnabled && st.DisabledAt == nil {
+				prev.URL = url
+				return prev, nil
+			}
+		}
+	}
+	password := devPassword()
+	_, secret, err := acc.SeedStaff(ctx, DevBackOfficeEmail, payd.StaffAdmin, password)
+	if err != nil {
+		return nil, fmt.Errorf("--dev: staff admin: %w", err)
+	}
+	return &DevBackOffice{URL: url, Email: DevBackOfficeEmail, Password: password, TOTPSecret: secret}, nil
+}
+
+// devPassword is a random password of 24 characters.
+func devPassword() string {
+	b := make([]byte, 18)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // writeDev writes dev.json, making the data directory first: on

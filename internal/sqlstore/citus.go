@@ -55,9 +55,10 @@ var merchantTables = []struct{ table, merchant string }{
 // referenceTables are small, service-wide and rarely written: copied to
 // every node, read where they are needed. Dashboard users sign in by
 // email before any merchant is known, and a session is found by its
-// token's hash.
+// token's hash. The operator's staff, their tokens and the operator audit
+// log belong to no merchant and are written at people's pace.
 var referenceTables = []string{"holidays", "provider_routes", "service_secrets", "signin_guards",
-	"dashboard_users", "dashboard_sessions"}
+	"dashboard_users", "dashboard_sessions", "staff", "staff_tokens", "operator_audit"}
 
 // isCitus reports whether the database is a Citus coordinator.
 func isCitus(ctx context.Context, q querier) (bool, error) {

@@ -89,7 +89,7 @@ func sealSecretsInClear(ctx context.Context, s *Store, t *tx) error {
 	}
 	cursor := ""
 	for {
-		next, _, err := t.resealBatch(ctx, cursor, sealBatch)
+		next, _, err := t.resealBatch(ctx, sealedTablesAt(29), cursor, sealBatch)
 		if err != nil || next == "" {
 			return err
 		}
@@ -97,10 +97,11 @@ func sealSecretsInClear(ctx context.Context, s *Store, t *tx) error {
 	}
 }
 
-// secretsInClear counts the values of sealedTables that are not sealed.
+// secretsInClear counts the values of the tables sealed since migration
+// 0029 that are not sealed.
 func secretsInClear(ctx context.Context, t *tx) (int64, error) {
 	var total int64
-	for _, tb := range sealedTables {
+	for _, tb := range sealedTablesAt(29) {
 		for _, col := range tb.cols {
 			var n int64
 			// The prefix is bound as the column's type: SQLite never

@@ -30,6 +30,10 @@ type sealedTable struct {
 	binary bool
 	// merchants is set for a table of merchants' rows (citus.go).
 	merchants bool
+	// since is the migration that made the table, when after 0029: the
+	// sealing of secrets in clear (0029) runs before it exists and walks
+	// only the tables made before.
+	since int
 }
 
 var sealedTables = []sealedTable{
@@ -37,6 +41,19 @@ var sealedTables = []sealedTable{
 	{name: "dashboard_users", key: []string{"id"}, cols: []string{"totp_secret", "totp_pending"}},
 	{name: "service_secrets", key: []string{"name"}, cols: []string{"value"}, binary: true},
 	{name: "idempotency_keys", key: []string{"shop_id", "mode", "idem_key"}, cols: []string{"body"}, binary: true, merchants: true},
+	{name: "staff", key: []string{"id"}, cols: []string{"totp_secret", "totp_pending"}, since: 33},
+}
+
+// sealedTablesAt are the tables of sealedTables that migration version
+// made or found, in sealedTables' order.
+func sealedTablesAt(version int) []sealedTable {
+	var out []sealedTable
+	for _, tb := range sealedTables {
+		if tb.since <= version {
+			out = append(out, tb)
+		}
+	}
+	return out
 }
 
 // sealContext is the additional data of a sealed value: where it lives.
@@ -115,21 +132,21 @@ func (t *tx) secretsReseal(ctx context.Context, cursor string, limit int) (strin
 	if len(t.keys.IDs()) < 2 {
 		return "", 0, nil
 	}
-	return t.resealBatch(ctx, cursor, limit)
+	return t.resealBatch(ctx, sealedTables, cursor, limit)
 }
 
-// resealBatch walks at most limit rows of sealedTables from cursor and
+// resealBatch walks at most limit rows of tables from cursor and
 // seals under the first key each value that is not: one sealed under
 // another key, or one in clear (those migration 0029 finds). It returns
 // the cursor after them, "" once the last table is done.
-func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string, int, error) {
+func (t *tx) resealBatch(ctx context.Context, tables []sealedTable, cursor string, limit int) (string, int, error) {
 	var c resealCursor
 	if cursor != "" {
-		if err := json.Unmarshal([]byte(cursor), &c); err != nil || c.Table < 0 || c.Table >= len(sealedTables) {
+		if err := json.Unmarshal([]byte(cursor), &c); err != nil || c.Table < 0 || c.Table >= len(tables) {
 			return "", 0, fmt.Errorf("reseal: bad cursor %q", cursor)
 		}
 	}
-	tb := sealedTables[c.Table]
+	tb := tables[c.Table]
 	// On a cluster the walk over every merchant's rows cannot lock them:
 	// each row is rewritten only if it still holds what was read, and
 	// one a writer changed meanwhile is left, sealed by it with the
@@ -239,7 +256,7 @@ func (t *tx) resealBatch(ctx context.Context, cursor string, limit int) (string,
 	next := resealCursor{Table: c.Table + 1}
 	if len(rows) == limit {
 		next = resealCursor{Table: c.Table, After: rows[len(rows)-1].key}
-	} else if next.Table == len(sealedTables) {
+	} else if next.Table == len(tables) {
 		return "", done, nil
 	}
 	b, _ := json.Marshal(next)

@@ -70,6 +70,8 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Session", testSession},
 		{"SignInGuard", testSignInGuard},
 		{"Audit", testAudit},
+		{"Staff", testStaff},
+		{"OperatorAudit", testOperatorAudit},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
