@@ -195,11 +195,12 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 }
 
 // LedgerEntriesDelete is the one statement group that removes entries from
-// the ledger (store.go). It reads the postings it is about to delete, takes
-// their sums off the running totals in the way a posting adds them
-// (addTotals: slots no other transaction holds, a new one named after the
-// batch otherwise), deletes postings and entries, and then the totals left
-// without any posting, which the ledger check would otherwise report.
+// the ledger (store.go). It deletes the postings, reading them as they go,
+// then their entries, takes their sums off the running totals in the way a
+// posting adds them (addTotals: slots no other transaction holds, a new one
+// named after the batch otherwise), and deletes the totals left without
+// any posting, which the ledger check would otherwise report. Each step is
+// one statement for the whole batch.
 // Only test entries are ever deleted: an entry with a live posting is left
 // alone.
 func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []string) (int64, error) {
@@ -212,14 +213,16 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil {
 		return 0, err
 	}
+	// The postings go in the statement that finds them: their entries'
+	// ids and the sums to take off the totals come back from the delete.
 	var entries []string
 	seen := map[string]bool{}
 	var postings []ledger.Posting
-	err = eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
-		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id AND p.merchant_key = e.merchant_key
-		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+onKey(t.d, "e.merchant_key", 3)+`
-			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test)
-		ORDER BY p.entry_id, p.seq`, []any{refType, string(list), mkey}, func(r *sql.Rows) error {
+	err = eachRow(ctx, t.q, `DELETE FROM ledger_postings WHERE entry_id IN (SELECT e.id FROM ledger_entries e
+			WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+onKey(t.d, "e.merchant_key", 3)+`
+				AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test))`+
+		onKey(t.d, "merchant_key", 3)+`
+		RETURNING entry_id, owner, test, currency, bucket, sub, amount`, []any{refType, string(list), mkey}, func(r *sql.Rows) error {
 		var id string
 		var a ledger.Account
 		var amount int64
@@ -236,9 +239,9 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
-	if _, err := t.deleteIn(ctx, mkey, "ledger_postings", "entry_id", entries); err != nil {
-		return 0, err
-	}
+	// The first entry's id names the slot opened below, whatever order
+	// the delete returned them in.
+	slices.Sort(entries)
 	n, err := t.deleteIn(ctx, mkey, "ledger_entries", "id", entries)
 	if err != nil {
 		return 0, err
