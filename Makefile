@@ -72,7 +72,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzCell -fuzztime=200000x ./internal/csvexport/
 
 ## bench: payd's merchant API against the database floor, balances and refunds of a shop with 10^4 and
-## 10^6 payments, then webhook fan-out, on SQLite and PostgreSQL (about 45 minutes on 2 cores and 60 GB of
+## 10^6 payments, a sandbox reset of 10^5 test payments, then webhook fan-out, on SQLite and PostgreSQL (about 45 minutes on 2 cores and 60 GB of
 ## free disk; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines; BENCH_SCALE=10000,100000 for a
 ## shorter scale check)
 BENCH_SCALE ?= 10000,1000000
@@ -80,6 +80,8 @@ bench:
 	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') $(BENCH_FLAGS)
 	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') \
 		--phases balance,refund --clients 16 --seed-payments $(BENCH_SCALE) $(BENCH_FLAGS)
+	$(GO) run ./cmd/paydbench --go '$(GO)' $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)') \
+		--phases reset --runs 1 --seed-payments 100000 $(BENCH_FLAGS)
 	$(GO) run ./cmd/hookbench $(if $(PAYD_TEST_DATABASE_URL),--database-url '$(PAYD_TEST_DATABASE_URL)')
 
 ## bench-citus: payd on a throwaway Citus cluster (a coordinator and two workers, 32 shards a table) beside payd on a

@@ -197,7 +197,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
-var allPhases = []string{"create", "get", "list", "balance", "dashboard", "refund", "floor", "export"}
+// reset, last, runs once too: it deletes the seeded shop's test data.
+var allPhases = []string{"create", "get", "list", "balance", "dashboard", "refund", "floor", "export", "reset"}
 
 // citusPhases are the phases --citus can run, in the order they run, and
 // citusDefaultPhases those it runs unless --phases says otherwise.
@@ -563,6 +564,27 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 		}
 		if res.Export = e; e != nil {
 			fmt.Fprintf(log, "%s: export %d rows in %.2f s\n", name, e.Rows, e.Seconds)
+		}
+	}
+	if slices.Contains(cfg.phases, "reset") && ctx.Err() == nil {
+		switch {
+		case seed == 0:
+			res.Notes = append(res.Notes, "reset: not run, the shop holds no seeded payments (--seed-payments)")
+		default:
+			if _, err := srv.settle(ctx, a.client, settleLimit); err != nil && ctx.Err() == nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("before the reset: %v", err))
+			}
+			other, err := otherMerchant(ctx, a, srv.admin, dev.AdminToken)
+			if err == nil {
+				res.Reset, err = resetShop(ctx, a, other)
+			}
+			if err != nil {
+				res.Notes = append(res.Notes, "reset: "+err.Error())
+			}
+			if r := res.Reset; r != nil {
+				fmt.Fprintf(log, "%s: reset of %d payments in %.1f s; the other shop's p99 %.2f ms idle, %.2f ms during\n",
+					name, r.Payments, r.Seconds, r.Idle.P99Ms, r.During.P99Ms)
+			}
 		}
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("waited %.1f s in all for the server's background jobs to finish before phases", settled.Seconds()))

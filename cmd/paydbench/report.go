@@ -58,6 +58,7 @@ type DatabaseResult struct {
 	SeededPayments   int        `json:"seeded_payments,omitempty"`
 	SeedSeconds      float64    `json:"seed_seconds,omitempty"`
 	Export           *ExportRun `json:"export,omitempty"`
+	Reset            *ResetRun  `json:"reset,omitempty"`
 	Notes            []string   `json:"notes,omitempty"`
 	Runs             []Stats    `json:"runs,omitempty"`
 }
@@ -155,7 +156,15 @@ const (
 	// at no less than 90% of their rate with 10^4: a balance costs the
 	// same at any age (docs/money.md, "Running totals").
 	targetScaleRate = 0.90
+	// A sandbox reset of resetTargetPayments test payments takes at most
+	// this long, and another merchant's requests meanwhile keep their p99
+	// within resetTargetP99 times their idle p99.
+	resetTargetPayments = 100_000
+	resetTargetP99      = 2.0
 )
+
+// resetTargetSeconds is the reset's bound per database.
+var resetTargetSeconds = map[string]float64{"sqlite": 10, "postgres": 15}
 
 // scalePhases are the phases whose rate must not fall with the shop's
 // history, and the client count they are compared at.
@@ -246,6 +255,9 @@ func evaluateTargets(dbs []DatabaseResult) []Target {
 		}
 	}
 	for _, db := range []string{"sqlite", "postgres"} {
+		out = append(out, resetTargets(dbs, db)...)
+	}
+	for _, db := range []string{"sqlite", "postgres"} {
 		t := Target{Name: db + ": server peak RSS under load", Want: fmt.Sprintf("< %d MiB", targetRSSMiB)}
 		if d := find(db); d != nil && d.ServerPeakRSSMiB > 0 {
 			t.Assessed, t.Met, t.Got = true, d.ServerPeakRSSMiB < targetRSSMiB, fmt.Sprintf("%.1f MiB", d.ServerPeakRSSMiB)
@@ -323,6 +335,11 @@ func writeExportAndNotes(w io.Writer, d DatabaseResult) {
 	if e := d.Export; e != nil {
 		fmt.Fprintf(w, "export: %d rows (%.1f MiB) in %.2f s, %.0f rows/s; server RSS %.1f MiB before, at most %.1f MiB during\n",
 			e.Rows, float64(e.Bytes)/(1<<20), e.Seconds, e.RowsPerSecond, e.RSSBeforeMiB, e.RSSPeakMiB)
+	}
+	if r := d.Reset; r != nil {
+		fmt.Fprintf(w, "reset: %d payments, %d events, %d ledger entries deleted in %.1f s; another merchant's shop creating payments (%d clients): p50 %.2f / p99 %.2f ms idle (%d ops), p50 %.2f / p99 %.2f ms during (%d ops, %d errors)\n",
+			r.Payments, r.Events, r.Entries, r.Seconds, resetClients, r.Idle.P50Ms, r.Idle.P99Ms, r.Idle.Ops,
+			r.During.P50Ms, r.During.P99Ms, r.During.Ops, r.During.Errors)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -436,4 +453,29 @@ func orNA(s string) string {
 		return "n/a"
 	}
 	return s
+}
+
+// resetTargets assess the reset of the largest seeded shop that was
+// reset, when it held at least resetTargetPayments.
+func resetTargets(dbs []DatabaseResult, db string) []Target {
+	took := Target{Name: fmt.Sprintf("%s: sandbox reset of %d test payments", db, resetTargetPayments),
+		Want: fmt.Sprintf("≤ %.0f s", resetTargetSeconds[db]), Got: "not measured (--phases reset, --seed-payments 100000)"}
+	other := Target{Name: db + ": another merchant's p99 during the reset vs idle",
+		Want: fmt.Sprintf("≤ %.1f×", resetTargetP99), Got: took.Got}
+	var r *ResetRun
+	for i := range dbs {
+		if d := dbs[i]; d.Database == db && d.Reset != nil && d.Reset.Payments >= resetTargetPayments && (r == nil || d.Reset.Payments > r.Payments) {
+			r = d.Reset
+		}
+	}
+	if r != nil {
+		took.Assessed, took.Met = true, r.Seconds <= resetTargetSeconds[db]
+		took.Got = fmt.Sprintf("%.1f s for %d payments", r.Seconds, r.Payments)
+		if r.Idle.P99Ms > 0 {
+			ratio := r.During.P99Ms / r.Idle.P99Ms
+			other.Assessed, other.Met = true, ratio <= resetTargetP99
+			other.Got = fmt.Sprintf("%.2f× (%.2f ms during, %.2f ms idle)", ratio, r.During.P99Ms, r.Idle.P99Ms)
+		}
+	}
+	return []Target{took, other}
 }

@@ -28,6 +28,11 @@ type dialect interface {
 	// jsonStrings is a subquery of the strings of the JSON array bound
 	// to $n, for IN lists whose length must not change a statement's text.
 	jsonStrings(n int) string
+	// jsonArrays is a FROM item, named k with one column v, of the
+	// elements of the JSON array of arrays of strings bound to $n:
+	// k.v->>0 is an element's first string. It binds a batch of rows
+	// to one statement whose text is the same for any batch.
+	jsonArrays(n int) string
 	isUnique(err error) bool
 	ddl(sql string) string
 	// keysetRead runs a list page's query through fn, on q or on a
@@ -71,6 +76,10 @@ func (sqliteDialect) tryLockExpr() string { return "($1 IS NOT NULL)" }
 
 func (sqliteDialect) jsonStrings(n int) string {
 	return "SELECT value FROM json_each($" + strconv.Itoa(n) + ")"
+}
+
+func (sqliteDialect) jsonArrays(n int) string {
+	return "(SELECT value AS v FROM json_each($" + strconv.Itoa(n) + ")) AS k"
 }
 
 func (sqliteDialect) isUnique(err error) bool {
@@ -215,6 +224,10 @@ func (postgresDialect) tryLockExpr() string { return "pg_try_advisory_xact_lock(
 
 func (postgresDialect) jsonStrings(n int) string {
 	return "SELECT jsonb_array_elements_text(CAST($" + strconv.Itoa(n) + " AS jsonb))"
+}
+
+func (postgresDialect) jsonArrays(n int) string {
+	return "jsonb_array_elements(CAST($" + strconv.Itoa(n) + " AS jsonb)) AS k (v)"
 }
 
 func (postgresDialect) isUnique(err error) bool {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -194,11 +195,12 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 }
 
 // LedgerEntriesDelete is the one statement group that removes entries from
-// the ledger (store.go). It reads the postings it is about to delete, takes
-// their sums off the running totals in the way a posting adds them
-// (addTotals: slots no other transaction holds, a new one named after the
-// batch otherwise), deletes postings and entries, and then the totals left
-// without any posting, which the ledger check would otherwise report.
+// the ledger (store.go). It deletes the postings, reading them as they go,
+// then their entries, takes their sums off the running totals in the way a
+// posting adds them (addTotals: slots no other transaction holds, a new one
+// named after the batch otherwise), and deletes the totals left without
+// any posting, which the ledger check would otherwise report. Each step is
+// one statement for the whole batch.
 // Only test entries are ever deleted: an entry with a live posting is left
 // alone.
 func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []string) (int64, error) {
@@ -211,14 +213,16 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil {
 		return 0, err
 	}
+	// The postings go in the statement that finds them: their entries'
+	// ids and the sums to take off the totals come back from the delete.
 	var entries []string
 	seen := map[string]bool{}
 	var postings []ledger.Posting
-	err = eachRow(ctx, t.q, `SELECT p.entry_id, p.owner, p.test, p.currency, p.bucket, p.sub, p.amount
-		FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id AND p.merchant_key = e.merchant_key
-		WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+onKey(t.d, "e.merchant_key", 3)+`
-			AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test)
-		ORDER BY p.entry_id, p.seq`, []any{refType, string(list), mkey}, func(r *sql.Rows) error {
+	err = eachRow(ctx, t.q, `DELETE FROM ledger_postings WHERE entry_id IN (SELECT e.id FROM ledger_entries e
+			WHERE e.ref_type = $1 AND e.ref_id IN (`+t.d.jsonStrings(2)+`)`+onKey(t.d, "e.merchant_key", 3)+`
+				AND NOT EXISTS (SELECT 1 FROM ledger_postings l WHERE l.entry_id = e.id AND l.merchant_key = e.merchant_key AND NOT l.test))`+
+		onKey(t.d, "merchant_key", 3)+`
+		RETURNING entry_id, owner, test, currency, bucket, sub, amount`, []any{refType, string(list), mkey}, func(r *sql.Rows) error {
 		var id string
 		var a ledger.Account
 		var amount int64
@@ -235,9 +239,9 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
-	if _, err := t.deleteIn(ctx, mkey, "ledger_postings", "entry_id", entries); err != nil {
-		return 0, err
-	}
+	// The first entry's id names the slot opened below, whatever order
+	// the delete returned them in.
+	slices.Sort(entries)
 	n, err := t.deleteIn(ctx, mkey, "ledger_entries", "id", entries)
 	if err != nil {
 		return 0, err
@@ -260,52 +264,66 @@ func (t *tx) LedgerEntriesDelete(ctx context.Context, refType string, refIDs []s
 }
 
 // dropEmptyTotals deletes the totals among keys whose account or bucket
-// has no posting left, and returns them. An account is looked up by its
-// key, through the postings' index of account keys; a bucket, of which a
-// batch touches a few, through the index of owner, contour, currency and
-// bucket. Each delete names a total by its primary key's columns, so it
-// is an index lookup however many totals the table holds.
+// has no posting left, and returns them. The accounts, nearly all of a
+// batch's keys (each object's own sub-accounts), go in one statement per
+// contour: the keys are bound as one JSON array of rows, and each row's
+// probe of the postings is correlated to it, so that it stays a walk of
+// the postings' index of account keys and the delete a walk of the
+// totals' primary key, however many rows either table holds (a list of
+// keys matched as a set was planned by PostgreSQL as a scan of every
+// posting). A bucket, of which a batch touches a few, is probed through
+// the index of owner, contour, currency and bucket.
 //
 // On a cluster, "no posting left" is within the shard group of merchant
 // key mkey, whose part of the service's totals it is.
 func (t *tx) dropEmptyTotals(ctx context.Context, mkey int32, deltas map[totalKey]int64) (map[totalKey]bool, error) {
 	empty := map[totalKey]bool{}
-	accounts := map[string]totalKey{}
-	var keys []string
+	accounts := map[bool][][5]string{}
+	var buckets []totalKey
 	for k := range deltas {
 		if k.kind == totalAccount {
 			key := ledger.Account{Owner: k.owner, Test: k.test, Currency: k.currency, Bucket: k.bucket, Sub: k.sub}.Key()
-			accounts[key] = k
-			keys = append(keys, key)
+			accounts[k.test] = append(accounts[k.test], [5]string{k.owner, string(k.currency), string(k.bucket), k.sub, key})
 			continue
 		}
+		buckets = append(buckets, k)
+	}
+	for test, rows := range accounts {
+		// In key order: the totals' rows are locked in the order
+		// addTotals locks them.
+		slices.SortFunc(rows, func(a, b [5]string) int { return slices.Compare(a[:4], b[:4]) })
+		list, _ := json.Marshal(rows)
+		err := eachRow(ctx, t.q, `DELETE FROM ledger_totals WHERE kind = $1 AND test = $2`+onKey(t.d, "merchant_key", 4)+`
+			AND (owner, currency, bucket, sub) IN (SELECT k.v->>0, k.v->>1, k.v->>2, k.v->>3 FROM `+t.d.jsonArrays(3)+`
+				WHERE NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.account_key = k.v->>4`+onKey(t.d, "p.merchant_key", 4)+`))
+			RETURNING owner, currency, bucket, sub`, []any{totalAccount, test, string(list), mkey}, func(r *sql.Rows) error {
+			k := totalKey{kind: totalAccount, test: test}
+			if err := r.Scan(&k.owner, &k.currency, &k.bucket, &k.sub); err != nil {
+				return err
+			}
+			empty[k] = true
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
+		}
+	}
+	slices.SortFunc(buckets, compareTotalKeys)
+	for _, k := range buckets {
 		var posted bool
 		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings
 			WHERE owner = $1 AND test = $2 AND currency = $3 AND bucket = $4`+onKey(t.d, "merchant_key", 5)+`)`,
 			k.owner, k.test, k.currency, k.bucket, mkey).Scan(&posted); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
-		if !posted {
-			empty[k] = true
+		if posted {
+			continue
 		}
-	}
-	// One indexed probe per account: a list of keys bound as one array
-	// was planned by PostgreSQL as a scan of every posting.
-	for _, key := range keys {
-		var posted bool
-		if err := t.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_postings WHERE account_key = $1`+onKey(t.d, "merchant_key", 2)+`)`,
-			key, mkey).Scan(&posted); err != nil {
-			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
-		}
-		if !posted {
-			empty[accounts[key]] = true
-		}
-	}
-	for k := range empty {
 		if _, err := t.exec(ctx, `DELETE FROM ledger_totals WHERE kind = $1 AND owner = $2 AND test = $3 AND currency = $4
 			AND bucket = $5 AND sub = $6`+onKey(t.d, "merchant_key", 7), k.kind, k.owner, k.test, k.currency, k.bucket, k.sub, mkey); err != nil {
 			return nil, fmt.Errorf("drop emptied ledger totals: %w", err)
 		}
+		empty[k] = true
 	}
 	return empty, nil
 }

@@ -204,6 +204,25 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 			t.Fatalf("totals after the reset: %+v", got)
 		}
 
+		// The other shop's reset empties the contour's pending bucket:
+		// its total goes with its last posting, and the live one stays.
+		mustTx(t, s, func(tx payd.Tx) error {
+			_, _, err := tx.SandboxDelete(ctx, &payd.SandboxDeleteParams{ShopID: other.ID, MerchantID: m.ID, Kind: payd.SandboxPayments, Limit: 10})
+			return err
+		})
+		mustView(t, s, func(tx payd.Tx) error {
+			for test, want := range map[bool]int64{true: 0, false: 1000} {
+				buckets, err := tx.LedgerBucketByCurrency(ctx, m.ID, test, ledger.Pending)
+				if err != nil || buckets[money.RUB] != want {
+					t.Errorf("pending (test %v) = %v %v, want %d", test, buckets, err, want)
+				}
+			}
+			return nil
+		})
+		if got := totalMismatches(t, s); len(got) != 0 {
+			t.Fatalf("totals after the other shop's reset: %+v", got)
+		}
+
 		// LedgerEntriesDelete leaves a live entry alone, whatever names it.
 		var n int64
 		mustTx(t, s, func(tx payd.Tx) (err error) {
