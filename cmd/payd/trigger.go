@@ -48,10 +48,12 @@ type trigger struct {
 	c        *merchantClient
 	event    string
 	currency string
-	timeout  time.Duration
-	out      io.Writer
-	run      string // a random tag of this run, in keys and order ids
-	n        int
+	// region is the shop's: its calendar of business days (payout).
+	region  string
+	timeout time.Duration
+	out     io.Writer
+	run     string // a random tag of this run, in keys and order ids
+	n       int
 	// overrides by request name; used records which were applied.
 	overrides map[string][]override
 	used      map[string]bool
@@ -134,11 +136,12 @@ func runTrigger(ctx context.Context, args []string, getenv func(string) string, 
 func (tr *trigger) start(ctx context.Context, r *recipe) error {
 	var shop struct {
 		DefaultCurrency string `json:"default_currency"`
+		Region          string `json:"region"`
 	}
 	if err := tr.c.do(ctx, false, http.MethodGet, "/shop", "", nil, &shop); err != nil {
 		return fmt.Errorf("trigger: %w", err)
 	}
-	tr.currency = shop.DefaultCurrency
+	tr.currency, tr.region = shop.DefaultCurrency, shop.Region
 	if tr.currency == "" {
 		tr.currency = "RUB"
 	}

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
 // A recipe makes the chain of objects that causes one event type, through
@@ -60,9 +62,9 @@ var recipes = []recipe{
 		}},
 	{event: "payment_link.paid", about: "one-time payment link, paid on its page and the payment page as a payer, simulate succeed", stage: "M5",
 		run: (*trigger).linkPaid},
-	{event: "payout.succeeded", about: "paid payment, operator moves the clock past the hold, payout to tok_sandbox_4242, clock past the decision", operator: true, stage: "M5",
+	{event: "payout.succeeded", about: "operator moves the clock to just after midnight, paid payment, clock past the hold, payout to tok_sandbox_4242, clock past the decision", operator: true, stage: "M5",
 		run: func(tr *trigger, ctx context.Context) error { return tr.payout(ctx, "tok_sandbox_4242", "succeeded") }},
-	{event: "payout.canceled", about: "paid payment, operator moves the clock past the hold, payout to tok_sandbox_0002 (declined), clock past the decision", operator: true, stage: "M5",
+	{event: "payout.canceled", about: "operator moves the clock to just after midnight, paid payment, clock past the hold, payout to tok_sandbox_0002 (declined), clock past the decision", operator: true, stage: "M5",
 		run: func(tr *trigger, ctx context.Context) error { return tr.payout(ctx, "tok_sandbox_0002", "canceled") }},
 	{event: "settlement.paid", about: "paid payment, operator moves the clock two days, forms the test register, approves, sends and pays it", operator: true,
 		run: (*trigger).settlementPaid},
@@ -276,6 +278,15 @@ func (tr *trigger) settlementPaid(ctx context.Context) error {
 }
 
 func (tr *trigger) payout(ctx context.Context, token, status string) error {
+	// A paid payment's money waits a day; once a business day has passed
+	// after the payment's day, that day's register takes it
+	// (settlement_delay_days), and money in a register is not paid out.
+	// Made late in the evening, the payment would be in a register by
+	// the time its day had passed. So it is made just after midnight in
+	// the shop's region, and the clock moves a day and an hour from there.
+	if err := tr.toMorning(ctx); err != nil {
+		return err
+	}
 	if _, err := tr.payment(ctx, true, "succeed", "succeeded"); err != nil {
 		return err
 	}
@@ -307,6 +318,20 @@ func (tr *trigger) payout(ctx context.Context, token, status string) error {
 		return err
 	}
 	return tr.waitFor(ctx, "/payouts/"+po.ID, status)
+}
+
+// toMorning moves the clock to a minute past the next midnight in the
+// shop's region.
+func (tr *trigger) toMorning(ctx context.Context) error {
+	var now struct {
+		Now time.Time `json:"now"`
+	}
+	if err := tr.c.do(ctx, true, http.MethodGet, "/admin/v1/clock", "", nil, &now); err != nil {
+		return tr.advance(ctx, 0)
+	}
+	local := now.Now.In(payd.Region(tr.region).Location())
+	next := time.Date(local.Year(), local.Month(), local.Day()+1, 0, 1, 0, 0, local.Location())
+	return tr.advance(ctx, next.Sub(now.Now).Truncate(time.Second)+time.Second)
 }
 
 // hiddenInput finds the hidden inputs and the method buttons of a hosted
