@@ -39,6 +39,7 @@ func TestLivePayoutThroughRoutedAdapter(t *testing.T) {
 			"region": "ru", "method": "payout_sbp", "currency": "RUB", "providers": []string{"payout_bank"}}).Expect(t, 200)
 
 		live := env.As(shop, true)
+		env.ToMorning(payd.RegionRU)
 		pay := live.Post("/v1/payments", key(), qrPayment("1000.00")).Expect(t, 201).JSON(t)["id"].(string)
 		var p payd.Payment
 		env.AdminDo("GET", "/admin/v1/payments/"+pay, nil).Expect(t, 200).Decode(t, &p)

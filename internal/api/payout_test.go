@@ -27,6 +27,7 @@ func startM5(t *testing.T, b paydtest.Backend, opts *paydtest.Options) (*paydtes
 // available: a QR payment of 1000.00 leaves 993.00 (fee 0.7%).
 func fund(t *testing.T, env *paydtest.Env, c *paydtest.Client, value, wantAvailable string) {
 	t.Helper()
+	env.ToMorning(payd.RegionRU)
 	paidPayment(t, c, value)
 	env.Clock.Advance(25 * time.Hour)
 	waitLong(t, "available "+wantAvailable, func() bool { return payoutBalance(t, c)["available"] == wantAvailable })

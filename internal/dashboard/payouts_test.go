@@ -18,6 +18,7 @@ func TestPayoutFromThePage(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
 		env, shop, c := startM5(t, b)
+		env.ToMorning(payd.RegionRU)
 		paidPayment(t, c, "1000.00", "order-payout", false) // QR: fee 7.00
 		env.Clock.Advance(25 * time.Hour)
 		admin := signedIn(t, env, shop, payd.RoleAdmin)
