@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -204,4 +205,56 @@ func (t *tx) OperatorAuditList(ctx context.Context, p *payd.OperatorAuditListPar
 			return &e, nil
 		},
 		func(e *payd.OperatorAuditEntry) payd.Cursor { return payd.Cursor{CreatedAt: e.At, ID: e.ID} })
+}
+
+const proposalCols = `id, action, object_id, method, path, body, state, proposed_by, proposed_by_email, created_at, expires_at,
+	decided_by, decided_by_email, decided_at`
+
+func scanProposal(r interface{ Scan(...any) error }) (*payd.Proposal, error) {
+	var p payd.Proposal
+	var created, expires int64
+	var decided sql.NullInt64
+	if err := r.Scan(&p.ID, &p.Action, &p.ObjectID, &p.Method, &p.Path, &p.Body, &p.State, &p.ProposedBy, &p.ProposedByEmail,
+		&created, &expires, &p.DecidedBy, &p.DecidedByEmail, &decided); err != nil {
+		return nil, noRows(err)
+	}
+	p.CreatedAt, p.ExpiresAt, p.DecidedAt = fromMicros(created), fromMicros(expires), timePtr(decided)
+	return &p, nil
+}
+
+func (t *tx) ProposalInsert(ctx context.Context, p *payd.Proposal) error {
+	return t.insertOne(ctx, `INSERT INTO proposals (`+proposalCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING`,
+		p.ID, p.Action, p.ObjectID, p.Method, p.Path, p.Body, p.State, p.ProposedBy, p.ProposedByEmail,
+		micros(p.CreatedAt), micros(p.ExpiresAt), p.DecidedBy, p.DecidedByEmail, nullMicros(p.DecidedAt))
+}
+
+func (t *tx) ProposalGetForUpdate(ctx context.Context, id string) (*payd.Proposal, error) {
+	return scanProposal(t.q.QueryRowContext(ctx, `SELECT `+proposalCols+` FROM proposals WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) ProposalDecide(ctx context.Context, p *payd.Proposal) error {
+	return t.execOne(ctx, `UPDATE proposals SET state = $2, decided_by = $3, decided_by_email = $4, decided_at = $5 WHERE id = $1`,
+		p.ID, p.State, p.DecidedBy, p.DecidedByEmail, nullMicros(p.DecidedAt))
+}
+
+func (t *tx) ProposalList(ctx context.Context, state payd.ProposalState, limit int) ([]*payd.Proposal, error) {
+	q, args := `SELECT `+proposalCols+` FROM proposals`, []any{}
+	if state != "" {
+		q, args = q+` WHERE state = $1`, append(args, state)
+	}
+	rows, err := t.q.QueryContext(ctx, q+fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*payd.Proposal{}
+	for rows.Next() {
+		p, err := scanProposal(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
