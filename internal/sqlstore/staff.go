@@ -50,18 +50,24 @@ func (t *tx) StaffUpdate(ctx context.Context, st *payd.Staff) error {
 }
 
 func (t *tx) StaffList(ctx context.Context) ([]*payd.Staff, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+staffCols+` FROM staff ORDER BY created_at, id`)
+	return scanAll(ctx, t, scanStaff, `SELECT `+staffCols+` FROM staff ORDER BY created_at, id`)
+}
+
+// scanAll runs query and scans every row of it with scan; no rows is an
+// empty list.
+func scanAll[T any](ctx context.Context, t *tx, scan func(interface{ Scan(...any) error }) (*T, error), query string, args ...any) ([]*T, error) {
+	rows, err := t.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*payd.Staff{}
+	out := []*T{}
 	for rows.Next() {
-		st, err := scanStaff(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, st)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -136,20 +142,7 @@ func (t *tx) StaffTokenGet(ctx context.Context, id string) (*payd.StaffToken, er
 }
 
 func (t *tx) StaffTokenListByStaff(ctx context.Context, staffID string) ([]*payd.StaffToken, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+staffTokenCols+` FROM staff_tokens WHERE staff_id = $1 ORDER BY created_at, id`, staffID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*payd.StaffToken{}
-	for rows.Next() {
-		k, err := scanStaffToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return scanAll(ctx, t, scanStaffToken, `SELECT `+staffTokenCols+` FROM staff_tokens WHERE staff_id = $1 ORDER BY created_at, id`, staffID)
 }
 
 // StaffTokenRevoke keeps the first revocation's time when asked again.
@@ -243,18 +236,5 @@ func (t *tx) ProposalList(ctx context.Context, state payd.ProposalState, limit i
 	if state != "" {
 		q, args = q+` WHERE state = $1`, append(args, state)
 	}
-	rows, err := t.q.QueryContext(ctx, q+fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*payd.Proposal{}
-	for rows.Next() {
-		p, err := scanProposal(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanAll(ctx, t, scanProposal, q+fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit), args...)
 }
