@@ -55,24 +55,3 @@ CREATE INDEX operator_audit_created ON operator_audit (created_at, id);
 CREATE INDEX operator_audit_staff ON operator_audit (staff_id, created_at, id);
 CREATE INDEX operator_audit_object ON operator_audit (object_id, created_at, id);
 CREATE INDEX operator_audit_merchant ON operator_audit (merchant_id, created_at, id);
-
--- Four-eyes proposals: a change one staff member asked for, kept until a
--- second one confirms it (in the change's own transaction), one rejects
--- it, or it expires.
-CREATE TABLE proposals (
-    id                TEXT PRIMARY KEY,
-    action            TEXT NOT NULL,
-    object_id         TEXT NOT NULL DEFAULT '',
-    method            TEXT NOT NULL,
-    path              TEXT NOT NULL,
-    body              TEXT NOT NULL DEFAULT '',
-    state             TEXT NOT NULL,
-    proposed_by       TEXT NOT NULL DEFAULT '',
-    proposed_by_email TEXT NOT NULL DEFAULT '',
-    created_at        BIGINT NOT NULL,
-    expires_at        BIGINT NOT NULL,
-    decided_by        TEXT NOT NULL DEFAULT '',
-    decided_by_email  TEXT NOT NULL DEFAULT '',
-    decided_at        BIGINT
-);
-CREATE INDEX proposals_state ON proposals (state, created_at, id);
