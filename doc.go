@@ -67,6 +67,7 @@
 //     their accounts are package account's (internal/account)
 //   - The operator audit log, written in the change's own transaction through the store every
 //     service works with (OperatorAct, OperatorAudited): operator_audit.go
+//   - Four eyes: the one table of the actions that take a second person, and proposals: four_eyes.go
 //
 // Operator configuration (shops, tariffs, limits): admin.go. Periodic work and its budget:
 // periodic.go. Storage: store.go; the

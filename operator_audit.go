@@ -65,8 +65,11 @@ type OperatorAct struct {
 	ObjectID   string
 	MerchantID string
 	Detail     string
-	// Confirmer is the second person of a change that needed two.
-	Confirmer *StaffActor
+	// Confirmer is the second person of a change that needed two, and
+	// ProposalID the proposal it confirms: the proposal is marked
+	// confirmed in the change's transaction.
+	Confirmer  *StaffActor
+	ProposalID string
 
 	mu      sync.Mutex
 	before  string
@@ -169,7 +172,13 @@ func (s auditedStore) Tx(ctx context.Context, fn func(Tx) error) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
-		if err := tx.OperatorAuditInsert(ctx, act.entry(s.ids, s.clock.Now())); err != nil {
+		now := s.clock.Now()
+		if act.ProposalID != "" {
+			if err := decideProposal(ctx, tx, act, now); err != nil {
+				return err
+			}
+		}
+		if err := tx.OperatorAuditInsert(ctx, act.entry(s.ids, now)); err != nil {
 			return err
 		}
 		tx.AfterCommit(func() {

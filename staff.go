@@ -171,6 +171,9 @@ const (
 	StaffViaToken      = "token"
 	StaffViaSession    = "session"
 	StaffViaBreakGlass = "break_glass"
+	// StaffViaProposal: the proposer of a four-eyes change, acting
+	// through its confirmation.
+	StaffViaProposal = "proposal"
 )
 
 // BreakGlass is the actor of the single operator token: it may do

@@ -523,6 +523,15 @@ type Tx interface {
 	// first, by the params' filters.
 	OperatorAuditInsert(ctx context.Context, e *OperatorAuditEntry) error
 	OperatorAuditList(ctx context.Context, p *OperatorAuditListParams) (Page[*OperatorAuditEntry], error)
+
+	// ProposalInsert stores a four-eyes proposal; ProposalGetForUpdate
+	// reads and locks one (ErrNoRows when none); ProposalDecide sets its
+	// state, decider and time (ErrNoRows when unknown); ProposalList
+	// lists those of a state ("" every one), newest first, at most limit.
+	ProposalInsert(ctx context.Context, p *Proposal) error
+	ProposalGetForUpdate(ctx context.Context, id string) (*Proposal, error)
+	ProposalDecide(ctx context.Context, p *Proposal) error
+	ProposalList(ctx context.Context, state ProposalState, limit int) ([]*Proposal, error)
 }
 
 // JobArgs is a unit of background work; Kind names its worker.

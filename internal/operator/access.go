@@ -87,6 +87,10 @@ var routeAccess = map[string]access{
 	"POST /admin/v1/staff-tokens/{id}/revoke": {action: "staff_tokens.revoke", perms: read.perms},
 	"GET /admin/v1/audit":                     need("", payd.StaffAudit),
 	"GET /admin/v1/audit.csv":                 need("", payd.StaffAudit),
+	// Four eyes: deciding asks, besides, what the proposal's route asks.
+	"GET /admin/v1/proposals":               read,
+	"POST /admin/v1/proposals/{id}/confirm": read,
+	"POST /admin/v1/proposals/{id}/reject":  {action: "proposals.reject", perms: read.perms},
 	// Unknown routes: answered not_found to whoever holds a token.
 	"/": read,
 }
@@ -133,6 +137,23 @@ func actionOf(a access, r *http.Request) string {
 		return ""
 	}
 	return strings.ReplaceAll(a.action, "{action}", r.PathValue("action"))
+}
+
+// refineAction names a change more closely where four eyes depend on
+// what it changes: a shop's settings that touch its tariffs.
+func refineAction(action string, body []byte) string {
+	if action != "shops.update" {
+		return action
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) == nil {
+		for _, f := range []string{"tariffs", "payout_fees"} {
+			if _, ok := fields[f]; ok {
+				return "shops.update_tariffs"
+			}
+		}
+	}
+	return action
 }
 
 // readBody reads a change's body (bounded as decode bounds it) and puts

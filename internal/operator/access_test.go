@@ -113,6 +113,9 @@ func wantRoles() map[string][]roleCase {
 		"GET /admin/v1/audit":                     one(admin),
 		"GET /admin/v1/audit.csv":                 one(admin),
 		"/":                                       one(everyone),
+		"GET /admin/v1/proposals":                 one(everyone),
+		"POST /admin/v1/proposals/{id}/confirm":   one(everyone), // an unknown proposal: not_found
+		"POST /admin/v1/proposals/{id}/reject":    one(everyone),
 		"POST /admin/v1/shops/{id}/{action}": {
 			{path: "/admin/v1/shops/sh_00000000000000000000000000/activate", roles: admin},
 			{path: "/admin/v1/shops/sh_00000000000000000000000000/block", roles: risk},

@@ -132,6 +132,8 @@ var bodilessRoutes = map[string]string{
 	"POST /admin/v1/merchants/{id}/users/{user_id}/setup_link":      "/admin/v1/merchants/" + noMerchant + "/users/usr_00000000000000000000000000/setup_link",
 	"POST /admin/v1/staff/{id}/setup_link":                          "/admin/v1/staff/" + noStaff + "/setup_link",
 	"POST /admin/v1/staff-tokens/{id}/revoke":                       "/admin/v1/staff-tokens/stt_00000000000000000000000000/revoke",
+	"POST /admin/v1/proposals/{id}/confirm":                         "/admin/v1/proposals/prp_00000000000000000000000000/confirm",
+	"POST /admin/v1/proposals/{id}/reject":                          "/admin/v1/proposals/prp_00000000000000000000000000/reject",
 }
 
 // noStaff is a staff id no member has.

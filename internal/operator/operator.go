@@ -58,6 +58,8 @@ type Config struct {
 }
 
 type server struct {
+	// mux serves a confirmed proposal's request again (fourEyes).
+	mux       *recordingMux
 	svc       *payd.Service
 	acc       *account.Service
 	tokenHash [32]byte
@@ -92,6 +94,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 		Now: cfg.AuthNow, Metrics: cfg.Metrics,
 	})
 	mux := &recordingMux{ServeMux: http.NewServeMux(), patterns: &s.patterns}
+	s.mux = mux
 	h := func(pattern string, fn func(*http.Request) (int, any, error)) {
 		a, ok := routeAccess[pattern]
 		if !ok {
@@ -133,6 +136,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	s.disputeRoutes(mux, h)
 	s.userRoutes(h)
 	s.staffRoutes(h)
+	s.proposalRoutes(h)
 	if s.clock != nil {
 		h("POST /admin/v1/clock/advance", s.advanceClock)
 		h("GET /admin/v1/clock", s.getClock)
@@ -177,22 +181,36 @@ func (m *recordingMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *
 // through the store (the test clock) is recorded after it succeeded.
 func (s *server) authed(a access, fn func(*http.Request) (int, any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := s.actor(w, r)
-		if !ok {
+		confirm := confirmationOf(r)
+		var actor *payd.StaffActor
+		if confirm != nil {
+			// A proposal's request served again: its second person must
+			// be allowed what it asks too.
+			actor = confirm.confirmer
+		} else if actor, _ = s.actor(w, r); actor == nil {
 			return
 		}
 		var body []byte
 		action := actionOf(a, r)
 		if action != "" || r.Method == http.MethodPatch {
 			body = readBody(r)
+			action = refineAction(action, body)
 		}
 		if err := actor.Allow(a.perms(r, body)...); err != nil {
 			httpapi.WriteError(w, r, err)
 			return
 		}
+		if confirm == nil && payd.NeedsFourEyes(action) && actor.Via != payd.StaffViaBreakGlass {
+			status, v, err := s.propose(r, actor, action, body)
+			writeAnswer(w, r, status, v, err)
+			return
+		}
 		var act *payd.OperatorAct
 		if action != "" {
 			act = &payd.OperatorAct{Actor: actor, Action: action, ObjectID: r.PathValue("id"), Detail: auditDetail(body)}
+			if confirm != nil {
+				act.Actor, act.Confirmer, act.ProposalID = confirm.proposer, confirm.confirmer, confirm.proposal.ID
+			}
 			if strings.HasPrefix(r.Pattern, "POST /admin/v1/merchants/{id}") || strings.HasPrefix(r.Pattern, "PATCH /admin/v1/merchants/{id}") {
 				act.MerchantID = r.PathValue("id")
 			}
@@ -202,16 +220,21 @@ func (s *server) authed(a access, fn func(*http.Request) (int, any, error)) http
 		if err == nil && act != nil {
 			err = s.svc.RecordOperatorAct(r.Context(), act)
 		}
-		if err != nil {
-			httpapi.WriteError(w, r, err)
-			return
-		}
-		if f, ok := v.(csvBody); ok {
-			f.write(w)
-			return
-		}
-		httpapi.WriteJSON(w, status, v)
+		writeAnswer(w, r, status, v, err)
 	})
+}
+
+// writeAnswer writes a handler's answer: the error, a CSV file, or JSON.
+func writeAnswer(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	if f, ok := v.(csvBody); ok {
+		f.write(w)
+		return
+	}
+	httpapi.WriteJSON(w, status, v)
 }
 
 // actor authenticates the request's bearer token: a staff API token

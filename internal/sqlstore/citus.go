@@ -58,7 +58,7 @@ var merchantTables = []struct{ table, merchant string }{
 // token's hash. The operator's staff, their tokens and the operator audit
 // log belong to no merchant and are written at people's pace.
 var referenceTables = []string{"holidays", "provider_routes", "service_secrets", "signin_guards",
-	"dashboard_users", "dashboard_sessions", "staff", "staff_tokens", "operator_audit"}
+	"dashboard_users", "dashboard_sessions", "staff", "staff_tokens", "operator_audit", "proposals"}
 
 // isCitus reports whether the database is a Citus coordinator.
 func isCitus(ctx context.Context, q querier) (bool, error) {

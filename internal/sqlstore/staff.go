@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -49,18 +50,24 @@ func (t *tx) StaffUpdate(ctx context.Context, st *payd.Staff) error {
 }
 
 func (t *tx) StaffList(ctx context.Context) ([]*payd.Staff, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+staffCols+` FROM staff ORDER BY created_at, id`)
+	return scanAll(ctx, t, scanStaff, `SELECT `+staffCols+` FROM staff ORDER BY created_at, id`)
+}
+
+// scanAll runs query and scans every row of it with scan; no rows is an
+// empty list.
+func scanAll[T any](ctx context.Context, t *tx, scan func(interface{ Scan(...any) error }) (*T, error), query string, args ...any) ([]*T, error) {
+	rows, err := t.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*payd.Staff{}
+	out := []*T{}
 	for rows.Next() {
-		st, err := scanStaff(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, st)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -135,20 +142,7 @@ func (t *tx) StaffTokenGet(ctx context.Context, id string) (*payd.StaffToken, er
 }
 
 func (t *tx) StaffTokenListByStaff(ctx context.Context, staffID string) ([]*payd.StaffToken, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+staffTokenCols+` FROM staff_tokens WHERE staff_id = $1 ORDER BY created_at, id`, staffID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*payd.StaffToken{}
-	for rows.Next() {
-		k, err := scanStaffToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return scanAll(ctx, t, scanStaffToken, `SELECT `+staffTokenCols+` FROM staff_tokens WHERE staff_id = $1 ORDER BY created_at, id`, staffID)
 }
 
 // StaffTokenRevoke keeps the first revocation's time when asked again.
@@ -204,4 +198,43 @@ func (t *tx) OperatorAuditList(ctx context.Context, p *payd.OperatorAuditListPar
 			return &e, nil
 		},
 		func(e *payd.OperatorAuditEntry) payd.Cursor { return payd.Cursor{CreatedAt: e.At, ID: e.ID} })
+}
+
+const proposalCols = `id, action, object_id, method, path, body, state, proposed_by, proposed_by_email, created_at, expires_at,
+	decided_by, decided_by_email, decided_at`
+
+func scanProposal(r interface{ Scan(...any) error }) (*payd.Proposal, error) {
+	var p payd.Proposal
+	var created, expires int64
+	var decided sql.NullInt64
+	if err := r.Scan(&p.ID, &p.Action, &p.ObjectID, &p.Method, &p.Path, &p.Body, &p.State, &p.ProposedBy, &p.ProposedByEmail,
+		&created, &expires, &p.DecidedBy, &p.DecidedByEmail, &decided); err != nil {
+		return nil, noRows(err)
+	}
+	p.CreatedAt, p.ExpiresAt, p.DecidedAt = fromMicros(created), fromMicros(expires), timePtr(decided)
+	return &p, nil
+}
+
+func (t *tx) ProposalInsert(ctx context.Context, p *payd.Proposal) error {
+	return t.insertOne(ctx, `INSERT INTO proposals (`+proposalCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING`,
+		p.ID, p.Action, p.ObjectID, p.Method, p.Path, p.Body, p.State, p.ProposedBy, p.ProposedByEmail,
+		micros(p.CreatedAt), micros(p.ExpiresAt), p.DecidedBy, p.DecidedByEmail, nullMicros(p.DecidedAt))
+}
+
+func (t *tx) ProposalGetForUpdate(ctx context.Context, id string) (*payd.Proposal, error) {
+	return scanProposal(t.q.QueryRowContext(ctx, `SELECT `+proposalCols+` FROM proposals WHERE id = $1`+t.d.forUpdate(), id))
+}
+
+func (t *tx) ProposalDecide(ctx context.Context, p *payd.Proposal) error {
+	return t.execOne(ctx, `UPDATE proposals SET state = $2, decided_by = $3, decided_by_email = $4, decided_at = $5 WHERE id = $1`,
+		p.ID, p.State, p.DecidedBy, p.DecidedByEmail, nullMicros(p.DecidedAt))
+}
+
+func (t *tx) ProposalList(ctx context.Context, state payd.ProposalState, limit int) ([]*payd.Proposal, error) {
+	q, args := `SELECT `+proposalCols+` FROM proposals`, []any{}
+	if state != "" {
+		q, args = q+` WHERE state = $1`, append(args, state)
+	}
+	return scanAll(ctx, t, scanProposal, q+fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit), args...)
 }

@@ -232,3 +232,43 @@ func testOperatorAudit(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantErr(t, "OperatorAuditInsert of a taken id", err, payd.ErrConflict)
 	})
 }
+
+func testProposal(t *testing.T, open func(t *testing.T) payd.Store) {
+	t.Run("InsertDecideList", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		now := ts(time.Now())
+		mk := func(at time.Time, action string) *payd.Proposal {
+			return &payd.Proposal{ID: ids.New(payd.PrefixProposal, at), Action: action, ObjectID: "set_1", Method: "POST",
+				Path: "/admin/v1/settlements/set_1/approve", Body: `{"note":"«да»"}`, State: payd.ProposalPending,
+				ProposedBy: "stf_a", ProposedByEmail: "a@operator.test", CreatedAt: at, ExpiresAt: at.Add(payd.ProposalTTL)}
+		}
+		older, newer := mk(now.Add(-time.Minute), "settlements.approve"), mk(now, "routes.put")
+		mustTx(t, s, func(tx payd.Tx) error {
+			if err := tx.ProposalInsert(ctx, older); err != nil {
+				return err
+			}
+			return tx.ProposalInsert(ctx, newer)
+		})
+		wantRead(t, s, "ProposalGetForUpdate", older, func(tx payd.Tx) (*payd.Proposal, error) { return tx.ProposalGetForUpdate(ctx, older.ID) })
+		wantRead(t, s, "ProposalList of pending ones", []*payd.Proposal{newer, older}, func(tx payd.Tx) ([]*payd.Proposal, error) {
+			return tx.ProposalList(ctx, payd.ProposalPending, 10)
+		})
+		decided := now.Add(time.Minute)
+		older.State, older.DecidedBy, older.DecidedByEmail, older.DecidedAt = payd.ProposalConfirmed, "stf_b", "b@operator.test", &decided
+		mustTx(t, s, func(tx payd.Tx) error { return tx.ProposalDecide(ctx, older) })
+		wantRead(t, s, "ProposalList of pending ones after a decision", []*payd.Proposal{newer}, func(tx payd.Tx) ([]*payd.Proposal, error) {
+			return tx.ProposalList(ctx, payd.ProposalPending, 10)
+		})
+		wantRead(t, s, "ProposalList of every state, limited", []*payd.Proposal{newer}, func(tx payd.Tx) ([]*payd.Proposal, error) {
+			return tx.ProposalList(ctx, "", 1)
+		})
+		wantRead(t, s, "a decided proposal", older, func(tx payd.Tx) (*payd.Proposal, error) { return tx.ProposalGetForUpdate(ctx, older.ID) })
+		missing := mk(now, "x")
+		err := s.Tx(ctx, func(tx payd.Tx) error { return tx.ProposalDecide(ctx, missing) })
+		wantErr(t, "ProposalDecide of a missing id", err, payd.ErrNoRows)
+		err = s.Tx(ctx, func(tx payd.Tx) error { _, err := tx.ProposalGetForUpdate(ctx, missing.ID); return err })
+		wantErr(t, "ProposalGetForUpdate of a missing id", err, payd.ErrNoRows)
+	})
+}

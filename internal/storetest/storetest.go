@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Audit", testAudit},
 		{"Staff", testStaff},
 		{"OperatorAudit", testOperatorAudit},
+		{"Proposal", testProposal},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
