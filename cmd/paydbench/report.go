@@ -432,19 +432,32 @@ func writeDatabases(w io.Writer, rep *Report) {
 		"or the floor, bench = this program (HTTP client or floor driver), other = the rest of the machine (PostgreSQL's\n"+
 		"own background processes, the kernel's I/O work, and anything else running: noise); busy%% = of all CPUs.\n")
 
-	fmt.Fprintf(w, "\ntargets\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, t := range rep.Targets {
-		status := "MET"
-		switch {
-		case !t.Assessed:
-			status = "n/a"
-		case !t.Met:
-			status = "NOT MET"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\twant %s\tgot %s\n", status, t.Name, t.Want, t.Got)
+	writeTargets(w, rep)
+}
+
+// writeTargets prints the targets as the table that opens
+// docs/benchmarks.md: each target, what it wants, this invocation's
+// figure (or that it did not measure it), the date and the command, so
+// that a measured row can replace the document's as it is.
+func writeTargets(w io.Writer, rep *Report) {
+	date := rep.Finished
+	if len(date) >= len("2006-01-02") {
+		date = date[:len("2006-01-02")]
 	}
-	tw.Flush()
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	fmt.Fprintf(w, "\ntargets (the table of docs/benchmarks.md)\n\n")
+	fmt.Fprintf(w, "| target | want | last figure | date | command |\n|---|---|---|---|---|\n")
+	for _, t := range rep.Targets {
+		if !t.Assessed {
+			fmt.Fprintf(w, "| %s | %s | %s | — | — |\n", cell(t.Name), cell(t.Want), cell(t.Got))
+			continue
+		}
+		verdict := "met"
+		if !t.Met {
+			verdict = "**not met**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s: %s | %s | `%s` |\n", cell(t.Name), cell(t.Want), verdict, cell(t.Got), date, cell(rep.Command))
+	}
 	fmt.Fprintln(w)
 }
 
