@@ -73,7 +73,7 @@ type SandboxDeleteParams struct {
 // deletes: small enough that a batch takes milliseconds and holds up no
 // other shop (on SQLite, whose one writer every shop shares, each batch is
 // a short turn), large enough that 10^5 payments take a few hundred
-// transactions (docs/benchmarks.md, sandbox reset).
+// transactions (docs/benchmarks-history.md, "Sandbox reset in set-based batches").
 const SandboxResetBatch = 500
 
 // DefaultSandboxWait bounds how long a merchant API change waits for a

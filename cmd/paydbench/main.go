@@ -198,7 +198,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
 // reset, last, runs once too: it deletes the seeded shop's test data.
-var allPhases = []string{"create", "get", "list", "balance", "dashboard", "refund", "floor", "export", "reset"}
+var allPhases = []string{"create", "get", "readfloor", "list", "balance", "dashboard", "refund", "floor", "export", "reset"}
 
 // citusPhases are the phases --citus can run, in the order they run, and
 // citusDefaultPhases those it runs unless --phases says otherwise.
@@ -441,7 +441,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 	// On PostgreSQL the floor's transaction also runs in pgbench, when the
 	// machine has it: the database's own limit, without a Go driver.
 	var pgb *pgbenchFloor
-	if name == "postgres" && slices.Contains(cfg.phases, "floor") {
+	if name == "postgres" && (slices.Contains(cfg.phases, "floor") || slices.Contains(cfg.phases, "readfloor")) {
 		if bin := findPgbench(); bin == "" {
 			res.Notes = append(res.Notes, "pgbench is not installed: no pgbench floor")
 		} else if pgb, err = newPgbenchFloor(fl, bin, cfg.databaseURL, "paydbench_floor_"+run, dir); err != nil {
@@ -515,6 +515,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 			return fail(fmt.Errorf("preparing paid payments: %w", err))
 		}
 	}
+	var hf *httpFloor
 	// Runs interleave the API and the floor, so that a change of load on
 	// the shared machine falls on both sides of the ratio.
 	for r := 0; r < cfg.runs && ctx.Err() == nil; r++ {
@@ -527,6 +528,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 		}{
 			{"create", cfg.duration, a.createWorker, true},
 			{"get", cfg.duration, a.getWorker, true},
+			{"readfloor", cfg.floorDuration, nil, false},
 			{"list", cfg.duration, a.listWorker, true},
 			{"balance", cfg.duration, a.balanceWorker, true},
 			{"dashboard", cfg.duration, dk.pagesWorker, true},
@@ -534,6 +536,27 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 			{"floor", cfg.floorDuration, fl.worker, false},
 		} {
 			if !slices.Contains(cfg.phases, p.label) {
+				continue
+			}
+			if p.label == "readfloor" {
+				// The floors of a GET: a bare HTTP server, and pgbench's
+				// indexed read on PostgreSQL, at each client count.
+				if hf == nil {
+					if hf, err = startHTTPFloor(ctx, a); err != nil {
+						res.Notes = append(res.Notes, "readfloor: "+err.Error())
+						continue
+					}
+					defer hf.close()
+				}
+				for _, c := range cfg.clients {
+					if ctx.Err() != nil {
+						break
+					}
+					record(phase(r, "httpfloor", c, p.d, hf.worker(a), false))
+					if pgb != nil && ctx.Err() == nil {
+						record(pgb.runSelect(ctx, c, p.d))
+					}
+				}
 				continue
 			}
 			for _, c := range cfg.clients {

@@ -256,7 +256,7 @@ func (b *userBundle) enableTOTP(t *testing.T, u *payd.User) string {
 // BenchmarkSignInFailure times failed sign-ins of a known account and of
 // unknown emails, taken in turn, on each database, with the production
 // argon2id parameters: their medians must not tell an account exists
-// (docs/benchmarks.md). Each email is tried once, as a guesser going
+// (docs/benchmarks-history.md). Each email is tried once, as a guesser going
 // down a list would: the guard of each is new, known or not.
 //
 //	go test -run '^$' -bench SignInFailure -benchtime 400x ./internal/account/

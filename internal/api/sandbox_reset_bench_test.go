@@ -23,7 +23,7 @@ import (
 // entry and its event, written straight into the store; meanwhile another
 // shop of another merchant creates payments one after another, and the
 // median and the largest of its request times are reported beside the
-// reset's duration (docs/benchmarks.md, "Sandbox reset"):
+// reset's duration (docs/benchmarks-history.md, "Sandbox reset"):
 //
 //	go test ./internal/api -run '^$' -bench SandboxReset -benchtime 1x
 func BenchmarkSandboxReset(b *testing.B) {

@@ -40,7 +40,7 @@ import (
 // earlier design did, left the next ones none and made them open new
 // slots, and the rows opened and deleted by the thousand left the hot
 // totals' index ranges full of dead entries that every lock and read then
-// stepped over (docs/benchmarks.md, "Slots that stay"). Spare slots are
+// stepped over (docs/benchmarks-history.md, "Slots that stay"). Spare slots are
 // folded back into one by a periodic job (LedgerTotalsFold), which takes
 // only the slots nobody holds.
 //

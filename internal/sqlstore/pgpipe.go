@@ -75,7 +75,7 @@ import (
 // sendWithBegin only when all its columns are of pipeValue's types. A
 // change here is a change to every PostgreSQL transaction of the store:
 // run the package's tests on PostgreSQL and measure creation
-// (docs/benchmarks.md) before and after.
+// (docs/benchmarks-history.md) before and after.
 
 type pipeCtxKey int
 

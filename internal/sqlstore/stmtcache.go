@@ -12,7 +12,7 @@ import (
 // statement is parsed and planned once per connection instead of on every
 // call. modernc.org/sqlite prepares, runs and finalizes a statement for each
 // Exec or Query it is handed; under load that parsing was about a quarter of
-// the CPU of the single writer connection (docs/benchmarks.md). PostgreSQL
+// the CPU of the single writer connection (docs/benchmarks-history.md). PostgreSQL
 // needs none of this: pgx caches prepared statements per connection itself.
 //
 // database/sql never uses one driver connection from two goroutines at once
