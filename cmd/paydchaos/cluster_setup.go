@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
 // setupMerchants makes one merchant per client, each with a shop, so that
@@ -37,6 +39,21 @@ func (cl *cluster) setupMerchants(book *ledgerBook, drainBy *atomic.Int64) ([]*s
 			return nil, fmt.Errorf("merchant key of %s: %w", m.ID, err)
 		}
 	}
+	// Funded after midnight in Moscow: made in the evening, a payment's
+	// day would have a business day behind it once its money came free a
+	// day later, and the day's register would hold the money
+	// (paydtest.Env.ToMorning says the same for the tests).
+	var clock struct {
+		Now time.Time `json:"now"`
+	}
+	if err := cl.adminAt(cl.instances[0], "GET", "/admin/v1/clock", nil, &clock); err != nil {
+		return nil, err
+	}
+	local := clock.Now.In(payd.RegionRU.Location())
+	morning := time.Date(local.Year(), local.Month(), local.Day()+1, 0, 1, 0, 0, local.Location())
+	if err := cl.advanceClocks(morning.Sub(clock.Now).Truncate(time.Second) + time.Second); err != nil {
+		return nil, err
+	}
 	stop := make(chan struct{})
 	for i, s := range shops {
 		c := &client{n: 1000 + i, base: cl.proxyURL, shop: s, book: book, stop: stop, drainBy: drainBy,
@@ -58,14 +75,9 @@ func (cl *cluster) setupMerchants(book *ledgerBook, drainBy *atomic.Int64) ([]*s
 			return nil, fmt.Errorf("funding payment %s did not succeed", rec.id)
 		}
 	}
-	for _, in := range cl.instances {
-		var out any
-		if err := cl.adminAt(in, "POST", "/admin/v1/clock/advance", map[string]any{"seconds": 25 * 3600}, &out); err != nil {
-			return nil, err
-		}
+	if err := cl.advanceClocks(25 * time.Hour); err != nil {
+		return nil, err
 	}
-	// The job table's times are the service clock's (checkJobs).
-	cl.clockLead = 25 * time.Hour
 	for _, s := range shops {
 		deadline := time.Now().Add(60 * time.Second)
 		for {
@@ -93,4 +105,18 @@ func (cl *cluster) setupMerchants(book *ledgerBook, drainBy *atomic.Int64) ([]*s
 		}
 	}
 	return shops, nil
+}
+
+// advanceClocks moves every instance's test clock by d, and notes how far
+// they lead the wall clock (checkJobs reads the job table's times, which
+// are the service clock's).
+func (cl *cluster) advanceClocks(d time.Duration) error {
+	for _, in := range cl.instances {
+		var out any
+		if err := cl.adminAt(in, "POST", "/admin/v1/clock/advance", map[string]any{"seconds": int64(d / time.Second)}, &out); err != nil {
+			return err
+		}
+	}
+	cl.clockLead += d
+	return nil
 }
