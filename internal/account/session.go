@@ -59,6 +59,16 @@ func newToken() (string, []byte) {
 	return tok, hashToken(tok)
 }
 
+// newSetupToken puts a fresh one-time setup token into c (its hash, valid
+// SetupTokenTTL on the real clock, as the person invited lives by) and
+// returns the token, which goes to the person alone.
+func (s *Service) newSetupToken(c *payd.UserCredentials) string {
+	token, hash := newToken()
+	exp := s.sessionNow().Add(SetupTokenTTL)
+	c.SetupHash, c.SetupExpiresAt = hash, &exp
+	return token
+}
+
 func hashToken(tok string) []byte {
 	h := sha256.Sum256([]byte(tok))
 	return h[:]

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/pquerna/otp"
-	"github.com/pquerna/otp/totp"
-
 	"github.com/paydhq/payd"
 )
 
@@ -40,10 +37,9 @@ func (s *Service) CreateStaff(ctx context.Context, actor *payd.StaffActor, email
 		if st, err = s.insertStaff(ctx, tx, email, role); err != nil {
 			return err
 		}
-		var hash []byte
-		token, hash = newToken()
-		exp := s.sessionNow().Add(SetupTokenTTL)
-		return tx.StaffCredentialsUpdate(ctx, &payd.UserCredentials{UserID: st.ID, SetupHash: hash, SetupExpiresAt: &exp})
+		c := &payd.UserCredentials{UserID: st.ID}
+		token = s.newSetupToken(c)
+		return tx.StaffCredentialsUpdate(ctx, c)
 	})
 	if err != nil {
 		return nil, "", withOp("create staff", err)
@@ -74,8 +70,7 @@ func (s *Service) SeedStaff(ctx context.Context, email string, role payd.StaffRo
 	if err := checkPassword(password, email); err != nil {
 		return nil, "", err
 	}
-	key, err := totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: email, Period: totpPeriod,
-		Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	key, err := newTOTPKey(email)
 	if err != nil {
 		return nil, "", err
 	}
@@ -301,10 +296,7 @@ func (s *Service) NewStaffSetupToken(ctx context.Context, actor *payd.StaffActor
 		if err != nil {
 			return err
 		}
-		var hash []byte
-		token, hash = newToken()
-		exp := s.sessionNow().Add(SetupTokenTTL)
-		c.SetupHash, c.SetupExpiresAt = hash, &exp
+		token = s.newSetupToken(c)
 		return tx.StaffCredentialsUpdate(ctx, c)
 	})
 	return st, token, withOp("new staff setup token", err)

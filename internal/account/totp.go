@@ -60,8 +60,7 @@ func (s *Service) BeginTOTP(ctx context.Context, actor *payd.Actor, userID strin
 		if u.TOTPEnabled {
 			return payd.Errorf(payd.CodeInvalidState, "the second factor is already on; turn it off first")
 		}
-		key, err := totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: u.Email, Period: totpPeriod,
-			Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		key, err := newTOTPKey(u.Email)
 		if err != nil {
 			return err
 		}
@@ -162,4 +161,11 @@ func actorOr(actor *payd.Actor, u *payd.User, addr string) *payd.Actor {
 		return actor
 	}
 	return &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}
+}
+
+// newTOTPKey makes a second factor's secret for the account of email, as
+// every authenticator app reads it: six digits, SHA-1, totpPeriod.
+func newTOTPKey(email string) (*otp.Key, error) {
+	return totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: email, Period: totpPeriod,
+		Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 }

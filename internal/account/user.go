@@ -53,10 +53,9 @@ func (s *Service) CreateUser(ctx context.Context, actor *payd.Actor, merchantID,
 			}
 			return err
 		}
-		var hash []byte
-		token, hash = newToken()
-		exp := s.sessionNow().Add(SetupTokenTTL) // real time, as the person invited lives by
-		if err := tx.UserCredentialsUpdate(ctx, &payd.UserCredentials{UserID: u.ID, SetupHash: hash, SetupExpiresAt: &exp}); err != nil {
+		c := &payd.UserCredentials{UserID: u.ID}
+		token = s.newSetupToken(c)
+		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, actor, merchantID, payd.AuditInviteUser, u.ID)

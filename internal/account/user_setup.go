@@ -34,10 +34,7 @@ func (s *Service) NewSetupToken(ctx context.Context, actor *payd.Actor, merchant
 		if err != nil {
 			return err
 		}
-		var hash []byte
-		token, hash = newToken()
-		exp := s.sessionNow().Add(SetupTokenTTL)
-		c.SetupHash, c.SetupExpiresAt = hash, &exp
+		token = s.newSetupToken(c)
 		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
 			return err
 		}
