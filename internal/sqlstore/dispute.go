@@ -1,12 +1,9 @@
 package sqlstore
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -79,7 +76,8 @@ func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.P
 // DisputeListExpired walks disputes_expiry: unanswered disputes whose
 // deadline is at or before Now, in (deadline_at, id) order after After.
 func (t *tx) disputeListExpired(ctx context.Context, p *payd.DisputeListExpiredParams) ([]payd.DisputeDue, error) {
-	return dueRows(ctx, t, "disputes", "deadline_at", []string{string(payd.DisputeOpened), string(payd.DisputeEvidenceRequired)},
+	cond, args := statusIn(string(payd.DisputeOpened), string(payd.DisputeEvidenceRequired))
+	return dueRows(ctx, t, "disputes", "deadline_at", cond, args,
 		p.Now, p.After.DeadlineAt, p.After.ID, p.Limit,
 		func(id string, at time.Time) payd.DisputeDue { return payd.DisputeDue{ID: id, DeadlineAt: at} })
 }
@@ -209,26 +207,8 @@ func (t *tx) EvidenceWaiting(ctx context.Context, p *payd.EvidenceWaitingParams)
 
 // EvidenceListExpired walks evidence_files_expiry.
 func (t *tx) evidenceListExpired(ctx context.Context, p *payd.EvidenceListExpiredParams) ([]payd.EvidenceDue, error) {
-	var out []payd.EvidenceDue
-	err := t.readGroups(ctx, groupRead{table: "evidence_files", query: `SELECT id, expires_at FROM {table}
-		WHERE NOT attached AND expires_at <= $1 AND (expires_at, id) > ($2, $3)
-		ORDER BY expires_at, id LIMIT $4`, args: []any{micros(p.Now), micros(p.After.ExpiresAt), p.After.ID, p.Limit}},
-		func(r rowScanner) error {
-			var d payd.EvidenceDue
-			var at int64
-			if err := r.Scan(&d.ID, &at); err != nil {
-				return err
-			}
-			d.ExpiresAt = fromMicros(at)
-			out = append(out, d)
-			return nil
-		})
-	// Read worker by worker, each worker answers a page of its own
-	// (dueRows).
-	slices.SortFunc(out, func(a, b payd.EvidenceDue) int {
-		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), strings.Compare(a.ID, b.ID))
-	})
-	return out[:min(len(out), p.Limit)], err
+	return dueRows(ctx, t, "evidence_files", "expires_at", "NOT attached", nil, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
+		func(id string, at time.Time) payd.EvidenceDue { return payd.EvidenceDue{ID: id, ExpiresAt: at} })
 }
 
 func (t *tx) EvidenceFileDelete(ctx context.Context, id string) error {

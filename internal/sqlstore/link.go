@@ -96,7 +96,8 @@ func (t *tx) PaymentLinkList(ctx context.Context, p *payd.PaymentLinkListParams)
 // PaymentLinkListExpired walks payment_links_expiry: active links whose
 // expires_at is at or before Now, in (expires_at, id) order after After.
 func (t *tx) paymentLinkListExpired(ctx context.Context, p *payd.PaymentLinkListExpiredParams) ([]payd.PaymentLinkDue, error) {
-	return dueRows(ctx, t, "payment_links", "expires_at", []string{string(payd.LinkActive)}, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
+	cond, args := statusIn(string(payd.LinkActive))
+	return dueRows(ctx, t, "payment_links", "expires_at", cond, args, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
 		func(id string, at time.Time) payd.PaymentLinkDue { return payd.PaymentLinkDue{ID: id, ExpiresAt: at} })
 }
 

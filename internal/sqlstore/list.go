@@ -161,23 +161,19 @@ func explain(ctx context.Context, d dialect, q querier, query string, args []any
 
 // dueRows is the read of every expiry sweep: the ids and due times of
 // rows whose column is at or before now, in (column, id) order after the
-// position (afterAt, afterID), at most limit, among those whose status is
-// one of statuses. Each sweep has an index on (status, column, id).
-func dueRows[T any](ctx context.Context, t *tx, table, column string, statuses []string, now, afterAt time.Time, afterID string,
+// position (afterAt, afterID), at most limit, among those that meet cond
+// (statusIn, or a condition of its own whose parameters start at $5).
+// Each sweep has an index on its condition's columns, then (column, id).
+func dueRows[T any](ctx context.Context, t *tx, table, column, cond string, condArgs []any, now, afterAt time.Time, afterID string,
 	limit int, row func(id string, at time.Time) T) ([]T, error) {
-	args := []any{micros(now), micros(afterAt), afterID, limit}
-	marks := make([]string, len(statuses))
-	for i, st := range statuses {
-		args = append(args, st)
-		marks[i] = fmt.Sprintf("$%d", len(args))
-	}
+	args := append([]any{micros(now), micros(afterAt), afterID, limit}, condArgs...)
 	type due struct {
 		id string
 		at int64
 	}
 	var got []due
 	err := t.readGroups(ctx, groupRead{table: table, args: args, query: `SELECT id, ` + column + ` FROM {table}
-		WHERE status IN (` + strings.Join(marks, ", ") + `) AND ` + column + ` <= $1 AND (` + column + `, id) > ($2, $3)
+		WHERE ` + cond + ` AND ` + column + ` <= $1 AND (` + column + `, id) > ($2, $3)
 		ORDER BY ` + column + `, id LIMIT $4`}, func(r rowScanner) error {
 		var d due
 		if err := r.Scan(&d.id, &d.at); err != nil {
@@ -199,6 +195,16 @@ func dueRows[T any](ctx context.Context, t *tx, table, column string, statuses [
 		out[i] = row(d.id, fromMicros(d.at))
 	}
 	return out, nil
+}
+
+// statusIn is dueRows' condition of rows whose status is one of statuses.
+func statusIn(statuses ...string) (string, []any) {
+	marks := make([]string, len(statuses))
+	args := make([]any, len(statuses))
+	for i, st := range statuses {
+		marks[i], args[i] = fmt.Sprintf("$%d", 5+i), st
+	}
+	return "status IN (" + strings.Join(marks, ", ") + ")", args
 }
 
 func joinAnd(conds []string) string { return strings.Join(conds, " AND ") }

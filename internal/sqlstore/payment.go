@@ -97,7 +97,8 @@ func paymentDocs(p *payd.Payment) (doc, view string, err error) {
 // PaymentListExpired walks payments_expiry: pending payments whose
 // expires_at is at or before Now, in (expires_at, id) order after After.
 func (t *tx) paymentListExpired(ctx context.Context, p *payd.PaymentListExpiredParams) ([]payd.PaymentDue, error) {
-	return dueRows(ctx, t, "payments", "expires_at", []string{string(payd.PaymentPending)}, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
+	cond, args := statusIn(string(payd.PaymentPending))
+	return dueRows(ctx, t, "payments", "expires_at", cond, args, p.Now, p.After.ExpiresAt, p.After.ID, p.Limit,
 		func(id string, at time.Time) payd.PaymentDue { return payd.PaymentDue{ID: id, ExpiresAt: at} })
 }
 
