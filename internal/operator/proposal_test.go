@@ -3,6 +3,7 @@ package operator_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
@@ -86,6 +87,27 @@ func TestFourEyesUnfreeze(t *testing.T) {
 		entries := auditItems(t, env, "?action=payouts.unfreeze")
 		if len(entries) != 1 || entries[0]["staff_id"] != env.ids[payd.StaffRisk] || entries[0]["confirmed_by_id"] != second["id"] {
 			t.Errorf("unfreeze entries %v: want one by the proposer, confirmed by the second", entries)
+		}
+	})
+}
+
+// TestFourEyesProposalExpires: a proposal not confirmed within
+// ProposalTTL can no longer be confirmed, and what it proposed is not done.
+func TestFourEyesProposalExpires(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := startStaff(t, b, nil)
+		shop := env.NewShop(payd.RegionRU, "")
+		second := env.AdminDo("POST", "/admin/v1/staff", map[string]any{"email": "risk2@operator.test", "role": "risk"}).Expect(t, 201).JSON(t)
+		tok := env.AdminDo("POST", "/admin/v1/staff/"+second["id"].(string)+"/tokens", map[string]any{"name": "t"}).Expect(t, 201).JSON(t)["secret"].(string)
+		body := map[string]any{"test": true, "reason": "manual_review"}
+		env.as(payd.StaffRisk, "POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", body).Expect(t, 200)
+		p := env.as(payd.StaffRisk, "POST", "/admin/v1/merchants/"+shop.MerchantID+"/unfreeze", body).Expect(t, 202).JSON(t)
+		env.Clock.Advance(payd.ProposalTTL + time.Second)
+		confirm := "/admin/v1/proposals/" + p["id"].(string) + "/confirm"
+		env.Do("POST", env.Admin.URL, confirm, nil, http.Header{"Authorization": {"Bearer " + tok}}).ExpectError(t, 422, payd.CodeInvalidState, "")
+		if entries := auditItems(t, env, "?action=payouts.unfreeze"); len(entries) != 0 {
+			t.Errorf("an expired proposal was carried out: %v", entries)
 		}
 	})
 }
