@@ -225,15 +225,28 @@ func (cl *cluster) clusterFaults(ctx context.Context, cfg config, rnd *rand.Rand
 // placements maps each shop to the port of the worker that holds its
 // merchant's shard group now.
 func placements(ctx context.Context, db *sql.DB, shops []*shop) (map[*shop]int, error) {
-	out := map[*shop]int{}
-	for _, sh := range shops {
-		var port int
-		err := db.QueryRowContext(ctx, `SELECT nodeport FROM citus_shards
-			WHERE table_name = 'merchants'::regclass AND shardid = get_shard_id_for_distribution_column('merchants', $1::int)`, sh.mkey).Scan(&port)
-		if err != nil {
+	keys := make([]int32, len(shops))
+	for i, sh := range shops {
+		keys[i] = sh.mkey
+	}
+	rows, err := db.QueryContext(ctx, `SELECT k, s.nodeport FROM unnest($1::int[]) k
+		JOIN citus_shards s ON s.table_name = 'merchants'::regclass AND s.shardid = get_shard_id_for_distribution_column('merchants', k)`, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	port := map[int32]int{}
+	for rows.Next() {
+		var k int32
+		var p int
+		if err := rows.Scan(&k, &p); err != nil {
 			return nil, err
 		}
-		out[sh] = port
+		port[k] = p
 	}
-	return out, nil
+	out := map[*shop]int{}
+	for _, sh := range shops {
+		out[sh] = port[sh.mkey]
+	}
+	return out, rows.Err()
 }

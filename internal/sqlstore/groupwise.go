@@ -49,8 +49,8 @@ type groupRead struct {
 // a read by worker finds every worker answering, reads go by worker.
 type groupHealth struct {
 	byWorker atomic.Bool
-	// OnSkipped, when set, is told of each read that left out shard
-	// groups, with the table and how many groups (metrics count them).
+	// onSkipped, when set, is told of each read that left out workers'
+	// shard groups, with the table and how many workers (Options.OnGroupsSkipped).
 	onSkipped func(table string, groups int)
 }
 
