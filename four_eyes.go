@@ -2,6 +2,7 @@ package payd
 
 import (
 	"context"
+	"maps"
 	"time"
 )
 
@@ -29,11 +30,7 @@ func NeedsFourEyes(action string) bool { _, ok := fourEyesActions[action]; retur
 // FourEyesActions returns the actions that take a second person, with
 // what each is, for the docs and the back office.
 func FourEyesActions() map[string]string {
-	out := make(map[string]string, len(fourEyesActions))
-	for k, v := range fourEyesActions {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(fourEyesActions)
 }
 
 // ProposalTTL is how long a proposal waits for its second person.
