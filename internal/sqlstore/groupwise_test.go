@@ -5,6 +5,7 @@ package sqlstore
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"sync/atomic"
@@ -139,8 +140,11 @@ func TestReadGroupsAroundAnUnreachableWorker(t *testing.T) {
 	}
 
 	dead.Kill()
-	if _, err := read(100); err == nil {
-		t.Fatal("the first read after the kill went through")
+	// The coordinator's SQLSTATE 08006 for the worker is storage away: a
+	// request answers 503 with Retry-After, never 500.
+	var away *payd.Error
+	if _, err := read(100); !errors.As(err, &away) || away.Cause != payd.CauseStorage || away.RetryAfter == 0 {
+		t.Fatalf("the first read after the kill: %v, want storage unavailable with a Retry-After", err)
 	}
 	if !s.groups.byWorker.Load() {
 		t.Fatal("after a failure to reach a worker, reads do not go by worker")
