@@ -50,6 +50,18 @@ type Actor struct {
 	UserID, Email, Addr string
 }
 
+// AccountKind names the kind of account a session or a sign-in is of:
+// a merchant's dashboard user or one of the operator's staff. The kinds
+// share the credentials core (package account) and keep their sessions
+// apart, so a session of one kind never opens the other's pages.
+type AccountKind string
+
+// The kinds of account.
+const (
+	AccountUser  AccountKind = "user"
+	AccountStaff AccountKind = "staff"
+)
+
 // SessionState says what a session may do.
 type SessionState string
 
@@ -61,8 +73,9 @@ const (
 	// SessionSecondFactor: the password was right, the second factor's
 	// code is awaited.
 	SessionSecondFactor SessionState = "second_factor"
-	// SessionEnroll: the merchant requires a second factor this user has
-	// not set up; only enrolment is allowed.
+	// SessionEnroll: a second factor is required (by the merchant, or
+	// always for staff) and this account has not set one up; only
+	// enrolment is allowed.
 	SessionEnroll SessionState = "enroll"
 )
 
@@ -75,7 +88,10 @@ func SessionStateAll() []SessionState {
 // cookie's value) is stored; ID is its public name, for lists and the
 // audit log, never the cookie.
 type Session struct {
-	ID         string       `json:"id"`
+	ID string `json:"id"`
+	// Kind is whose session it is; UserID names the user or the staff
+	// member, and MerchantID is "" for staff.
+	Kind       AccountKind  `json:"-"`
 	UserID     string       `json:"user_id"`
 	MerchantID string       `json:"merchant_id"`
 	State      SessionState `json:"state"`
@@ -98,6 +114,7 @@ type Session struct {
 // KeepID and the Keep-1 others most recently seen. Sessions of the other
 // kind are left alone.
 type SessionDeleteOldestParams struct {
+	Kind   AccountKind
 	UserID string
 	KeepID string
 	Keep   int

@@ -441,32 +441,35 @@ type Tx interface {
 	// TOTPEnabled of User follow from them.
 	UserCredentialsGet(ctx context.Context, userID string) (*UserCredentials, error)
 	UserCredentialsUpdate(ctx context.Context, c *UserCredentials) error
-	// UserSetupTokensExpire forgets the setup tokens expired at now.
+	// UserSetupTokensExpire forgets the setup tokens, of dashboard users
+	// and of staff, expired at now.
 	UserSetupTokensExpire(ctx context.Context, now time.Time) (int64, error)
 
-	// SessionInsert stores a session under the SHA-256 of its token;
-	// SessionGetByToken finds it by that hash (ErrNoRows when none).
+	// SessionInsert stores a session (of Session.Kind) under the SHA-256
+	// of its token; SessionGetByToken finds a session of kind by that
+	// hash (ErrNoRows when none). The kinds are kept apart: a token of
+	// one kind is no session of the other.
 	SessionInsert(ctx context.Context, s *Session, tokenHash []byte) error
-	SessionGetByToken(ctx context.Context, tokenHash []byte) (*Session, error)
+	SessionGetByToken(ctx context.Context, kind AccountKind, tokenHash []byte) (*Session, error)
 	// SessionTouch sets a session's LastSeenAt (ErrNoRows when it has
 	// ended); SessionDelete ends one (no error when it had ended);
-	// SessionDeleteByUser ends all of a user's.
-	SessionTouch(ctx context.Context, id string, at time.Time) error
-	SessionDelete(ctx context.Context, id string) error
-	SessionDeleteByUser(ctx context.Context, userID string) (int64, error)
+	// SessionDeleteByUser ends all of a user's (or staff member's).
+	SessionTouch(ctx context.Context, kind AccountKind, id string, at time.Time) error
+	SessionDelete(ctx context.Context, kind AccountKind, id string) error
+	SessionDeleteByUser(ctx context.Context, kind AccountKind, userID string) (int64, error)
 	// SessionDeleteOldest ends the user's sessions but the one named
 	// KeepID and the Keep-1 others most recently seen (ties: the later
 	// sign-in, then the greater id, is kept) and returns how many it
 	// ended.
 	SessionDeleteOldest(ctx context.Context, p *SessionDeleteOldestParams) (int64, error)
-	// SessionDeleteExpired deletes the sessions last seen at or before
-	// idleBefore or signed in at or before createdBefore.
+	// SessionDeleteExpired deletes the sessions of both kinds last seen
+	// at or before idleBefore or signed in at or before createdBefore.
 	SessionDeleteExpired(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)
 	// SessionNoteFailures sets a session's FailedSignIns; SessionCodeFailed
 	// adds one to its CodeFailures and returns the new count (ErrNoRows
 	// when it has ended).
-	SessionNoteFailures(ctx context.Context, id string, n int) error
-	SessionCodeFailed(ctx context.Context, id string) (int, error)
+	SessionNoteFailures(ctx context.Context, kind AccountKind, id string, n int) error
+	SessionCodeFailed(ctx context.Context, kind AccountKind, id string) (int, error)
 
 	// SignInGuardLock returns the guard of an account name, a fresh one
 	// when none is stored, locked until the transaction ends (SQLite's

@@ -48,9 +48,15 @@ func (p SignInPolicy) withDefaults() SignInPolicy {
 // the audit log keeps the failures of an account for good.
 const signInGuardPurgeAfter = 48 * time.Hour
 
-// guardKey is the stored name of an account name.
-func guardKey(email string) string {
-	sum := sha256.Sum256([]byte("signin:" + NormalizeEmail(email)))
+// guardKey is the stored name of an account name of a kind: a staff
+// member and a dashboard user of one email are two accounts, guarded
+// apart.
+func guardKey(k payd.AccountKind, email string) string {
+	name := "signin:" + NormalizeEmail(email)
+	if k != payd.AccountUser {
+		name = "signin:" + string(k) + ":" + NormalizeEmail(email)
+	}
+	sum := sha256.Sum256([]byte(name))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -114,12 +120,12 @@ func errAccountLocked(retryAfter time.Duration) error {
 
 // takeGuard counts one attempt on the account name email in its own
 // transaction, before the attempt is checked. A lock it begins is
-// recorded in the audit log of the account's merchant when the account
-// exists (u is nil otherwise).
-func (s *Service) takeGuard(ctx context.Context, email string, u *payd.User, addr string) error {
+// recorded in the kind's audit log when the account exists (h is nil
+// otherwise).
+func (s *Service) takeGuard(ctx context.Context, k kind, email string, h *holder, addr string) error {
 	var refused error
 	err := s.store.Tx(ctx, func(tx payd.Tx) (err error) {
-		refused, err = s.takeGuardTx(ctx, tx, email, u, addr)
+		refused, err = s.takeGuardTx(ctx, tx, k, email, h, addr)
 		return err
 	})
 	if err != nil {
@@ -130,8 +136,8 @@ func (s *Service) takeGuard(ctx context.Context, email string, u *payd.User, add
 
 // takeGuardTx is takeGuard within tx; refused is the answer when the
 // account is locked (the guard's change is still to be committed).
-func (s *Service) takeGuardTx(ctx context.Context, tx payd.Tx, email string, u *payd.User, addr string) (refused error, err error) {
-	g, err := tx.SignInGuardLock(ctx, guardKey(email))
+func (s *Service) takeGuardTx(ctx context.Context, tx payd.Tx, k kind, email string, h *holder, addr string) (refused error, err error) {
+	g, err := tx.SignInGuardLock(ctx, guardKey(k.name(), email))
 	if err != nil {
 		return nil, err
 	}
@@ -139,18 +145,18 @@ func (s *Service) takeGuardTx(ctx context.Context, tx payd.Tx, email string, u *
 	if !ok {
 		refused = errAccountLocked(wait)
 	}
-	if locked && u != nil {
-		if err := s.audit(ctx, tx, &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, payd.AuditAccountLocked, u.ID); err != nil {
+	if locked && h != nil {
+		if err := k.record(ctx, tx, h, addr, evAccountLocked, h.id); err != nil {
 			return nil, err
 		}
 	}
 	return refused, tx.SignInGuardPut(ctx, g)
 }
 
-// updateGuard changes the guard of the account name email under its lock
-// and stores it, in tx.
-func updateGuard(ctx context.Context, tx payd.Tx, email string, change func(g *guard)) error {
-	g, err := tx.SignInGuardLock(ctx, guardKey(email))
+// updateGuard changes the guard of the account name email of kind k under
+// its lock and stores it, in tx.
+func updateGuard(ctx context.Context, tx payd.Tx, k kind, email string, change func(g *guard)) error {
+	g, err := tx.SignInGuardLock(ctx, guardKey(k.name(), email))
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ type Config struct {
 	// token, SetupPath being the dashboard's page that takes it.
 	PublicURL string
 	SetupPath string
+	// StaffSetupPath is the back office's page that takes a staff
+	// member's setup token ("": none is served).
+	StaffSetupPath string
 	// Argon2 are the parameters of new password hashes; nil means
 	// DefaultArgon2.
 	Argon2 *Argon2Params
@@ -46,6 +49,9 @@ type Service struct {
 	clock     payd.Clock
 	ids       *payd.IDGen
 	setupBase string
+	// staffSetupBase is where a staff setup token's page is, "" when the
+	// back office is not served.
+	staffSetupBase string
 
 	// sessions bounds sessions; signIn is the per-account policy.
 	sessions SessionPolicy
@@ -58,6 +64,9 @@ type Service struct {
 	kdfRuns atomic.Int64
 	// kdfSlots holds a token per argon2id run in progress.
 	kdfSlots chan struct{}
+	// users and staff are the kinds of account (kind.go).
+	users users
+	staff staffKind
 }
 
 // New returns a Service over cfg.
@@ -66,6 +75,10 @@ func New(cfg Config) *Service {
 		sessions: cfg.Sessions.withDefaults(), signIn: cfg.SignIn.withDefaults(), argon2: DefaultArgon2()}
 	if s.clock == nil {
 		s.clock = payd.SystemClock{}
+	}
+	s.users, s.staff = users{s}, staffKind{s}
+	if cfg.StaffSetupPath != "" {
+		s.staffSetupBase = cfg.PublicURL + cfg.StaffSetupPath
 	}
 	if s.ids == nil {
 		s.ids = payd.NewIDGen()

@@ -74,17 +74,20 @@ func hashToken(tok string) []byte {
 	return h[:]
 }
 
-// openSession stores a new session of u with a fresh token, signed in at
-// signedIn (now when zero), and ends the user's least recently used
+// openSession stores a new session of h with a fresh token, signed in at
+// signedIn (now when zero), and ends the account's least recently used
 // sessions beyond MaxUserSessions.
-func (s *Service) openSession(ctx context.Context, tx payd.Tx, u *payd.User, state payd.SessionState, addr, userAgent string, signedIn time.Time) (string, *payd.Session, error) {
+func (s *Service) openSession(ctx context.Context, tx payd.Tx, h *holder, state payd.SessionState, addr, userAgent string, signedIn time.Time) (string, *payd.Session, error) {
 	now := s.sessionNow()
 	if signedIn.IsZero() {
 		signedIn = now
 	}
 	token, hash := newToken()
-	ses := &payd.Session{ID: s.ids.NewFor(payd.PrefixSession, now, u.MerchantID), UserID: u.ID, MerchantID: u.MerchantID, State: state,
+	ses := &payd.Session{ID: h.kind.sessionID(h), Kind: h.kind.name(), UserID: h.id, State: state,
 		CreatedAt: signedIn, LastSeenAt: now, Addr: addr, UserAgent: truncate(userAgent, 256)}
+	if h.user != nil {
+		ses.MerchantID = h.user.MerchantID
+	}
 	if err := tx.SessionInsert(ctx, ses, hash); err != nil {
 		return "", nil, err
 	}
@@ -94,15 +97,15 @@ func (s *Service) openSession(ctx context.Context, tx payd.Tx, u *payd.User, sta
 	return token, ses, nil
 }
 
-// replaceSession ends old and opens a session of the same user, sign-in
-// time and address in state, under a new id and token: a session's
-// token changes whenever what it may do grows.
-func (s *Service) replaceSession(ctx context.Context, tx payd.Tx, old *payd.Session, u *payd.User, state payd.SessionState) (string, *payd.Session, error) {
-	if err := tx.SessionDelete(ctx, old.ID); err != nil {
+// replaceSession ends old and opens a session of the same account,
+// sign-in time and address in state, under a new id and token: a
+// session's token changes whenever what it may do grows.
+func (s *Service) replaceSession(ctx context.Context, tx payd.Tx, old *payd.Session, h *holder, state payd.SessionState) (string, *payd.Session, error) {
+	if err := tx.SessionDelete(ctx, old.Kind, old.ID); err != nil {
 		return "", nil, err
 	}
 	// The absolute timeout still counts from the sign-in.
-	return s.openSession(ctx, tx, u, state, old.Addr, old.UserAgent, old.CreatedAt)
+	return s.openSession(ctx, tx, h, state, old.Addr, old.UserAgent, old.CreatedAt)
 }
 
 // boundSessions ends the user's sessions beyond MaxUserSessions, least
@@ -116,7 +119,7 @@ func (s *Service) replaceSession(ctx context.Context, tx payd.Tx, old *payd.Sess
 // bounded apart (MaxWaitingSessions): a waiting session never ends a
 // signed-in one.
 func (s *Service) boundSessions(ctx context.Context, tx payd.Tx, ses *payd.Session) error {
-	p := &payd.SessionDeleteOldestParams{UserID: ses.UserID, KeepID: ses.ID, Keep: MaxUserSessions, Active: ses.State == payd.SessionActive}
+	p := &payd.SessionDeleteOldestParams{Kind: ses.Kind, UserID: ses.UserID, KeepID: ses.ID, Keep: MaxUserSessions, Active: ses.State == payd.SessionActive}
 	if !p.Active {
 		p.Keep = MaxWaitingSessions
 	}
@@ -145,12 +148,21 @@ func (p SessionPolicy) live(ses *payd.Session, now time.Time) bool {
 // past its idle or absolute timeout and a disabled user's session are
 // ErrNoSession. LastSeenAt is written at most once a minute.
 func (s *Service) Session(ctx context.Context, token string) (*payd.Session, *payd.User, error) {
-	ses, u, err := s.sessionOf(ctx, token)
+	ses, h, err := s.session(ctx, s.users, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ses, h.user, nil
+}
+
+// session is Session for a token of kind k.
+func (s *Service) session(ctx context.Context, k kind, token string) (*payd.Session, *holder, error) {
+	ses, h, err := s.sessionOf(ctx, k, token)
 	if err != nil {
 		return nil, nil, err
 	}
 	if now := s.sessionNow(); now.Sub(ses.LastSeenAt) >= sessionTouchEvery {
-		err := s.store.Tx(ctx, func(tx payd.Tx) error { return tx.SessionTouch(ctx, ses.ID, now) })
+		err := s.store.Tx(ctx, func(tx payd.Tx) error { return tx.SessionTouch(ctx, ses.Kind, ses.ID, now) })
 		if errors.Is(err, payd.ErrNoRows) {
 			return nil, nil, ErrNoSession // signed out meanwhile
 		}
@@ -159,16 +171,16 @@ func (s *Service) Session(ctx context.Context, token string) (*payd.Session, *pa
 		}
 		ses.LastSeenAt = now
 	}
-	return ses, u, nil
+	return ses, h, nil
 }
 
-// sessionOf reads a live session and its enabled user.
-func (s *Service) sessionOf(ctx context.Context, token string) (ses *payd.Session, u *payd.User, err error) {
+// sessionOf reads a live session of kind k and its enabled account.
+func (s *Service) sessionOf(ctx context.Context, k kind, token string) (ses *payd.Session, h *holder, err error) {
 	err = s.store.View(ctx, func(tx payd.Tx) error {
-		if ses, err = tx.SessionGetByToken(ctx, hashToken(token)); err != nil {
+		if ses, err = tx.SessionGetByToken(ctx, k.name(), hashToken(token)); err != nil {
 			return err
 		}
-		u, err = tx.UserGet(ctx, ses.UserID)
+		h, err = k.get(ctx, tx, ses.UserID, false)
 		return err
 	})
 	if errors.Is(err, payd.ErrNoRows) {
@@ -177,31 +189,36 @@ func (s *Service) sessionOf(ctx context.Context, token string) (ses *payd.Sessio
 	if err != nil {
 		return nil, nil, withOp("read session", err)
 	}
-	if !s.sessions.live(ses, s.sessionNow()) || u.DisabledAt != nil {
+	if !s.sessions.live(ses, s.sessionNow()) || h.disabled {
 		return nil, nil, ErrNoSession
 	}
-	return ses, u, nil
+	return ses, h, nil
 }
 
 // SignOut ends the session of a token, recording it in the audit log
 // with addr; an unknown token is no error.
 func (s *Service) SignOut(ctx context.Context, token, addr string) error {
+	return s.signOut(ctx, s.users, token, addr)
+}
+
+// signOut is SignOut for a token of kind k.
+func (s *Service) signOut(ctx context.Context, k kind, token, addr string) error {
 	err := s.store.Tx(ctx, func(tx payd.Tx) error {
-		ses, err := tx.SessionGetByToken(ctx, hashToken(token))
+		ses, err := tx.SessionGetByToken(ctx, k.name(), hashToken(token))
 		if errors.Is(err, payd.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := tx.SessionDelete(ctx, ses.ID); err != nil {
+		if err := tx.SessionDelete(ctx, ses.Kind, ses.ID); err != nil {
 			return err
 		}
-		u, err := tx.UserGet(ctx, ses.UserID)
+		h, err := k.get(ctx, tx, ses.UserID, false)
 		if err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, payd.AuditSignOut, ses.ID)
+		return k.record(ctx, tx, h, addr, evSignOut, ses.ID)
 	})
 	return withOp("sign out", err)
 }
@@ -217,7 +234,7 @@ func (s *Service) SignOutEverywhere(ctx context.Context, actor *payd.Actor, user
 		if err := payd.AllowActor(ctx, tx, actor, u.MerchantID, u.ID, payd.AuditSignOutEverywhere.Permission()); err != nil {
 			return err
 		}
-		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
+		if _, err := tx.SessionDeleteByUser(ctx, payd.AccountUser, u.ID); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, actor, u.MerchantID, payd.AuditSignOutEverywhere, u.ID)

@@ -24,6 +24,11 @@ var ErrSecondFactorFailed = &payd.Error{Code: payd.CodeInvalidRequest, Param: "c
 // email runs the same steps: one password verification, the guard's two
 // writes, so neither the answer nor its time tells whether it exists.
 func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent string) (token string, ses *payd.Session, err error) {
+	return s.signInAs(ctx, s.users, email, password, addr, userAgent)
+}
+
+// signInAs is SignIn for an account of kind k.
+func (s *Service) signInAs(ctx context.Context, k kind, email, password, addr, userAgent string) (token string, ses *payd.Session, err error) {
 	email = NormalizeEmail(email)
 	if len(password) > PasswordMaxBytes {
 		password = password[:PasswordMaxBytes]
@@ -33,35 +38,35 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 		return "", nil, err
 	}
 	defer func() { done() }()
-	var u *payd.User
+	var h *holder
 	var c *payd.UserCredentials
 	err = s.store.View(ctx, func(tx payd.Tx) error {
-		if u, err = tx.UserGetByEmail(ctx, email); errors.Is(err, payd.ErrNoRows) {
+		if h, err = k.byEmail(ctx, tx, email); errors.Is(err, payd.ErrNoRows) {
 			// The same second read as for an account, so that an
 			// unknown email costs the database what a known one does.
-			u = nil
-			_, err = tx.UserCredentialsGet(ctx, "")
+			h = nil
+			_, err = k.credentials(ctx, tx, "")
 			return noRowsAsNil(err)
 		} else if err != nil {
 			return err
 		}
-		c, err = tx.UserCredentialsGet(ctx, u.ID)
+		c, err = k.credentials(ctx, tx, h.id)
 		return err
 	})
 	if err != nil {
 		return "", nil, withOp("sign in", err)
 	}
-	if err := s.takeGuard(ctx, email, u, addr); err != nil {
+	if err := s.takeGuard(ctx, k, email, h, addr); err != nil {
 		return "", nil, err
 	}
 	ok, stale := false, false
-	if u == nil || c.PasswordHash == "" {
+	if h == nil || c.PasswordHash == "" {
 		s.verifyDummy(password)
 	} else if ok, stale, err = s.verifyPassword(password, c.PasswordHash); err != nil {
 		return "", nil, withOp("sign in", err)
 	}
-	if !ok || u.DisabledAt != nil {
-		return "", nil, s.signInFailed(ctx, email, u, addr)
+	if !ok || h.disabled {
+		return "", nil, s.signInFailed(ctx, k, email, h, addr)
 	}
 	rehashed := ""
 	if stale {
@@ -71,28 +76,19 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 	}
 	done()
 	done = func() {}
-	var state payd.SessionState
 	err = s.store.Tx(ctx, func(tx payd.Tx) error {
-		m, err := tx.MerchantGet(ctx, u.MerchantID)
+		state, err := k.opening(ctx, tx, h)
 		if err != nil {
 			return err
 		}
-		switch {
-		case u.TOTPEnabled:
-			state = payd.SessionSecondFactor
-		case m.RequireSecondFactor:
-			state = payd.SessionEnroll
-		default:
-			state = payd.SessionActive
-		}
 		if rehashed != "" {
 			c.PasswordHash = rehashed
-			if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
+			if err := k.putCredentials(ctx, tx, c); err != nil {
 				return err
 			}
 		}
 		failures := 0
-		err = updateGuard(ctx, tx, email, func(g *guard) {
+		err = updateGuard(ctx, tx, k, email, func(g *guard) {
 			if state == payd.SessionSecondFactor {
 				// The password was right, but the sign-in is not done:
 				// the code's failures still count against the account.
@@ -104,13 +100,13 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 		if err != nil {
 			return err
 		}
-		if token, ses, err = s.openSession(ctx, tx, u, state, addr, userAgent, time.Time{}); err != nil {
+		if token, ses, err = s.openSession(ctx, tx, h, state, addr, userAgent, time.Time{}); err != nil {
 			return err
 		}
 		if err := s.noteFailures(ctx, tx, ses, failures); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, payd.AuditSignIn, ses.ID)
+		return k.record(ctx, tx, h, addr, evSignIn, ses.ID)
 	})
 	if err != nil {
 		return "", nil, withOp("sign in", err)
@@ -121,15 +117,15 @@ func (s *Service) SignIn(ctx context.Context, email, password, addr, userAgent s
 // signInFailed records a wrong password (or a disabled or password-less
 // user) on the guard, and in the audit log when the account exists; it
 // returns ErrSignInFailed to answer.
-func (s *Service) signInFailed(ctx context.Context, email string, u *payd.User, addr string) error {
+func (s *Service) signInFailed(ctx context.Context, k kind, email string, h *holder, addr string) error {
 	err := s.store.Tx(ctx, func(tx payd.Tx) error {
-		if err := updateGuard(ctx, tx, email, func(g *guard) { g.failed(s.sessionNow(), addr) }); err != nil {
+		if err := updateGuard(ctx, tx, k, email, func(g *guard) { g.failed(s.sessionNow(), addr) }); err != nil {
 			return err
 		}
-		if u == nil {
+		if h == nil {
 			return nil
 		}
-		return s.audit(ctx, tx, &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, payd.AuditSignInFailed, u.ID)
+		return k.record(ctx, tx, h, addr, evSignInFailed, h.id)
 	})
 	if err != nil {
 		return withOp("sign in", err)
@@ -145,7 +141,7 @@ func (s *Service) noteFailures(ctx context.Context, tx payd.Tx, ses *payd.Sessio
 		return nil
 	}
 	ses.FailedSignIns = failures
-	return tx.SessionNoteFailures(ctx, ses.ID, failures)
+	return tx.SessionNoteFailures(ctx, ses.Kind, ses.ID, failures)
 }
 
 // SecondFactor finishes a sign-in whose session awaits the second
@@ -157,7 +153,12 @@ func (s *Service) noteFailures(ctx context.Context, tx payd.Tx, ses *payd.Sessio
 // SignInPolicy.CodeFailures wrong ones end the session
 // (ErrSecondFactorSessionEnded): the visitor must give the password again.
 func (s *Service) SecondFactor(ctx context.Context, token, code, addr string) (newToken string, ses *payd.Session, err error) {
-	old, u, err := s.sessionOf(ctx, token)
+	return s.secondFactor(ctx, s.users, token, code, addr)
+}
+
+// secondFactor is SecondFactor for a session of kind k.
+func (s *Service) secondFactor(ctx context.Context, k kind, token, code, addr string) (newToken string, ses *payd.Session, err error) {
+	old, h, err := s.sessionOf(ctx, k, token)
 	if err != nil {
 		return "", nil, err
 	}
@@ -166,22 +167,22 @@ func (s *Service) SecondFactor(ctx context.Context, token, code, addr string) (n
 	}
 	var refused error
 	err = s.store.Tx(ctx, func(tx payd.Tx) error {
-		// Locking the user serialises two submissions of one code: the
-		// second sees the step the first recorded.
-		if _, err := tx.UserGetForUpdate(ctx, u.ID); err != nil {
+		// Locking the account serialises two submissions of one code:
+		// the second sees the step the first recorded.
+		if _, err := k.get(ctx, tx, h.id, true); err != nil {
 			return err
 		}
-		cur, err := tx.SessionGetByToken(ctx, hashToken(token))
+		cur, err := tx.SessionGetByToken(ctx, k.name(), hashToken(token))
 		if errors.Is(err, payd.ErrNoRows) {
 			return ErrNoSession // replaced or ended meanwhile
 		}
 		if err != nil {
 			return err
 		}
-		if refused, err = s.takeGuardTx(ctx, tx, u.Email, u, addr); err != nil || refused != nil {
+		if refused, err = s.takeGuardTx(ctx, tx, k, h.email, h, addr); err != nil || refused != nil {
 			return err // the guard's count commits; the code is not checked
 		}
-		c, err := tx.UserCredentialsGet(ctx, u.ID)
+		c, err := k.credentials(ctx, tx, h.id)
 		if err != nil {
 			return err
 		}
@@ -192,18 +193,18 @@ func (s *Service) SecondFactor(ctx context.Context, token, code, addr string) (n
 			step = totpStep(c.TOTPSecret, code, now, c.TOTPLastStep)
 		}
 		if step == 0 {
-			refused, err = s.codeFailed(ctx, tx, cur, u, addr)
+			refused, err = s.codeFailed(ctx, tx, cur, h, addr)
 			return err
 		}
 		failures := 0
-		if err := updateGuard(ctx, tx, u.Email, func(g *guard) { failures = g.signedIn(now) }); err != nil {
+		if err := updateGuard(ctx, tx, k, h.email, func(g *guard) { failures = g.signedIn(now) }); err != nil {
 			return err
 		}
 		c.TOTPLastStep = step
-		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
+		if err := k.putCredentials(ctx, tx, c); err != nil {
 			return err
 		}
-		if newToken, ses, err = s.replaceSession(ctx, tx, old, u, payd.SessionActive); err != nil {
+		if newToken, ses, err = s.replaceSession(ctx, tx, old, h, payd.SessionActive); err != nil {
 			return err
 		}
 		return s.noteFailures(ctx, tx, ses, failures)
@@ -225,25 +226,25 @@ var ErrSecondFactorSessionEnded = &payd.Error{Code: payd.CodeInvalidCredentials,
 // codeFailed records a wrong code: on the guard (already counted), in the
 // audit log, and on the session, which ends at the policy's count. It
 // returns the answer to give.
-func (s *Service) codeFailed(ctx context.Context, tx payd.Tx, ses *payd.Session, u *payd.User, addr string) (error, error) {
-	if err := updateGuard(ctx, tx, u.Email, func(g *guard) { g.failed(s.sessionNow(), addr) }); err != nil {
+func (s *Service) codeFailed(ctx context.Context, tx payd.Tx, ses *payd.Session, h *holder, addr string) (error, error) {
+	k := h.kind
+	if err := updateGuard(ctx, tx, k, h.email, func(g *guard) { g.failed(s.sessionNow(), addr) }); err != nil {
 		return nil, err
 	}
-	actor := &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}
-	if err := s.audit(ctx, tx, actor, u.MerchantID, payd.AuditSecondFactorFailed, ses.ID); err != nil {
+	if err := k.record(ctx, tx, h, addr, evSecondFactorFailed, ses.ID); err != nil {
 		return nil, err
 	}
-	n, err := tx.SessionCodeFailed(ctx, ses.ID)
+	n, err := tx.SessionCodeFailed(ctx, ses.Kind, ses.ID)
 	if err != nil {
 		return nil, err
 	}
 	if n < s.signIn.CodeFailures {
 		return ErrSecondFactorFailed, nil
 	}
-	if err := tx.SessionDelete(ctx, ses.ID); err != nil {
+	if err := tx.SessionDelete(ctx, ses.Kind, ses.ID); err != nil {
 		return nil, err
 	}
-	if err := s.audit(ctx, tx, actor, u.MerchantID, payd.AuditSecondFactorEnded, ses.ID); err != nil {
+	if err := k.record(ctx, tx, h, addr, evSecondFactorEnded, ses.ID); err != nil {
 		return nil, err
 	}
 	return ErrSecondFactorSessionEnded, nil

@@ -112,7 +112,8 @@ func (s *Service) GetStaff(ctx context.Context, id string) (*payd.Staff, error) 
 
 // ChangeStaff gives a staff member another role (role non-empty) or
 // disables it (disable); the last enabled staff admin keeps the role. A
-// disabled member's tokens stop working with it.
+// disabled member's tokens stop working with it and its back-office
+// sessions end.
 func (s *Service) ChangeStaff(ctx context.Context, actor *payd.StaffActor, id string, role payd.StaffRole, disable bool) (st *payd.Staff, err error) {
 	if role != "" {
 		if _, err := payd.ParseStaffRole(string(role)); err != nil {
@@ -147,6 +148,11 @@ func (s *Service) ChangeStaff(ctx context.Context, actor *payd.StaffActor, id st
 			return errLastStaffAdmin
 		}
 		payd.NoteOperatorChange(ctx, &before, st)
+		if st.DisabledAt != nil {
+			if _, err := tx.SessionDeleteByUser(ctx, payd.AccountStaff, st.ID); err != nil {
+				return err
+			}
+		}
 		return tx.StaffUpdate(ctx, st)
 	})
 	return st, withOp("change staff", err)
@@ -279,8 +285,10 @@ func (s *Service) StaffByToken(ctx context.Context, secret, addr string) (*payd.
 }
 
 // NewStaffSetupToken issues a fresh setup token for a staff member who
-// lost theirs (or must reset a password); the previous one stops
-// working.
+// lost theirs, forgot the password or lost the phone; the previous one
+// stops working. It resets the second factor too and ends the member's
+// sessions: whoever uses the link sets a password and, at the first
+// sign-in, enrols a new second factor.
 func (s *Service) NewStaffSetupToken(ctx context.Context, actor *payd.StaffActor, id string) (st *payd.Staff, token string, err error) {
 	if err := actor.Allow(payd.StaffManageStaff); err != nil {
 		return nil, "", err
@@ -297,6 +305,11 @@ func (s *Service) NewStaffSetupToken(ctx context.Context, actor *payd.StaffActor
 			return err
 		}
 		token = s.newSetupToken(c)
+		c.TOTPSecret, c.TOTPPending = "", ""
+		st.TOTPEnabled = false
+		if _, err := tx.SessionDeleteByUser(ctx, payd.AccountStaff, st.ID); err != nil {
+			return err
+		}
 		return tx.StaffCredentialsUpdate(ctx, c)
 	})
 	return st, token, withOp("new staff setup token", err)

@@ -1,6 +1,7 @@
 package account
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -49,28 +50,33 @@ func totpStep(secret, code string, now time.Time, lastStep int64) int64 {
 // pending secret and returns it with its otpauth:// address (for a QR
 // code). Only the user itself enrols. The secret is never returned again.
 func (s *Service) BeginTOTP(ctx context.Context, actor *payd.Actor, userID string) (secret, otpauthURL string, err error) {
+	if actor != nil && actor.UserID != userID {
+		return "", "", payd.ErrForbidden
+	}
+	return s.beginTOTP(ctx, s.users, userID)
+}
+
+// beginTOTP is BeginTOTP for the account id of kind k.
+func (s *Service) beginTOTP(ctx context.Context, k kind, id string) (secret, otpauthURL string, err error) {
 	err = s.store.Tx(ctx, func(tx payd.Tx) error {
-		u, err := tx.UserGetForUpdate(ctx, userID)
+		h, err := k.get(ctx, tx, id, true)
 		if err != nil {
 			return notFoundAs(err, "user")
 		}
-		if actor != nil && actor.UserID != u.ID {
-			return payd.ErrForbidden
-		}
-		if u.TOTPEnabled {
+		if h.totp {
 			return payd.Errorf(payd.CodeInvalidState, "the second factor is already on; turn it off first")
 		}
-		key, err := newTOTPKey(u.Email)
+		key, err := newTOTPKey(h.email)
 		if err != nil {
 			return err
 		}
-		c, err := tx.UserCredentialsGet(ctx, u.ID)
+		c, err := k.credentials(ctx, tx, h.id)
 		if err != nil {
 			return err
 		}
 		c.TOTPPending = key.Secret()
 		secret, otpauthURL = key.Secret(), key.URL()
-		return tx.UserCredentialsUpdate(ctx, c)
+		return k.putCredentials(ctx, tx, c)
 	})
 	return secret, otpauthURL, withOp("begin second factor", err)
 }
@@ -79,21 +85,37 @@ func (s *Service) BeginTOTP(ctx context.Context, actor *payd.Actor, userID strin
 // secret, for the user of the session token. The session is replaced by
 // an active one with a new token (an enroll session thus becomes usable).
 func (s *Service) ConfirmTOTP(ctx context.Context, actor *payd.Actor, token, code string) (newToken string, ses *payd.Session, err error) {
-	old, u, err := s.sessionOf(ctx, token)
+	if actor == nil {
+		return s.confirmTOTP(ctx, s.users, token, code, "")
+	}
+	old, h, err := s.sessionOf(ctx, s.users, token)
 	if err != nil {
 		return "", nil, err
 	}
-	if old.State == payd.SessionSecondFactor || (actor != nil && actor.UserID != u.ID) {
+	if actor.UserID != h.id {
+		return "", nil, payd.ErrForbidden
+	}
+	return s.confirmTOTP(ctx, s.users, token, code, cmp.Or(actor.Addr, old.Addr))
+}
+
+// confirmTOTP is ConfirmTOTP for a session of kind k, the enrolment
+// recorded as from addr ("": the session's address).
+func (s *Service) confirmTOTP(ctx context.Context, k kind, token, code, addr string) (newToken string, ses *payd.Session, err error) {
+	old, h, err := s.sessionOf(ctx, k, token)
+	if err != nil {
+		return "", nil, err
+	}
+	if old.State == payd.SessionSecondFactor {
 		return "", nil, payd.ErrForbidden
 	}
 	err = s.store.Tx(ctx, func(tx payd.Tx) error {
-		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
+		if h, err = k.get(ctx, tx, h.id, true); err != nil {
 			return err
 		}
-		if err := sessionStands(ctx, tx, token); err != nil {
+		if err := sessionStands(ctx, tx, k, token); err != nil {
 			return err
 		}
-		c, err := tx.UserCredentialsGet(ctx, u.ID)
+		c, err := k.credentials(ctx, tx, h.id)
 		if err != nil {
 			return err
 		}
@@ -105,14 +127,19 @@ func (s *Service) ConfirmTOTP(ctx context.Context, actor *payd.Actor, token, cod
 			return ErrSecondFactorFailed
 		}
 		c.TOTPSecret, c.TOTPPending, c.TOTPLastStep = c.TOTPPending, "", step
-		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
+		if err := k.putCredentials(ctx, tx, c); err != nil {
 			return err
 		}
-		u.TOTPEnabled = true
-		if newToken, ses, err = s.replaceSession(ctx, tx, old, u, payd.SessionActive); err != nil {
+		h.totp = true
+		if h.user != nil {
+			h.user.TOTPEnabled = true
+		} else {
+			h.staff.TOTPEnabled = true
+		}
+		if newToken, ses, err = s.replaceSession(ctx, tx, old, h, payd.SessionActive); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actorOr(actor, u, old.Addr), u.MerchantID, payd.AuditEnableTOTP, u.ID)
+		return k.record(ctx, tx, h, cmp.Or(addr, old.Addr), evEnableTOTP, h.id)
 	})
 	if err != nil {
 		return "", nil, withOp("confirm second factor", err)
@@ -147,20 +174,12 @@ func (s *Service) DisableTOTP(ctx context.Context, actor *payd.Actor, userID str
 // sessionStands checks, under the user's lock, that the session of token
 // was not replaced or ended meanwhile, so one session awaiting a code is
 // replaced once even when two codes arrive at the same moment.
-func sessionStands(ctx context.Context, tx payd.Tx, token string) error {
-	_, err := tx.SessionGetByToken(ctx, hashToken(token))
+func sessionStands(ctx context.Context, tx payd.Tx, k kind, token string) error {
+	_, err := tx.SessionGetByToken(ctx, k.name(), hashToken(token))
 	if errors.Is(err, payd.ErrNoRows) {
 		return ErrNoSession
 	}
 	return err
-}
-
-// actorOr is actor, or u itself at addr when the call names no actor.
-func actorOr(actor *payd.Actor, u *payd.User, addr string) *payd.Actor {
-	if actor != nil {
-		return actor
-	}
-	return &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}
 }
 
 // newTOTPKey makes a second factor's secret for the account of email, as

@@ -140,7 +140,7 @@ func (s *Service) DisableUser(ctx context.Context, actor *payd.Actor, merchantID
 		if err := tx.UserUpdate(ctx, u); err != nil {
 			return err
 		}
-		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
+		if _, err := tx.SessionDeleteByUser(ctx, payd.AccountUser, u.ID); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, actor, merchantID, payd.AuditDisableUser, u.ID)

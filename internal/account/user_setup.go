@@ -45,22 +45,31 @@ func (s *Service) NewSetupToken(ctx context.Context, actor *payd.Actor, merchant
 
 // SetPassword sets the password of the user a setup token belongs to and
 // uses the token up; the user's sessions end, wherever they are. addr is
-// where the request came from, for the audit log. The new hash is made
-// before the transaction, within a password check's slot, so the
+// where the request came from, for the audit log.
+func (s *Service) SetPassword(ctx context.Context, token, password, addr string) (*payd.User, error) {
+	h, err := s.setPassword(ctx, s.users, token, password, addr)
+	if err != nil {
+		return nil, err
+	}
+	return h.user, nil
+}
+
+// setPassword is SetPassword for a setup token of kind k. The new hash is
+// made before the transaction, within a password check's slot, so the
 // database is not held while argon2id runs.
-func (s *Service) SetPassword(ctx context.Context, token, password, addr string) (u *payd.User, err error) {
+func (s *Service) setPassword(ctx context.Context, k kind, token, password, addr string) (h *holder, err error) {
 	if len(password) > PasswordMaxBytes {
 		return nil, payd.Invalid("password", "must have at most %d bytes", PasswordMaxBytes)
 	}
 	hash := hashToken(token)
 	err = s.store.View(ctx, func(tx payd.Tx) (err error) {
-		u, err = tx.UserGetBySetupToken(ctx, hash)
+		h, err = k.bySetupToken(ctx, tx, hash)
 		return err
 	})
 	if err != nil {
 		return nil, withOp("set password", notFoundAs(err, "setup link"))
 	}
-	if err := checkPassword(password, u.Email); err != nil {
+	if err := checkPassword(password, h.email); err != nil {
 		return nil, err
 	}
 	done, err := s.beginPasswordCheck()
@@ -72,32 +81,36 @@ func (s *Service) SetPassword(ctx context.Context, token, password, addr string)
 	err = s.store.Tx(ctx, func(tx payd.Tx) error {
 		// Locked and read again: of two uses of one token at once, the
 		// second finds it gone.
-		if u, err = tx.UserGetForUpdate(ctx, u.ID); err != nil {
+		if h, err = k.get(ctx, tx, h.id, true); err != nil {
 			return err
 		}
-		c, err := tx.UserCredentialsGet(ctx, u.ID)
+		c, err := k.credentials(ctx, tx, h.id)
 		if err != nil {
 			return err
 		}
 		now := s.sessionNow()
-		if !bytes.Equal(c.SetupHash, hash) || u.DisabledAt != nil || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
+		if !bytes.Equal(c.SetupHash, hash) || h.disabled || c.SetupExpiresAt == nil || !now.Before(*c.SetupExpiresAt) {
 			return payd.NotFound("setup link")
 		}
 		c.PasswordHash = phc
 		c.SetupHash, c.SetupExpiresAt = nil, nil
-		if err := tx.UserCredentialsUpdate(ctx, c); err != nil {
+		if err := k.putCredentials(ctx, tx, c); err != nil {
 			return err
 		}
-		u.HasPassword = true
-		if _, err := tx.SessionDeleteByUser(ctx, u.ID); err != nil {
+		if h.user != nil {
+			h.user.HasPassword = true
+		} else {
+			h.staff.HasPassword = true
+		}
+		if _, err := tx.SessionDeleteByUser(ctx, k.name(), h.id); err != nil {
 			return err
 		}
 		// A new password from a link an administrator issued lifts a
 		// lock that failed guesses put on the account.
-		if err := updateGuard(ctx, tx, u.Email, func(g *guard) { g.signedIn(s.sessionNow()) }); err != nil {
+		if err := updateGuard(ctx, tx, k, h.email, func(g *guard) { g.signedIn(s.sessionNow()) }); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, &payd.Actor{UserID: u.ID, Email: u.Email, Addr: addr}, u.MerchantID, payd.AuditSetPassword, u.ID)
+		return k.record(ctx, tx, h, addr, evSetPassword, h.id)
 	})
-	return u, withOp("set password", err)
+	return h, withOp("set password", err)
 }

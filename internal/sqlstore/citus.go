@@ -56,9 +56,10 @@ var merchantTables = []struct{ table, merchant string }{
 // every node, read where they are needed. Dashboard users sign in by
 // email before any merchant is known, and a session is found by its
 // token's hash. The operator's staff, their tokens and the operator audit
-// log belong to no merchant and are written at people's pace.
+// log belong to no merchant and are written at people's pace, as are
+// their sessions.
 var referenceTables = []string{"holidays", "provider_routes", "service_secrets", "signin_guards",
-	"dashboard_users", "dashboard_sessions", "staff", "staff_tokens", "operator_audit", "proposals"}
+	"dashboard_users", "dashboard_sessions", "staff", "staff_sessions", "staff_tokens", "operator_audit", "proposals"}
 
 // isCitus reports whether the database is a Citus coordinator.
 func isCitus(ctx context.Context, q querier) (bool, error) {

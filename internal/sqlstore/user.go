@@ -103,10 +103,18 @@ func (t *tx) UserCredentialsUpdate(ctx context.Context, c *payd.UserCredentials)
 }
 
 func (t *tx) UserSetupTokensExpire(ctx context.Context, now time.Time) (int64, error) {
-	res, err := t.exec(ctx, `UPDATE dashboard_users SET setup_hash = NULL, setup_expires_at = NULL
-		WHERE setup_expires_at IS NOT NULL AND setup_expires_at <= $1`, micros(now))
-	if err != nil {
-		return 0, err
+	var n int64
+	for _, table := range []string{"dashboard_users", "staff"} {
+		res, err := t.exec(ctx, `UPDATE `+table+` SET setup_hash = NULL, setup_expires_at = NULL
+			WHERE setup_expires_at IS NOT NULL AND setup_expires_at <= $1`, micros(now))
+		if err != nil {
+			return n, err
+		}
+		m, err := res.RowsAffected()
+		if err != nil {
+			return n, err
+		}
+		n += m
 	}
-	return res.RowsAffected()
+	return n, nil
 }

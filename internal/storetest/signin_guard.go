@@ -99,20 +99,22 @@ func testSessionCounts(t *testing.T, s payd.Store) {
 	now := ts(time.Now())
 	m := addMerchant(t, s, now)
 	u := addUser(t, s, m.ID, "counted@example.test", payd.RoleAdmin, now)
-	ses := &payd.Session{ID: newID(payd.PrefixSession, now), UserID: u.ID, MerchantID: m.ID, State: payd.SessionSecondFactor,
+	ses := &payd.Session{ID: newID(payd.PrefixSession, now), Kind: payd.AccountUser, UserID: u.ID, MerchantID: m.ID, State: payd.SessionSecondFactor,
 		CreatedAt: now, LastSeenAt: now}
 	mustTx(t, s, func(tx payd.Tx) error { return tx.SessionInsert(ctx, ses, []byte("counted")) })
-	mustTx(t, s, func(tx payd.Tx) error { return tx.SessionNoteFailures(ctx, ses.ID, 7) })
+	mustTx(t, s, func(tx payd.Tx) error { return tx.SessionNoteFailures(ctx, payd.AccountUser, ses.ID, 7) })
 	for want := 1; want <= 3; want++ {
 		var n int
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.SessionCodeFailed(ctx, ses.ID); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.SessionCodeFailed(ctx, payd.AccountUser, ses.ID); return err })
 		if n != want {
 			t.Fatalf("SessionCodeFailed = %d, want %d", n, want)
 		}
 	}
 	ses.FailedSignIns, ses.CodeFailures = 7, 3
-	wantRead(t, s, "the session's counts", ses, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte("counted")) })
-	mustTx(t, s, func(tx payd.Tx) error { return tx.SessionDelete(ctx, ses.ID) })
-	err := s.Tx(ctx, func(tx payd.Tx) error { _, err := tx.SessionCodeFailed(ctx, ses.ID); return err })
+	wantRead(t, s, "the session's counts", ses, func(tx payd.Tx) (*payd.Session, error) {
+		return tx.SessionGetByToken(ctx, payd.AccountUser, []byte("counted"))
+	})
+	mustTx(t, s, func(tx payd.Tx) error { return tx.SessionDelete(ctx, payd.AccountUser, ses.ID) })
+	err := s.Tx(ctx, func(tx payd.Tx) error { _, err := tx.SessionCodeFailed(ctx, payd.AccountUser, ses.ID); return err })
 	wantErr(t, "SessionCodeFailed of an ended session", err, payd.ErrNoRows)
 }

@@ -272,3 +272,71 @@ func testProposal(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantErr(t, "ProposalGetForUpdate of a missing id", err, payd.ErrNoRows)
 	})
 }
+
+// testStaffSessions checks that the back office's sessions are kept apart
+// from the dashboard's: a token of one kind is no session of the other,
+// and the purges reach both kinds.
+func testStaffSessions(t *testing.T, open func(t *testing.T) payd.Store) {
+	s := open(t)
+	ctx := t.Context()
+	now := ts(time.Now())
+	st := addStaff(t, s, "s@operator.test", payd.StaffSupport, now)
+	m := addMerchant(t, s, now)
+	u := addUser(t, s, m.ID, "s@operator.test", payd.RoleAdmin, now)
+	staffSes := &payd.Session{ID: newID(payd.PrefixSession, now), Kind: payd.AccountStaff, UserID: st.ID, State: payd.SessionEnroll,
+		CreatedAt: now, LastSeenAt: now, Addr: "192.0.2.7", UserAgent: "phone"}
+	userSes := &payd.Session{ID: newID(payd.PrefixSession, now), Kind: payd.AccountUser, UserID: u.ID, MerchantID: m.ID,
+		State: payd.SessionActive, CreatedAt: now, LastSeenAt: now}
+	mustTx(t, s, func(tx payd.Tx) error {
+		if err := tx.SessionInsert(ctx, staffSes, []byte("staff token")); err != nil {
+			return err
+		}
+		return tx.SessionInsert(ctx, userSes, []byte("user token"))
+	})
+	wantRead(t, s, "a staff session by its token", staffSes, func(tx payd.Tx) (*payd.Session, error) {
+		return tx.SessionGetByToken(ctx, payd.AccountStaff, []byte("staff token"))
+	})
+	for _, c := range []struct {
+		kind  payd.AccountKind
+		token string
+	}{{payd.AccountUser, "staff token"}, {payd.AccountStaff, "user token"}} {
+		err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, c.kind, []byte(c.token)); return err })
+		wantErr(t, "a "+string(c.kind)+" session by the other kind's token", err, payd.ErrNoRows)
+	}
+	var n int
+	mustTx(t, s, func(tx payd.Tx) (err error) {
+		n, err = tx.SessionCodeFailed(ctx, payd.AccountStaff, staffSes.ID)
+		return err
+	})
+	if n != 1 {
+		t.Errorf("SessionCodeFailed of a staff session = %d, want 1", n)
+	}
+	err := s.Tx(ctx, func(tx payd.Tx) error { return tx.SessionTouch(ctx, payd.AccountUser, staffSes.ID, now) })
+	wantErr(t, "SessionTouch of a staff session as a user's", err, payd.ErrNoRows)
+
+	// A setup token of a staff member expires with the users'.
+	mustTx(t, s, func(tx payd.Tx) error {
+		return tx.StaffCredentialsUpdate(ctx, &payd.UserCredentials{UserID: st.ID, SetupHash: []byte("staff setup"), SetupExpiresAt: ptr(now)})
+	})
+	var expired int64
+	mustTx(t, s, func(tx payd.Tx) (err error) {
+		expired, err = tx.UserSetupTokensExpire(ctx, now.Add(time.Second))
+		return err
+	})
+	if expired != 1 {
+		t.Errorf("UserSetupTokensExpire = %d, want the staff member's 1", expired)
+	}
+	var deleted int64
+	mustTx(t, s, func(tx payd.Tx) (err error) {
+		deleted, err = tx.SessionDeleteExpired(ctx, now.Add(time.Second), now.Add(-time.Hour))
+		return err
+	})
+	if deleted != 2 {
+		t.Errorf("SessionDeleteExpired = %d, want both kinds' 2", deleted)
+	}
+	err = s.View(ctx, func(tx payd.Tx) error {
+		_, err := tx.SessionGetByToken(ctx, payd.AccountStaff, []byte("staff token"))
+		return err
+	})
+	wantErr(t, "a staff session after SessionDeleteExpired", err, payd.ErrNoRows)
+}

@@ -71,6 +71,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"SignInGuard", testSignInGuard},
 		{"Audit", testAudit},
 		{"Staff", testStaff},
+		{"StaffSessions", testStaffSessions},
 		{"OperatorAudit", testOperatorAudit},
 		{"Proposal", testProposal},
 	}

@@ -156,15 +156,20 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		u := addUser(t, s, m.ID, "u@example.test", payd.RoleAdmin, now)
 		v := addUser(t, s, m.ID, "v@example.test", payd.RoleViewer, now)
 		newSession := func(u *payd.User, created, seen time.Time) *payd.Session {
-			return &payd.Session{ID: newID(payd.PrefixSession, created), UserID: u.ID, MerchantID: u.MerchantID,
+			return &payd.Session{ID: newID(payd.PrefixSession, created), Kind: payd.AccountUser, UserID: u.ID, MerchantID: u.MerchantID,
 				State: payd.SessionSecondFactor, CreatedAt: created, LastSeenAt: seen, Addr: "192.0.2.1", UserAgent: "Browser/1.0"}
 		}
 		s1 := newSession(u, now, now)
 		s2 := newSession(u, now, now)
 		s3 := newSession(v, now, now)
 		insertSessions(t, s, s1, s2, s3)
-		wantRead(t, s, "SessionGetByToken", s2, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(s2.ID)) })
-		err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, []byte("unknown")); return err })
+		wantRead(t, s, "SessionGetByToken", s2, func(tx payd.Tx) (*payd.Session, error) {
+			return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(s2.ID))
+		})
+		err := s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.SessionGetByToken(ctx, payd.AccountUser, []byte("unknown"))
+			return err
+		})
 		wantErr(t, "SessionGetByToken of an unknown hash", err, payd.ErrNoRows)
 		err = s.Tx(ctx, func(tx payd.Tx) error {
 			return tx.SessionInsert(ctx, newSession(u, now, now), []byte(s1.ID))
@@ -172,24 +177,31 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		wantErr(t, "SessionInsert of a taken token hash", err, payd.ErrConflict)
 
 		later := now.Add(time.Minute)
-		mustTx(t, s, func(tx payd.Tx) error { return tx.SessionTouch(ctx, s1.ID, later) })
+		mustTx(t, s, func(tx payd.Tx) error { return tx.SessionTouch(ctx, payd.AccountUser, s1.ID, later) })
 		s1.LastSeenAt = later
-		wantRead(t, s, "session after SessionTouch", s1, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(s1.ID)) })
+		wantRead(t, s, "session after SessionTouch", s1, func(tx payd.Tx) (*payd.Session, error) {
+			return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(s1.ID))
+		})
 
-		mustTx(t, s, func(tx payd.Tx) error { return tx.SessionDelete(ctx, s2.ID) })
-		mustTx(t, s, func(tx payd.Tx) error { return tx.SessionDelete(ctx, s2.ID) }) // again: no error
-		err = s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, []byte(s2.ID)); return err })
+		mustTx(t, s, func(tx payd.Tx) error { return tx.SessionDelete(ctx, payd.AccountUser, s2.ID) })
+		mustTx(t, s, func(tx payd.Tx) error { return tx.SessionDelete(ctx, payd.AccountUser, s2.ID) }) // again: no error
+		err = s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.SessionGetByToken(ctx, payd.AccountUser, []byte(s2.ID))
+			return err
+		})
 		wantErr(t, "SessionGetByToken after SessionDelete", err, payd.ErrNoRows)
-		err = s.Tx(ctx, func(tx payd.Tx) error { return tx.SessionTouch(ctx, s2.ID, later) })
+		err = s.Tx(ctx, func(tx payd.Tx) error { return tx.SessionTouch(ctx, payd.AccountUser, s2.ID, later) })
 		wantErr(t, "SessionTouch of an ended session", err, payd.ErrNoRows)
 
 		var n int64
-		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.SessionDeleteByUser(ctx, u.ID); return err })
+		mustTx(t, s, func(tx payd.Tx) (err error) { n, err = tx.SessionDeleteByUser(ctx, payd.AccountUser, u.ID); return err })
 		if n != 1 {
 			t.Errorf("SessionDeleteByUser removed %d, want 1", n)
 		}
 		wantRead(t, s, "another user's session after SessionDeleteByUser", s3,
-			func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(s3.ID)) })
+			func(tx payd.Tx) (*payd.Session, error) {
+				return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(s3.ID))
+			})
 	})
 
 	t.Run("Counts", func(t *testing.T) {
@@ -206,7 +218,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		u := addUser(t, s, m.ID, "u@example.test", payd.RoleAdmin, now)
 		idleBefore, createdBefore := now.Add(-30*time.Minute), now.Add(-12*time.Hour)
 		mk := func(created, seen time.Time) *payd.Session {
-			return &payd.Session{ID: newID(payd.PrefixSession, created), UserID: u.ID, MerchantID: m.ID, State: payd.SessionActive,
+			return &payd.Session{ID: newID(payd.PrefixSession, created), Kind: payd.AccountUser, UserID: u.ID, MerchantID: m.ID, State: payd.SessionActive,
 				CreatedAt: created, LastSeenAt: seen}
 		}
 		fresh := mk(now.Add(-time.Hour), now)
@@ -224,7 +236,10 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 			t.Errorf("SessionDeleteExpired removed %d, want 2", n)
 		}
 		for _, ses := range all {
-			err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, []byte(ses.ID)); return err })
+			err := s.View(ctx, func(tx payd.Tx) error {
+				_, err := tx.SessionGetByToken(ctx, payd.AccountUser, []byte(ses.ID))
+				return err
+			})
 			if gone := err != nil; gone != (ses == idle || ses == old) {
 				t.Errorf("session created %v, seen %v: gone %v (%v)", ses.CreatedAt, ses.LastSeenAt, gone, err)
 			}
@@ -243,7 +258,7 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		u := addUser(t, s, m.ID, "u@example.test", payd.RoleAdmin, now)
 		v := addUser(t, s, m.ID, "v@example.test", payd.RoleViewer, now)
 		mk := func(u *payd.User, created, seen time.Time) *payd.Session {
-			return &payd.Session{ID: newID(payd.PrefixSession, created), UserID: u.ID, MerchantID: m.ID, State: payd.SessionActive,
+			return &payd.Session{ID: newID(payd.PrefixSession, created), Kind: payd.AccountUser, UserID: u.ID, MerchantID: m.ID, State: payd.SessionActive,
 				CreatedAt: created, LastSeenAt: seen}
 		}
 		named := mk(u, now.Add(-3*time.Hour), now.Add(-3*time.Hour)) // the least recently seen, kept by name
@@ -260,39 +275,50 @@ func testSession(t *testing.T, open func(t *testing.T) payd.Store) {
 		insertSessions(t, s, all...)
 		var n int64
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 3, Active: true})
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{Kind: payd.AccountUser, UserID: u.ID, KeepID: named.ID, Keep: 3, Active: true})
 			return err
 		})
 		if n != 2 {
 			t.Errorf("SessionDeleteOldest removed %d, want 2", n)
 		}
 		for _, ses := range all {
-			err := s.View(ctx, func(tx payd.Tx) error { _, err := tx.SessionGetByToken(ctx, []byte(ses.ID)); return err })
+			err := s.View(ctx, func(tx payd.Tx) error {
+				_, err := tx.SessionGetByToken(ctx, payd.AccountUser, []byte(ses.ID))
+				return err
+			})
 			if gone := err != nil; gone != (ses == tiedEarlier || ses == stale) {
 				t.Errorf("session created %v, seen %v: gone %v (%v)", ses.CreatedAt, ses.LastSeenAt, gone, err)
 			}
 		}
 		// Keep 1: the named session alone stays.
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: named.ID, Keep: 1, Active: true})
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{Kind: payd.AccountUser, UserID: u.ID, KeepID: named.ID, Keep: 1, Active: true})
 			return err
 		})
 		if n != 2 {
 			t.Errorf("SessionDeleteOldest keeping 1 removed %d, want 2", n)
 		}
-		wantRead(t, s, "the named session", named, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(named.ID)) })
-		wantRead(t, s, "another user's session", others, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(others.ID)) })
-		wantRead(t, s, "the waiting session", waiting, func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(waiting.ID)) })
+		wantRead(t, s, "the named session", named, func(tx payd.Tx) (*payd.Session, error) {
+			return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(named.ID))
+		})
+		wantRead(t, s, "another user's session", others, func(tx payd.Tx) (*payd.Session, error) {
+			return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(others.ID))
+		})
+		wantRead(t, s, "the waiting session", waiting, func(tx payd.Tx) (*payd.Session, error) {
+			return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(waiting.ID))
+		})
 		// Bounding the waiting ones to 1 ends none of the active.
 		mustTx(t, s, func(tx payd.Tx) (err error) {
-			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{UserID: u.ID, KeepID: waiting.ID, Keep: 1})
+			n, err = tx.SessionDeleteOldest(ctx, &payd.SessionDeleteOldestParams{Kind: payd.AccountUser, UserID: u.ID, KeepID: waiting.ID, Keep: 1})
 			return err
 		})
 		if n != 0 {
 			t.Errorf("SessionDeleteOldest of the waiting ones removed %d, want 0", n)
 		}
 		wantRead(t, s, "the named session after bounding the waiting ones", named,
-			func(tx payd.Tx) (*payd.Session, error) { return tx.SessionGetByToken(ctx, []byte(named.ID)) })
+			func(tx payd.Tx) (*payd.Session, error) {
+				return tx.SessionGetByToken(ctx, payd.AccountUser, []byte(named.ID))
+			})
 	})
 }
 
