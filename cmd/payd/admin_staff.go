@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
+
+	"github.com/paydhq/payd/internal/office"
 )
 
 // The operator's staff: the first staff admin is made here, on the host,
@@ -41,8 +44,9 @@ func (a *adminCLI) staffCreate(args []string) error {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return fmt.Errorf("admin: unexpected answer: %w", err)
 	}
-	fmt.Fprintf(a.stdout, "id           %s\nemail        %s\nrole         %s\nsetup_token  %s\n\n", st.ID, st.Email, st.Role, st.SetupToken)
-	fmt.Fprintln(a.stdout, "Hand the setup token to the person: the back office's setup page takes it once, within 72 hours,")
+	fmt.Fprintf(a.stdout, "id           %s\nemail        %s\nrole         %s\nsetup_token  %s\nsetup_url    %s\n\n", st.ID, st.Email, st.Role,
+		st.SetupToken, strings.TrimRight(a.baseURL, "/")+office.SetupPath+st.SetupToken)
+	fmt.Fprintln(a.stdout, "Hand the setup link to the person: the back office's setup page takes it once, within 72 hours,")
 	fmt.Fprintln(a.stdout, "to set a password; the second factor is enrolled at the first sign-in.")
 	return nil
 }

@@ -24,9 +24,6 @@ type Config struct {
 	// token, SetupPath being the dashboard's page that takes it.
 	PublicURL string
 	SetupPath string
-	// StaffSetupPath is the back office's page that takes a staff
-	// member's setup token ("": none is served).
-	StaffSetupPath string
 	// Argon2 are the parameters of new password hashes; nil means
 	// DefaultArgon2.
 	Argon2 *Argon2Params
@@ -49,9 +46,6 @@ type Service struct {
 	clock     payd.Clock
 	ids       *payd.IDGen
 	setupBase string
-	// staffSetupBase is where a staff setup token's page is, "" when the
-	// back office is not served.
-	staffSetupBase string
 
 	// sessions bounds sessions; signIn is the per-account policy.
 	sessions SessionPolicy
@@ -77,9 +71,6 @@ func New(cfg Config) *Service {
 		s.clock = payd.SystemClock{}
 	}
 	s.users, s.staff = users{s}, staffKind{s}
-	if cfg.StaffSetupPath != "" {
-		s.staffSetupBase = cfg.PublicURL + cfg.StaffSetupPath
-	}
 	if s.ids == nil {
 		s.ids = payd.NewIDGen()
 	}

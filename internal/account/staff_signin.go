@@ -70,12 +70,3 @@ func (s *Service) StaffSetPassword(ctx context.Context, token, password, addr st
 	}
 	return h.staff, nil
 }
-
-// StaffSetupURL is the absolute address of a staff setup token's page in
-// the back office ("" when the back office's address is not known).
-func (s *Service) StaffSetupURL(token string) string {
-	if s.staffSetupBase == "" {
-		return ""
-	}
-	return s.staffSetupBase + token
-}

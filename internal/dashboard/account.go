@@ -3,10 +3,10 @@ package dashboard
 import (
 	"html/template"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/webpage"
 )
 
 type accountView struct {
@@ -40,28 +40,14 @@ func (h *Handler) beginSecondFactor(q *req) {
 	}, func(p pending) {
 		// The QR code is of the otpauth:// address: phones'
 		// authenticator apps read it from the screen.
-		qr, err := qrSVG(p.url)
+		qr, err := webpage.QRSVG(p.url)
 		if err != nil {
 			q.fail(err)
 			return
 		}
-		q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: p.secret, URL: otpauthURL(p.url), QR: qr,
+		q.render(http.StatusOK, "account", "", q.l.T("Account"), accountView{Secret: p.secret, URL: webpage.OTPAuthURL(p.url), QR: qr,
 			Enroll: q.sess.State == payd.SessionEnroll})
 	}, h.accountRefused(q, "begin"))
-}
-
-// otpauthURL marks the otpauth: address the service built as safe for an
-// href. html/template lets only http, https and mailto through and
-// otherwise writes "#ZgotmplZ", which left the "open in the authenticator
-// app" link dead. Only an otpauth://totp/ address with nothing but a path
-// and a query passes; anything else gives "", and the page then shows no
-// link, so the mark never vouches for a javascript: or data: address.
-func otpauthURL(raw string) template.URL {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "otpauth" || u.Host != "totp" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
-		return ""
-	}
-	return template.URL(raw)
 }
 
 // confirmSecondFactor turns the second factor on with a code of the

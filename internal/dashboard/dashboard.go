@@ -16,6 +16,13 @@ import (
 //go:embed static
 var staticFS embed.FS
 
+// Static is the dashboard's stylesheet and script, which the back office
+// (internal/office) serves as its own: one look for both.
+func Static() fs.FS {
+	static, _ := fs.Sub(staticFS, "static")
+	return static
+}
+
 // Config assembles a Handler.
 type Config struct {
 	Service *payd.Service
@@ -66,8 +73,7 @@ const maxForm = 16 << 10
 
 // Register mounts the dashboard on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
-	static, _ := fs.Sub(staticFS, "static")
-	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(static)))
+	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(Static())))
 	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
 
 	mux.Handle("GET "+SignInPath, h.headers(http.HandlerFunc(h.signInPage)))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/webpage"
 	"github.com/paydhq/payd/money"
 )
 
@@ -145,7 +146,7 @@ func (h *Handler) showLink(q *req, status int, fe formError) {
 	}
 	v := linkPage{Link: l.View(h.svc.LinkURL(l.ID)), Key: newKey(), Err: fe,
 		CanDeactivate: l.Status == payd.LinkActive && q.can(payd.AuditDeactivateLink.Permission())}
-	if v.QR, err = qrSVG(v.Link.URL); err != nil {
+	if v.QR, err = webpage.QRSVG(v.Link.URL); err != nil {
 		q.fail(err)
 		return
 	}

@@ -187,6 +187,8 @@ func (s *server) authed(a access, fn func(*http.Request) (int, any, error)) http
 			// A proposal's request served again: its second person must
 			// be allowed what it asks too.
 			actor = confirm.confirmer
+		} else if actor = signedInStaff(r.Context()); actor != nil {
+			// The back office's request, its session authenticated.
 		} else if actor, _ = s.actor(w, r); actor == nil {
 			return
 		}
@@ -282,6 +284,24 @@ func (s *server) actor(w http.ResponseWriter, r *http.Request) (*payd.StaffActor
 }
 
 type actorKey struct{}
+
+type signedInKey struct{}
+
+// AsStaff returns ctx under which the operator API serves a request as
+// actor, a staff member whose back-office session the caller has
+// authenticated: the back office (internal/office) serves its pages and
+// forms through the API in-process, so that one table of routes and
+// permissions, the four-eyes rules and the audit hold for both. Only code
+// of the process can make such a context; a request from the network
+// never carries it.
+func AsStaff(ctx context.Context, actor *payd.StaffActor) context.Context {
+	return context.WithValue(ctx, signedInKey{}, actor)
+}
+
+func signedInStaff(ctx context.Context) *payd.StaffActor {
+	a, _ := ctx.Value(signedInKey{}).(*payd.StaffActor)
+	return a
+}
 
 func withActor(ctx context.Context, a *payd.StaffActor) context.Context {
 	return context.WithValue(ctx, actorKey{}, a)

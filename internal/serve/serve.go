@@ -37,6 +37,7 @@ import (
 	"github.com/paydhq/payd/internal/dispatch"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/jobs"
+	"github.com/paydhq/payd/internal/office"
 	"github.com/paydhq/payd/internal/operator"
 	"github.com/paydhq/payd/internal/ratelimit"
 	"github.com/paydhq/payd/internal/sqlstore"
@@ -459,16 +460,32 @@ func (in *Instance) wireHandlers(cfg Config, k keys) error {
 		},
 	})
 	if cfg.AdminToken != "" {
-		in.Admin = operator.New(operator.Config{
+		admin := operator.New(operator.Config{
 			Service: in.Service, Accounts: in.Accounts, Token: cfg.AdminToken, TestClock: in.TestClock, Logger: in.log,
 			Metrics: httpapi.NewMetrics(in.Registry, "operator"), Gatherer: in.Registry,
 			Limiter: limiter, Source: source, AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthNow: authNow(cfg),
 			JobStats: func(ctx context.Context) (any, error) { return in.Queue.Stats(ctx) },
 		})
-		in.Admin = tracing.Handler(in.Admin, cfg.TracerProvider, "operator")
+		in.Admin = tracing.Handler(in.backOffice(cfg, k, limiter, source, admin), cfg.TracerProvider, "operator")
 	}
 	in.API = tracing.Handler(in.API, cfg.TracerProvider, "merchant")
 	return nil
+}
+
+// backOffice serves the operator's back office under office.Prefix of
+// the operator listener, beside the operator API it works through. Its
+// sign-in throttle is the dashboard's kind, on the same Limiter.
+func (in *Instance) backOffice(cfg Config, k keys, limiter ratelimit.Limiter, source httpapi.Source, admin http.Handler) http.Handler {
+	metrics := httpapi.NewMetrics(in.Registry, "office")
+	throttle := httpapi.NewAuthThrottle(httpapi.ThrottleConfig{Scope: "office", Limiter: limiter, Source: source,
+		FailuresPerMinute: cfg.AuthFailuresPerMinute, Now: authNow(cfg), Metrics: metrics})
+	pages := http.NewServeMux()
+	office.New(office.Config{Accounts: in.Accounts, API: admin, Key: k.forms, Log: httpapi.ContextLogger(in.log), Source: source,
+		Throttle: throttle, Secure: strings.HasPrefix(cfg.PublicURL, "https://")}).Register(pages)
+	mux := http.NewServeMux()
+	mux.Handle(office.Prefix, httpapi.Frame(httpapi.FrameConfig{Logger: in.log, Metrics: metrics}, pages))
+	mux.Handle("/", admin)
+	return mux
 }
 
 // dashboard builds the merchant dashboard. Its sign-in throttle shares the

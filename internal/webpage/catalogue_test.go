@@ -19,8 +19,8 @@ import (
 )
 
 // pageDirs are the packages that render pages: the payer's and the
-// merchant dashboard.
-var pageDirs = []string{"../checkout", "../sandbank", "../linkpage", "../embed", "../dashboard"}
+// merchant dashboard, and the operator's back office.
+var pageDirs = []string{"../checkout", "../sandbank", "../linkpage", "../embed", "../dashboard", "../office"}
 
 // templateKey finds the texts a template asks the catalogue for.
 var templateKey = regexp.MustCompile(`\.L\.T "((?:[^"\\]|\\.)*)"`)

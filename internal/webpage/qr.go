@@ -1,9 +1,10 @@
-package dashboard
+package webpage
 
 import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"net/url"
 	"strings"
 
 	"github.com/boombuler/barcode/qr"
@@ -14,12 +15,13 @@ import (
 // background.
 const qrQuiet = 4
 
-// qrSVG draws text as a QR code, an SVG image in a data: URL (the
-// dashboard's CSP allows data: images, and no request is made for it). The
+// QRSVG draws text as a QR code, an SVG image in a data: URL (the
+// dashboard's and the back office's CSP allow data: images, and no
+// request is made for it). The
 // encoder is boombuler/barcode, which the service already carries for its
 // authenticator (otp); each run of dark modules in a row is a rectangle of
 // a single path, so the image is small and scales without blur.
-func qrSVG(text string) (template.URL, error) {
+func QRSVG(text string) (template.URL, error) {
 	code, err := qr.Encode(text, qr.M, qr.Auto)
 	if err != nil {
 		return "", fmt.Errorf("qr of %q: %w", text, err)
@@ -48,4 +50,18 @@ func qrSVG(text string) (template.URL, error) {
 	// The URL is made here from the encoder's output alone, never from
 	// what a user typed, so it may pass html/template's URL filter.
 	return template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg))), nil
+}
+
+// OTPAuthURL marks the otpauth: address the service built as safe for an
+// href. html/template lets only http, https and mailto through and
+// otherwise writes "#ZgotmplZ", which left the "open in the authenticator
+// app" link dead. Only an otpauth://totp/ address with nothing but a path
+// and a query passes; anything else gives "", and the page then shows no
+// link, so the mark never vouches for a javascript: or data: address.
+func OTPAuthURL(raw string) template.URL {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "otpauth" || u.Host != "totp" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
+		return ""
+	}
+	return template.URL(raw)
 }
