@@ -1,6 +1,8 @@
 package operator_test
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"net/url"
 	"slices"
@@ -43,18 +45,51 @@ func walkQueue(t *testing.T, env *paydtest.Env, path string, limit int) []string
 	}
 }
 
+// storeAll inserts items through the service's store, in one transaction.
+func storeAll[T any](t *testing.T, env *paydtest.Env, items []T, insert func(payd.Tx, context.Context, T) error) {
+	t.Helper()
+	err := env.Instance.Store.Tx(t.Context(), func(tx payd.Tx) error {
+		for _, it := range items {
+			if err := insert(tx, t.Context(), it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// idsInOrder is the ids of the items keep keeps, ordered by their
+// position (time, then id), descending or ascending: what a queue must
+// answer.
+func idsInOrder[T any](items []T, keep func(T) bool, pos func(T) payd.Cursor, descending bool) []string {
+	var kept []payd.Cursor
+	for _, it := range items {
+		if keep(it) {
+			kept = append(kept, pos(it))
+		}
+	}
+	slices.SortFunc(kept, func(a, b payd.Cursor) int {
+		c := cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+		if descending {
+			return -c
+		}
+		return c
+	})
+	ids := []string{}
+	for _, c := range kept {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
 // wantQueue checks that path walks, at several page sizes, to want.
 func wantQueue(t *testing.T, env *paydtest.Env, path string, want []string) {
 	t.Helper()
-	if want == nil {
-		want = []string{}
-	}
 	for _, limit := range []int{1, 2, 100} {
-		got := walkQueue(t, env, path, limit)
-		if got == nil {
-			got = []string{}
-		}
-		if !slices.Equal(got, want) {
+		if got := walkQueue(t, env, path, limit); !slices.Equal(got, want) {
 			t.Errorf("%s by %d:\n got %v\nwant %v", path, limit, got, want)
 		}
 	}
@@ -85,35 +120,9 @@ func TestOperatorSettlementQueue(t *testing.T) {
 				MerchantID: merchants[i%3], Test: i%5 != 4, Currency: c, PeriodFrom: fmt.Sprintf("2026-02-%02d", i+1),
 				PeriodTo: fmt.Sprintf("2026-02-%02d", i+1), Status: states[i%5], Net: int64(i) * 100, CreatedAt: created})
 		}
-		err := env.Instance.Store.Tx(t.Context(), func(tx payd.Tx) error {
-			for _, st := range all {
-				if err := tx.SettlementInsert(t.Context(), st); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		storeAll(t, env, all, payd.Tx.SettlementInsert)
 		want := func(keep func(*payd.Settlement) bool) []string {
-			var out []*payd.Settlement
-			for _, st := range all {
-				if keep(st) {
-					out = append(out, st)
-				}
-			}
-			slices.SortFunc(out, func(a, b *payd.Settlement) int {
-				if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-					return c
-				}
-				return strings.Compare(b.ID, a.ID)
-			})
-			var ids []string
-			for _, st := range out {
-				ids = append(ids, st.ID)
-			}
-			return ids
+			return idsInOrder(all, keep, func(st *payd.Settlement) payd.Cursor { return payd.Cursor{CreatedAt: st.CreatedAt, ID: st.ID} }, true)
 		}
 		const queue = "/admin/v1/settlements?"
 		wantQueue(t, env, queue+"test=true", want(func(st *payd.Settlement) bool { return st.Test }))
@@ -187,35 +196,9 @@ func TestOperatorDisputeQueue(t *testing.T) {
 				Kind: payd.DisputeChargeback, Status: statuses[i%6], Amount: money.New(2500, money.RUB),
 				EvidenceDeadlineAt: deadline, Provider: "sandbox", CreatedAt: now})
 		}
-		err := env.Instance.Store.Tx(t.Context(), func(tx payd.Tx) error {
-			for _, d := range all {
-				if err := tx.DisputeInsert(t.Context(), d); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		storeAll(t, env, all, payd.Tx.DisputeInsert)
 		want := func(keep func(*payd.Dispute) bool) []string {
-			var out []*payd.Dispute
-			for _, d := range all {
-				if keep(d) {
-					out = append(out, d)
-				}
-			}
-			slices.SortFunc(out, func(a, b *payd.Dispute) int {
-				if c := a.EvidenceDeadlineAt.Compare(b.EvidenceDeadlineAt); c != 0 {
-					return c
-				}
-				return strings.Compare(a.ID, b.ID)
-			})
-			var ids []string
-			for _, d := range out {
-				ids = append(ids, d.ID)
-			}
-			return ids
+			return idsInOrder(all, keep, func(d *payd.Dispute) payd.Cursor { return payd.Cursor{CreatedAt: d.EvidenceDeadlineAt, ID: d.ID} }, false)
 		}
 		awaiting := func(d *payd.Dispute) bool { return d.Status.AcceptsEvidence() }
 		const queue = "/admin/v1/disputes?"
