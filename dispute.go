@@ -179,6 +179,19 @@ type DisputeListParams struct {
 	Created   TimeRange
 }
 
+// DisputeQueueParams filter the operator's queue of disputes across
+// merchants (`GET /admin/v1/disputes`): one contour, disputes in any of
+// Statuses (at least one), optionally of one merchant, soonest evidence
+// deadline first. The list is ordered by (deadline, id) ascending, so the
+// After of its ListParams and the Next of its pages hold the deadline in
+// Cursor.CreatedAt.
+type DisputeQueueParams struct {
+	ListParams
+	Test       bool
+	MerchantID string
+	Statuses   []DisputeStatus
+}
+
 // DisputeAmount is a dispute's sum and status, as the invariant check
 // reads them.
 type DisputeAmount struct {
@@ -297,6 +310,23 @@ func (s *Service) GetDispute(ctx context.Context, p *Principal, id string) (*Dis
 func (s *Service) ListDisputes(ctx context.Context, p *Principal, params *DisputeListParams) (Page[*Dispute], error) {
 	params.ShopID, params.Test = p.Shop.ID, p.Test()
 	return read(ctx, s, "list disputes", func(tx Tx) (Page[*Dispute], error) { return tx.DisputeList(ctx, params) })
+}
+
+// DisputeAwaitingAnswer are the statuses of disputes the bank still
+// waits on an answer to (evidence may be attached, the deadline runs):
+// the operator's dispute queue when no status is asked for.
+func DisputeAwaitingAnswer() []DisputeStatus {
+	return []DisputeStatus{DisputeOpened, DisputeEvidenceRequired}
+}
+
+// ListDisputeQueue lists disputes across merchants for the operator's
+// queue, soonest evidence deadline first; without statuses, those
+// awaiting an answer.
+func (s *Service) ListDisputeQueue(ctx context.Context, p *DisputeQueueParams) (Page[*Dispute], error) {
+	if len(p.Statuses) == 0 {
+		p.Statuses = DisputeAwaitingAnswer()
+	}
+	return read(ctx, s, "list dispute queue", func(tx Tx) (Page[*Dispute], error) { return tx.DisputeQueue(ctx, p) })
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -9,7 +9,9 @@ const (
 )
 
 // Cursor is a position in a list sorted by created_at and id, both
-// descending. Its wire form is the API's business.
+// descending. A list sorted by another time says so, and keeps that time
+// in CreatedAt (the dispute queue: the evidence deadline, ascending). Its
+// wire form is the API's business.
 type Cursor struct {
 	CreatedAt time.Time
 	ID        string

@@ -129,6 +129,17 @@ type SettlementListParams struct {
 	Status     SettlementState
 }
 
+// SettlementQueueParams filter the operator's queue of registers across
+// merchants (`GET /admin/v1/settlements`): one contour, and optionally one
+// merchant, state and currency; newest first like every list.
+type SettlementQueueParams struct {
+	ListParams
+	Test       bool
+	MerchantID string
+	Status     SettlementState
+	Currency   money.Currency
+}
+
 // RegionOf is the calendar of a currency: RUB and the foreign currencies
 // follow Moscow, KZT Almaty.
 func RegionOf(c money.Currency) Region {
@@ -390,6 +401,12 @@ func (s *Service) GetSettlement(ctx context.Context, p *Principal, id string) (s
 		return nil, NotFound("settlement")
 	}
 	return st, nil
+}
+
+// ListSettlementQueue lists registers across merchants for the
+// operator's queue, newest first.
+func (s *Service) ListSettlementQueue(ctx context.Context, p *SettlementQueueParams) (Page[*Settlement], error) {
+	return read(ctx, s, "list settlement queue", func(tx Tx) (Page[*Settlement], error) { return tx.SettlementQueue(ctx, p) })
 }
 
 // ListSettlements lists the registers of the principal's merchant and

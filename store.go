@@ -244,6 +244,9 @@ type Tx interface {
 	SettlementGetForUpdate(ctx context.Context, id string) (*Settlement, error)
 	SettlementUpdate(ctx context.Context, st *Settlement) error
 	SettlementList(ctx context.Context, p *SettlementListParams) (Page[*Settlement], error)
+	// SettlementQueue lists registers of every merchant (or of
+	// p.MerchantID), newest first: the operator's queue by state.
+	SettlementQueue(ctx context.Context, p *SettlementQueueParams) (Page[*Settlement], error)
 	// SettlementListUnpaid returns a merchant's registers of one contour
 	// and currency that are formed and not yet paid (draft, approved,
 	// sent), in no particular order.
@@ -326,6 +329,11 @@ type Tx interface {
 	DisputeGetByProviderID(ctx context.Context, provider, providerDisputeID string) (*Dispute, error)
 	DisputeUpdate(ctx context.Context, d *Dispute) error
 	DisputeList(ctx context.Context, p *DisputeListParams) (Page[*Dispute], error)
+	// DisputeQueue lists disputes of every merchant (or of p.MerchantID)
+	// in any of p.Statuses, by (evidence deadline, id) ascending: the
+	// operator's work queue. Its cursor holds the deadline
+	// (DisputeQueueParams).
+	DisputeQueue(ctx context.Context, p *DisputeQueueParams) (Page[*Dispute], error)
 	// DisputeListExpired lists opened and evidence_required disputes whose
 	// evidence deadline is at or before p.Now, earliest first, after
 	// p.After, at most p.Limit.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 )
 
 // The dispute commands print the operator API's JSON, as the money
@@ -40,6 +41,21 @@ func (a *adminCLI) disputesOpen(args []string) error {
 		}
 	}
 	return a.showJSON(http.MethodPost, "/admin/v1/payments/"+url.PathEscape(pos[0])+"/disputes", body)
+}
+
+// disputesList is the queue of disputes across merchants by deadline.
+func (a *adminCLI) disputesList(args []string) error {
+	fs := a.flags("disputes list")
+	status := fs.String("status", "", "one status (default: opened and evidence_required, those awaiting an answer)")
+	test := fs.Bool("test", false, "the sandbox contour")
+	merchant := fs.String("merchant", "", "one merchant's disputes")
+	limit := fs.Int("limit", 0, "page size")
+	cursor := fs.String("cursor", "", "next_cursor of the previous page")
+	if _, err := a.parse(fs, args); err != nil {
+		return err
+	}
+	return a.showJSON(http.MethodGet, "/admin/v1/disputes"+listQuery(*limit, *cursor, "status", *status,
+		"test", strconv.FormatBool(*test), "merchant_id", *merchant), nil)
 }
 
 func (a *adminCLI) disputesGet(args []string) error {
@@ -85,7 +101,7 @@ func (a *adminCLI) disputesEvidence(args []string) error {
 
 func init() {
 	adminCommands["disputes"] = map[string]func(*adminCLI, []string) error{
-		"open": (*adminCLI).disputesOpen, "get": (*adminCLI).disputesGet, "evidence": (*adminCLI).disputesEvidence,
+		"list": (*adminCLI).disputesList, "open": (*adminCLI).disputesOpen, "get": (*adminCLI).disputesGet, "evidence": (*adminCLI).disputesEvidence,
 		"request-evidence": disputeAction("request_evidence"), "submit": disputeAction("submit"),
 		"win": disputeAction("win"), "lose": disputeAction("lose"), "expire": disputeAction("expire"),
 	}
@@ -93,6 +109,8 @@ func init() {
   disputes open PAYMENT_ID [--kind chargeback|retrieval|complaint] [--amount 1500.00 --currency RUB]
       [--reason-code C] [--deadline 2026-12-01T00:00:00Z] [--bank-fine 500.00] [--service-fee 100.00]
       [--provider-dispute-id ID]
+  disputes list [--status S] [--test] [--merchant MERCHANT_ID] [--limit N] [--cursor C]
+      every merchant's disputes, soonest evidence deadline first
   disputes get DISPUTE_ID
   disputes request-evidence|submit|win|lose|expire DISPUTE_ID [--resolution TEXT]
   disputes evidence DISPUTE_ID FILE_ID [--out FILE]

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 )
 
 // The money and reconciliation commands print the operator API's JSON
@@ -76,6 +77,22 @@ func (a *adminCLI) settlementsForm(args []string) error {
 		map[string]any{"test": *test, "currency": *currency, "date": *date})
 }
 
+// settlementsList is the queue of registers across merchants.
+func (a *adminCLI) settlementsList(args []string) error {
+	fs := a.flags("settlements list")
+	status := fs.String("status", "", "draft, approved, sent, paid or failed (default: every state)")
+	test := fs.Bool("test", false, "the sandbox contour")
+	merchant := fs.String("merchant", "", "one merchant's registers")
+	currency := fs.String("currency", "", "one currency's registers")
+	limit := fs.Int("limit", 0, "page size")
+	cursor := fs.String("cursor", "", "next_cursor of the previous page")
+	if _, err := a.parse(fs, args); err != nil {
+		return err
+	}
+	return a.showJSON(http.MethodGet, "/admin/v1/settlements"+listQuery(*limit, *cursor, "status", *status,
+		"test", strconv.FormatBool(*test), "merchant_id", *merchant, "currency", *currency), nil)
+}
+
 func settlementAction(action string) func(*adminCLI, []string) error {
 	return func(a *adminCLI, args []string) error {
 		pos, err := a.parse(a.flags("settlements "+action), args, "SETTLEMENT_ID")
@@ -107,7 +124,7 @@ func init() {
 	adminCommands["discrepancies"] = map[string]func(*adminCLI, []string) error{"list": (*adminCLI).discrepanciesList}
 	adminCommands["events"] = map[string]func(*adminCLI, []string) error{"attempts": (*adminCLI).eventAttempts}
 	adminCommands["settlements"] = map[string]func(*adminCLI, []string) error{
-		"form": (*adminCLI).settlementsForm, "approve": settlementAction("approve"), "send": settlementAction("send"),
+		"list": (*adminCLI).settlementsList, "form": (*adminCLI).settlementsForm, "approve": settlementAction("approve"), "send": settlementAction("send"),
 		"pay": settlementAction("pay"), "fail": settlementAction("fail")}
 	adminCommands["payouts"] = map[string]func(*adminCLI, []string) error{
 		"freeze": freezeAction("freeze"), "unfreeze": freezeAction("unfreeze")}
@@ -127,6 +144,8 @@ func init() {
   events attempts EVENT_ID              the delivery attempt log of an event
 `},
 		struct{ name, text string }{"settlements", `Settlements:
+  settlements list [--status draft|approved|sent|paid|failed] [--test] [--merchant MERCHANT_ID]
+      [--currency RUB] [--limit N] [--cursor C]   every merchant's registers, newest first
   settlements form MERCHANT_ID --currency RUB --date YYYY-MM-DD [--test]
   settlements approve|send|pay|fail SETTLEMENT_ID
 `},

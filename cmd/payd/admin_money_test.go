@@ -61,3 +61,28 @@ func TestAdminLedgerBalanceDecimal(t *testing.T) {
 		t.Fatalf("pending = %v, want %v\n%s", got["RUB"]["pending"], want, out.String())
 	}
 }
+
+// TestAdminQueues: `payd admin settlements list` and `disputes list` ask
+// the operator's queues with their filters and print the page.
+func TestAdminQueues(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args        []string
+		path, query string
+	}{
+		{[]string{"settlements", "list", "--status", "approved", "--test", "--merchant", "mer_1", "--currency", "KZT", "--limit", "2", "--cursor", "c_1"},
+			"/admin/v1/settlements", "currency=KZT&cursor=c_1&limit=2&merchant_id=mer_1&status=approved&test=true"},
+		{[]string{"settlements", "list"}, "/admin/v1/settlements", "test=false"},
+		{[]string{"disputes", "list", "--status", "won", "--merchant", "mer_1", "--limit", "5"},
+			"/admin/v1/disputes", "limit=5&merchant_id=mer_1&status=won&test=false"},
+		{[]string{"disputes", "list", "--test"}, "/admin/v1/disputes", "test=true"},
+	} {
+		srv, calls := fakeOperator(t, operatorRoute{method: "GET", path: c.path, query: c.query, token: testAdminToken,
+			answer: `{"items":[{"id":"x_1"}],"next_cursor":"c_2"}`})
+		out, _, err := adminRun(map[string]string{"PAYD_ADMIN_URL": srv.URL, "PAYD_ADMIN_TOKEN": testAdminToken}, c.args...)
+		if err != nil || calls.Load() != 1 {
+			t.Fatalf("%q: %v after %d requests", c.args, err, calls.Load())
+		}
+		wantContains(t, strings.Join(c.args, " "), out, `"x_1"`, `"c_2"`)
+	}
+}

@@ -16,6 +16,7 @@ import (
 func (s *server) disputeRoutes(mux *recordingMux, h func(string, func(*http.Request) (int, any, error))) {
 	routes := map[string]func(*http.Request) (int, any, error){
 		"POST /admin/v1/payments/{id}/disputes":          s.openDispute,
+		"GET /admin/v1/disputes":                         s.listDisputeQueue,
 		"GET /admin/v1/disputes/{id}":                    s.getDispute,
 		"POST /admin/v1/disputes/{id}/{action}":          s.changeDispute,
 		"GET /admin/v1/disputes/{id}/evidence/{file_id}": nil,

@@ -125,6 +125,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
 	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
 	h("POST /admin/v1/merchants/{id}/settlements", s.formSettlement)
+	h("GET /admin/v1/settlements", s.listSettlementQueue)
 	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
 	h("GET /admin/v1/ledger/check", s.ledgerCheck)
 	h("GET /admin/v1/jobs", s.getJobs)

@@ -1,9 +1,12 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -71,6 +74,64 @@ func (t *tx) DisputeList(ctx context.Context, p *payd.DisputeListParams) (payd.P
 	return listPage(ctx, t, `SELECT doc FROM disputes`, w, p.ListParams,
 		func(r *sql.Rows) (*payd.Dispute, error) { return scanDoc[payd.Dispute](r) },
 		func(d *payd.Dispute) payd.Cursor { return payd.Cursor{CreatedAt: d.CreatedAt, ID: d.ID} })
+}
+
+// byDeadline is the dispute queue's order: soonest evidence deadline
+// first.
+var byDeadline = keyset{column: "deadline_at", ascending: true}
+
+// DisputeQueue is the operator's queue of disputes by deadline. Each
+// status is a walk of its own of disputes_queue, or of
+// disputes_merchant_queue for one merchant (migration 0036): an index
+// gives (deadline_at, id) order within one status only, and an IN over
+// several would have the database read every dispute of them and sort.
+// The walks' pages are merged here, each of them as long as the page
+// asked for, so the first of them all are the page.
+func (t *tx) DisputeQueue(ctx context.Context, p *payd.DisputeQueueParams) (payd.Page[*payd.Dispute], error) {
+	limit := pageSize(p.ListParams)
+	read := func(t *tx) (payd.Page[*payd.Dispute], error) {
+		var merged payd.Page[*payd.Dispute]
+		more := false
+		for _, st := range p.Statuses {
+			w := where{index: "disputes_queue"}
+			if p.MerchantID != "" {
+				w.index = "disputes_merchant_queue"
+				w.add("merchant_id = ?", p.MerchantID)
+				w.addKey(t.d, merchantKey(p.MerchantID))
+			}
+			w.add("test = ?", p.Test)
+			w.add("status = ?", st)
+			page, err := keysetPage(ctx, t, `SELECT doc FROM disputes`, w, byDeadline, p.ListParams,
+				func(r *sql.Rows) (*payd.Dispute, error) { return scanDoc[payd.Dispute](r) }, disputeDeadlineKey)
+			if err != nil {
+				return payd.Page[*payd.Dispute]{}, err
+			}
+			merged.Items = append(merged.Items, page.Items...)
+			more = more || page.Next != nil
+		}
+		// In the column's order: microseconds, then id.
+		slices.SortFunc(merged.Items, func(a, b *payd.Dispute) int {
+			return cmp.Or(cmp.Compare(a.EvidenceDeadlineAt.UnixMicro(), b.EvidenceDeadlineAt.UnixMicro()), strings.Compare(a.ID, b.ID))
+		})
+		// A walk that had more has a full page of its own: the merge
+		// then has at least a page too.
+		if more || len(merged.Items) > limit {
+			merged.Items = merged.Items[:limit]
+			next := disputeDeadlineKey(merged.Items[limit-1])
+			merged.Next = &next
+		}
+		return merged, nil
+	}
+	if p.MerchantID != "" {
+		return read(t)
+	}
+	// Every merchant's disputes: the operator's queue (fanout.go).
+	return fanOutRead(ctx, t, read)
+}
+
+// disputeDeadlineKey is a dispute's position in the queue by deadline.
+func disputeDeadlineKey(d *payd.Dispute) payd.Cursor {
+	return payd.Cursor{CreatedAt: d.EvidenceDeadlineAt, ID: d.ID}
 }
 
 // DisputeListExpired walks disputes_expiry: unanswered disputes whose

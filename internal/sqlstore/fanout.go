@@ -21,7 +21,8 @@ import (
 //     payment renderings, the fold of ledger totals, the reseal of secrets,
 //     the webhook sender's claim);
 //   - the operator's lists and reports (merchants, shops of all merchants,
-//     discrepancies, the service's own ledger accounts) and the invariant
+//     discrepancies, the queues of registers and disputes of all
+//     merchants, the service's own ledger accounts) and the invariant
 //     checks, which read everything by design;
 //   - look-ups by what carries no merchant key: a provider's own id of a
 //     payment or dispute, a checkout token that names no payment (made

@@ -64,22 +64,48 @@ func (w *where) createdRange(r payd.TimeRange) {
 // whatever its statistics say.
 func listPage[T any](ctx context.Context, t *tx, sel string, w where, lp payd.ListParams,
 	scan func(*sql.Rows) (T, error), key func(T) payd.Cursor) (payd.Page[T], error) {
-	limit := lp.Limit
-	if limit <= 0 || limit > payd.MaxPageSize {
-		limit = payd.DefaultPageSize
+	return keysetPage(ctx, t, sel, w, newestFirst, lp, scan, key)
+}
+
+// keyset is the order a list walks: a time column, then id, both in one
+// direction. The cursor's CreatedAt holds the time column's value.
+type keyset struct {
+	column    string
+	ascending bool
+}
+
+// newestFirst is the order of the lists of the contract.
+var newestFirst = keyset{column: "created_at"}
+
+// pageSize is the number of items of a page lp asks for.
+func pageSize(lp payd.ListParams) int {
+	if lp.Limit <= 0 || lp.Limit > payd.MaxPageSize {
+		return payd.DefaultPageSize
+	}
+	return lp.Limit
+}
+
+// keysetPage is listPage in the order by: the same shape, for a list
+// whose index goes on in by's order (the dispute queue's, by deadline).
+func keysetPage[T any](ctx context.Context, t *tx, sel string, w where, by keyset, lp payd.ListParams,
+	scan func(*sql.Rows) (T, error), key func(T) payd.Cursor) (payd.Page[T], error) {
+	limit := pageSize(lp)
+	op, dir := "<", " DESC"
+	if by.ascending {
+		op, dir = ">", ""
 	}
 	if lp.After != nil {
 		// A row-value comparison (both databases have them) is used as an
-		// index condition on (created_at, id); the equivalent OR form made
+		// index condition on (column, id); the equivalent OR form made
 		// PostgreSQL scan every newer row for each page.
-		w.add("(created_at, id) < (?, ?)", micros(lp.After.CreatedAt), lp.After.ID)
+		w.add("("+by.column+", id) "+op+" (?, ?)", micros(lp.After.CreatedAt), lp.After.ID)
 	}
 	query := sel + t.d.indexedBy(w.index)
 	if len(w.conds) > 0 {
 		query += " WHERE " + strings.Join(w.conds, " AND ")
 	}
 	if !w.unique {
-		query += " ORDER BY created_at DESC, id DESC"
+		query += " ORDER BY " + by.column + dir + ", id" + dir
 	}
 	query += fmt.Sprintf(" LIMIT %d", limit+1)
 	var page payd.Page[T]

@@ -73,6 +73,31 @@ func (t *tx) SettlementList(ctx context.Context, p *payd.SettlementListParams) (
 		func(s *payd.Settlement) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
 }
 
+// SettlementQueue is the operator's queue of registers. One merchant's
+// are its own list (settlements_list, in its shard group); every
+// merchant's walk settlements_queue by state or settlements_recent
+// without one (migration 0036), reading every group (fanout.go).
+func (t *tx) SettlementQueue(ctx context.Context, p *payd.SettlementQueueParams) (payd.Page[*payd.Settlement], error) {
+	if p.MerchantID != "" {
+		return t.SettlementList(ctx, &payd.SettlementListParams{ListParams: p.ListParams, MerchantID: p.MerchantID, Test: p.Test,
+			Currency: p.Currency, Status: p.Status})
+	}
+	w := where{index: "settlements_recent"}
+	w.add("test = ?", p.Test)
+	if p.Status != "" {
+		w.index = "settlements_queue"
+		w.add("status = ?", p.Status)
+	}
+	if p.Currency != "" {
+		w.add("currency = ?", p.Currency)
+	}
+	return fanOutRead(ctx, t, func(t *tx) (payd.Page[*payd.Settlement], error) {
+		return listPage(ctx, t, `SELECT doc FROM settlements`, w, p.ListParams,
+			func(r *sql.Rows) (*payd.Settlement, error) { return scanDoc[payd.Settlement](r) },
+			func(s *payd.Settlement) payd.Cursor { return payd.Cursor{CreatedAt: s.CreatedAt, ID: s.ID} })
+	})
+}
+
 // ledgerDayEntriesSQL selects the entries of a period of one merchant's
 // contour and currency: a range of ledger_postings_owner_at (migration
 // 0023), whatever the history before it.

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Secret", testSecret},
 		{"SandboxAttempt", testSandboxAttempt},
 		{"Dispute", testDispute},
+		{"OperatorQueue", testOperatorQueue},
 		{"Payout", testPayout},
 		{"PaymentLink", testLink},
 		{"Event", testEvent},
