@@ -26,5 +26,7 @@ func pages(h *Handler) []page {
 		{method: get, path: "audit", fn: h.audit},
 		{method: get, path: "audit.csv", fn: h.auditCSV},
 	}
+	out = append(out, merchantPages(h)...)
+	out = append(out, operationsPages(h)...)
 	return out
 }
