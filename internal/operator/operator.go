@@ -199,9 +199,16 @@ func (s *server) authed(a access, fn func(*http.Request) (int, any, error)) http
 			body = readBody(r)
 			action = refineAction(action, body)
 		}
-		if err := actor.Allow(a.perms(r, body)...); err != nil {
+		perms := a.perms(r, body)
+		if err := actor.Allow(perms...); err != nil {
 			httpapi.WriteError(w, r, err)
 			return
+		}
+		if confirm != nil {
+			if err := s.proposerStillMay(r, confirm.proposal, perms); err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
 		}
 		if confirm == nil && payd.NeedsFourEyes(action) && actor.Via != payd.StaffViaBreakGlass {
 			status, v, err := s.propose(r, actor, action, body)

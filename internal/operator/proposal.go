@@ -83,6 +83,29 @@ func (s *server) confirmProposal(r *http.Request) (int, any, error) {
 	return rec.status, json.RawMessage(rec.body.Bytes()), nil
 }
 
+// errProposerMayNot refuses the confirmation of a proposal whose author
+// was disabled, or lost the role that allowed it, since proposing.
+var errProposerMayNot = &payd.Error{Code: payd.CodeForbidden,
+	Message: "the staff member who proposed this may no longer do it; it cannot be confirmed"}
+
+// proposerStillMay checks, at the confirmation, that the proposal's
+// author is still enabled and still allowed what it asked: the change is
+// done in both names, each allowed it at the moment it is done.
+func (s *server) proposerStillMay(r *http.Request, p *payd.Proposal, perms []payd.StaffPermission) error {
+	st, err := s.acc.GetStaff(r.Context(), p.ProposedBy)
+	if payd.ErrorCodeOf(err) == payd.CodeNotFound {
+		return errProposerMayNot
+	}
+	if err != nil {
+		return err
+	}
+	now := &payd.StaffActor{StaffID: st.ID, Email: st.Email, Role: st.Role, Via: payd.StaffViaProposal}
+	if st.DisabledAt != nil || now.Allow(perms...) != nil {
+		return errProposerMayNot
+	}
+	return nil
+}
+
 func (s *server) rejectProposal(r *http.Request) (int, any, error) {
 	p, err := s.svc.RejectProposal(r.Context(), actorOf(r), r.PathValue("id"))
 	if err != nil {

@@ -111,3 +111,24 @@ func TestFourEyesProposalExpires(t *testing.T) {
 		}
 	})
 }
+
+// TestFourEyesProposerStillAllowed: a proposal is done in both names, so
+// its author must still be allowed it when it is confirmed: after the
+// author's role changes (or the author is disabled) the confirmation is
+// refused and nothing is done.
+func TestFourEyesProposerStillAllowed(t *testing.T) {
+	t.Parallel()
+	env := startStaff(t, paydtest.Backends(t)[0], nil)
+	shop := env.NewShop(payd.RegionRU, "")
+	second := env.AdminDo("POST", "/admin/v1/staff", map[string]any{"email": "risk2@operator.test", "role": "risk"}).Expect(t, 201).JSON(t)
+	tok := env.AdminDo("POST", "/admin/v1/staff/"+second["id"].(string)+"/tokens", map[string]any{"name": "t"}).Expect(t, 201).JSON(t)["secret"].(string)
+	body := map[string]any{"test": true, "reason": "manual_review"}
+	env.as(payd.StaffRisk, "POST", "/admin/v1/merchants/"+shop.MerchantID+"/freeze", body).Expect(t, 200)
+	p := env.as(payd.StaffRisk, "POST", "/admin/v1/merchants/"+shop.MerchantID+"/unfreeze", body).Expect(t, 202).JSON(t)
+	env.AdminDo("PATCH", "/admin/v1/staff/"+env.ids[payd.StaffRisk], map[string]any{"role": "support"}).Expect(t, 200)
+	confirm := "/admin/v1/proposals/" + p["id"].(string) + "/confirm"
+	env.Do("POST", env.Admin.URL, confirm, nil, http.Header{"Authorization": {"Bearer " + tok}}).ExpectError(t, 403, payd.CodeForbidden, "")
+	if entries := auditItems(t, env, "?action=payouts.unfreeze"); len(entries) != 0 {
+		t.Errorf("a proposal of a member who may no longer do it was carried out: %v", entries)
+	}
+}
