@@ -54,10 +54,10 @@ func (h *Handler) beginSecondFactor(q *req) {
 // pending secret; the session is replaced by a new one.
 func (h *Handler) confirmSecondFactor(q *req) {
 	act(q, func() (string, error) {
-		token, _, err := h.acc.ConfirmTOTP(q.ctx, q.actor(), sessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
+		token, _, err := h.acc.ConfirmTOTP(q.ctx, q.actor(), h.out.SessionToken(q.r), strings.TrimSpace(q.r.PostForm.Get("code")))
 		return token, err
 	}, func(token string) {
-		h.setSession(q.w, token)
+		h.out.SetSession(q.w, token)
 		http.Redirect(q.w, q.r, Prefix+"account?done=totp-on", http.StatusSeeOther)
 	}, h.accountRefused(q, "confirm"))
 }

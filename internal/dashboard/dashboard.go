@@ -11,6 +11,7 @@ import (
 	"github.com/paydhq/payd/internal/account"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
+	"github.com/paydhq/payd/internal/signinpage"
 )
 
 //go:embed static
@@ -58,13 +59,17 @@ type Handler struct {
 	clock    *payd.TestClock
 	// origins refuses posts a browser made for another site.
 	origins *http.CrossOriginProtection
+	// out are the signed-out pages and the session's cookie.
+	out *signinpage.Pages
 }
 
 // New returns the dashboard.
 func New(cfg Config) *Handler {
-	return &Handler{svc: cfg.Service, acc: cfg.Accounts, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
+	h := &Handler{svc: cfg.Service, acc: cfg.Accounts, forms: mac.New(cfg.Key, "dashboard"), log: cfg.Log,
 		source: cfg.Source, throttle: cfg.Throttle, secure: cfg.Secure, clock: cfg.TestClock,
 		origins: http.NewCrossOriginProtection()}
+	h.out = h.signInPages(cfg)
+	return h
 }
 
 // maxForm bounds every form the dashboard reads, except evidence uploads,
@@ -76,12 +81,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(Static())))
 	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
 
-	mux.Handle("GET "+SignInPath, h.headers(http.HandlerFunc(h.signInPage)))
-	mux.Handle("POST "+SignInPath, h.headers(h.form(h.signedOutForm(h.signIn))))
-	mux.Handle("GET "+Prefix+"signin/code", h.headers(http.HandlerFunc(h.codePage)))
-	mux.Handle("POST "+Prefix+"signin/code", h.headers(h.form(h.signedOutForm(h.code))))
-	mux.Handle("GET "+SetupPath+"{token}", h.headers(http.HandlerFunc(h.setupPage)))
-	mux.Handle("POST "+SetupPath+"{token}", h.headers(h.form(h.signedOutForm(h.setup))))
+	h.out.Register(mux, h.headers, h.form)
 	mux.Handle("POST "+Prefix+"signout", h.headers(h.form(h.signOut)))
 
 	for _, p := range pages(h) {

@@ -1,40 +1,13 @@
 package dashboard
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/signinpage"
 )
-
-// cookieName is the session cookie (docs/dashboard.md): its value is the
-// session's secret token, of which the database keeps only a hash.
-const cookieName = "payd_session"
-
-// setSession gives the browser a session's token. The cookie lives as long
-// as the browser session; the server's idle and absolute timeouts end the
-// session itself.
-func (h *Handler) setSession(w http.ResponseWriter, token string) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: Prefix,
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
-}
-
-func (h *Handler) clearSession(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Prefix, MaxAge: -1,
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
-}
-
-func sessionToken(r *http.Request) string {
-	c, err := r.Cookie(cookieName)
-	if err != nil {
-		return ""
-	}
-	return c.Value
-}
 
 // csrf is the form token of a session: a MAC of the session's id, so it
 // needs no storage and dies with the session.
@@ -98,9 +71,9 @@ func (h *Handler) signedIn(p page, test bool) http.Handler {
 // sign in and comes back afterwards.
 func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 	l := chooseLocale(w, r)
-	token := sessionToken(r)
+	token := h.out.SessionToken(r)
 	if token == "" {
-		h.toSignIn(w, r)
+		h.out.ToSignIn(w, r)
 		return nil, false
 	}
 	sess, user, err := h.acc.Session(r.Context(), token)
@@ -110,8 +83,8 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 			http.Error(w, "the service is unavailable; try again in a minute", http.StatusServiceUnavailable)
 			return nil, false
 		}
-		h.clearSession(w)
-		h.toSignIn(w, r)
+		h.out.ClearSession(w)
+		h.out.ToSignIn(w, r)
 		return nil, false
 	}
 	switch sess.State {
@@ -125,25 +98,6 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 		}
 	}
 	return &req{h: h, w: w, r: r, ctx: r.Context(), sess: sess, user: user, l: l}, true
-}
-
-// toSignIn sends a browser to the sign-in page, remembering where it was
-// going; only a path of the dashboard is remembered (no open redirect).
-func (h *Handler) toSignIn(w http.ResponseWriter, r *http.Request) {
-	next := ""
-	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, Prefix) {
-		next = "?next=" + url.QueryEscape(r.URL.RequestURI())
-	}
-	http.Redirect(w, r, SignInPath+next, http.StatusSeeOther)
-}
-
-// safeNext returns next when it is a path of the dashboard, else the home
-// page.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, Prefix) || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return Prefix
-	}
-	return next
 }
 
 // chooseShop picks the shop the pages show: ?shop= (remembered in a
@@ -183,8 +137,4 @@ func (h *Handler) chooseShop(q *req) bool {
 
 // newKey is an idempotency key for one form: the form carries it, so a
 // double submit of the same form is one operation.
-func newKey() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return "dash_" + base64.RawURLEncoding.EncodeToString(b)
-}
+func newKey() string { return "dash_" + signinpage.NewKey() }

@@ -59,7 +59,7 @@ func (h *Handler) confirmSecondFactor(q *req) {
 		h.accountFailed(q, err)
 		return
 	}
-	h.setSession(q.w, token)
+	h.out.SetSession(q.w, token)
 	q.redirect(Prefix, "done")
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/paydhq/payd/internal/dashboard"
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
+	"github.com/paydhq/payd/internal/signinpage"
 )
 
 // Prefix is where the back office is served on the operator listener.
@@ -55,6 +56,8 @@ type Handler struct {
 	throttle *httpapi.AuthThrottle
 	secure   bool
 	origins  *http.CrossOriginProtection
+	// out are the signed-out pages and the session's cookie.
+	out *signinpage.Pages
 }
 
 // New returns the back office.
@@ -63,8 +66,10 @@ func New(cfg Config) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{acc: cfg.Accounts, api: cfg.API, forms: mac.New(cfg.Key, "office"), log: log, source: cfg.Source,
+	h := &Handler{acc: cfg.Accounts, api: cfg.API, forms: mac.New(cfg.Key, "office"), log: log, source: cfg.Source,
 		throttle: cfg.Throttle, secure: cfg.Secure, origins: http.NewCrossOriginProtection()}
+	h.out = h.signInPages(cfg)
+	return h
 }
 
 // maxForm bounds every form the back office reads.
@@ -74,12 +79,7 @@ const maxForm = 16 << 10
 func (h *Handler) Register(mux *http.ServeMux) {
 	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(dashboard.Static())))
 	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
-	mux.Handle("GET "+Prefix+"signin", h.headers(http.HandlerFunc(h.signInPage)))
-	mux.Handle("POST "+Prefix+"signin", h.headers(h.form(h.signedOutForm(h.signIn))))
-	mux.Handle("GET "+Prefix+"signin/code", h.headers(http.HandlerFunc(h.codePage)))
-	mux.Handle("POST "+Prefix+"signin/code", h.headers(h.form(h.signedOutForm(h.code))))
-	mux.Handle("GET "+SetupPath+"{token}", h.headers(http.HandlerFunc(h.setupPage)))
-	mux.Handle("POST "+SetupPath+"{token}", h.headers(h.form(h.signedOutForm(h.setup))))
+	h.out.Register(mux, h.headers, h.form)
 	mux.Handle("POST "+Prefix+"signout", h.headers(h.form(h.signOut)))
 	for _, p := range pages(h) {
 		pattern := p.method + " " + Prefix + p.path

@@ -1,23 +1,13 @@
 package office
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/webpage"
 )
-
-// cookieName is the back office's session cookie: its value is the
-// session's secret token, of which the database keeps only a hash. It
-// differs from the dashboard's, and the kinds' sessions are kept apart by
-// the account service anyway.
-const cookieName = "payd_office"
 
 // langCookie keeps the language a staff member chose.
 const langCookie = "payd_office_lang"
@@ -40,24 +30,6 @@ func chooseLocale(w http.ResponseWriter, r *http.Request) webpage.Locale {
 		lang = "ru"
 	}
 	return webpage.For(lang)
-}
-
-func (h *Handler) setSession(w http.ResponseWriter, token string) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: Prefix,
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
-}
-
-func (h *Handler) clearSession(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: Prefix, MaxAge: -1,
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
-}
-
-func sessionToken(r *http.Request) string {
-	c, err := r.Cookie(cookieName)
-	if err != nil {
-		return ""
-	}
-	return c.Value
 }
 
 // csrf is the form token of a session: a MAC of its id.
@@ -90,9 +62,9 @@ func (h *Handler) signedIn(p page) http.Handler {
 // only page it may open (enroll).
 func (h *Handler) begin(w http.ResponseWriter, r *http.Request, enroll bool) (*req, bool) {
 	l := chooseLocale(w, r)
-	token := sessionToken(r)
+	token := h.out.SessionToken(r)
 	if token == "" {
-		h.toSignIn(w, r)
+		h.out.ToSignIn(w, r)
 		return nil, false
 	}
 	sess, st, err := h.acc.StaffSession(r.Context(), token)
@@ -103,8 +75,8 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request, enroll bool) (*r
 			http.Error(w, "the service is unavailable; try again in a minute", http.StatusServiceUnavailable)
 			return nil, false
 		}
-		h.clearSession(w)
-		h.toSignIn(w, r)
+		h.out.ClearSession(w)
+		h.out.ToSignIn(w, r)
 		return nil, false
 	}
 	switch {
@@ -116,30 +88,4 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request, enroll bool) (*r
 		return nil, false
 	}
 	return &req{h: h, w: w, r: r, ctx: r.Context(), sess: sess, staff: st, token: token, l: l}, true
-}
-
-// toSignIn sends a browser to the sign-in page, remembering where it was
-// going; only a path of the back office is remembered (no open redirect).
-func (h *Handler) toSignIn(w http.ResponseWriter, r *http.Request) {
-	next := ""
-	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, Prefix) {
-		next = "?next=" + url.QueryEscape(r.URL.RequestURI())
-	}
-	http.Redirect(w, r, Prefix+"signin"+next, http.StatusSeeOther)
-}
-
-// safeNext returns next when it is a path of the back office, else its
-// home page.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, Prefix) || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return Prefix
-	}
-	return next
-}
-
-// newKey is a random value for the signed-out forms' cookie.
-func newKey() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
