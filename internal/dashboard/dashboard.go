@@ -12,6 +12,7 @@ import (
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/internal/signinpage"
+	"github.com/paydhq/payd/internal/webpage"
 )
 
 //go:embed static
@@ -79,38 +80,14 @@ const maxForm = 16 << 10
 // Register mounts the dashboard on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
 	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(Static())))
-	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
+	mux.Handle("GET "+Prefix+"static/", webpage.AppHeaders(webpage.CacheStatic(files)))
 
-	h.out.Register(mux, h.headers, h.form)
-	mux.Handle("POST "+Prefix+"signout", h.headers(h.form(h.signOut)))
+	h.out.Register(mux, webpage.AppHeaders, h.form)
+	mux.Handle("POST "+Prefix+"signout", webpage.AppHeaders(h.form(h.signOut)))
 
 	for _, p := range pages(h) {
 		h.mount(mux, p)
 	}
-}
-
-// cacheStatic lets browsers keep the stylesheet and the script for a day.
-func cacheStatic(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=86400")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// headers sets what every dashboard answer carries: no inline script and
-// nothing from another origin, never framed, never cached (pages show
-// money and personal data), no Referer beyond the origin.
-func (h *Handler) headers(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hd := w.Header()
-		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
-			"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "same-origin")
-		hd.Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // form bounds the body of a post before anything reads it and refuses

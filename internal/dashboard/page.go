@@ -83,24 +83,7 @@ var funcs = template.FuncMap{
 
 // templates holds one template set per page: the layout and the page's
 // own file, which defines "content".
-var templates = parsePages()
-
-func parsePages() map[string]*template.Template {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	names, err := templateFS.ReadDir("templates")
-	if err != nil {
-		panic(err)
-	}
-	sets := map[string]*template.Template{}
-	for _, e := range names {
-		name := strings.TrimSuffix(e.Name(), ".html")
-		if name == "layout" {
-			continue
-		}
-		sets[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+e.Name()))
-	}
-	return sets
-}
+var templates = webpage.ParsePages(templateFS, "templates", funcs)
 
 // page is one route of the signed-in dashboard, served for live data
 // under Prefix and for test data under Prefix+"test/".

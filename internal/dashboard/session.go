@@ -7,6 +7,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/signinpage"
+	"github.com/paydhq/payd/internal/webpage"
 )
 
 // csrf is the form token of a session: a MAC of the session's id, so it
@@ -38,7 +39,7 @@ func (h *Handler) mount(mux *http.ServeMux, p page) {
 		if p.method == http.MethodPost {
 			next = h.form(next.ServeHTTP)
 		}
-		mux.Handle(pattern, h.headers(next))
+		mux.Handle(pattern, webpage.AppHeaders(next))
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/paydhq/payd/internal/httpapi"
 	"github.com/paydhq/payd/internal/mac"
 	"github.com/paydhq/payd/internal/signinpage"
+	"github.com/paydhq/payd/internal/webpage"
 )
 
 // Prefix is where the back office is served on the operator listener.
@@ -78,9 +79,9 @@ const maxForm = 16 << 10
 // Register mounts the back office on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
 	files := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(dashboard.Static())))
-	mux.Handle("GET "+Prefix+"static/", h.headers(cacheStatic(files)))
-	h.out.Register(mux, h.headers, h.form)
-	mux.Handle("POST "+Prefix+"signout", h.headers(h.form(h.signOut)))
+	mux.Handle("GET "+Prefix+"static/", webpage.AppHeaders(webpage.CacheStatic(files)))
+	h.out.Register(mux, webpage.AppHeaders, h.form)
+	mux.Handle("POST "+Prefix+"signout", webpage.AppHeaders(h.form(h.signOut)))
 	for _, p := range pages(h) {
 		pattern := p.method + " " + Prefix + p.path
 		if p.path == "" {
@@ -90,31 +91,8 @@ func (h *Handler) Register(mux *http.ServeMux) {
 		if p.method == http.MethodPost {
 			next = h.form(next.ServeHTTP)
 		}
-		mux.Handle(pattern, h.headers(next))
+		mux.Handle(pattern, webpage.AppHeaders(next))
 	}
-}
-
-// cacheStatic lets browsers keep the stylesheet for a day.
-func cacheStatic(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=86400")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// headers sets what every answer carries: the dashboard's policy (no
-// inline script, nothing from another origin, never framed, never cached).
-func (h *Handler) headers(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hd := w.Header()
-		hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
-			"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "same-origin")
-		hd.Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // form bounds a post's body and refuses one a browser made for another

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,23 +17,7 @@ var templateFS embed.FS
 
 // templates holds one set per page: the layout and the page's own file,
 // which defines "content".
-var templates = parsePages()
-
-func parsePages() map[string]*template.Template {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	names, err := templateFS.ReadDir("templates")
-	if err != nil {
-		panic(err)
-	}
-	sets := map[string]*template.Template{}
-	for _, e := range names {
-		name := strings.TrimSuffix(e.Name(), ".html")
-		if name != "layout" {
-			sets[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, "templates/"+e.Name()))
-		}
-	}
-	return sets
-}
+var templates = webpage.ParsePages(templateFS, "templates", funcs)
 
 // page is one route of the signed-in back office.
 type page struct {
