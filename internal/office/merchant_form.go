@@ -289,11 +289,17 @@ func inputNames(f settingsForm, rows int) map[string]bool {
 	return out
 }
 
-// submit sends a settings form's change: back to done with a notice
-// ("proposed" when it waits for a second person), the form again with
-// the API's words when it refused a value (show, given the status and
-// the form's state), or the refusal's page.
-func (q *req) submit(method, path string, f settingsForm, done string, show func(status int, st formState)) {
+// submit sends the change of the posted form, one of forms named by its
+// "form" input: back to done with a notice ("proposed" when it waits for
+// a second person), the form again with the API's words when it refused
+// a value (show, given the status and the form's state), or the
+// refusal's page.
+func (q *req) submit(forms map[string]settingsForm, method, path, done string, show func(status int, st formState)) {
+	f, ok := forms[q.r.PostForm.Get("form")]
+	if !ok {
+		q.problem(http.StatusBadRequest, q.l.T(codeTexts[payd.CodeInvalidRequest]))
+		return
+	}
 	a := q.call(method, path, formBody(f, q.r.PostForm))
 	switch {
 	case a.status == http.StatusAccepted:

@@ -135,13 +135,8 @@ func (h *Handler) renderMerchant(q *req, status int, st formState, link, email s
 // updateMerchant changes the part of the merchant's settings one form
 // holds.
 func (h *Handler) updateMerchant(q *req) {
-	f, ok := merchantForms[q.r.PostForm.Get("form")]
-	if !ok {
-		q.problem(http.StatusBadRequest, q.l.T(codeTexts[payd.CodeInvalidRequest]))
-		return
-	}
 	id := url.PathEscape(q.r.PathValue("id"))
-	q.submit(http.MethodPatch, "/admin/v1/merchants/"+id, f, Prefix+"merchants/"+id, func(status int, st formState) {
+	q.submit(merchantForms, http.MethodPatch, "/admin/v1/merchants/"+id, Prefix+"merchants/"+id, func(status int, st formState) {
 		h.renderMerchant(q, status, st, "", "")
 	})
 }

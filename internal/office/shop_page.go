@@ -104,13 +104,8 @@ func (h *Handler) changeShopState(q *req) {
 
 // updateShop changes the part of the shop's settings one form holds.
 func (h *Handler) updateShop(q *req) {
-	f, ok := shopForms[q.r.PostForm.Get("form")]
-	if !ok {
-		q.problem(http.StatusBadRequest, q.l.T(codeTexts[payd.CodeInvalidRequest]))
-		return
-	}
 	id := url.PathEscape(q.r.PathValue("id"))
-	q.submit(http.MethodPatch, "/admin/v1/shops/"+id, f, Prefix+"shops/"+id, func(status int, st formState) {
+	q.submit(shopForms, http.MethodPatch, "/admin/v1/shops/"+id, Prefix+"shops/"+id, func(status int, st formState) {
 		h.renderShop(q, status, st, nil)
 	})
 }
