@@ -16,6 +16,13 @@ var words = map[string]string{
 	string(payd.SettlementDraft): "Draft", string(payd.SettlementApproved): "Approved",
 	string(payd.SettlementSent): "Sent", string(payd.SettlementPaid): "Paid", string(payd.SettlementFailed): "Not paid",
 	"approve": "Approve", "send": "Mark sent", "pay": "Mark paid", "fail": "Mark not paid",
+	string(payd.ShopActivate): "Activate", string(payd.ShopBlock): "Block", string(payd.ShopUnblock): "Unblock",
+	string(payd.ShopSuspend): "Suspend payments", string(payd.ShopResume): "Resume payments",
+	string(payd.FreezeNegativeBalance): "Negative balance", string(payd.FreezeChargebackRatio): "Chargeback ratio",
+	string(payd.FreezeRefundRatio): "Refund ratio", string(payd.FreezeVolumeSpike): "Volume spike",
+	string(payd.FreezeManualReview): "Manual review", string(payd.FreezeVerification): "Verification",
+	string(payd.RoleDeveloper): "Developer", string(payd.RoleViewer): "Viewer",
+	string(payd.ModeTest): "Test", string(payd.ModeLive): "Live",
 }
 
 // word says v in the page's language: its words, or what a four-eyes
