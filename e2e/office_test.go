@@ -165,12 +165,17 @@ func storedRegister(t *testing.T, env *paydtest.Env, id string) (st *payd.Settle
 }
 
 // officePages are the back office's pages the layout test measures, with
-// an element each waits for.
-var officePages = []struct{ name, path, ready string }{
-	{"approvals", "/office/", "main"},
-	{"registers", "/office/settlements?status=draft", "main"},
-	{"staff", "/office/staff", "staff"},
-	{"audit", "/office/audit", "audit"},
+// an element each waits for, for a merchant's shop.
+func officePages(shop *paydtest.Shop) []struct{ name, path, ready string } {
+	return []struct{ name, path, ready string }{
+		{"approvals", "/office/", "main"},
+		{"registers", "/office/settlements?status=draft", "main"},
+		{"merchants", "/office/merchants", "merchants"},
+		{"merchant", "/office/merchants/" + shop.MerchantID, "merchant-facts"},
+		{"shop", "/office/shops/" + shop.ID, "shop-facts"},
+		{"staff", "/office/staff", "staff"},
+		{"audit", "/office/audit", "audit"},
+	}
 }
 
 // TestBackOfficeFitsEveryScreen opens the back office's pages, signed out
@@ -181,6 +186,7 @@ func TestBackOfficeFitsEveryScreen(t *testing.T) {
 	chromiumPath(t)
 	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
 	o := &office{env: env, tab: startBrowser(t, nil)}
+	shop := env.NewShop(payd.RegionRU, "")
 	const email = "a-rather-long-name.of-an-administrator@operations.operator.payd.test"
 	secret := o.seasoned(t, email, payd.StaffAdmin)
 	_, setup, err := env.Accounts.CreateStaff(context.Background(), payd.BreakGlass("127.0.0.1"), "new@operator.test", payd.StaffSupport)
@@ -227,7 +233,7 @@ func TestBackOfficeFitsEveryScreen(t *testing.T) {
 	for i, s := range screens {
 		size(i)
 		for _, lang := range langs {
-			for _, p := range officePages {
+			for _, p := range officePages(shop) {
 				o.tab.do("open "+p.name, chromedp.Navigate(env.Admin.URL+p.path+sep(p.path)+"lang="+lang), chromedp.WaitVisible(chromedp.ID(p.ready)))
 				if got := get(o.tab, "the page's language", chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, o.tab.where())
