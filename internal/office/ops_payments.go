@@ -52,13 +52,19 @@ func (h *Handler) payment(q *req) {
 		return
 	}
 	if v.Event != "" {
+		// An event the API does not know has no attempts: the payment
+		// stays on the page.
 		var list struct {
 			Items []map[string]any `json:"items"`
 		}
-		if !q.get("/admin/v1/events/"+url.PathEscape(v.Event)+"/attempts", &list) {
+		ev := q.call(http.MethodGet, "/admin/v1/events/"+url.PathEscape(v.Event)+"/attempts", nil)
+		switch {
+		case ev.ok() && ev.decode(&list) == nil:
+			v.Deliveries = list.Items
+		case ev.status != http.StatusNotFound:
+			q.refused(ev)
 			return
 		}
-		v.Deliveries = list.Items
 	}
 	// Disputes are served from stage M2: the form is offered only where
 	// the dispute routes answer.
