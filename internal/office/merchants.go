@@ -25,12 +25,6 @@ func merchantPages(h *Handler) []page {
 	}
 }
 
-// listPage is a cursor page of an operator list.
-type listPage struct {
-	Items      []map[string]any `json:"items"`
-	NextCursor *string          `json:"next_cursor"`
-}
-
 // merchants pages the merchants, newest first.
 func (h *Handler) merchants(q *req) {
 	out := url.Values{"limit": {"50"}}

@@ -8,8 +8,9 @@ import (
 )
 
 // words are the English words of the values the pages show from the API
-// (roles, register states, their moves); the catalogue has them in each
-// language of the back office. A value without words is shown as it is.
+// (roles; the states of registers, disputes and payments; their moves;
+// dispute kinds); the catalogue has them in each language of the back
+// office. A value without words is shown as it is.
 var words = map[string]string{
 	string(payd.StaffAdmin): "Administrator", string(payd.StaffFinance): "Finance",
 	string(payd.StaffRisk): "Risk", string(payd.StaffSupport): "Support",
@@ -23,6 +24,14 @@ var words = map[string]string{
 	string(payd.FreezeManualReview): "Manual review", string(payd.FreezeVerification): "Verification",
 	string(payd.RoleDeveloper): "Developer", string(payd.RoleViewer): "Viewer",
 	string(payd.ModeTest): "Test", string(payd.ModeLive): "Live",
+	string(payd.DisputeOpened): "Opened", string(payd.DisputeEvidenceRequired): "Evidence required",
+	string(payd.DisputeSubmitted): "Submitted", string(payd.DisputeWon): "Won", string(payd.DisputeLost): "Lost",
+	string(payd.DisputeExpired): "Expired", string(payd.DisputeChargeback): "Chargeback",
+	string(payd.DisputeRetrieval): "Retrieval request", string(payd.DisputeComplaint): "Complaint",
+	"request_evidence": "Ask the merchant for evidence", "submit": "Evidence sent to the bank",
+	"win": "Mark won", "lose": "Mark lost", "expire": "Close as expired",
+	string(payd.PaymentPending): "Pending", string(payd.PaymentWaitingForCapture): "Waiting for capture",
+	string(payd.PaymentSucceeded): "Succeeded", string(payd.PaymentCanceled): "Canceled",
 }
 
 // word says v in the page's language: its words, or what a four-eyes

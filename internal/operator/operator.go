@@ -570,7 +570,7 @@ func (s *server) formSettlement(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, settlementView(st), nil
+	return http.StatusCreated, s.settlement(st), nil
 }
 
 var settlementActions = map[string]payd.SettlementState{
@@ -587,7 +587,7 @@ func (s *server) advanceSettlement(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, settlementView(st), nil
+	return http.StatusOK, s.settlement(st), nil
 }
 
 // ledgerCheck runs the money invariants: {"ok": bool, "problems": [...]}.

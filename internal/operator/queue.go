@@ -39,7 +39,7 @@ func (s *server) listSettlementQueue(r *http.Request) (int, any, error) {
 		p.Currency = money.Currency(c)
 	}
 	page, err := s.svc.ListSettlementQueue(r.Context(), p)
-	return http.StatusOK, pageOf(page, print, settlementView), err
+	return http.StatusOK, pageOf(page, print, s.settlement), err
 }
 
 // listDisputeQueue is `GET /admin/v1/disputes`: ?status= (when absent,

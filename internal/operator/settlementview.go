@@ -9,7 +9,8 @@ import (
 
 // settlementJSON is a register as operators see it: the stored register,
 // its sums in minor units of its currency (the merchant's contract object,
-// payd.SettlementJSON, writes them as money).
+// payd.SettlementJSON, writes them as money), and a signed link to its
+// CSV report, the one the merchant is given (valid payd.ReportTTL).
 type settlementJSON struct {
 	ID                  string               `json:"id"`
 	MerchantID          string               `json:"merchant_id"`
@@ -38,9 +39,12 @@ type settlementJSON struct {
 	Entries             int                  `json:"entries"`
 	PaidAt              *time.Time           `json:"paid_at,omitempty"`
 	CreatedAt           time.Time            `json:"created_at"`
+	ReportURL           string               `json:"report_url,omitempty"`
 }
 
-func settlementView(st *payd.Settlement) settlementJSON {
+// settlementView is st as operators see it, with reportURL, the link
+// payd.Service.ReportURL signed for it.
+func settlementView(st *payd.Settlement, reportURL string) settlementJSON {
 	return settlementJSON{ID: st.ID, MerchantID: st.MerchantID, Test: st.Test, Currency: st.Currency,
 		PeriodFrom: st.PeriodFrom, PeriodTo: st.PeriodTo, Status: st.Status,
 		Gross: st.Gross, Fees: st.Fees, Refunds: st.Refunds, ReserveHeld: st.ReserveHeld, ReserveReleased: st.ReserveReleased,
@@ -48,5 +52,10 @@ func settlementView(st *payd.Settlement) settlementJSON {
 		ChargebackFees: st.ChargebackFees, DisputesHeld: st.DisputesHeld, DisputesReleased: st.DisputesReleased,
 		PayoutsHeld: st.PayoutsHeld, PayoutsReleased: st.PayoutsReleased, Payouts: st.Payouts, PayoutFees: st.PayoutFees,
 		Net: st.Net, SettlementDelayDays: st.SettlementDelayDays, Entries: st.Entries, PaidAt: st.PaidAt,
-		CreatedAt: st.CreatedAt}
+		CreatedAt: st.CreatedAt, ReportURL: reportURL}
+}
+
+// settlement is the view of st with its report link signed now.
+func (s *server) settlement(st *payd.Settlement) settlementJSON {
+	return settlementView(st, s.svc.ReportURL(st))
 }

@@ -40,7 +40,7 @@ func TestViewsGolden(t *testing.T) {
 		{"provider_route", routeView(fullProviderRoute()), routeView(&payd.ProviderRoute{})},
 		{"discrepancy", discrepancyView(fullDiscrepancy()), discrepancyView(&payd.Discrepancy{})},
 		{"delivery_attempt", deliveryAttemptView(fullDeliveryAttempt()), deliveryAttemptView(&payd.DeliveryAttempt{})},
-		{"settlement", settlementView(fullSettlement()), settlementView(&payd.Settlement{})},
+		{"settlement", settlementView(fullSettlement(), "https://payd.example/reports/settlements/stl_01J0000000000000000000000A.csv?expires=1767225600&sig=c2lnbmF0dXJl"), settlementView(&payd.Settlement{}, "")},
 		// A freeze answers with the contract's SettlementStatus, as GET
 		// /v1/shop shows it to the merchant.
 		{"settlement_status", fullSettlementStatus(), &payd.SettlementStatus{}},
