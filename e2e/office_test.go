@@ -165,17 +165,41 @@ func storedRegister(t *testing.T, env *paydtest.Env, id string) (st *payd.Settle
 }
 
 // officePages are the back office's pages the layout test measures, with
-// an element each waits for, for a merchant's shop.
-func officePages(shop *paydtest.Shop) []struct{ name, path, ready string } {
+// an element each waits for: a merchant's shop, a payment of it and a
+// dispute on that payment.
+func officePages(shop *paydtest.Shop, payment, dispute string) []struct{ name, path, ready string } {
 	return []struct{ name, path, ready string }{
 		{"approvals", "/office/", "main"},
 		{"registers", "/office/settlements?status=draft", "main"},
 		{"merchants", "/office/merchants", "merchants"},
 		{"merchant", "/office/merchants/" + shop.MerchantID, "merchant-facts"},
 		{"shop", "/office/shops/" + shop.ID, "shop-facts"},
+		{"disputes", "/office/disputes?test=true", "disputes"},
+		{"dispute", "/office/disputes/" + dispute, "dispute-facts"},
+		{"payment", "/office/payments?id=" + payment, "payment-id"},
+		{"discrepancies", "/office/discrepancies", "main"},
+		{"routes", "/office/routes", "main"},
+		{"ledger", "/office/ledger", "main"},
 		{"staff", "/office/staff", "staff"},
 		{"audit", "/office/audit", "audit"},
 	}
+}
+
+// disputedPayment makes a sandbox payment of shop, paid, and opens on it
+// the dispute a bank reported; it returns both ids.
+func disputedPayment(t *testing.T, env *paydtest.Env, shop *paydtest.Shop) (payment, dispute string) {
+	t.Helper()
+	c := env.As(shop, false)
+	p := c.Post("/v1/payments", "office-pay", map[string]any{
+		"amount": map[string]any{"value": "299999.99", "currency": "RUB"}, "order_id": strings.Repeat("o", 128),
+		"description": strings.Repeat("Длинное описание заказа ", 5), "confirmation": map[string]any{"type": "qr"},
+	}).Expect(t, 201).JSON(t)
+	payment = p["id"].(string)
+	c.Post("/v1/test/payments/"+payment+"/simulate", "office-sim", map[string]any{"outcome": "succeed"}).Expect(t, 202)
+	c.WaitStatus(payment, "succeeded")
+	d := env.AdminDo("POST", "/admin/v1/payments/"+payment+"/disputes", map[string]any{"kind": "chargeback",
+		"reason_code": "4853"}).Expect(t, 201).JSON(t)
+	return payment, d["id"].(string)
 }
 
 // TestBackOfficeFitsEveryScreen opens the back office's pages, signed out
@@ -184,9 +208,10 @@ func officePages(shop *paydtest.Shop) []struct{ name, path, ready string } {
 // axe-core checks each in English on a desktop and in Russian on a phone.
 func TestBackOfficeFitsEveryScreen(t *testing.T) {
 	chromiumPath(t)
-	env := paydtest.Start(t, paydtest.Backends(t)[0], nil)
+	env := paydtest.Start(t, paydtest.Backends(t)[0], &paydtest.Options{Stage: payd.StageM2})
 	o := &office{env: env, tab: startBrowser(t, nil)}
 	shop := env.NewShop(payd.RegionRU, "")
+	payment, dispute := disputedPayment(t, env, shop)
 	const email = "a-rather-long-name.of-an-administrator@operations.operator.payd.test"
 	secret := o.seasoned(t, email, payd.StaffAdmin)
 	_, setup, err := env.Accounts.CreateStaff(context.Background(), payd.BreakGlass("127.0.0.1"), "new@operator.test", payd.StaffSupport)
@@ -233,7 +258,7 @@ func TestBackOfficeFitsEveryScreen(t *testing.T) {
 	for i, s := range screens {
 		size(i)
 		for _, lang := range langs {
-			for _, p := range officePages(shop) {
+			for _, p := range officePages(shop, payment, dispute) {
 				o.tab.do("open "+p.name, chromedp.Navigate(env.Admin.URL+p.path+sep(p.path)+"lang="+lang), chromedp.WaitVisible(chromedp.ID(p.ready)))
 				if got := get(o.tab, "the page's language", chromedp.Evaluate[string](`document.documentElement.lang`)); got != lang {
 					t.Fatalf("%s: lang=%q, want %s%s", p.name, got, lang, o.tab.where())
