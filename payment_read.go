@@ -89,6 +89,23 @@ func (s *Service) OperatorPayment(ctx context.Context, id string) (pay *Payment,
 	return pay, nil
 }
 
+// OperatorPaymentEvents lists a payment's events, newest first, with
+// their delivery summaries: what its merchant was told of it, for the
+// operator who looks the payment up.
+func (s *Service) OperatorPaymentEvents(ctx context.Context, id string) (events []*Event, err error) {
+	err = s.store.View(ctx, func(tx Tx) error {
+		pay, err := tx.PaymentGet(ctx, id)
+		if err != nil {
+			return notFoundAs(err, "payment")
+		}
+		page, err := tx.EventList(ctx, &EventListParams{ListParams: ListParams{Limit: MaxPageSize}, ShopID: pay.ShopID,
+			Test: pay.Test, ObjectID: pay.ID})
+		events = page.Items
+		return err
+	})
+	return events, withOp("payment events", err)
+}
+
 // RefreshPaymentViews renders again the stored rendering of every payment
 // whose rendering is of an older PaymentViewVersion, a batch at a time,
 // each payment in its own short transaction under its lock. Lists already

@@ -76,6 +76,9 @@ func TestSupportOpensADisputeTheBankReported(t *testing.T) {
 		if !strings.Contains(page.body, `id="attempts"`) || !strings.Contains(page.body, ">created<") {
 			t.Fatalf("the payment's provider attempt is not on its page:\n%s", page.body)
 		}
+		if !strings.Contains(page.body, `id="events"`) || !strings.Contains(page.body, ">payment.succeeded</a>") {
+			t.Fatalf("the payment's events are not on its page:\n%s", page.body)
+		}
 		if none := support.get("/office/payments?id=pay_00000000000000000000000000"); none.status != http.StatusNotFound ||
 			!strings.Contains(none.body, `id="payment-not-found"`) {
 			t.Fatalf("an unknown payment answered %d:\n%s", none.status, none.body)

@@ -10,8 +10,8 @@ import (
 )
 
 // The payment lookup: a payment of any merchant by its id, with its
-// provider attempts and, by an event's id, that event's webhook delivery
-// attempts; and, for whom the role allows, opening a dispute the bank
+// provider attempts, its events and their deliveries, and an event's
+// webhook delivery attempts; and, for whom the role allows, opening a dispute the bank
 // reported outside its notifications.
 
 // paymentView is the lookup page.
@@ -24,6 +24,8 @@ type paymentView struct {
 	// its attempts.
 	Event      string
 	Deliveries []map[string]any
+	// Events are the payment's events with their delivery summaries.
+	Events []map[string]any
 	// OpenDispute offers the form: the role may, and disputes are served.
 	OpenDispute bool
 	Kinds       []payd.DisputeKind
@@ -51,6 +53,13 @@ func (h *Handler) payment(q *req) {
 		q.problem(http.StatusBadGateway, q.l.T("Something went wrong; try again."))
 		return
 	}
+	var events struct {
+		Items []map[string]any `json:"items"`
+	}
+	if !q.get("/admin/v1/payments/"+url.PathEscape(v.ID)+"/events", &events) {
+		return
+	}
+	v.Events = events.Items
 	if v.Event != "" {
 		// An event the API does not know has no attempts: the payment
 		// stays on the page.

@@ -49,6 +49,7 @@ var routeAccess = map[string]access{
 	"GET /admin/v1/shops/{id}/keys":                                 read,
 	"POST /admin/v1/keys/{id}/revoke":                               need("keys.revoke", payd.StaffKeys),
 	"GET /admin/v1/payments/{id}":                                   read,
+	"GET /admin/v1/payments/{id}/events":                            read,
 	"GET /admin/v1/providers":                                       read,
 	"GET /admin/v1/provider-routes":                                 read,
 	"PUT /admin/v1/provider-routes":                                 need("routes.put", payd.StaffRoutes),

@@ -77,6 +77,7 @@ func wantRoles() map[string][]roleCase {
 		"GET /admin/v1/shops/{id}/keys":                                 one(everyone),
 		"POST /admin/v1/keys/{id}/revoke":                               one(admin),
 		"GET /admin/v1/payments/{id}":                                   one(everyone),
+		"GET /admin/v1/payments/{id}/events":                            one(everyone),
 		"GET /admin/v1/providers":                                       one(everyone),
 		"GET /admin/v1/provider-routes":                                 one(everyone),
 		"PUT /admin/v1/provider-routes":                                 one(admin),

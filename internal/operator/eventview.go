@@ -28,3 +28,17 @@ func deliveryAttemptView(a *payd.DeliveryAttempt) deliveryAttemptJSON {
 		At: a.At, StatusCode: a.StatusCode, DurationMS: a.DurationMS, ResponseBody: a.ResponseBody, Error: a.Error,
 		RequestHeaders: a.RequestHeaders}
 }
+
+// eventJSON is an event as a payment's lookup lists it: what it was and
+// how its deliveries stand, without its body.
+type eventJSON struct {
+	Object    string             `json:"object"`
+	ID        string             `json:"id"`
+	Type      payd.EventType     `json:"type"`
+	CreatedAt time.Time          `json:"created_at"`
+	Delivery  payd.EventDelivery `json:"delivery"`
+}
+
+func eventView(e *payd.Event) eventJSON {
+	return eventJSON{Object: "event", ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt, Delivery: e.Delivery}
+}

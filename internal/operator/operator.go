@@ -118,6 +118,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	h("GET /admin/v1/shops/{id}/keys", s.listKeys)
 	h("POST /admin/v1/keys/{id}/revoke", s.revokeKey)
 	h("GET /admin/v1/payments/{id}", s.getPayment)
+	h("GET /admin/v1/payments/{id}/events", s.paymentEvents)
 	h("GET /admin/v1/providers", s.listProviders)
 	h("GET /admin/v1/provider-routes", s.listProviderRoutes)
 	h("PUT /admin/v1/provider-routes", s.putProviderRoute)
@@ -515,6 +516,16 @@ func (s *server) getPayment(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, paymentView(p), nil
+}
+
+// paymentEvents lists a payment's events, newest first, each with its
+// delivery summary; an event's attempts are GET /admin/v1/events/{id}/attempts.
+func (s *server) paymentEvents(r *http.Request) (int, any, error) {
+	list, err := s.svc.OperatorPaymentEvents(r.Context(), r.PathValue("id"))
+	if list == nil {
+		list = []*payd.Event{}
+	}
+	return http.StatusOK, items[eventJSON]{views(list, eventView)}, err
 }
 
 func (s *server) listDiscrepancies(r *http.Request) (int, any, error) {
