@@ -76,6 +76,13 @@ type SandboxDeleteParams struct {
 // transactions (docs/benchmarks-history.md, "Sandbox reset in set-based batches").
 const SandboxResetBatch = 500
 
+// SandboxResetLimit is how long `POST /v1/test/reset` may take to answer:
+// the route lifts the server's write timeout (60 s) to it, because a
+// reset of many test payments can outlast that, and an answer cut off by
+// it reaches the client as a closed connection while the reset carries
+// on (docs/sandbox.md, "payd sandbox reset").
+const SandboxResetLimit = 15 * time.Minute
+
 // DefaultSandboxWait bounds how long a merchant API change waits for a
 // reset of its shop's sandbox; after it the change answers 503, to be
 // retried.

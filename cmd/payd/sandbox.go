@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
 const sandboxUsage = `payd sandbox — the shop's sandbox
@@ -48,6 +50,8 @@ func runSandbox(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	c.trace = stdout
+	// The service lets a reset run this long before it answers.
+	c.http.Timeout = payd.SandboxResetLimit + time.Minute
 	var res struct {
 		Deleted map[string]int64 `json:"deleted"`
 	}
