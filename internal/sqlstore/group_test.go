@@ -22,14 +22,7 @@ import (
 func TestGroupCommit(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := sqlstore.Open(ctx, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := serve.Migrate(ctx, s, payd.SystemClock{}); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	insert := func(ctx context.Context, tx payd.Tx, id string) error {
 		return tx.MerchantInsert(ctx, &payd.Merchant{ID: id, Name: id, CreatedAt: now})
@@ -131,7 +124,7 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("the reader saw %s: %v, want %v", id, saw[id], w)
 		}
 	}
-	err = s.View(ctx, func(tx payd.Tx) error {
+	err := s.View(ctx, func(tx payd.Tx) error {
 		for id, w := range map[string]bool{"mer_leader": true, "mer_ok": true, "mer_fails": false, "mer_panics": false,
 			"mer_canceled": false, "mer_last": true} {
 			if got := exists(ctx, tx, id); got != w {
@@ -152,14 +145,7 @@ func TestGroupCommit(t *testing.T) {
 func TestGroupCommitBulkApart(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := sqlstore.Open(ctx, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := serve.Migrate(ctx, s, payd.SystemClock{}); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	release, leading, beforeDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	errs := make(chan error, 3)
 	queue := func(ctx context.Context, fn func(payd.Tx) error, done chan struct{}) {
@@ -197,4 +183,17 @@ func TestGroupCommitBulkApart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// migratedSQLite is a SQLite store of the test's own, its schema current.
+func migratedSQLite(t *testing.T) *sqlstore.Store {
+	s, err := sqlstore.Open(t.Context(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := serve.Migrate(t.Context(), s, payd.SystemClock{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
