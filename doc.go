@@ -42,7 +42,7 @@
 //   - Payouts (stage M5): payout.go, payout_create.go, payout_status.go, payout_destination.go, payout_provider.go
 //   - Payment methods: method.go; Shop: shop.go, shopview.go; merchants: merchant.go; stages: stage.go
 //   - Hosted checkout: checkout.go; the embedded form (stage M5): embed.go; sandbox (simulate, the bank's attempts): sandbox.go;
-//     its reset: sandbox_reset.go; who moves the test clock: sandbox_clock.go
+//     its reset: sandbox_reset.go, its batches: sandbox_batch.go; who moves the test clock: sandbox_clock.go
 //
 // Authentication, events and webhooks:
 //   - Keys and Basic authentication: key.go, auth.go, auth_cache.go; the record of a key's last use: key_use.go;

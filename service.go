@@ -100,6 +100,10 @@ type Config struct {
 	// reset of its shop's sandbox before it answers 503; zero is
 	// DefaultSandboxWait. Tests shorten it.
 	SandboxWait time.Duration
+	// SandboxBatching sizes a sandbox reset's batches as the store says
+	// suits it (sqlstore's Store.SandboxBatching); the zero value keeps
+	// them at SandboxResetBatch.
+	SandboxBatching SandboxBatching
 }
 
 // Service holds the business rules. Adapters call its methods; it talks to
@@ -119,6 +123,7 @@ type Service struct {
 	waitIdempotent    func(key string)
 	sandboxResetStep  func(kind SandboxKind)
 	sandboxWait       time.Duration
+	sandboxBatching   SandboxBatching
 	publicURL         string
 	paths             Paths
 	providers         map[string]Provider
@@ -182,7 +187,7 @@ func NewService(cfg Config) *Service {
 	s := &Service{
 		store: cfg.Store, clock: cfg.Clock, jobs: cfg.Jobs, log: cfg.Logger,
 		ids: cfg.IDs, stage: cfg.Stage, webhookAllowHosts: cfg.WebhookAllowHosts,
-		holdIdempotent: cfg.HoldIdempotentFunc, waitIdempotent: cfg.WaitIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, publicURL: cfg.PublicURL, paths: cfg.Paths,
+		holdIdempotent: cfg.HoldIdempotentFunc, waitIdempotent: cfg.WaitIdempotentFunc, sandboxResetStep: cfg.SandboxResetStepFunc, sandboxWait: cfg.SandboxWait, sandboxBatching: cfg.SandboxBatching, publicURL: cfg.PublicURL, paths: cfg.Paths,
 		providers: map[string]Provider{}, live: map[string]bool{}, testRoute: cfg.TestRoute,
 		sender: cfg.Sender, auth: newAuthCache(AuthCacheTTL),
 	}

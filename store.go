@@ -12,6 +12,7 @@ import (
 // jobs) or none.
 type Store interface {
 	// Tx runs fn in a read-write transaction and commits when fn returns nil.
+	// A ctx made by WithBulk runs apart from others (WithBulk).
 	Tx(ctx context.Context, fn func(Tx) error) error
 	// View runs fn with read access and no transaction guarantees beyond
 	// each statement's.

@@ -374,8 +374,12 @@ func (c *Client) ListEventFeed(ctx context.Context, afterSequence int64, limit i
 }
 
 // ResetSandbox deletes the shop's test data and keeps its keys, webhook
-// endpoints and settings (test keys only; docs/sandbox.md).
+// endpoints and settings (test keys only; docs/sandbox.md). A reset of
+// many test payments can take minutes, so this call waits up to
+// SandboxResetTimeout whatever shorter timeout the HTTP client has; ctx
+// still bounds it.
 func (c *Client) ResetSandbox(ctx context.Context, opts ...RequestEditorFn) (*SandboxReset, error) {
+	ctx = context.WithValue(ctx, callTimeout{}, SandboxResetTimeout)
 	r, err := c.raw.ResetSandboxWithResponse(ctx, &ResetSandboxParams{}, opts...)
 	if err != nil {
 		return nil, err

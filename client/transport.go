@@ -20,6 +20,15 @@ type transport struct{ c *Client }
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 1 << 20
 
+// SandboxResetTimeout is how long ResetSandbox waits for its answer: a
+// minute more than the service lets the reset run before it answers
+// (payd.SandboxResetLimit, 15 minutes).
+const SandboxResetTimeout = 16 * time.Minute
+
+// callTimeout, a context key, carries the timeout of a call that may take
+// longer than the HTTP client's own.
+type callTimeout struct{}
+
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	c := t.c
 	ctx := req.Context()
@@ -43,6 +52,12 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		retries = 0
 	}
+	hc := c.httpClient
+	if d, ok := ctx.Value(callTimeout{}).(time.Duration); ok && hc.Timeout > 0 && hc.Timeout < d {
+		longer := *hc
+		longer.Timeout = d
+		hc = &longer
+	}
 	for attempt := 0; ; attempt++ {
 		r := req
 		if attempt > 0 && req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
@@ -53,7 +68,7 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			r = req.Clone(ctx)
 			r.Body = body
 		}
-		resp, err := c.httpClient.Do(r)
+		resp, err := hc.Do(r)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

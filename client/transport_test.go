@@ -303,3 +303,31 @@ func TestUnreplayableBodySentOnce(t *testing.T) {
 		t.Fatalf("err = %v after %d requests", err, len(s.reqs))
 	}
 }
+
+// TestResetSandboxOutlastsTheClientTimeout: a reset answered after the
+// HTTP client's timeout still reaches the caller (a reset of many test
+// payments takes minutes), while every other call keeps the timeout.
+func TestResetSandboxOutlastsTheClientTimeout(t *testing.T) {
+	var s script
+	srv := s.server(t, func(_ int, w http.ResponseWriter) {
+		// Three times the client's timeout.
+		time.Sleep(600 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"deleted":{"payments":2,"refunds":0,"disputes":0,"evidence_files":0,"payment_links":0,"payouts":0,"settlements":0,"events":4,"webhook_deliveries":0,"idempotency_records":2,"ledger_entries":4}}`)
+	})
+	c, err := client.New(srv.URL+"/v1", "shop_1", "sk_test_1", client.MaxRetries(0),
+		client.HTTPClient(&http.Client{Timeout: 200 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.ResetSandbox(context.Background())
+	if err != nil {
+		t.Fatalf("a reset answered after the client's timeout: %v", err)
+	}
+	if res.Deleted.Payments != 2 || res.Deleted.Events != 4 {
+		t.Fatalf("deleted %+v, want 2 payments and 4 events", res.Deleted)
+	}
+	if _, err := c.GetShop(context.Background()); err == nil {
+		t.Fatal("a shop read answered after the client's timeout succeeded: the timeout was lifted for more than the reset")
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/paydhq/payd"
 )
 
 const sandboxUsage = `payd sandbox — the shop's sandbox
@@ -19,6 +21,8 @@ reset deletes the shop's test data (POST /v1/test/reset): payments,
 refunds, disputes and their files, links, payouts, events and deliveries,
 idempotency records, and the test contour's ledger entries and registers.
 Keys, webhook endpoints and settings stay; live data is never touched.
+It waits for the answer up to 16 minutes: a shop of 10^5 test payments
+takes tens of seconds.
 
 Flags (each with an environment twin):
   --data-dir DIR       data directory of a payd serve --dev (default
@@ -48,6 +52,8 @@ func runSandbox(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	c.trace = stdout
+	// The service lets a reset run this long before it answers.
+	c.http.Timeout = payd.SandboxResetLimit + time.Minute
 	var res struct {
 		Deleted map[string]int64 `json:"deleted"`
 	}

@@ -45,6 +45,9 @@ type serveOptions struct {
 	trace                                                        bool
 	sessions                                                     account.SessionPolicy
 	secretsKeyFile, secretsKey                                   string
+	// timeouts are the listeners' (httpTimeouts); no flag sets them, and
+	// tests shorten them.
+	timeouts httpTimeouts
 	// printConfig: show the settings and where each came from, then stop.
 	printConfig bool
 	settings    []*setting
@@ -56,7 +59,7 @@ type serveOptions struct {
 // parseServe reads serve's flags; the help asked for goes to stdout.
 func parseServe(args []string, getenv func(string) string, stdout io.Writer) (*serveOptions, error) {
 	f := newFlags("serve", getenv, stdout)
-	o := &serveOptions{}
+	o := &serveOptions{timeouts: defaultHTTPTimeouts()}
 	addr := f.String("addr", "127.0.0.1:8080", "merchant API and hosted pages listen address")
 	adminAddr := f.String("admin-addr", "127.0.0.1:8081", "operator API listen address")
 	dashboardAddr := f.String("dashboard-addr", "", "merchant dashboard listen address (empty: under /dashboard/ on --addr)")
@@ -182,6 +185,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	return serveWith(ctx, o, getenv, stdout, stderr)
+}
+
+// serveWith is serve with its options read: tests that change an option no
+// flag sets (timeouts) start here.
+func serveWith(ctx context.Context, o *serveOptions, getenv func(string) string, stdout, stderr io.Writer) error {
 	useTLS := o.tlsCert != "" || o.tlsKey != ""
 	if useTLS && (o.tlsCert == "" || o.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -297,12 +306,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// The servers in the order of binds: the service has an operator
 	// API exactly when it has a token, and a dashboard handler of its
 	// own exactly when it has an address.
-	servers := []*http.Server{newHTTPServer(o.addr, in.API, log)}
+	servers := []*http.Server{newHTTPServer(o.addr, in.API, o.timeouts, log)}
 	if in.Admin != nil {
-		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, log))
+		servers = append(servers, newHTTPServer(o.adminAddr, in.Admin, o.timeouts, log))
 	}
 	if in.Dashboard != nil {
-		servers = append(servers, newHTTPServer(o.dashboardAddr, in.Dashboard, log))
+		servers = append(servers, newHTTPServer(o.dashboardAddr, in.Dashboard, o.timeouts, log))
 	}
 	if len(servers) != len(listeners) {
 		closeAll(listeners)
@@ -413,10 +422,20 @@ func closeAll(listeners []net.Listener) {
 	}
 }
 
-func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+// httpTimeouts bound how long a request may take to arrive (read) and its
+// answer to leave (write, counted from the end of the request's head), on
+// every route but those that lift them for themselves: the sandbox reset
+// (payd.SandboxResetLimit).
+type httpTimeouts struct{ read, write time.Duration }
+
+func defaultHTTPTimeouts() httpTimeouts {
+	return httpTimeouts{read: 30 * time.Second, write: 60 * time.Second}
+}
+
+func newHTTPServer(addr string, h http.Handler, to httpTimeouts, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Addr: addr, Handler: h,
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, to.read), ReadTimeout: to.read, WriteTimeout: to.write,
 		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 1 << 20,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

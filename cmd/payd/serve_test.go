@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -63,15 +64,23 @@ type running struct {
 
 func startServe(t *testing.T, args ...string) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{stdout: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
 	// Outside --dev, serve starts only with a secrets key.
 	env := map[string]string{}
 	if !slices.Contains(args, "--dev") {
 		env[secretsKeyEnv] = testSecretsKey(t)
 	}
+	return startRunning(t, func(ctx context.Context, stdout io.Writer) error {
+		return run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, stdout, &syncBuffer{})
+	})
+}
+
+// startRunning runs serve on a goroutine of its own until the test ends.
+func startRunning(t *testing.T, serve func(ctx context.Context, stdout io.Writer) error) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{stdout: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
 	go func() {
-		r.err = run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, r.stdout, &syncBuffer{})
+		r.err = serve(ctx, r.stdout)
 		close(r.done)
 	}()
 	t.Cleanup(func() {

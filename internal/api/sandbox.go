@@ -66,6 +66,11 @@ func (s *Server) resetSandbox(w http.ResponseWriter, r *http.Request, p *payd.Pr
 	if _, err := httpapi.ReadIdempotent(w, r, nil); err != nil {
 		return err
 	}
+	// The server's write timeout is for every other route: under a long
+	// reset it would close the connection, the answer unsent, while the
+	// reset carries on. A writer that cannot move it (a test's recorder)
+	// has none.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(payd.SandboxResetLimit))
 	deleted, err := s.svc.ResetSandbox(r.Context(), p)
 	if err != nil {
 		return err

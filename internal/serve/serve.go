@@ -402,6 +402,7 @@ func (in *Instance) wireService(cfg Config, clock payd.Clock, k keys) error {
 	in.Service = payd.NewService(payd.Config{
 		Store: in.Store, Clock: clock, Jobs: in.Queue, Logger: in.log, Stage: cfg.Stage, WebhookAllowHosts: cfg.WebhookAllowHosts,
 		IDs: ids, HoldIdempotentFunc: cfg.HoldIdempotentFunc, WaitIdempotentFunc: cfg.WaitIdempotentFunc, SandboxResetStepFunc: cfg.SandboxResetStepFunc, SandboxWait: cfg.SandboxWait, PublicURL: cfg.PublicURL,
+		SandboxBatching: in.Store.SandboxBatching(),
 		Paths: payd.Paths{Checkout: checkout.Path, EvidenceUpload: api.EvidenceUploadPath,
 			SettlementReport: api.SettlementReportPath, Link: linkpage.Path},
 		Providers: []payd.Provider{in.banks[0], in.banks[1]}, TestRoute: testRoute, LiveProviders: cfg.LiveProviders,

@@ -82,11 +82,19 @@ func (g *commitGroup) run(ctx context.Context, fn func(payd.Tx) error) error {
 	return me.err
 }
 
-// lead runs one group: the leader and those queued behind it. Then it
-// hands the lead to the first transaction queued meanwhile, if any.
+// lead runs one group: the leader and those queued behind it, up to the
+// first bulk transaction (payd.WithBulk), which runs alone: requests
+// queued beside a sandbox reset's batch commit without waiting for it.
+// Then it hands the lead to the first transaction queued meanwhile, if
+// any.
 func (g *commitGroup) lead() {
 	g.mu.Lock()
-	n := min(len(g.waiting), maxGroup)
+	n := 1
+	if !payd.IsBulk(g.waiting[0].ctx) {
+		for n < min(len(g.waiting), maxGroup) && !payd.IsBulk(g.waiting[n].ctx) {
+			n++
+		}
+	}
 	group := append([]*grouped(nil), g.waiting[:n]...)
 	g.waiting = append(g.waiting[:0], g.waiting[n:]...)
 	g.mu.Unlock()

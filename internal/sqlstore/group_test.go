@@ -22,14 +22,7 @@ import (
 func TestGroupCommit(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := sqlstore.Open(ctx, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := serve.Migrate(ctx, s, payd.SystemClock{}); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	insert := func(ctx context.Context, tx payd.Tx, id string) error {
 		return tx.MerchantInsert(ctx, &payd.Merchant{ID: id, Name: id, CreatedAt: now})
@@ -131,7 +124,7 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("the reader saw %s: %v, want %v", id, saw[id], w)
 		}
 	}
-	err = s.View(ctx, func(tx payd.Tx) error {
+	err := s.View(ctx, func(tx payd.Tx) error {
 		for id, w := range map[string]bool{"mer_leader": true, "mer_ok": true, "mer_fails": false, "mer_panics": false,
 			"mer_canceled": false, "mer_last": true} {
 			if got := exists(ctx, tx, id); got != w {
@@ -143,4 +136,64 @@ func TestGroupCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestGroupCommitBulkApart: a bulk transaction (a sandbox reset's batch,
+// payd.WithBulk) queued behind others commits apart from them: the one
+// queued before it returns without waiting for it, as its fn, run in a
+// group with it, would never let it.
+func TestGroupCommitBulkApart(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := migratedSQLite(t)
+	release, leading, beforeDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	errs := make(chan error, 3)
+	queue := func(ctx context.Context, fn func(payd.Tx) error, done chan struct{}) {
+		queued := s.GroupWaiting()
+		go func() {
+			errs <- s.Tx(ctx, fn)
+			if done != nil {
+				close(done)
+			}
+		}()
+		for s.GroupWaiting() == queued {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	go func() {
+		errs <- s.Tx(ctx, func(payd.Tx) error {
+			close(leading)
+			<-release
+			return nil
+		})
+	}()
+	<-leading
+	queue(ctx, func(payd.Tx) error { return nil }, beforeDone)
+	queue(payd.WithBulk(ctx), func(payd.Tx) error {
+		select {
+		case <-beforeDone:
+			return nil
+		case <-time.After(20 * time.Second):
+			return errors.New("the transaction queued before the bulk one waited for it")
+		}
+	}, nil)
+	close(release)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// migratedSQLite is a SQLite store of the test's own, its schema current.
+func migratedSQLite(t *testing.T) *sqlstore.Store {
+	s, err := sqlstore.Open(t.Context(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := serve.Migrate(t.Context(), s, payd.SystemClock{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -23,6 +23,24 @@ func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at *time.T
 	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`+onKey(t.d, "merchant_key", 3), shopID, nullMicros(at), keyOf(shopID))
 }
 
+// SandboxBatching is how a sandbox reset sizes its batches here
+// (payd.Config.SandboxBatching). On SQLite every other shop's write waits
+// for the batch under way, and shares the process's CPU with it: batches
+// are timed to about 10 ms, about 40 payments with their ledger or a few
+// hundred events: another shop's p99 during a reset went from 68 times
+// its idle one to about 2.3 times at 2*10^4 payments and 3.7 times at
+// 10^5 (docs/benchmarks-history.md, "Sandbox reset: answers past the
+// write timeout, batches per database"). On
+// PostgreSQL a batch holds up only its own merchant's money operations
+// (the merchant's row), and batches of 1,000 objects spend less on
+// commits and round trips than smaller ones.
+func (s *Store) SandboxBatching() payd.SandboxBatching {
+	if s.d.Name() == "sqlite" {
+		return payd.SandboxBatching{Size: 50, Time: 10 * time.Millisecond}
+	}
+	return payd.SandboxBatching{Size: 1000}
+}
+
 // fence takes the shop's sandbox fence until the transaction ends: shared
 // by the changes of the shop's test data (IdempotencyLockGet of a test
 // key), exclusive for setting the reset mark, which so waits for every
@@ -74,6 +92,16 @@ func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids
 	return res.RowsAffected()
 }
 
+// newestFirst orders a batch's pick of a shop's objects (or events) as
+// their list index does (shop_id, test, created_at DESC, id DESC), so that
+// the pick is a walk of that index. Without an order PostgreSQL scans the
+// table when the shop holds most of its rows, and each batch then reads
+// again past every row the batches before it deleted, which stay in the
+// heap until vacuum. The pick says "test = TRUE", not "test": SQLite
+// matches an index column only to an equality, and would otherwise sort
+// the shop's every row for each batch.
+const newestFirst = ` ORDER BY created_at DESC, id DESC`
+
 func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c payd.SandboxResetCounts, n int64, err error) {
 	// A shop's test data is its merchant's: one shard group.
 	mkey := merchantKey(p.MerchantID)
@@ -88,8 +116,8 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		// object's, then the merchant's, which a refund's decision takes
 		// last): a movement of the merchant's money under way commits
 		// before the entries' sums come off its totals.
-		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test`+onKey(t.d, "merchant_key", 3)+` LIMIT $2`+t.d.forUpdate(),
-			p.ShopID, p.Limit, mkey)
+		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+
+			newestFirst+` LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit, mkey)
 		if err != nil || len(ids) == 0 {
 			return nil, 0, err
 		}
@@ -167,7 +195,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		}
 	case payd.SandboxEvents:
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test`+onKey(t.d, "merchant_key", 3)+` LIMIT $2`,
+		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+newestFirst+` LIMIT $2`,
 			p.ShopID, p.Limit, mkey); err != nil {
 			break
 		}
