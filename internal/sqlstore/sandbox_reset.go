@@ -92,7 +92,7 @@ func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids
 	return res.RowsAffected()
 }
 
-// newestFirst orders a batch's pick of a shop's objects (or events) as
+// resetOrder orders a batch's pick of a shop's objects (or events) as
 // their list index does (shop_id, test, created_at DESC, id DESC), so that
 // the pick is a walk of that index. Without an order PostgreSQL scans the
 // table when the shop holds most of its rows, and each batch then reads
@@ -100,7 +100,7 @@ func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids
 // heap until vacuum. The pick says "test = TRUE", not "test": SQLite
 // matches an index column only to an equality, and would otherwise sort
 // the shop's every row for each batch.
-const newestFirst = ` ORDER BY created_at DESC, id DESC`
+const resetOrder = ` ORDER BY created_at DESC, id DESC`
 
 func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c payd.SandboxResetCounts, n int64, err error) {
 	// A shop's test data is its merchant's: one shard group.
@@ -117,7 +117,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		// last): a movement of the merchant's money under way commits
 		// before the entries' sums come off its totals.
 		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+
-			newestFirst+` LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit, mkey)
+			resetOrder+` LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit, mkey)
 		if err != nil || len(ids) == 0 {
 			return nil, 0, err
 		}
@@ -195,7 +195,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		}
 	case payd.SandboxEvents:
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+newestFirst+` LIMIT $2`,
+		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+resetOrder+` LIMIT $2`,
 			p.ShopID, p.Limit, mkey); err != nil {
 			break
 		}
