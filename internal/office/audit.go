@@ -25,21 +25,12 @@ func (h *Handler) audit(q *req) {
 	in := q.r.URL.Query()
 	out := auditQuery(in)
 	out.Set("limit", "50")
-	var list struct {
-		Items      []map[string]any `json:"items"`
-		NextCursor *string          `json:"next_cursor"`
-	}
-	if !q.get("/admin/v1/audit?"+out.Encode(), &list) {
+	list, next, ok := q.pageOf("/admin/v1/audit", "audit", out, nil)
+	if !ok {
 		return
 	}
 	filters := auditQuery(in)
 	filters.Del("cursor")
-	next := ""
-	if list.NextCursor != nil {
-		n := auditQuery(in)
-		n.Set("cursor", *list.NextCursor)
-		next = Prefix + "audit?" + n.Encode()
-	}
 	q.render(http.StatusOK, "audit", "audit", q.l.T("Audit log"), struct {
 		Items  []map[string]any
 		Filter map[string]string

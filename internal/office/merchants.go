@@ -31,13 +31,9 @@ func (h *Handler) merchants(q *req) {
 	if c := q.r.URL.Query().Get("cursor"); c != "" {
 		out.Set("cursor", c)
 	}
-	var list listPage
-	if !q.get("/admin/v1/merchants?"+out.Encode(), &list) {
+	list, next, ok := q.pageOf("/admin/v1/merchants", "merchants", out, nil)
+	if !ok {
 		return
-	}
-	next := ""
-	if list.NextCursor != nil {
-		next = Prefix + "merchants?cursor=" + url.QueryEscape(*list.NextCursor)
 	}
 	q.render(http.StatusOK, "merchants", "merchants", q.l.T("Merchants"), struct {
 		Items []map[string]any

@@ -23,40 +23,6 @@ func operationsPages(h *Handler) []page {
 	}
 }
 
-// listPage is a cursor page of an operator list.
-type listPage struct {
-	Items      []map[string]any `json:"items"`
-	NextCursor *string          `json:"next_cursor"`
-}
-
-// pageOf reads a cursor page of the API's path with the query out; next
-// is the page's own address of the following page ("" on the last), its
-// filters kept. An answer that is not 2xx is answered by answered when
-// it returns true (a page of its own), else by the refusal's page.
-func (q *req) pageOf(path, page string, out url.Values, answered func(*answer) bool) (list listPage, next string, ok bool) {
-	a := q.call(http.MethodGet, path+"?"+out.Encode(), nil)
-	switch {
-	case !a.ok() && answered != nil && answered(a):
-		return list, "", false
-	case !a.ok():
-		q.refused(a)
-		return list, "", false
-	case a.decode(&list) != nil:
-		q.problem(http.StatusBadGateway, q.l.T("Something went wrong; try again."))
-		return list, "", false
-	}
-	if list.NextCursor != nil {
-		n := url.Values{}
-		for k, v := range out {
-			n[k] = v
-		}
-		n.Del("limit")
-		n.Set("cursor", *list.NextCursor)
-		next = Prefix + page + "?" + n.Encode()
-	}
-	return list, next, true
-}
-
 // discrepancies lists the provider reports that could not be applied.
 func (h *Handler) discrepancies(q *req) {
 	out := url.Values{"limit": {"50"}}

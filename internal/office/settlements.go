@@ -27,18 +27,9 @@ func (h *Handler) settlements(q *req) {
 			out.Set(k, v)
 		}
 	}
-	var list struct {
-		Items      []map[string]any `json:"items"`
-		NextCursor *string          `json:"next_cursor"`
-	}
-	if !q.get("/admin/v1/settlements?"+out.Encode(), &list) {
+	list, next, ok := q.pageOf("/admin/v1/settlements", "settlements", out, nil)
+	if !ok {
 		return
-	}
-	next := ""
-	if list.NextCursor != nil {
-		out.Set("cursor", *list.NextCursor)
-		out.Del("limit")
-		next = Prefix + "settlements?" + out.Encode()
 	}
 	q.render(http.StatusOK, "settlements", "settlements", q.l.T("Registers"), struct {
 		Status, Next string
