@@ -166,6 +166,7 @@ func openPostgres(ctx context.Context, url string, tracer pgx.QueryTracer, onRea
 	if onServer != nil {
 		cfg.AfterConnect = reportServer(cfg.AfterConnect, onServer)
 	}
+	cfg.AfterConnect = customPlansOnCitus(cfg.AfterConnect)
 	db := sql.OpenDB(pipeConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
