@@ -12,6 +12,8 @@
 // setup links, roles, disabling, the merchant's second-factor policy).
 // Who may manage them is the domain's one table of permissions
 // (payd.AllowActor), and every change is written to the merchant's audit
-// log in the change's transaction. docs/architecture.md, "Accounts", says
-// how the operator's staff are to join as a second kind.
+// log in the change's transaction. The operator's staff are the second
+// (staff.go, staff_signin.go): what differs between the kinds is the
+// small interface kind (kind.go), which the core asks; docs/architecture.md,
+// "Accounts".
 package account
