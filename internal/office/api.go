@@ -2,6 +2,7 @@ package office
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -20,22 +21,7 @@ import (
 type answer struct {
 	status int
 	header http.Header
-	body   bytes.Buffer
-}
-
-func (a *answer) Header() http.Header { return a.header }
-
-func (a *answer) Write(b []byte) (int, error) {
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	return a.body.Write(b)
-}
-
-func (a *answer) WriteHeader(status int) {
-	if a.status == 0 {
-		a.status = status
-	}
+	body   []byte
 }
 
 // ok reports a 2xx answer.
@@ -44,7 +30,7 @@ func (a *answer) ok() bool { return a.status >= 200 && a.status < 300 }
 // decode reads the answer's JSON into v; numbers stay exact
 // (json.Number), as amounts are strings already.
 func (a *answer) decode(v any) error {
-	d := json.NewDecoder(bytes.NewReader(a.body.Bytes()))
+	d := json.NewDecoder(bytes.NewReader(a.body))
 	d.UseNumber()
 	return d.Decode(v)
 }
@@ -65,23 +51,20 @@ func (q *req) call(method, path string, body any) *answer {
 	if body != nil {
 		var err error
 		if raw, err = json.Marshal(body); err != nil {
-			return &answer{status: http.StatusInternalServerError}
+			return &answer{status: http.StatusInternalServerError, header: http.Header{}}
 		}
 	}
 	r, err := http.NewRequestWithContext(operator.AsStaff(q.ctx, q.actor()), method, path, bytes.NewReader(raw))
 	if err != nil {
-		return &answer{status: http.StatusBadRequest}
+		return &answer{status: http.StatusBadRequest, header: http.Header{}}
 	}
 	r.RemoteAddr = q.r.RemoteAddr
 	if body != nil {
 		r.Header.Set("Content-Type", "application/json")
 	}
-	a := &answer{header: http.Header{}}
-	q.h.api.ServeHTTP(a, r)
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	return a
+	rec := &httpapi.Recorder{}
+	q.h.api.ServeHTTP(rec, r)
+	return &answer{status: cmp.Or(rec.Status, http.StatusOK), header: rec.Header(), body: rec.Body.Bytes()}
 }
 
 // get reads path into v; on a refusal it renders the refusal's page and

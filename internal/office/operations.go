@@ -64,5 +64,5 @@ func (q *req) download(path string) {
 		q.w.Header().Set(k, a.header.Get(k))
 	}
 	q.w.WriteHeader(http.StatusOK)
-	_, _ = q.w.Write(a.body.Bytes())
+	_, _ = q.w.Write(a.body)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/httpapi"
 )
 
 // Four eyes (payd.NeedsFourEyes): a staff member's request of such an
@@ -78,9 +79,9 @@ func (s *server) confirmProposal(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	again.RemoteAddr = r.RemoteAddr
-	rec := &recorder{header: http.Header{}}
+	rec := &httpapi.Recorder{}
 	s.mux.ServeHTTP(rec, again)
-	return rec.status, json.RawMessage(rec.body.Bytes()), nil
+	return rec.Status, json.RawMessage(rec.Body.Bytes()), nil
 }
 
 // errProposerMayNot refuses the confirmation of a proposal whose author
@@ -112,26 +113,4 @@ func (s *server) rejectProposal(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, proposalView(p), nil
-}
-
-// recorder keeps what a handler wrote.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *recorder) Header() http.Header { return w.header }
-
-func (w *recorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.body.Write(b)
-}
-
-func (w *recorder) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
 }
