@@ -53,7 +53,7 @@ func (s *Service) StaffBeginTOTP(ctx context.Context, token string) (secret, otp
 // StaffConfirmTOTP turns the member's second factor on with a code of the
 // pending secret; the session is replaced by an active one.
 func (s *Service) StaffConfirmTOTP(ctx context.Context, token, code, addr string) (newToken string, ses *payd.Session, err error) {
-	return s.confirmTOTP(ctx, s.staff, token, code, addr)
+	return s.confirmTOTP(ctx, s.staff, token, code, addr, "")
 }
 
 // StaffSignOut ends a staff session; an unknown token is no error.

@@ -86,26 +86,20 @@ func (s *Service) beginTOTP(ctx context.Context, k kind, id string) (secret, otp
 // an active one with a new token (an enroll session thus becomes usable).
 func (s *Service) ConfirmTOTP(ctx context.Context, actor *payd.Actor, token, code string) (newToken string, ses *payd.Session, err error) {
 	if actor == nil {
-		return s.confirmTOTP(ctx, s.users, token, code, "")
+		return s.confirmTOTP(ctx, s.users, token, code, "", "")
 	}
-	old, h, err := s.sessionOf(ctx, s.users, token)
-	if err != nil {
-		return "", nil, err
-	}
-	if actor.UserID != h.id {
-		return "", nil, payd.ErrForbidden
-	}
-	return s.confirmTOTP(ctx, s.users, token, code, cmp.Or(actor.Addr, old.Addr))
+	return s.confirmTOTP(ctx, s.users, token, code, actor.Addr, actor.UserID)
 }
 
 // confirmTOTP is ConfirmTOTP for a session of kind k, the enrolment
-// recorded as from addr ("": the session's address).
-func (s *Service) confirmTOTP(ctx context.Context, k kind, token, code, addr string) (newToken string, ses *payd.Session, err error) {
+// recorded as from addr ("": the session's address); a session of another
+// account than self ("": any) is refused.
+func (s *Service) confirmTOTP(ctx context.Context, k kind, token, code, addr, self string) (newToken string, ses *payd.Session, err error) {
 	old, h, err := s.sessionOf(ctx, k, token)
 	if err != nil {
 		return "", nil, err
 	}
-	if old.State == payd.SessionSecondFactor {
+	if old.State == payd.SessionSecondFactor || (self != "" && self != h.id) {
 		return "", nil, payd.ErrForbidden
 	}
 	err = s.store.Tx(ctx, func(tx payd.Tx) error {
