@@ -18,6 +18,7 @@ import (
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/paydtest"
+	"github.com/paydhq/payd/money"
 )
 
 // screens are the widths every dashboard page must fit: two common
@@ -315,11 +316,16 @@ func seedLongest(t *testing.T, d *desk, setupPath *string) []layoutPage {
 	d.env.AdminDo("PATCH", "/admin/v1/merchants/"+d.shop.MerchantID, map[string]any{"settlement_delay_days": 30}).Expect(t, 200)
 	day := d.env.Clock.Now().In(payd.RegionRU.Location()).Format(time.DateOnly)
 	d.env.Clock.Advance(48 * time.Hour)
+	// Every payment's money, released by jobs one at a time: enough for
+	// the payout and its fee, not merely some of it.
 	paydtest.Eventually(t, "the kz shop's money released", func() bool {
 		for _, it := range kzAPI.Get("/v1/balance").Expect(t, 200).JSON(t)["items"].([]any) {
-			if m := it.(map[string]any); m["currency"] == "KZT" && m["payable"].(map[string]any)["value"] != "0.00" {
-				return true
+			m := it.(map[string]any)
+			if m["currency"] != "KZT" {
+				continue
 			}
+			minor, err := money.ParseValue(m["payable"].(map[string]any)["value"].(string))
+			return err == nil && minor >= 1_010_000_000
 		}
 		return false
 	})
