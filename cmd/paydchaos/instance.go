@@ -3,11 +3,14 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -83,4 +86,37 @@ func (in *instance) alive() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.proc != nil && !in.proc.Exited()
+}
+
+// printLogged prints what the instances logged for the given request ids
+// (the answers of 500), so that a failed run says why even when its
+// folder is gone with the machine it ran on.
+func (cl *cluster) printLogged(requestIDs []string) {
+	for _, id := range requestIDs {
+		if id == "" {
+			continue
+		}
+		shown := 0
+		for _, in := range cl.instances {
+			f, err := os.Open(in.log())
+			if err != nil {
+				continue
+			}
+			sc := bufio.NewScanner(f)
+			sc.Buffer(make([]byte, 64<<10), 1<<20)
+			for sc.Scan() && shown < 8 {
+				if line := sc.Text(); strings.Contains(line, id) {
+					if len(line) > 2000 {
+						line = line[:2000] + "…"
+					}
+					fmt.Printf("  %s logged for %s: %s\n", in, id, line)
+					shown++
+				}
+			}
+			f.Close()
+		}
+		if shown == 0 {
+			fmt.Printf("  no instance logged %s\n", id)
+		}
+	}
 }

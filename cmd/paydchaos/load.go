@@ -69,6 +69,10 @@ type ledgerBook struct {
 	attempts []attempt
 	done     []doneOp
 	payouts  []*payout
+	// internal has the request_id of every answer of 500 or above
+	// other than 503: the report prints what the instances logged for
+	// them, since a run's logs are gone when CI's machine is.
+	internal []string
 }
 
 // attempt is one request sent: its shop, when it was sent and answered,
@@ -216,6 +220,9 @@ func (c *client) call(method, path, key string, body any) (int, []byte) {
 			}
 			if st != http.StatusServiceUnavailable {
 				c.book.problem("%s %s answered %d: %s", method, path, st, out)
+				c.book.mu.Lock()
+				c.book.internal = append(c.book.internal, e.RequestID)
+				c.book.mu.Unlock()
 			} else if e.Type != "error" || e.Code != "provider_unavailable" || e.RequestID == "" || resp.Header.Get("Retry-After") == "" {
 				c.book.problem("%s %s answered 503 without the Error object and Retry-After: %s", method, path, out)
 			} else {

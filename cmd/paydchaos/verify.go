@@ -348,6 +348,7 @@ func (cl *cluster) verify(ctx context.Context, shops []*shop, book *ledgerBook, 
 		for _, p := range book.problems {
 			fmt.Println("  PROBLEM:", p)
 		}
+		cl.printLogged(book.internal)
 		return last, fmt.Errorf("%d problems", len(book.problems))
 	}
 	if book.ops["create"] == 0 || !faults.complete() {

@@ -64,7 +64,7 @@ func unreachable(err error) bool {
 			return true
 		}
 		// Class 08: connection exception.
-		return strings.HasPrefix(pgErr.Code, "08")
+		return strings.HasPrefix(pgErr.Code, "08") || workerLost(pgErr)
 	}
 	var connectErr *pgconn.ConnectError
 	if errors.As(err, &connectErr) {
@@ -81,6 +81,19 @@ func unreachable(err error) bool {
 	// pgx reports a connection it already closed this way, without a
 	// type of its own.
 	return strings.Contains(err.Error(), "conn closed")
+}
+
+// workerLost reports the errors a Citus coordinator raises when it loses
+// its connection to a worker inside a transaction: Citus gives them no
+// SQLSTATE of their own (XX000), only these messages. Both abort the
+// transaction before any worker commits it (the first when a statement's
+// connection fails, the second before PREPARE), so the request's retry
+// runs it afresh; they are the worker's outage, not a fault of the
+// request.
+func workerLost(pgErr *pgconn.PgError) bool {
+	return pgErr.Code == "XX000" &&
+		(strings.HasPrefix(pgErr.Message, "failure on connection marked as essential") ||
+			strings.HasPrefix(pgErr.Message, "could not commit transaction for shard"))
 }
 
 // A server that refuses writes answers SQLSTATE 25006
