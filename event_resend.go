@@ -13,35 +13,65 @@ func (s *Service) ResendEvent(ctx context.Context, p *Principal, idem Idempotenc
 		if err != nil {
 			return 0, nil, notFoundAs(err, "event")
 		}
-		if ev.Test {
-			if err := tx.EventResequence(ctx, p.Shop.ID, ev.ID); err != nil {
-				return 0, nil, err
-			}
-		}
-		endpoints, err := s.subscribers(ctx, tx, ev)
-		if err != nil {
-			return 0, nil, err
-		}
-		if len(endpoints) > 0 {
-			// Before the new deliveries are queued, so that only the
-			// earlier ones are looked at.
-			replaced, err := s.replaceFailedDeliveries(ctx, tx, ev.ID, endpoints)
-			if err != nil {
-				return 0, nil, err
-			}
-			if err := s.queueDeliveries(ctx, tx, ev, endpoints); err != nil {
-				return 0, nil, err
-			}
-			change := EventDeliveryChange{EventID: ev.ID, Added: len(endpoints), Replaced: replaced}
-			if err := tx.EventDeliveryCount(ctx, []EventDeliveryChange{change}); err != nil {
-				return 0, nil, err
-			}
-		}
-		if ev, err = tx.EventGet(ctx, p.Shop.ID, p.Test(), id); err != nil {
+		if ev, err = s.resend(ctx, tx, ev); err != nil {
 			return 0, nil, err
 		}
 		return OutcomeAccepted, ev.WithDelivery(), nil
 	})
+}
+
+// ResendEventAsOperator is ResendEvent for the operator's support: any
+// merchant's event by its id. Its merchant's audit log records the resend
+// as the operator's (an entry without a user), beside the operator audit
+// entry that names the person. It is not idempotent: a second resend
+// delivers once more, which a merchant tells apart by the event's id as
+// it does any retry.
+func (s *Service) ResendEventAsOperator(ctx context.Context, id string) (ev *Event, err error) {
+	if !ValidID(PrefixEvent, id) {
+		return nil, NotFound("event")
+	}
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		found, err := tx.EventGetAny(ctx, id)
+		if err != nil {
+			return notFoundAs(err, "event")
+		}
+		NoteOperatorObject(ctx, found.ID, found.MerchantID)
+		if err := s.auditShop(ctx, tx, nil, found.MerchantID, found.ShopID, ModeOf(found.Test), AuditResendEvent, found.ID); err != nil {
+			return err
+		}
+		ev, err = s.resend(ctx, tx, found)
+		return err
+	})
+	return ev, withOp("resend event", err)
+}
+
+// resend queues ev's deliveries again and returns it as it now reads.
+func (s *Service) resend(ctx context.Context, tx Tx, ev *Event) (*Event, error) {
+	if ev.Test {
+		if err := tx.EventResequence(ctx, ev.ShopID, ev.ID); err != nil {
+			return nil, err
+		}
+	}
+	endpoints, err := s.subscribers(ctx, tx, ev)
+	if err != nil {
+		return nil, err
+	}
+	if len(endpoints) > 0 {
+		// Before the new deliveries are queued, so that only the earlier
+		// ones are looked at.
+		replaced, err := s.replaceFailedDeliveries(ctx, tx, ev.ID, endpoints)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.queueDeliveries(ctx, tx, ev, endpoints); err != nil {
+			return nil, err
+		}
+		change := EventDeliveryChange{EventID: ev.ID, Added: len(endpoints), Replaced: replaced}
+		if err := tx.EventDeliveryCount(ctx, []EventDeliveryChange{change}); err != nil {
+			return nil, err
+		}
+	}
+	return tx.EventGet(ctx, ev.ShopID, ev.Test, ev.ID)
 }
 
 // replaceFailedDeliveries marks the event's failed or skipped deliveries to

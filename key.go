@@ -22,6 +22,14 @@ const (
 // ModeAll returns both modes.
 func ModeAll() []Mode { return []Mode{ModeTest, ModeLive} }
 
+// ModeOf is the mode of an object marked test or not.
+func ModeOf(test bool) Mode {
+	if test {
+		return ModeTest
+	}
+	return ModeLive
+}
+
 // Valid reports whether m is test or live.
 func (m Mode) Valid() bool { return slices.Contains(ModeAll(), m) }
 

@@ -51,9 +51,5 @@ func whereabouts[T merchantObject](ctx context.Context, merchantID, id string, g
 		return Whereabouts{}, NotFound("object")
 	}
 	shopID, test := obj.scope()
-	mode := ModeLive
-	if test {
-		mode = ModeTest
-	}
-	return Whereabouts{ShopID: shopID, Mode: mode}, nil
+	return Whereabouts{ShopID: shopID, Mode: ModeOf(test)}, nil
 }

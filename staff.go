@@ -65,6 +65,9 @@ const (
 	// StaffOpenDisputes: open a dispute a bank reported outside its
 	// notifications.
 	StaffOpenDisputes StaffPermission = "open_disputes"
+	// StaffResendEvents: deliver a merchant's event again to its
+	// endpoints.
+	StaffResendEvents StaffPermission = "resend_events"
 	// StaffShopState: block, unblock, suspend and resume shops.
 	StaffShopState StaffPermission = "shop_state"
 	// StaffFreezes: freeze and unfreeze a merchant's payouts.
@@ -97,7 +100,7 @@ const (
 
 // StaffPermissionAll returns every staff permission.
 func StaffPermissionAll() []StaffPermission {
-	return []StaffPermission{StaffRead, StaffOpenDisputes, StaffShopState, StaffFreezes, StaffDisputes,
+	return []StaffPermission{StaffRead, StaffOpenDisputes, StaffResendEvents, StaffShopState, StaffFreezes, StaffDisputes,
 		StaffChargebackRules, StaffSettlements, StaffMoneyTerms, StaffMerchants, StaffKeys, StaffRoutes,
 		StaffCalendar, StaffManageStaff, StaffAudit}
 }
@@ -108,10 +111,10 @@ func StaffPermissionAll() []StaffPermission {
 // staff, and the break-glass token (BreakGlass) is the only holder of
 // all.
 var staffRolePerms = map[StaffRole][]StaffPermission{
-	StaffSupport: {StaffRead, StaffOpenDisputes},
-	StaffRisk:    {StaffRead, StaffOpenDisputes, StaffShopState, StaffFreezes, StaffDisputes, StaffChargebackRules},
+	StaffSupport: {StaffRead, StaffOpenDisputes, StaffResendEvents},
+	StaffRisk:    {StaffRead, StaffOpenDisputes, StaffResendEvents, StaffShopState, StaffFreezes, StaffDisputes, StaffChargebackRules},
 	StaffFinance: {StaffRead, StaffSettlements, StaffMoneyTerms},
-	StaffAdmin:   {StaffRead, StaffMerchants, StaffKeys, StaffRoutes, StaffCalendar, StaffManageStaff, StaffAudit},
+	StaffAdmin:   {StaffRead, StaffResendEvents, StaffMerchants, StaffKeys, StaffRoutes, StaffCalendar, StaffManageStaff, StaffAudit},
 }
 
 // Can reports whether role r allows p. An unknown role allows nothing.

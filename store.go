@@ -137,6 +137,9 @@ type Tx interface {
 
 	EventInsert(ctx context.Context, e *Event) error
 	EventGet(ctx context.Context, shopID string, test bool, id string) (*Event, error)
+	// EventGetAny reads an event of any shop by its id alone, for the
+	// operator (ErrNoRows when there is none).
+	EventGetAny(ctx context.Context, id string) (*Event, error)
 	EventList(ctx context.Context, p *EventListParams) (Page[*Event], error)
 	// EventDeleteBefore deletes at most limit events created before t,
 	// oldest first (one range of an index), and returns how many.

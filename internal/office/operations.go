@@ -15,6 +15,7 @@ func operationsPages(h *Handler) []page {
 		{method: post, path: "disputes/{id}/{action}", fn: h.changeDispute},
 		{method: get, path: "payments", fn: h.payment},
 		{method: post, path: "payments/{id}/disputes", fn: h.openDispute},
+		{method: post, path: "payments/{id}/events/{event}/resend", fn: h.resendEvent},
 		{method: get, path: "discrepancies", fn: h.discrepancies},
 		{method: get, path: "routes", fn: h.providerRoutes},
 		{method: post, path: "routes", fn: h.putRoute},

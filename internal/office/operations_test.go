@@ -136,6 +136,52 @@ func TestSupportOpensADisputeTheBankReported(t *testing.T) {
 	})
 }
 
+// TestSupportResendsAnEvent: the payment's page offers support a resend
+// of each of its events; the resend comes back to the event with a notice
+// and is in the operator's audit log under the member's session; finance
+// is offered none, and its hand-posted resend is refused by the API.
+func TestSupportResendsAnEvent(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, be paydtest.Backend) {
+		env := paydtest.Start(t, be, nil)
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		pay := paidPayment(t, c, "700.00")
+		support := newMember(t, env, "support@operator.test", payd.StaffSupport)
+		finance := newMember(t, env, "finance@operator.test", payd.StaffFinance)
+
+		page := support.get("/office/payments?id=" + pay)
+		evID := regexp.MustCompile(`<tr id="event-(evt_[0-9A-Za-z]+)">`).FindStringSubmatch(page.body)
+		if evID == nil {
+			t.Fatalf("no event row on the payment's page:\n%s", page.body)
+		}
+		path := "/office/payments/" + pay + "/events/" + evID[1] + "/resend"
+		if !strings.Contains(page.body, `action="`+path+`"`) {
+			t.Fatalf("support is offered no resend of %s:\n%s", evID[1], page.body)
+		}
+		done := support.post(path, url.Values{})
+		if done.status != http.StatusSeeOther || done.location != "/office/payments?id="+pay+"&event="+evID[1]+"&notice=resent" {
+			t.Fatalf("the resend answered %d %q:\n%s", done.status, done.location, done.body)
+		}
+		if back := support.get(done.location); !strings.Contains(back.body, "Resent: the merchant") {
+			t.Fatalf("the page after the resend has no notice:\n%s", back.body)
+		}
+		entries := env.AdminDo("GET", "/admin/v1/audit?action=events.resend", nil).Expect(t, 200).JSON(t)["items"].([]any)
+		if len(entries) != 1 || entries[0].(map[string]any)["staff_id"] != support.id || entries[0].(map[string]any)["via"] != payd.StaffViaSession {
+			t.Fatalf("audit of the resend = %v, want one by the support member's session", entries)
+		}
+
+		if strings.Contains(finance.get("/office/payments?id="+pay).body, "/resend") {
+			t.Fatal("finance is offered a resend")
+		}
+		if refused := finance.post(path, url.Values{}); refused.status != http.StatusForbidden {
+			t.Fatalf("finance's resend answered %d:\n%s", refused.status, refused.body)
+		}
+		if n := len(env.AdminDo("GET", "/admin/v1/audit?action=events.resend", nil).Expect(t, 200).JSON(t)["items"].([]any)); n != 1 {
+			t.Fatalf("%d resends audited after finance's refused one, want 1", n)
+		}
+	})
+}
+
 // TestDisputesBelowStageM2 says on the page that disputes are not served.
 func TestDisputesBelowStageM2(t *testing.T) {
 	t.Parallel()

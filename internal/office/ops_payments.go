@@ -11,8 +11,9 @@ import (
 
 // The payment lookup: a payment of any merchant by its id, with its
 // provider attempts, its events and their deliveries, and an event's
-// webhook delivery attempts; and, for whom the role allows, opening a dispute the bank
-// reported outside its notifications.
+// webhook delivery attempts; and, for whom the role allows, resending an
+// event and opening a dispute the bank reported outside its
+// notifications.
 
 // paymentView is the lookup page.
 type paymentView struct {
@@ -26,6 +27,8 @@ type paymentView struct {
 	Deliveries []map[string]any
 	// Events are the payment's events with their delivery summaries.
 	Events []map[string]any
+	// Resend offers each event's resend: the role may.
+	Resend bool
 	// OpenDispute offers the form: the role may, and disputes are served.
 	OpenDispute bool
 	Kinds       []payd.DisputeKind
@@ -75,11 +78,25 @@ func (h *Handler) payment(q *req) {
 			return
 		}
 	}
+	v.Resend = q.can(payd.StaffResendEvents)
 	// Disputes are served from stage M2: the form is offered only where
 	// the dispute routes answer.
 	v.OpenDispute = q.can(payd.StaffOpenDisputes) &&
 		q.call(http.MethodGet, "/admin/v1/disputes?limit=1", nil).status != http.StatusNotImplemented
 	q.render(http.StatusOK, "payment", "payments", title, v)
+}
+
+// resendEvent delivers one of the payment's events again to its
+// merchant's endpoints and comes back to the payment with the event's
+// attempts shown.
+func (h *Handler) resendEvent(q *req) {
+	pay, ev := url.PathEscape(q.r.PathValue("id")), url.PathEscape(q.r.PathValue("event"))
+	a := q.call(http.MethodPost, "/admin/v1/events/"+ev+"/resend", nil)
+	if !a.ok() {
+		q.refused(a)
+		return
+	}
+	q.redirect(Prefix+"payments?id="+pay+"&event="+ev, "resent")
 }
 
 // deadlineLayout is how a datetime-local input writes a moment; the back

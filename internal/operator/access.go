@@ -56,6 +56,7 @@ var routeAccess = map[string]access{
 	"DELETE /admin/v1/provider-routes/{region}/{method}/{currency}": need("routes.delete", payd.StaffRoutes),
 	"GET /admin/v1/discrepancies":                                   read,
 	"GET /admin/v1/events/{id}/attempts":                            read,
+	"POST /admin/v1/events/{id}/resend":                             need("events.resend", payd.StaffResendEvents),
 	"POST /admin/v1/merchants/{id}/settlements":                     need("settlements.form", payd.StaffSettlements),
 	"GET /admin/v1/settlements":                                     read,
 	"POST /admin/v1/settlements/{id}/{action}":                      need("settlements.{action}", payd.StaffSettlements),

@@ -54,6 +54,7 @@ type roleCase struct {
 func wantRoles() map[string][]roleCase {
 	admin, finance, risk := []payd.StaffRole{payd.StaffAdmin}, []payd.StaffRole{payd.StaffFinance}, []payd.StaffRole{payd.StaffRisk}
 	riskSupport := []payd.StaffRole{payd.StaffRisk, payd.StaffSupport}
+	notFinance := []payd.StaffRole{payd.StaffAdmin, payd.StaffRisk, payd.StaffSupport}
 	one := func(roles []payd.StaffRole) []roleCase { return []roleCase{{roles: roles}} }
 	return map[string][]roleCase{
 		"POST /admin/v1/merchants":     one(admin),
@@ -84,6 +85,7 @@ func wantRoles() map[string][]roleCase {
 		"DELETE /admin/v1/provider-routes/{region}/{method}/{currency}": one(admin),
 		"GET /admin/v1/discrepancies":                                   one(everyone),
 		"GET /admin/v1/events/{id}/attempts":                            one(everyone),
+		"POST /admin/v1/events/{id}/resend":                             one(notFinance),
 		"POST /admin/v1/merchants/{id}/settlements":                     one(finance),
 		"GET /admin/v1/settlements":                                     one(everyone),
 		"GET /admin/v1/ledger/check":                                    one(everyone),

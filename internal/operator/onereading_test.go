@@ -125,6 +125,7 @@ func operatorBodies(shop string) map[string]paydtest.Body {
 var bodilessRoutes = map[string]string{
 	"POST /admin/v1/shops/{id}/{action}":                            "/admin/v1/shops/" + noShop + "/block",
 	"POST /admin/v1/keys/{id}/revoke":                               "/admin/v1/keys/key_00000000000000000000000000/revoke",
+	"POST /admin/v1/events/{id}/resend":                             "/admin/v1/events/evt_00000000000000000000000000/resend",
 	"PUT /admin/v1/calendar/{region}/holidays/{day}":                "/admin/v1/calendar/ru/holidays/2030-01-01",
 	"DELETE /admin/v1/calendar/{region}/holidays/{day}":             "/admin/v1/calendar/ru/holidays/2030-01-01",
 	"DELETE /admin/v1/provider-routes/{region}/{method}/{currency}": "/admin/v1/provider-routes/ru/bank_card/RUB",

@@ -125,6 +125,7 @@ func newServer(cfg Config) (*server, http.Handler) {
 	h("DELETE /admin/v1/provider-routes/{region}/{method}/{currency}", s.deleteProviderRoute)
 	h("GET /admin/v1/discrepancies", s.listDiscrepancies)
 	h("GET /admin/v1/events/{id}/attempts", s.eventAttempts)
+	h("POST /admin/v1/events/{id}/resend", s.resendEvent)
 	h("POST /admin/v1/merchants/{id}/settlements", s.formSettlement)
 	h("GET /admin/v1/settlements", s.listSettlementQueue)
 	h("POST /admin/v1/settlements/{id}/{action}", s.advanceSettlement)
@@ -545,6 +546,17 @@ func (s *server) eventAttempts(r *http.Request) (int, any, error) {
 		list = []*payd.DeliveryAttempt{}
 	}
 	return http.StatusOK, items[deliveryAttemptJSON]{views(list, deliveryAttemptView)}, err
+}
+
+// resendEvent delivers any merchant's event again to its shop's endpoints
+// subscribed to its type, as the merchant's own resend would, and answers
+// with the event and its delivery summary.
+func (s *server) resendEvent(r *http.Request) (int, any, error) {
+	ev, err := s.svc.ResendEventAsOperator(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, eventView(ev), nil
 }
 
 // freeze freezes or unfreezes a merchant's payouts in one contour:

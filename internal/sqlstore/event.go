@@ -48,6 +48,12 @@ func (t *tx) EventGet(ctx context.Context, shopID string, test bool, id string) 
 	return scanEvent(t.q.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events WHERE id = $1 AND shop_id = $2 AND test = $3`+onKey(t.d, "merchant_key", 4), id, shopID, test, keyOf(id)))
 }
 
+// EventGetAny reads by the id alone: the id carries its merchant's key,
+// so on Citus it stays within the merchant's shard group.
+func (t *tx) EventGetAny(ctx context.Context, id string) (*payd.Event, error) {
+	return scanEvent(t.q.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events WHERE id = $1`+onKey(t.d, "merchant_key", 2), id, keyOf(id)))
+}
+
 func (t *tx) EventList(ctx context.Context, p *payd.EventListParams) (payd.Page[*payd.Event], error) {
 	w := where{index: "events_list"}
 	switch {

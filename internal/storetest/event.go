@@ -74,6 +74,19 @@ func testEvent(t *testing.T, open func(t *testing.T) payd.Store) {
 		_, err = getEvent(t, s, shopID, true, newID(payd.PrefixEvent, now))
 		wantErr(t, "EventGet of a missing id", err, payd.ErrNoRows)
 
+		// The operator's read finds any shop's event, in either mode, by
+		// its id alone.
+		for _, want := range []*payd.Event{e, live} {
+			var got *payd.Event
+			mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.EventGetAny(ctx, want.ID); return err })
+			wantDiff(t, "EventGetAny", want, got)
+		}
+		err = s.View(ctx, func(tx payd.Tx) error {
+			_, err := tx.EventGetAny(ctx, newID(payd.PrefixEvent, now))
+			return err
+		})
+		wantErr(t, "EventGetAny of a missing id", err, payd.ErrNoRows)
+
 		dup := newEvent(shopID, merchantID, true, payd.EventPaymentCanceled, "pay_2", now)
 		dup.ID = e.ID
 		err = s.Tx(ctx, func(tx payd.Tx) error { return tx.EventInsert(ctx, dup) })
