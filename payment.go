@@ -264,9 +264,13 @@ type PaymentView struct {
 	CreatedAt time.Time
 	JSON      json.RawMessage
 	// ShopID is set by ListPaymentsOfShops, whose items come from several
-	// shops; the rendering does not carry it.
+	// shops, and by Tx.PaymentViewGet with Test, to check the reader's
+	// scope; the rendering does not carry the shop.
 	ShopID string
+	Test   bool
 }
+
+func (v *PaymentView) scope() (string, bool) { return v.ShopID, v.Test }
 
 // Payment is the rendering read back as the contract's object, for a
 // caller that shows a payment of a list rather than sending it (the

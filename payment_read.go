@@ -18,6 +18,17 @@ func (s *Service) GetPayment(ctx context.Context, p *Principal, id string) (*Pay
 	return read(ctx, s, "get payment", func(tx Tx) (*Payment, error) { return scoped(ctx, tx, p, id, false) })
 }
 
+// GetPaymentView returns a payment of the principal's shop and mode as the
+// contract renders it, already encoded: the stored rendering when it is of
+// the running version, so that a GET sends it without decoding the
+// payment's document and encoding it again (docs/architecture.md, "What
+// is stored").
+func (s *Service) GetPaymentView(ctx context.Context, p *Principal, id string) (*PaymentView, error) {
+	return read(ctx, s, "get payment", func(tx Tx) (*PaymentView, error) {
+		return inScope(ctx, p, PrefixPayment, "payment", id, tx.PaymentViewGet)
+	})
+}
+
 // ListPayments lists the principal's payments, newest first, each as the
 // contract renders it.
 func (s *Service) ListPayments(ctx context.Context, p *Principal, params *PaymentListParams) (Page[*PaymentView], error) {

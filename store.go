@@ -186,6 +186,9 @@ type Tx interface {
 	// each as the contract renders it (Payment.View without
 	// confirmation_url), kept by the store beside the document it renders.
 	PaymentViewList(ctx context.Context, p *PaymentListParams) (Page[*PaymentView], error)
+	// PaymentViewGet reads one payment as PaymentViewList renders it,
+	// with its shop and mode (ErrNoRows when there is none).
+	PaymentViewGet(ctx context.Context, id string) (*PaymentView, error)
 	// PaymentTotals counts and sums a shop's payments of one mode created
 	// in [from, to), by status and currency, ordered by both.
 	PaymentTotals(ctx context.Context, shopID string, test bool, from, to time.Time) ([]PaymentTotal, error)

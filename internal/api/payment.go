@@ -87,11 +87,11 @@ func (s *Server) createPayment(w http.ResponseWriter, r *http.Request, p *payd.P
 }
 
 func (s *Server) getPayment(w http.ResponseWriter, r *http.Request, p *payd.Principal) error {
-	pay, err := s.svc.GetPayment(r.Context(), p, r.PathValue("payment_id"))
+	v, err := s.svc.GetPaymentView(r.Context(), p, r.PathValue("payment_id"))
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, pay.View(""))
+	httpapi.WriteRaw(w, http.StatusOK, v.JSON)
 	return nil
 }
 

@@ -185,19 +185,40 @@ func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (pa
 				return nil, err
 			}
 			v.CreatedAt = fromMicros(at)
-			if view.Valid {
-				v.JSON = []byte(view.String)
-				return &v, nil
-			}
-			var pay payd.Payment
-			if err := json.Unmarshal([]byte(doc.String), &pay); err != nil {
-				return nil, err
-			}
-			b, err := json.Marshal(pay.View(""))
-			v.JSON = b
-			return &v, err
+			return &v, rendered(&v, view, doc)
 		},
 		func(v *payd.PaymentView) payd.Cursor { return payd.Cursor{CreatedAt: v.CreatedAt, ID: v.ID} })
+}
+
+// PaymentViewGet reads one payment's rendering as PaymentViewList does.
+func (t *tx) PaymentViewGet(ctx context.Context, id string) (*payd.PaymentView, error) {
+	var v payd.PaymentView
+	var at int64
+	var view, doc sql.NullString
+	err := t.q.QueryRowContext(ctx, `SELECT id, created_at, shop_id, test, CASE WHEN `+paymentViewCurrent+` THEN view END,
+		CASE WHEN `+paymentViewCurrent+` THEN NULL ELSE doc END FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2),
+		id, keyOf(id)).Scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc)
+	if err != nil {
+		return nil, noRows(err)
+	}
+	v.CreatedAt = fromMicros(at)
+	return &v, rendered(&v, view, doc)
+}
+
+// rendered sets v's JSON: the stored rendering when it is of the running
+// version (view), or else one made from the payment's document.
+func rendered(v *payd.PaymentView, view, doc sql.NullString) error {
+	if view.Valid {
+		v.JSON = []byte(view.String)
+		return nil
+	}
+	var pay payd.Payment
+	if err := json.Unmarshal([]byte(doc.String), &pay); err != nil {
+		return err
+	}
+	b, err := json.Marshal(pay.View(""))
+	v.JSON = b
+	return err
 }
 
 // paymentListWhere is the filter of both payment lists.

@@ -17,8 +17,9 @@ import (
 
 // TestPaymentViewListRendersOlderRows: a payment written before renderings
 // were kept (view is NULL), or whose rendering is of an older
-// PaymentViewVersion, is listed rendered from its document, exactly as one
-// written now, and is found by the stale pass until it is written again.
+// PaymentViewVersion, is listed and read alone (a GET) rendered from its
+// document, exactly as one written now, and is found by the stale pass
+// until it is written again.
 func TestPaymentViewListRendersOlderRows(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
@@ -58,6 +59,13 @@ func TestPaymentViewListRendersOlderRows(t *testing.T) {
 			}
 			if len(page.Items) != 1 {
 				t.Fatalf("listed %d payments, want 1", len(page.Items))
+			}
+			var one *payd.PaymentView
+			if err := s.View(ctx, func(tx payd.Tx) (err error) { one, err = tx.PaymentViewGet(ctx, pay.ID); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if string(one.JSON) != string(page.Items[0].JSON) {
+				t.Fatalf("PaymentViewGet rendered %s, the list %s", one.JSON, page.Items[0].JSON)
 			}
 			return string(page.Items[0].JSON)
 		}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"IdempotencyClaim", testIdempotencyClaim},
 		{"Payment", testPayment},
 		{"PaymentViewsStale", testPaymentViewsStale},
+		{"PaymentViewGet", testPaymentViewGet},
 		{"Refund", testRefund},
 		{"Settlement", testSettlement},
 		{"Ledger", testLedger},
