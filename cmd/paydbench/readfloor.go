@@ -15,15 +15,16 @@ import (
 // httpFloor is the least an authenticated GET must do without a
 // database: a bare net/http server in this process that checks the Basic
 // credentials as payd does (the secret's hash against the stored one, in
-// constant time) and encodes a payment as payd answers it, read once from
-// payd. It is the HTTP half of a GET's ceiling; pgbench -S
+// constant time) and sends a payment's JSON as payd answers it, read once
+// from payd and sent as it is, as payd sends a payment's stored rendering.
+// It is the HTTP half of a GET's ceiling; pgbench -S
 // (pgbenchFloor.runSelect) is the database's half.
 type httpFloor struct {
 	srv    *http.Server
 	base   string
 	shopID string
 	hash   []byte
-	body   any
+	body   []byte
 }
 
 // startHTTPFloor serves the floor on a free loopback port, answering for
@@ -39,10 +40,10 @@ func startHTTPFloor(ctx context.Context, a *api) (*httpFloor, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &httpFloor{shopID: a.shopID, hash: payd.HashSecret(a.secret)}
-	if err := json.Unmarshal(raw, &f.body); err != nil {
-		return nil, err
+	if !json.Valid(raw) {
+		return nil, errors.New("the payment read from payd is not JSON")
 	}
+	f := &httpFloor{shopID: a.shopID, hash: payd.HashSecret(a.secret), body: raw}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func (f *httpFloor) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(f.body)
+	w.Write(f.body)
 }
 
 func (f *httpFloor) close() {
