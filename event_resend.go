@@ -39,8 +39,9 @@ func (s *Service) ResendEventAsOperator(ctx context.Context, id string) (ev *Eve
 		if err := s.auditShop(ctx, tx, nil, found.MerchantID, found.ShopID, ModeOf(found.Test), AuditResendEvent, found.ID); err != nil {
 			return err
 		}
+		// A test event a sandbox reset deletes meanwhile is gone: 404.
 		ev, err = s.resend(ctx, tx, found)
-		return err
+		return notFoundAs(err, "event")
 	})
 	return ev, withOp("resend event", err)
 }
