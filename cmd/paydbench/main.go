@@ -198,7 +198,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
 // reset, last, runs once too: it deletes the seeded shop's test data.
-var allPhases = []string{"create", "get", "readfloor", "list", "balance", "dashboard", "refund", "floor", "export", "reset"}
+var allPhases = []string{"create", "get", "readfloor", "list", "listfloor", "balance", "dashboard", "refund", "floor", "export", "reset"}
 
 // citusPhases are the phases --citus can run, in the order they run, and
 // citusDefaultPhases those it runs unless --phases says otherwise.
@@ -441,7 +441,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 	// On PostgreSQL the floor's transaction also runs in pgbench, when the
 	// machine has it: the database's own limit, without a Go driver.
 	var pgb *pgbenchFloor
-	if name == "postgres" && (slices.Contains(cfg.phases, "floor") || slices.Contains(cfg.phases, "readfloor")) {
+	if name == "postgres" && (slices.Contains(cfg.phases, "floor") || slices.Contains(cfg.phases, "readfloor") || slices.Contains(cfg.phases, "listfloor")) {
 		if bin := findPgbench(); bin == "" {
 			res.Notes = append(res.Notes, "pgbench is not installed: no pgbench floor")
 		} else if pgb, err = newPgbenchFloor(fl, bin, cfg.databaseURL, "paydbench_floor_"+run, dir); err != nil {
@@ -530,6 +530,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 			{"get", cfg.duration, a.getWorker, true},
 			{"readfloor", cfg.floorDuration, nil, false},
 			{"list", cfg.duration, a.listWorker, true},
+			{"listfloor", cfg.floorDuration, nil, false},
 			{"balance", cfg.duration, a.balanceWorker, true},
 			{"dashboard", cfg.duration, dk.pagesWorker, true},
 			{"refund", cfg.duration, a.refundWorker, true},
@@ -538,12 +539,13 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 			if !slices.Contains(cfg.phases, p.label) {
 				continue
 			}
-			if p.label == "readfloor" {
-				// The floors of a GET: a bare HTTP server, and pgbench's
-				// indexed read on PostgreSQL, at each client count.
+			if p.label == "readfloor" || p.label == "listfloor" {
+				// The floors of a GET and of a list page: a bare HTTP
+				// server, and pgbench's indexed read on PostgreSQL (one
+				// row, or a range of 101), at each client count.
 				if hf == nil {
 					if hf, err = startHTTPFloor(ctx, a); err != nil {
-						res.Notes = append(res.Notes, "readfloor: "+err.Error())
+						res.Notes = append(res.Notes, p.label+": "+err.Error())
 						continue
 					}
 					defer hf.close()
@@ -552,9 +554,17 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 					if ctx.Err() != nil {
 						break
 					}
-					record(phase(r, "httpfloor", c, p.d, hf.worker(a), false))
+					if p.label == "readfloor" {
+						record(phase(r, "httpfloor", c, p.d, hf.worker(a), false))
+					} else {
+						record(phase(r, "httpfloor-list", c, p.d, hf.listWorker(a), false))
+					}
 					if pgb != nil && ctx.Err() == nil {
-						record(pgb.runSelect(ctx, c, p.d))
+						if p.label == "readfloor" {
+							record(pgb.runSelect(ctx, c, p.d))
+						} else {
+							record(pgb.runList(ctx, c, p.d))
+						}
 					}
 				}
 				continue

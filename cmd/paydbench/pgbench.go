@@ -100,18 +100,43 @@ func (p *pgbenchFloor) run(ctx context.Context, clients int, d time.Duration) St
 // runSelect is pgbench's built-in select-only transaction (-S), one
 // indexed read of pgbench_accounts by its key, prepared: the database's
 // limit for "read one row", the half of a GET's ceiling that is the
-// database's. Its tables are made once, at scale 1 (10^5 rows, cached
-// like a busy shop's recent payments), in the floor's schema.
+// database's.
 func (p *pgbenchFloor) runSelect(ctx context.Context, clients int, d time.Duration) Stats {
-	if !p.selectReady {
-		cmd := exec.CommandContext(ctx, p.bin, "-i", "-q", "-s", "1", p.baseURL)
-		cmd.Env = append(os.Environ(), "PGOPTIONS=-c search_path="+p.schema, "PGAPPNAME=paydbench-pgbench")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return Stats{Phase: "pgbench-S", Clients: clients, ErrorSamples: []string{fmt.Sprintf("pgbench -i: %v: %s", err, lastLines(string(out), 3))}}
-		}
-		p.selectReady = true
+	if err := p.initSelect(ctx); err != nil {
+		return Stats{Phase: "pgbench-S", Clients: clients, ErrorSamples: []string{err.Error()}}
 	}
 	return p.runArgs(ctx, "pgbench-S", clients, d, "-S")
+}
+
+// runList reads a page of 101 rows of pgbench_accounts in key order from a
+// random key, prepared: one index range read, the database's half of a
+// list page's ceiling (payd reads 101 rows for a page of 100, the last to
+// know whether a next page exists). Its rows are smaller than payments'
+// (about 100 bytes against 1 KiB), so it is the faster floor.
+func (p *pgbenchFloor) runList(ctx context.Context, clients int, d time.Duration) Stats {
+	if err := p.initSelect(ctx); err != nil {
+		return Stats{Phase: "pgbench-list", Clients: clients, ErrorSamples: []string{err.Error()}}
+	}
+	script := filepath.Join(p.dir, "list.sql")
+	if err := os.WriteFile(script, []byte("\\set a random(1, 99899)\nSELECT aid, bid, abalance, filler FROM pgbench_accounts WHERE aid >= :a ORDER BY aid LIMIT 101;\n"), 0o600); err != nil {
+		return Stats{Phase: "pgbench-list", Clients: clients, ErrorSamples: []string{err.Error()}}
+	}
+	return p.runArgs(ctx, "pgbench-list", clients, d, "-f", script)
+}
+
+// initSelect makes pgbench's tables once, at scale 1 (10^5 rows, cached
+// like a busy shop's recent payments), in the floor's schema.
+func (p *pgbenchFloor) initSelect(ctx context.Context) error {
+	if p.selectReady {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, p.bin, "-i", "-q", "-s", "1", p.baseURL)
+	cmd.Env = append(os.Environ(), "PGOPTIONS=-c search_path="+p.schema, "PGAPPNAME=paydbench-pgbench")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgbench -i: %v: %s", err, lastLines(string(out), 3))
+	}
+	p.selectReady = true
+	return nil
 }
 
 func (p *pgbenchFloor) runArgs(ctx context.Context, phase string, clients int, d time.Duration, script ...string) Stats {

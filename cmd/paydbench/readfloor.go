@@ -25,6 +25,9 @@ type httpFloor struct {
 	shopID string
 	hash   []byte
 	body   []byte
+	// list is a page of 100 payments as payd answers GET
+	// /v1/payments?limit=100, read once, the body of the list floor.
+	list []byte
 }
 
 // startHTTPFloor serves the floor on a free loopback port, answering for
@@ -44,12 +47,16 @@ func startHTTPFloor(ctx context.Context, a *api) (*httpFloor, error) {
 		return nil, errors.New("the payment read from payd is not JSON")
 	}
 	f := &httpFloor{shopID: a.shopID, hash: payd.HashSecret(a.secret), body: raw}
+	if f.list, err = a.do(ctx, http.MethodGet, "/v1/payments?limit=100", nil, nil, http.StatusOK); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/payments/{id}", f.get)
+	mux.HandleFunc("GET /v1/payments", f.getList)
 	f.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	f.base = "http://" + ln.Addr().String()
 	go f.srv.Serve(ln)
@@ -57,13 +64,32 @@ func startHTTPFloor(ctx context.Context, a *api) (*httpFloor, error) {
 }
 
 func (f *httpFloor) get(w http.ResponseWriter, r *http.Request) {
-	user, secret, ok := r.BasicAuth()
-	if !ok || user != f.shopID || !payd.SecretMatches(secret, f.hash) || !strings.HasPrefix(r.PathValue("id"), payd.PrefixPayment) {
-		http.Error(w, `{"error":{"code":"unauthorized"}}`, http.StatusUnauthorized)
-		return
+	if f.authed(w, r) && strings.HasPrefix(r.PathValue("id"), payd.PrefixPayment) {
+		f.send(w, f.body)
 	}
+}
+
+// getList answers a list page, the same page whatever its cursor.
+func (f *httpFloor) getList(w http.ResponseWriter, r *http.Request) {
+	if f.authed(w, r) {
+		f.send(w, f.list)
+	}
+}
+
+// authed checks the Basic credentials as payd does, answering 401 when
+// they do not match.
+func (f *httpFloor) authed(w http.ResponseWriter, r *http.Request) bool {
+	user, secret, ok := r.BasicAuth()
+	if !ok || user != f.shopID || !payd.SecretMatches(secret, f.hash) {
+		http.Error(w, `{"error":{"code":"unauthorized"}}`, http.StatusUnauthorized)
+		return false
+	}
+	return true
+}
+
+func (f *httpFloor) send(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(f.body)
+	w.Write(body)
 }
 
 func (f *httpFloor) close() {
@@ -85,6 +111,18 @@ func (f *httpFloor) worker(a *api) func(int) op {
 				return errors.New("no payment ids")
 			}
 			_, err := floor.do(ctx, http.MethodGet, "/v1/payments/"+ids[int((n*7919)%int64(len(ids)))], nil, nil, http.StatusOK)
+			return err
+		}
+	}
+}
+
+// listWorker reads the list floor's page, as a's listWorker reads pages
+// of 100 from payd, over a's connections.
+func (f *httpFloor) listWorker(a *api) func(int) op {
+	floor := &api{client: a.client, base: f.base, shopID: a.shopID, secret: a.secret}
+	return func(int) op {
+		return func(ctx context.Context, _ int64) error {
+			_, err := floor.do(ctx, http.MethodGet, "/v1/payments?limit=100", nil, nil, http.StatusOK)
 			return err
 		}
 	}

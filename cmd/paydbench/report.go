@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -85,7 +86,8 @@ type Ratio struct {
 // ratios pairs create and floor phases by client count; runs are the
 // single runs in the order they ran.
 func ratios(phases []Summary, runs []Stats) []Ratio {
-	out := getRatios(phases, runs)
+	out := ceilingRatios(phases, runs, "get", "httpfloor", "pgbench-S", "ceiling")
+	out = append(out, ceilingRatios(phases, runs, "list", "httpfloor-list", "pgbench-list", "list ceiling")...)
 	for _, c := range phases {
 		if c.Phase != "create" {
 			continue
@@ -124,11 +126,12 @@ func ratios(phases []Summary, runs []Stats) []Ratio {
 	return out
 }
 
-// getRatios compare the GET phase with its additive ceiling (readfloor.go)
-// at each client count, from the medians: Floor "ceiling", P99 against the
-// sum of the two floors' p99s; the throughput's range is run by run (the
-// p99's is not kept).
-func getRatios(phases []Summary, runs []Stats) []Ratio {
+// ceilingRatios compare an API phase (the GET, the list page) with its
+// additive ceiling (readfloor.go) at each client count, from the medians:
+// Floor label, P99 against the sum of the two floors' p99s; the
+// throughput's range is run by run (the p99's is not kept). httpPhase and
+// dbPhase are the phases of its two floors.
+func ceilingRatios(phases []Summary, runs []Stats, apiPhase, httpPhase, dbPhase, label string) []Ratio {
 	var out []Ratio
 	find := func(phase string, clients int) *Summary {
 		for i := range phases {
@@ -139,33 +142,33 @@ func getRatios(phases []Summary, runs []Stats) []Ratio {
 		return nil
 	}
 	for _, g := range phases {
-		h := find("httpfloor", g.Clients)
-		if g.Phase != "get" || h == nil || h.PerSecond <= 0 {
+		h := find(httpPhase, g.Clients)
+		if g.Phase != apiPhase || h == nil || h.PerSecond <= 0 {
 			continue
 		}
 		db, dbP99 := 0.0, 0.0
-		if d := find("pgbench-S", g.Clients); d != nil {
+		if d := find(dbPhase, g.Clients); d != nil {
 			db, dbP99 = d.PerSecond, d.P99Ms
 		}
-		r := Ratio{Floor: "ceiling", Clients: g.Clients, Throughput: g.PerSecond / ceiling(h.PerSecond, db)}
+		r := Ratio{Floor: label, Clients: g.Clients, Throughput: g.PerSecond / ceiling(h.PerSecond, db)}
 		if h.P99Ms+dbP99 > 0 {
 			r.P99 = g.P99Ms / (h.P99Ms + dbP99)
 		}
 		r.ThroughputMin, r.ThroughputMax, r.P99Min, r.P99Max = r.Throughput, r.Throughput, r.P99, r.P99
-		// Run by run: each run's GET against the same run's floors.
+		// Run by run: each run's phase against the same run's floors.
 		byPhase := map[string][]Stats{}
 		for _, s := range runs {
 			if s.Clients == g.Clients {
 				byPhase[s.Phase] = append(byPhase[s.Phase], s)
 			}
 		}
-		for i, gr := range byPhase["get"] {
-			if i >= len(byPhase["httpfloor"]) {
+		for i, gr := range byPhase[apiPhase] {
+			if i >= len(byPhase[httpPhase]) {
 				break
 			}
-			hr, dbr := byPhase["httpfloor"][i], 0.0
-			if i < len(byPhase["pgbench-S"]) {
-				dbr = byPhase["pgbench-S"][i].PerSecond
+			hr, dbr := byPhase[httpPhase][i], 0.0
+			if i < len(byPhase[dbPhase]) {
+				dbr = byPhase[dbPhase][i].PerSecond
 			}
 			if c := ceiling(hr.PerSecond, dbr); c > 0 {
 				r.ThroughputMin, r.ThroughputMax = min(r.ThroughputMin, gr.PerSecond/c), max(r.ThroughputMax, gr.PerSecond/c)
@@ -214,6 +217,10 @@ const (
 	// authentication and answer, added to pgbench -S's rate for one
 	// indexed read (readfloor.go).
 	targetGetCeiling = 0.70
+	// A list page of 100 at no less than this share of its own additive
+	// ceiling (a bare HTTP server sending a page's bytes, and pgbench
+	// reading a range of 101 rows), clients alike.
+	targetListCeiling = 0.70
 	// A sandbox reset of resetTargetPayments test payments takes at most
 	// this long, and another merchant's requests meanwhile keep their p99
 	// within resetTargetP99 times their idle p99.
@@ -278,6 +285,15 @@ func evaluateTargets(dbs []DatabaseResult) []Target {
 		out = append(out, t)
 	}
 	throughput("sqlite", 16, "floor", targetSQLiteThroughput)
+	for _, db := range []string{"sqlite", "postgres"} {
+		t := Target{Name: db + ", 16 clients: list pages/s vs their additive ceiling (HTTP floor + pgbench range)",
+			Want: fmt.Sprintf("≥ %.0f%%", targetListCeiling*100), Got: "not measured (--phases list,listfloor)"}
+		if r := ratioAt(find(db), 16, "list ceiling"); r != nil {
+			t.Assessed, t.Met = true, r.Throughput >= targetListCeiling
+			t.Got = fmt.Sprintf("%.0f%%, p99 %.2f× the floors' together", r.Throughput*100, r.P99)
+		}
+		out = append(out, t)
+	}
 	for _, db := range []string{"sqlite", "postgres"} {
 		for _, c := range []int{16, 64} {
 			t := Target{Name: fmt.Sprintf("%s, %d clients: GET/s vs its additive ceiling (HTTP floor + pgbench -S)", db, c),
@@ -399,9 +415,11 @@ var phaseLabels = map[string]string{
 	"floor":     "floor    tx of 4 INSERTs, no HTTP",
 	// pgbench's connections come and go with its run, so its CPU is not
 	// split out: its columns read zero.
-	"pgbench":   "pgbench  the floor's tx run by pgbench (PostgreSQL only; CPU not split out)",
-	"httpfloor": "httpfloor a bare net/http GET: Basic auth against a hash, a payment's JSON, no database",
-	"pgbench-S": "pgbench-S pgbench -S -M prepared, one indexed read (PostgreSQL only; CPU not split out)",
+	"pgbench":        "pgbench  the floor's tx run by pgbench (PostgreSQL only; CPU not split out)",
+	"httpfloor":      "httpfloor a bare net/http GET: Basic auth against a hash, a payment's JSON, no database",
+	"pgbench-S":      "pgbench-S pgbench -S -M prepared, one indexed read (PostgreSQL only; CPU not split out)",
+	"httpfloor-list": "httpfloor-list a bare net/http GET of a list page: Basic auth against a hash, 100 payments' JSON, no database",
+	"pgbench-list":   "pgbench-list a range of 101 rows of pgbench_accounts by its key, prepared (PostgreSQL only; CPU not split out)",
 }
 
 // writeExportAndNotes ends a database's part of the table.
@@ -468,7 +486,7 @@ func writeDatabases(w io.Writer, rep *Report) {
 		fmt.Fprintln(tw, "phase\tclients\tops/s\t(min..max)\tp50 ms\tp99 ms\terrors\tCPU ms/op: server\tdb\tbench\tother\tbusy%\tsteal%\t")
 		for _, p := range d.Phases {
 			srv, db := "-", "-"
-			if p.Phase != "floor" && p.Phase != "pgbench" && p.Phase != "httpfloor" && p.Phase != "pgbench-S" {
+			if !slices.Contains([]string{"floor", "pgbench", "httpfloor", "pgbench-S", "httpfloor-list", "pgbench-list"}, p.Phase) {
 				srv = fmt.Sprintf("%.2f", p.ServerCPUMs)
 			}
 			if d.Database == "postgres" {
@@ -496,7 +514,7 @@ func writeDatabases(w io.Writer, rep *Report) {
 		writeExportAndNotes(w, d)
 	}
 	fmt.Fprintf(w, "\nphases: ")
-	for i, k := range []string{"create", "get", "httpfloor", "pgbench-S", "list", "balance", "dashboard", "refund", "floor", "pgbench"} {
+	for i, k := range []string{"create", "get", "httpfloor", "pgbench-S", "list", "httpfloor-list", "pgbench-list", "balance", "dashboard", "refund", "floor", "pgbench"} {
 		if i > 0 {
 			fmt.Fprintf(w, "; ")
 		}
