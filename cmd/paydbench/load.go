@@ -174,10 +174,17 @@ func (a *api) getWorker(int) op {
 
 // listWorker pages through the shop's payments 100 at a time, following
 // next_cursor, and starts over at the end; each page is one operation.
-func (a *api) listWorker(int) op {
+func (a *api) listWorker(int) op { return a.pages("/v1/payments?limit=100") }
+
+// eventsWorker pages through the shop's events as listWorker does its
+// payments.
+func (a *api) eventsWorker(int) op { return a.pages("/v1/events?limit=100") }
+
+// pages walks the list at first, a page an operation.
+func (a *api) pages(first string) op {
 	var cursor string
 	return func(ctx context.Context, _ int64) error {
-		path := "/v1/payments?limit=100"
+		path := first
 		if cursor != "" {
 			path += "&cursor=" + url.QueryEscape(cursor)
 		}

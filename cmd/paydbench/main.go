@@ -198,7 +198,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
 // reset, last, runs once too: it deletes the seeded shop's test data.
-var allPhases = []string{"create", "get", "readfloor", "list", "listfloor", "balance", "dashboard", "refund", "floor", "export", "reset"}
+var allPhases = []string{"create", "get", "readfloor", "list", "events", "listfloor", "balance", "dashboard", "refund", "floor", "export", "reset"}
 
 // citusPhases are the phases --citus can run, in the order they run, and
 // citusDefaultPhases those it runs unless --phases says otherwise.
@@ -530,6 +530,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 			{"get", cfg.duration, a.getWorker, true},
 			{"readfloor", cfg.floorDuration, nil, false},
 			{"list", cfg.duration, a.listWorker, true},
+			{"events", cfg.duration, a.eventsWorker, true},
 			{"listfloor", cfg.floorDuration, nil, false},
 			{"balance", cfg.duration, a.balanceWorker, true},
 			{"dashboard", cfg.duration, dk.pagesWorker, true},
@@ -557,7 +558,8 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 					if p.label == "readfloor" {
 						record(phase(r, "httpfloor", c, p.d, hf.worker(a), false))
 					} else {
-						record(phase(r, "httpfloor-list", c, p.d, hf.listWorker(a), false))
+						record(phase(r, "httpfloor-list", c, p.d, hf.pageWorker(a, "/v1/payments?limit=100"), false))
+						record(phase(r, "httpfloor-events", c, p.d, hf.pageWorker(a, "/v1/events?limit=100"), false))
 					}
 					if pgb != nil && ctx.Err() == nil {
 						if p.label == "readfloor" {

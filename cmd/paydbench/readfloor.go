@@ -25,9 +25,10 @@ type httpFloor struct {
 	shopID string
 	hash   []byte
 	body   []byte
-	// list is a page of 100 payments as payd answers GET
-	// /v1/payments?limit=100, read once, the body of the list floor.
-	list []byte
+	// list and events are pages of 100 payments and events as payd
+	// answers GET /v1/payments?limit=100 and /v1/events?limit=100, read
+	// once, the bodies of the list floors.
+	list, events []byte
 }
 
 // startHTTPFloor serves the floor on a free loopback port, answering for
@@ -50,13 +51,17 @@ func startHTTPFloor(ctx context.Context, a *api) (*httpFloor, error) {
 	if f.list, err = a.do(ctx, http.MethodGet, "/v1/payments?limit=100", nil, nil, http.StatusOK); err != nil {
 		return nil, err
 	}
+	if f.events, err = a.do(ctx, http.MethodGet, "/v1/events?limit=100", nil, nil, http.StatusOK); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/payments/{id}", f.get)
-	mux.HandleFunc("GET /v1/payments", f.getList)
+	mux.HandleFunc("GET /v1/payments", f.page(&f.list))
+	mux.HandleFunc("GET /v1/events", f.page(&f.events))
 	f.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	f.base = "http://" + ln.Addr().String()
 	go f.srv.Serve(ln)
@@ -69,10 +74,12 @@ func (f *httpFloor) get(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// getList answers a list page, the same page whatever its cursor.
-func (f *httpFloor) getList(w http.ResponseWriter, r *http.Request) {
-	if f.authed(w, r) {
-		f.send(w, f.list)
+// page answers a list page, the same page whatever its cursor.
+func (f *httpFloor) page(body *[]byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if f.authed(w, r) {
+			f.send(w, *body)
+		}
 	}
 }
 
@@ -116,13 +123,13 @@ func (f *httpFloor) worker(a *api) func(int) op {
 	}
 }
 
-// listWorker reads the list floor's page, as a's listWorker reads pages
-// of 100 from payd, over a's connections.
-func (f *httpFloor) listWorker(a *api) func(int) op {
+// pageWorker reads a list floor's page at path, as a's listWorker and
+// eventsWorker read pages of 100 from payd, over a's connections.
+func (f *httpFloor) pageWorker(a *api, path string) func(int) op {
 	floor := &api{client: a.client, base: f.base, shopID: a.shopID, secret: a.secret}
 	return func(int) op {
 		return func(ctx context.Context, _ int64) error {
-			_, err := floor.do(ctx, http.MethodGet, "/v1/payments?limit=100", nil, nil, http.StatusOK)
+			_, err := floor.do(ctx, http.MethodGet, path, nil, nil, http.StatusOK)
 			return err
 		}
 	}
