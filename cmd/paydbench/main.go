@@ -508,9 +508,10 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 		return s
 	}
 
-	// The refund phase needs paid payments: without seeded ones, make
-	// them once, unmeasured.
-	if slices.Contains(cfg.phases, "refund") && len(a.paid) == 0 {
+	// The refund phase needs paid payments, and the events phase pages of
+	// events, which creations alone do not make: without seeded ones,
+	// make them once, unmeasured.
+	if (slices.Contains(cfg.phases, "refund") || slices.Contains(cfg.phases, "events")) && len(a.paid) == 0 {
 		if err := a.preparePaid(ctx, 1000, maxClients); err != nil {
 			return fail(fmt.Errorf("preparing paid payments: %w", err))
 		}
