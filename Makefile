@@ -72,7 +72,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzCell -fuzztime=200000x ./internal/csvexport/
 
 ## bench: payd's merchant API against the database floor, balances and refunds of a shop with 10^4 and
-## 10^6 payments, a sandbox reset of 10^5 test payments, then webhook fan-out, on SQLite and PostgreSQL (about 45 minutes on 2 cores and 60 GB of
+## 10^6 payments, a sandbox reset of 10^5 test payments, then webhook fan-out, on SQLite and PostgreSQL (about 50 minutes on 2 cores and 60 GB of
 ## free disk; see docs/benchmarks.md; BENCH_FLAGS='--json' for machines; BENCH_SCALE=10000,100000 for a
 ## shorter scale check)
 BENCH_SCALE ?= 10000,1000000
