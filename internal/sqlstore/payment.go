@@ -158,6 +158,10 @@ func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 // of the payments_view_stale index and the planner can use it.
 var paymentViewCurrent = "view_version = " + strconv.Itoa(payd.PaymentViewVersion)
 
+// paymentRendering are the two columns rendered reads: the stored
+// rendering when it is current, else the document to render it from.
+var paymentRendering = `CASE WHEN ` + paymentViewCurrent + ` THEN view END, CASE WHEN ` + paymentViewCurrent + ` THEN NULL ELSE doc END`
+
 // PaymentViewsStale walks payments_view_stale: the ids of payments whose
 // rendering is of an older version, in id order after after.
 func (t *tx) paymentViewsStale(ctx context.Context, after string, limit int) ([]string, error) {
@@ -174,8 +178,7 @@ func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (pa
 	if err := t.onShop(ctx, &w, p.ShopID); err != nil {
 		return payd.Page[*payd.PaymentView]{}, err
 	}
-	return listPage(ctx, t, `SELECT id, created_at, CASE WHEN `+paymentViewCurrent+` THEN view END,
-		CASE WHEN `+paymentViewCurrent+` THEN NULL ELSE doc END FROM payments`,
+	return listPage(ctx, t, `SELECT id, created_at, `+paymentRendering+` FROM payments`,
 		w, p.ListParams,
 		func(r *sql.Rows) (*payd.PaymentView, error) {
 			var v payd.PaymentView
@@ -195,8 +198,7 @@ func (t *tx) PaymentViewGet(ctx context.Context, id string) (*payd.PaymentView, 
 	var v payd.PaymentView
 	var at int64
 	var view, doc sql.NullString
-	err := t.q.QueryRowContext(ctx, `SELECT id, created_at, shop_id, test, CASE WHEN `+paymentViewCurrent+` THEN view END,
-		CASE WHEN `+paymentViewCurrent+` THEN NULL ELSE doc END FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2),
+	err := t.q.QueryRowContext(ctx, `SELECT id, created_at, shop_id, test, `+paymentRendering+` FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2),
 		id, keyOf(id)).Scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc)
 	if err != nil {
 		return nil, noRows(err)
