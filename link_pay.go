@@ -172,12 +172,9 @@ func (s *Service) PayLink(ctx context.Context, id string, in LinkPayment) (strin
 	if shop.Blocked {
 		return "", Errorf(CodeForbidden, "the shop is blocked")
 	}
-	mode := ModeTest
-	if !l.Test {
-		mode = ModeLive
-		if !shop.Live() {
-			return "", Errorf(CodeShopNotLive, "the shop is not live")
-		}
+	mode := ModeOf(l.Test)
+	if !l.Test && !shop.Live() {
+		return "", Errorf(CodeShopNotLive, "the shop is not live")
 	}
 	sum := in.Amount
 	if l.Amount != nil {

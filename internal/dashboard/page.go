@@ -127,11 +127,7 @@ func (q *req) base() string {
 // same Service methods as the API, with the actor recorded in the audit
 // log.
 func (q *req) principal() *payd.Principal {
-	mode := payd.ModeLive
-	if q.test {
-		mode = payd.ModeTest
-	}
-	return &payd.Principal{Shop: q.shop, Mode: mode, Actor: q.actor()}
+	return &payd.Principal{Shop: q.shop, Mode: payd.ModeOf(q.test), Actor: q.actor()}
 }
 
 func (q *req) actor() *payd.Actor {
