@@ -36,6 +36,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -552,22 +553,26 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 					}
 					defer hf.close()
 				}
-				for _, c := range cfg.clients {
-					if ctx.Err() != nil {
-						break
+				// The HTTP floors of the phase, by their phase's name, and
+				// pgbench's read.
+				https := map[string]func(int) op{"httpfloor": hf.worker(a)}
+				db := (*pgbenchFloor).runSelect
+				if p.label == "listfloor" {
+					https = map[string]func(int) op{"httpfloor-list": hf.pageWorker(a, "/v1/payments?limit=100")}
+					if slices.Contains(cfg.phases, "events") {
+						// Only then are there pages of events to send.
+						https["httpfloor-events"] = hf.pageWorker(a, "/v1/events?limit=100")
 					}
-					if p.label == "readfloor" {
-						record(phase(r, "httpfloor", c, p.d, hf.worker(a), false))
-					} else {
-						record(phase(r, "httpfloor-list", c, p.d, hf.pageWorker(a, "/v1/payments?limit=100"), false))
-						record(phase(r, "httpfloor-events", c, p.d, hf.pageWorker(a, "/v1/events?limit=100"), false))
+					db = (*pgbenchFloor).runList
+				}
+				for _, c := range cfg.clients {
+					for _, name := range slices.Sorted(maps.Keys(https)) {
+						if ctx.Err() == nil {
+							record(phase(r, name, c, p.d, https[name], false))
+						}
 					}
 					if pgb != nil && ctx.Err() == nil {
-						if p.label == "readfloor" {
-							record(pgb.runSelect(ctx, c, p.d))
-						} else {
-							record(pgb.runList(ctx, c, p.d))
-						}
+						record(db(pgb, ctx, c, p.d))
 					}
 				}
 				continue

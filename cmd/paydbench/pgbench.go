@@ -23,7 +23,10 @@ import (
 // its own, "pgbench".
 type pgbenchFloor struct {
 	bin, baseURL, schema, dir, script string
-	// selectReady: pgbench's own tables, for runSelect, are made.
+	// listScript is runList's page read.
+	listScript string
+	// selectReady: pgbench's own tables, for runSelect and runList, are
+	// made.
 	selectReady bool
 }
 
@@ -80,7 +83,12 @@ func newPgbenchFloor(f *floor, bin, baseURL, schema, dir string) (*pgbenchFloor,
 			`('{"payment_id":"pay_' || lpad(:r::text, 26, '0') || '"}')::jsonb, 'payment_expire', 25, 1, 'default', now() + interval '1 day', 'scheduled');`,
 		`END;`,
 	}, "\n") + "\n"
-	p := &pgbenchFloor{bin: bin, baseURL: baseURL, schema: schema, dir: dir, script: filepath.Join(dir, "floor.sql")}
+	p := &pgbenchFloor{bin: bin, baseURL: baseURL, schema: schema, dir: dir, script: filepath.Join(dir, "floor.sql"),
+		listScript: filepath.Join(dir, "list.sql")}
+	const list = "\\set a random(1, 99899)\nSELECT aid, bid, abalance, filler FROM pgbench_accounts WHERE aid >= :a ORDER BY aid LIMIT 101;\n"
+	if err := os.WriteFile(p.listScript, []byte(list), 0o600); err != nil {
+		return nil, err
+	}
 	return p, os.WriteFile(p.script, []byte(script), 0o600)
 }
 
@@ -117,11 +125,7 @@ func (p *pgbenchFloor) runList(ctx context.Context, clients int, d time.Duration
 	if err := p.initSelect(ctx); err != nil {
 		return Stats{Phase: "pgbench-list", Clients: clients, ErrorSamples: []string{err.Error()}}
 	}
-	script := filepath.Join(p.dir, "list.sql")
-	if err := os.WriteFile(script, []byte("\\set a random(1, 99899)\nSELECT aid, bid, abalance, filler FROM pgbench_accounts WHERE aid >= :a ORDER BY aid LIMIT 101;\n"), 0o600); err != nil {
-		return Stats{Phase: "pgbench-list", Clients: clients, ErrorSamples: []string{err.Error()}}
-	}
-	return p.runArgs(ctx, "pgbench-list", clients, d, "-f", script)
+	return p.runArgs(ctx, "pgbench-list", clients, d, "-f", p.listScript)
 }
 
 // initSelect makes pgbench's tables once, at scale 1 (10^5 rows, cached
