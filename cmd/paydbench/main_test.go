@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -383,5 +384,60 @@ func TestDashboardWorker(t *testing.T) {
 	}
 	if _, err := signIn(ctx, srv.Client(), srv.URL, "shp_1", dashboardUser{Email: "a@b", Password: "wrong"}); err == nil {
 		t.Fatal("a refused sign-in gave a session")
+	}
+}
+
+// TestCeilingTargets: a GET, a list page and an events page are each
+// taken against their own additive ceiling, 1/(1/HTTP + 1/database), the
+// events page sharing the list's database floor; SQLite's ceiling is the
+// HTTP floor alone; a phase without its HTTP floor is not measured.
+func TestCeilingTargets(t *testing.T) {
+	pg := DatabaseResult{Database: "postgres", Phases: []Summary{
+		{Phase: "get", Clients: 16, PerSecond: 400, P99Ms: 6},
+		{Phase: "httpfloor", Clients: 16, PerSecond: 1000, P99Ms: 2},
+		{Phase: "pgbench-S", Clients: 16, PerSecond: 1000, P99Ms: 1},
+		{Phase: "list", Clients: 16, PerSecond: 100, P99Ms: 30},
+		{Phase: "httpfloor-list", Clients: 16, PerSecond: 300, P99Ms: 8},
+		{Phase: "pgbench-list", Clients: 16, PerSecond: 600, P99Ms: 2},
+		{Phase: "events", Clients: 16, PerSecond: 240, P99Ms: 10},
+		{Phase: "httpfloor-events", Clients: 16, PerSecond: 600, P99Ms: 3},
+	}}
+	sq := DatabaseResult{Database: "sqlite", Phases: []Summary{
+		{Phase: "list", Clients: 16, PerSecond: 270, P99Ms: 10},
+		{Phase: "httpfloor-list", Clients: 16, PerSecond: 300, P99Ms: 5},
+		{Phase: "events", Clients: 16, PerSecond: 100, P99Ms: 10},
+	}}
+	for _, d := range []*DatabaseResult{&pg, &sq} {
+		d.Ratios = ratios(d.Phases, nil)
+	}
+	for _, c := range []struct {
+		db         *DatabaseResult
+		floor      string
+		throughput float64
+	}{{&pg, "ceiling", 0.8}, {&pg, "list ceiling", 0.5}, {&pg, "events ceiling", 0.8}, {&sq, "list ceiling", 0.9}} {
+		var r *Ratio
+		for i := range c.db.Ratios {
+			if c.db.Ratios[i].Clients == 16 && c.db.Ratios[i].Floor == c.floor {
+				r = &c.db.Ratios[i]
+			}
+		}
+		if r == nil || math.Abs(r.Throughput-c.throughput) > 1e-9 {
+			t.Errorf("%s %s: %+v, want throughput %.2f", c.db.Database, c.floor, r, c.throughput)
+		}
+	}
+	got := map[string]Target{}
+	for _, tg := range evaluateTargets([]DatabaseResult{pg, sq}) {
+		got[tg.Name] = tg
+	}
+	for name, want := range map[string][2]bool{ // assessed, met
+		"postgres, 16 clients: GET/s vs its additive ceiling (HTTP floor + pgbench -S)":               {true, true},
+		"postgres, 16 clients: list pages/s vs their additive ceiling (HTTP floor + pgbench range)":   {true, false},
+		"postgres, 16 clients: events pages/s vs their additive ceiling (HTTP floor + pgbench range)": {true, true},
+		"sqlite, 16 clients: list pages/s vs their additive ceiling (HTTP floor + pgbench range)":     {true, true},
+		"sqlite, 16 clients: events pages/s vs their additive ceiling (HTTP floor + pgbench range)":   {false, false},
+	} {
+		if tg, ok := got[name]; !ok || tg.Assessed != want[0] || tg.Met != want[1] {
+			t.Errorf("%s: %+v, want assessed %v met %v", name, tg, want[0], want[1])
+		}
 	}
 }

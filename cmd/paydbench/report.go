@@ -129,7 +129,8 @@ func ratios(phases []Summary, runs []Stats) []Ratio {
 	return out
 }
 
-// ceilingRatios compare an API phase (the GET, the list page) with its
+// ceilingRatios compare an API phase (the GET, a page of payments or of
+// events) with its
 // additive ceiling (readfloor.go) at each client count, from the medians:
 // Floor label, P99 against the sum of the two floors' p99s; the
 // throughput's range is run by run (the p99's is not kept). httpPhase and
