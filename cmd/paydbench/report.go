@@ -130,11 +130,10 @@ func ratios(phases []Summary, runs []Stats) []Ratio {
 }
 
 // ceilingRatios compare an API phase (the GET, a page of payments or of
-// events) with its
-// additive ceiling (readfloor.go) at each client count, from the medians:
-// Floor label, P99 against the sum of the two floors' p99s; the
-// throughput's range is run by run (the p99's is not kept). httpPhase and
-// dbPhase are the phases of its two floors.
+// events) with its additive ceiling (readfloor.go) at each client count,
+// from the medians: Floor label, P99 against the sum of the two floors'
+// p99s; the throughput's range is run by run (the p99's is not kept).
+// httpPhase and dbPhase are the phases of its two floors.
 func ceilingRatios(phases []Summary, runs []Stats, apiPhase, httpPhase, dbPhase, label string) []Ratio {
 	var out []Ratio
 	find := func(phase string, clients int) *Summary {
