@@ -159,10 +159,10 @@ func TestSupportResendsAnEvent(t *testing.T) {
 			t.Fatalf("support is offered no resend of %s:\n%s", evID[1], page.body)
 		}
 		done := support.post(path, url.Values{})
-		if done.status != http.StatusSeeOther || done.location != "/office/payments?id="+pay+"&event="+evID[1]+"&notice=resent" {
+		if done.status != http.StatusSeeOther || done.location != "/office/payments?id="+pay+"&event="+evID[1]+"&notice=done" {
 			t.Fatalf("the resend answered %d %q:\n%s", done.status, done.location, done.body)
 		}
-		if back := support.get(done.location); !strings.Contains(back.body, "Resent: the merchant") {
+		if back := support.get(done.location); !strings.Contains(back.body, `<p class="notice" role="status">Done.</p>`) {
 			t.Fatalf("the page after the resend has no notice:\n%s", back.body)
 		}
 		entries := env.AdminDo("GET", "/admin/v1/audit?action=events.resend", nil).Expect(t, 200).JSON(t)["items"].([]any)

@@ -91,12 +91,7 @@ func (h *Handler) payment(q *req) {
 // attempts shown.
 func (h *Handler) resendEvent(q *req) {
 	pay, ev := url.PathEscape(q.r.PathValue("id")), url.PathEscape(q.r.PathValue("event"))
-	a := q.call(http.MethodPost, "/admin/v1/events/"+ev+"/resend", nil)
-	if !a.ok() {
-		q.refused(a)
-		return
-	}
-	q.redirect(Prefix+"payments?id="+pay+"&event="+ev, "resent")
+	q.change(http.MethodPost, "/admin/v1/events/"+ev+"/resend", nil, Prefix+"payments?id="+pay+"&event="+ev)
 }
 
 // deadlineLayout is how a datetime-local input writes a moment; the back

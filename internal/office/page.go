@@ -135,7 +135,6 @@ var notices = map[string]string{
 	"done":     "Done.",
 	"proposed": "Proposed: a second staff member with the same permission must confirm it within 24 hours.",
 	"rejected": "The proposal is rejected.",
-	"resent":   "Resent: the merchant's endpoints get the event again now.",
 }
 
 func (q *req) notice() string {
