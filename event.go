@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -158,13 +159,36 @@ func (s *Service) RecordEvent(ctx context.Context, tx Tx, p NewEventParams) (*Ev
 // WithDelivery returns the stored event body with its delivery summary
 // added, leaving the stored bytes themselves untouched.
 func (e *Event) WithDelivery() json.RawMessage {
-	d, _ := json.Marshal(e.Delivery)
+	return e.AppendWithDelivery(make([]byte, 0, len(e.Body)+deliveryLen))
+}
+
+// deliveryLen is about the longest delivery summary AppendWithDelivery
+// writes, for sizing a buffer.
+const deliveryLen = 128
+
+// AppendWithDelivery appends what WithDelivery returns to dst. The summary
+// is written by hand, as encoding/json writes the EventDelivery (the
+// status is one of a fixed list, the time in RFC 3339 with nanoseconds):
+// an events page of 100 spent more on encoding its summaries with
+// reflection than on reading its rows.
+func (e *Event) AppendWithDelivery(dst []byte) []byte {
 	body := bytes.TrimRight(e.Body, " \n")
-	out := make([]byte, 0, len(body)+len(d)+13)
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, `,"delivery":`...)
-	out = append(out, d...)
-	return append(out, '}')
+	dst = append(dst, body[:len(body)-1]...)
+	d := e.Delivery
+	dst = append(dst, `,"delivery":{"status":"`...)
+	dst = append(dst, d.Status...)
+	dst = append(dst, `","attempts":`...)
+	dst = strconv.AppendInt(dst, int64(d.Attempts), 10)
+	if d.LastResponseCode != nil {
+		dst = append(dst, `,"last_response_code":`...)
+		dst = strconv.AppendInt(dst, int64(*d.LastResponseCode), 10)
+	}
+	if d.LastAttemptAt != nil {
+		dst = append(dst, `,"last_attempt_at":"`...)
+		dst = d.LastAttemptAt.AppendFormat(dst, time.RFC3339Nano)
+		dst = append(dst, '"')
+	}
+	return append(dst, "}}"...)
 }
 
 // RecordMerchantEvent records a merchant-level event (settlement.*) once

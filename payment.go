@@ -262,7 +262,9 @@ type PaymentJSON struct {
 type PaymentView struct {
 	ID        string
 	CreatedAt time.Time
-	JSON      json.RawMessage
+	// JSON is a string, as the store reads it: a page of them is joined
+	// into the answer without a copy of each on the way.
+	JSON string
 	// ShopID is set by ListPaymentsOfShops, whose items come from several
 	// shops, and by Tx.PaymentViewGet with Test, to check the reader's
 	// scope; the rendering does not carry the shop.
@@ -277,7 +279,7 @@ func (v *PaymentView) scope() (string, bool) { return v.ShopID, v.Test }
 // dashboard's lists and its export).
 func (v *PaymentView) Payment() (*PaymentJSON, error) {
 	var p PaymentJSON
-	if err := json.Unmarshal(v.JSON, &p); err != nil {
+	if err := json.Unmarshal([]byte(v.JSON), &p); err != nil {
 		return nil, fmt.Errorf("read the rendering of payment %s: %w", v.ID, err)
 	}
 	return &p, nil

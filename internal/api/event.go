@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/paydhq/payd"
@@ -34,11 +33,10 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	if err != nil {
 		return err
 	}
-	items := make([]json.RawMessage, 0, len(page.Items))
-	for _, e := range page.Items {
-		items = append(items, e.WithDelivery())
-	}
-	httpapi.WriteJSON(w, http.StatusOK, listBody{Items: items, NextCursor: httpapi.EncodeCursor(page.Next, print)})
+	// The stored bodies are joined as they are: encoding/json would
+	// check and compact every byte of every event again.
+	writeRawList(w, page.Items, func(b []byte, e *payd.Event) []byte { return e.AppendWithDelivery(b) },
+		httpapi.EncodeCursor(page.Next, print))
 	return nil
 }
 

@@ -3,26 +3,32 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"github.com/paydhq/payd/internal/httpapi"
 )
 
-// listBody is the contract's list answer; next_cursor is null at the end.
-// writeRawList writes a list body whose items are encoded already, joining
-// them as they are: a page of stored renderings costs a copy, not an
-// encoding.
-func writeRawList[T any](w http.ResponseWriter, items []T, raw func(T) []byte, next *string) {
-	size := 40
-	for _, it := range items {
-		size += len(raw(it)) + 1
-	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"items":[`...)
+// pages hold the buffers list pages are written from. A page of 100
+// payments is about 100 KiB; one allocated for every page, with the
+// copies behind it, kept the collector busy for a fifth of a list's CPU
+// (docs/benchmarks-history.md, "A list page against its ceiling").
+var pages = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledPage is the largest buffer kept for the next page: a page of
+// the largest items is written from a buffer of its own and let go.
+const maxPooledPage = 1 << 20
+
+// writeRawList writes a list body whose items are encoded already,
+// appending each with appendItem as it is: a page of stored renderings
+// costs a copy, not an encoding. next_cursor is null at the end.
+func writeRawList[T any](w http.ResponseWriter, items []T, appendItem func([]byte, T) []byte, next *string) {
+	bp := pages.Get().(*[]byte)
+	b := append((*bp)[:0], `{"items":[`...)
 	for i, it := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, raw(it)...)
+		b = appendItem(b, it)
 	}
 	b = append(b, `],"next_cursor":`...)
 	if next == nil {
@@ -31,9 +37,16 @@ func writeRawList[T any](w http.ResponseWriter, items []T, raw func(T) []byte, n
 		c, _ := json.Marshal(*next)
 		b = append(b, c...)
 	}
-	httpapi.WriteRaw(w, http.StatusOK, append(b, '}'))
+	b = append(b, '}')
+	// The server has written or copied the body when WriteRaw returns.
+	httpapi.WriteRaw(w, http.StatusOK, b)
+	if cap(b) <= maxPooledPage {
+		*bp = b
+		pages.Put(bp)
+	}
 }
 
+// listBody is the contract's list answer; next_cursor is null at the end.
 type listBody struct {
 	Items      any     `json:"items"`
 	NextCursor *string `json:"next_cursor"`

@@ -91,7 +91,7 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request, p *payd.Prin
 	if err != nil {
 		return err
 	}
-	httpapi.WriteRaw(w, http.StatusOK, v.JSON)
+	httpapi.WriteRaw(w, http.StatusOK, []byte(v.JSON))
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request, p *payd.Pr
 	if err != nil {
 		return err
 	}
-	writeRawList(w, page.Items, func(v *payd.PaymentView) []byte { return v.JSON }, httpapi.EncodeCursor(page.Next, print))
+	writeRawList(w, page.Items, func(b []byte, v *payd.PaymentView) []byte { return append(b, v.JSON...) }, httpapi.EncodeCursor(page.Next, print))
 	return nil
 }
 

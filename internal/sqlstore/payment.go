@@ -211,7 +211,7 @@ func (t *tx) PaymentViewGet(ctx context.Context, id string) (*payd.PaymentView, 
 // version (view), or else one made from the payment's document.
 func rendered(v *payd.PaymentView, view, doc sql.NullString) error {
 	if view.Valid {
-		v.JSON = []byte(view.String)
+		v.JSON = view.String
 		return nil
 	}
 	var pay payd.Payment
@@ -219,7 +219,7 @@ func rendered(v *payd.PaymentView, view, doc sql.NullString) error {
 		return err
 	}
 	b, err := json.Marshal(pay.View(""))
-	v.JSON = b
+	v.JSON = string(b)
 	return err
 }
 

@@ -64,10 +64,10 @@ func TestPaymentViewListRendersOlderRows(t *testing.T) {
 			if err := s.View(ctx, func(tx payd.Tx) (err error) { one, err = tx.PaymentViewGet(ctx, pay.ID); return err }); err != nil {
 				t.Fatal(err)
 			}
-			if string(one.JSON) != string(page.Items[0].JSON) {
+			if one.JSON != page.Items[0].JSON {
 				t.Fatalf("PaymentViewGet rendered %s, the list %s", one.JSON, page.Items[0].JSON)
 			}
-			return string(page.Items[0].JSON)
+			return page.Items[0].JSON
 		}
 		stale := func() []string {
 			t.Helper()

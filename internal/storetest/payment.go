@@ -176,7 +176,7 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 					return err
 				})
 				for _, v := range page.Items {
-					ids, views = append(ids, v.ID), append(views, string(v.JSON))
+					ids, views = append(ids, v.ID), append(views, v.JSON)
 				}
 				if page.Next == nil {
 					break

@@ -56,7 +56,7 @@ func testPaymentViewGet(t *testing.T, open func(t *testing.T) payd.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &payd.PaymentView{ID: p.ID, CreatedAt: p.CreatedAt, JSON: b, ShopID: p.ShopID, Test: p.Test}
+		return &payd.PaymentView{ID: p.ID, CreatedAt: p.CreatedAt, JSON: string(b), ShopID: p.ShopID, Test: p.Test}
 	}
 	wantDiff(t, "PaymentViewGet as inserted", want(), get())
 	p.Status, p.CapturedAmount = payd.PaymentSucceeded, p.Amount.Minor
