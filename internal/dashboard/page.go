@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paydhq/payd"
@@ -191,17 +192,22 @@ func (q *req) sections() []section {
 	return s
 }
 
+// shown is the page's locale in the chosen shop's zone, in which its
+// moments are written.
+func (q *req) shown() webpage.Locale {
+	if q.shop != nil {
+		return q.l.In(q.shop.Location())
+	}
+	return q.l
+}
+
 // render writes a page in the layout.
 func (q *req) render(status int, name, nav, title string, p any) {
 	other := Prefix + "test/" + strings.TrimPrefix(q.r.URL.Path, q.base())
 	if q.test {
 		other = Prefix + strings.TrimPrefix(q.r.URL.Path, q.base())
 	}
-	l := q.l
-	if q.shop != nil {
-		l = l.In(q.shop.Location())
-	}
-	v := layout{L: l, Title: title, Nav: nav, User: q.user, Shops: q.shops, Shop: q.shop, Test: q.test,
+	v := layout{L: q.shown(), Title: title, Nav: nav, User: q.user, Shops: q.shops, Shop: q.shop, Test: q.test,
 		Base: q.base(), CSRF: q.h.csrf(q.sess), Path: q.r.URL.Path, Other: sectionOf(other), P: p, can: q.can,
 		Notice: q.r.URL.Query().Get("done"), Sections: q.sections()}
 	switch {
@@ -235,8 +241,14 @@ func (h *Handler) write(w http.ResponseWriter, status int, name string, v any) {
 	}
 	// Rendered to a buffer first, so a template error is a clean 500 and
 	// never half a page.
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
+	buf := rendered.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledPage {
+			buf.Reset()
+			rendered.Put(buf)
+		}
+	}()
+	if err := t.ExecuteTemplate(buf, "layout.html", v); err != nil {
 		h.log.Error("dashboard: render", "page", name, "err", err.Error())
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -245,6 +257,13 @@ func (h *Handler) write(w http.ResponseWriter, status int, name string, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
+
+// rendered hold the buffers pages are rendered into: a list page is tens
+// of KiB, grown afresh for every page before.
+var rendered = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledPage is the largest buffer kept for the next page.
+const maxPooledPage = 1 << 20
 
 // redirect answers a post with 303 to a page of the same mode, with a
 // notice to show there.
