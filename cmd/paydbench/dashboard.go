@@ -93,30 +93,68 @@ func (d *desk) pagesWorker(int) op {
 			// browser remembers in a cookie this client does not keep.
 			path = "/dashboard/test/payments" + next + "&shop=" + url.QueryEscape(d.shopID)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+path, nil)
+		b, err := d.get(ctx, path)
+		next = ""
 		if err != nil {
 			return err
-		}
-		req.Header.Set("Cookie", d.cookie)
-		resp, err := d.client.Do(req)
-		if err != nil {
-			next = ""
-			return err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		if err != nil || resp.StatusCode != http.StatusOK {
-			next = ""
-			return fmt.Errorf("dashboard payments: status %d: %v", resp.StatusCode, err)
 		}
 		if !bytes.Contains(b, []byte(`id="payments"`)) {
-			next = ""
 			return errors.New("dashboard payments: no rows")
 		}
-		next = ""
 		if m := nextPage.FindSubmatch(b); m != nil {
 			next = html.UnescapeString(string(m[1]))
 		}
 		return nil
+	}
+}
+
+// get reads a signed-in page: an error unless it answers 200.
+func (d *desk) get(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Cookie", d.cookie)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("dashboard %s: status %d: %v", path, resp.StatusCode, err)
+	}
+	return b, nil
+}
+
+// dashPage is one page of the dashpages phase.
+type dashPage struct{ name, path string }
+
+// pages are the signed-in dashboard's pages of the shop's test data that
+// the stage payd runs at (v1) serves, each read on its own in the
+// dashpages phase: every page a person waits on, the payment's own page
+// at paymentID. Disputes, payment links, payouts and the embedded form's
+// page belong to later stages.
+func (d *desk) pages(paymentID string) []dashPage {
+	shop := "?shop=" + url.QueryEscape(d.shopID)
+	out := []dashPage{
+		{"home", ""}, {"payments", "payments"}, {"payment", "payments/" + url.PathEscape(paymentID)},
+		{"refunds", "refunds"}, {"balance", "balance"}, {"developers", "developers"}, {"keys", "developers/keys"},
+		{"webhooks", "developers/webhooks"}, {"events", "developers/events"},
+		{"sandbox", "sandbox"}, {"users", "users"}, {"audit", "audit"}, {"account", "account"},
+	}
+	for i := range out {
+		out[i].path = "/dashboard/test/" + out[i].path + shop
+	}
+	return out
+}
+
+// pageWorker reads one page again and again.
+func (d *desk) pageWorker(path string) func(int) op {
+	return func(int) op {
+		return func(ctx context.Context, _ int64) error {
+			_, err := d.get(ctx, path)
+			return err
+		}
 	}
 }

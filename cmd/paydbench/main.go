@@ -199,7 +199,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // allPhases are the phases of one run, in the order they run.
 // export, after them, runs once: one CSV export of the whole list.
 // reset, last, runs once too: it deletes the seeded shop's test data.
-var allPhases = []string{"create", "get", "readfloor", "list", "events", "listfloor", "balance", "dashboard", "refund", "floor", "export", "reset"}
+var allPhases = []string{"create", "get", "readfloor", "list", "events", "listfloor", "balance", "dashboard", "dashpages", "refund", "floor", "export", "reset"}
 
 // citusPhases are the phases --citus can run, in the order they run, and
 // citusDefaultPhases those it runs unless --phases says otherwise.
@@ -457,7 +457,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 	a.ids, a.paid = sd.reads, sd.paid
 	defer a.client.CloseIdleConnections()
 	var dk *desk
-	if slices.Contains(cfg.phases, "dashboard") || slices.Contains(cfg.phases, "export") {
+	if slices.Contains(cfg.phases, "dashboard") || slices.Contains(cfg.phases, "dashpages") || slices.Contains(cfg.phases, "export") {
 		if dk, err = signIn(ctx, a.client, srv.api, shop.ShopID, dev.Dashboard); err != nil {
 			return fail(fmt.Errorf("dashboard sign-in: %w", err))
 		}
@@ -536,6 +536,7 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 			{"listfloor", cfg.floorDuration, nil, false},
 			{"balance", cfg.duration, a.balanceWorker, true},
 			{"dashboard", cfg.duration, dk.pagesWorker, true},
+			{"dashpages", max(cfg.duration*2/5, time.Second), nil, true},
 			{"refund", cfg.duration, a.refundWorker, true},
 			{"floor", cfg.floorDuration, fl.worker, false},
 		} {
@@ -573,6 +574,25 @@ func benchDatabase(ctx context.Context, cfg *config, name, bin, dir string, seed
 					}
 					if pgb != nil && ctx.Err() == nil {
 						record(db(pgb, ctx, c, p.d))
+					}
+				}
+				continue
+			}
+			if p.label == "dashpages" {
+				// Every page a person waits on, each read alone for
+				// two fifths of --duration: its own rate and p99.
+				a.mu.Lock()
+				ids := a.ids
+				a.mu.Unlock()
+				if len(ids) == 0 {
+					res.Notes = append(res.Notes, "dashpages: no payment to open (run create first, or seed)")
+					continue
+				}
+				for _, c := range cfg.clients {
+					for _, pg := range dk.pages(ids[0]) {
+						if ctx.Err() == nil {
+							record(phase(r, dashPagePrefix+pg.name, c, p.d, dk.pageWorker(pg.path), true))
+						}
 					}
 				}
 				continue

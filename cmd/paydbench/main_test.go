@@ -441,3 +441,73 @@ func TestCeilingTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowestDashPage: the dashboard pages' target is the slowest page's
+// p99 at 16 clients, other client counts left out; without a page read it
+// is not measured.
+func TestSlowestDashPage(t *testing.T) {
+	pages := func(p99s ...float64) *DatabaseResult {
+		d := &DatabaseResult{Database: "postgres", Phases: []Summary{{Phase: "dashboard", Clients: 16, P99Ms: 500}}}
+		for i, p := range p99s {
+			d.Phases = append(d.Phases, Summary{Phase: fmt.Sprintf("%spage%d", dashPagePrefix, i), Clients: 16, P99Ms: p, PerSecond: 100})
+		}
+		return d
+	}
+	// A page at 64 clients is slower and does not count.
+	at64 := pages(20)
+	at64.Phases = append(at64.Phases, Summary{Phase: dashPagePrefix + "home", Clients: 64, P99Ms: 400})
+	for _, c := range []struct {
+		name          string
+		d             *DatabaseResult
+		assessed, met bool
+		slowest       string
+	}{
+		{"none read", &DatabaseResult{Database: "postgres"}, false, false, ""},
+		{"no result", nil, false, false, ""},
+		{"all under", pages(20, 99.9, 40), true, true, "page1"},
+		{"one over", pages(20, 100, 40), true, false, "page1"},
+		{"64 clients left out", at64, true, true, "page0"},
+	} {
+		tg := slowestDashPage("postgres", c.d)
+		if tg.Assessed != c.assessed || tg.Met != c.met || !strings.Contains(tg.Got, c.slowest) {
+			t.Errorf("%s: %+v, want assessed %v met %v naming %q", c.name, tg, c.assessed, c.met, c.slowest)
+		}
+	}
+}
+
+// TestDashPageWorker: each page of the dashpages phase is read with the
+// session and fails on any answer but 200; the pages are the shop's test
+// data's, the payment's own among them.
+func TestDashPageWorker(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, _ := r.Cookie("payd_session"); c == nil || r.URL.Query().Get("shop") != "shp_1" {
+			w.WriteHeader(303)
+			return
+		}
+		if r.URL.Path == "/dashboard/test/audit" {
+			w.WriteHeader(500)
+			return
+		}
+		fmt.Fprint(w, "<p>page</p>")
+	}))
+	defer srv.Close()
+	d := &desk{client: srv.Client(), base: srv.URL, shopID: "shp_1", cookie: "payd_session=s"}
+	byName := map[string]string{}
+	for _, p := range d.pages("pay_1") {
+		byName[p.name] = p.path
+	}
+	if byName["payment"] != "/dashboard/test/payments/pay_1?shop=shp_1" || byName["home"] != "/dashboard/test/?shop=shp_1" {
+		t.Fatalf("pages: %v", byName)
+	}
+	ctx := context.Background()
+	if s := runPhase(ctx, "dash-payment", 1, time.Minute, 3, d.pageWorker(byName["payment"])); s.Ops != 3 || s.Errors != 0 {
+		t.Errorf("payment page: %+v", s)
+	}
+	if s := runPhase(ctx, "dash-audit", 1, time.Minute, 3, d.pageWorker(byName["audit"])); s.Errors != 3 {
+		t.Errorf("a page answering 500 counted as read: %+v", s)
+	}
+	anon := &desk{client: srv.Client(), base: srv.URL, shopID: "shp_1"}
+	if s := runPhase(ctx, "dash-home", 1, time.Minute, 2, anon.pageWorker(byName["home"])); s.Errors != 2 {
+		t.Errorf("a page read without the session counted as read: %+v", s)
+	}
+}
