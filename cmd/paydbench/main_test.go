@@ -456,6 +456,14 @@ func TestSlowestDashPage(t *testing.T) {
 	// A page at 64 clients is slower and does not count.
 	at64 := pages(20)
 	at64.Phases = append(at64.Phases, Summary{Phase: dashPagePrefix + "home", Clients: 64, P99Ms: 400})
+	// The report prints every page's row, by the page's name.
+	var out strings.Builder
+	writeTable(&out, &Report{Databases: []DatabaseResult{*pages(20, 99.9)}})
+	for _, want := range []string{"dash-page0", "dash-page1", "dashboard"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report has no row %q:\n%s", want, out.String())
+		}
+	}
 	for _, c := range []struct {
 		name          string
 		d             *DatabaseResult

@@ -507,7 +507,7 @@ func writeDatabases(w io.Writer, rep *Report) {
 				db = fmt.Sprintf("%.2f", p.DBCPUMs)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%.0f\t(%.0f..%.0f)\t%.2f\t%.2f\t%d\t%s\t%s\t%.2f\t%.2f\t%.0f\t%.1f\t\n",
-				strings.Fields(phaseLabels[p.Phase])[0], p.Clients, p.PerSecond, p.PerSecondMin, p.PerSecondMax,
+				phaseName(p.Phase), p.Clients, p.PerSecond, p.PerSecondMin, p.PerSecondMax,
 				p.P50Ms, p.P99Ms, p.Errors, srv, db, p.BenchCPUMs, p.OtherCPUMs, p.BusyPct, p.StealPct)
 		}
 		tw.Flush()
@@ -597,6 +597,15 @@ func resetTargets(dbs []DatabaseResult, db string) []Target {
 		}
 	}
 	return []Target{took, other}
+}
+
+// phaseName is a phase's short name in the report's table: its label's
+// first word, or the phase itself (a page of dashpages, "dash-home").
+func phaseName(phase string) string {
+	if l, ok := phaseLabels[phase]; ok {
+		return strings.Fields(l)[0]
+	}
+	return phase
 }
 
 // dashPagePrefix names the dashpages phase's measurements: one per page.

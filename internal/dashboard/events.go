@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"encoding/json"
+	"html/template"
 	"net/http"
 	"strings"
 
@@ -20,10 +21,22 @@ type eventRow struct {
 	// Payment is the payment the event is about, to link its page; ""
 	// for an event of another object.
 	Payment string
+	// When and LastAttempt are the moments as the page shows them, and
+	// Status the delivery summary's word: written once per row in Go,
+	// as html/template would otherwise call their helpers by reflection.
+	When, LastAttempt template.HTML
+	Status            string
+}
+
+// eventCols are the events log's column names and the words every row
+// repeats, translated once a page.
+type eventCols struct {
+	Created, Event, Type, Delivery, Body, Attempts, ShowBody, Resend string
 }
 
 type eventsView struct {
 	Rows         []eventRow
+	Cols         eventCols
 	Types        []payd.EventType
 	Type, Object string
 	Problem      string
@@ -62,13 +75,29 @@ func (h *Handler) events(q *req) {
 		q.fail(err)
 		return
 	}
+	l := q.shown()
+	v.Cols = eventCols{Created: l.T("Created"), Event: l.T("Event"), Type: l.T("Type"), Delivery: l.T("Delivery"),
+		Body: l.T("Body"), Attempts: l.T("attempts"), ShowBody: l.T("Show the body"), Resend: l.T("Resend")}
+	words := map[payd.EventDeliveryStatus]string{}
 	for _, e := range page.Items {
 		var buf bytes.Buffer
 		if json.Indent(&buf, e.Body, "", "  ") != nil {
 			buf.Reset()
 			buf.Write(e.Body)
 		}
-		row := eventRow{Event: e, Pretty: buf.String()}
+		row := eventRow{Event: e, Pretty: buf.String(), When: moment(l, e.CreatedAt)}
+		if at := e.Delivery.LastAttemptAt; at != nil {
+			row.LastAttempt = moment(l, *at)
+		}
+		status, ok := words[e.Delivery.Status]
+		if !ok {
+			if status, err = label(l, e.Delivery.Status); err != nil {
+				q.fail(err)
+				return
+			}
+			words[e.Delivery.Status] = status
+		}
+		row.Status = status
 		if strings.HasPrefix(e.ObjectID, payd.PrefixPayment) {
 			row.Payment = e.ObjectID
 		}
