@@ -1,17 +1,34 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/webpage"
 )
 
 type refundsView struct {
-	Rows     []*payd.Refund
+	Rows     []refundRow
+	Cols     refundCols
 	Status   string
 	Statuses []payd.RefundStatus
 	Problem  string
 	Pages    pager
+}
+
+// refundRow is a listed refund with its moment, status and amount as the
+// page shows them, written once per row in Go rather than by helpers the
+// template calls through reflection.
+type refundRow struct {
+	*payd.Refund
+	When                template.HTML
+	StatusLabel, Amount string
+}
+
+// refundCols are the refunds list's column names, translated once a page.
+type refundCols struct {
+	Created, Refund, Payment, OrderID, Status, Amount, Reason string
 }
 
 // refunds lists the shop's refunds, newest first, 50 a page, each linking
@@ -28,7 +45,10 @@ func (h *Handler) refunds(q *req) {
 	if err == nil {
 		var page payd.Page[*payd.Refund]
 		page, err = h.svc.ListRefunds(q.ctx, q.principal(), &payd.RefundListParams{ListParams: lp, Status: payd.RefundStatus(v.Status)})
-		v.Rows, v.Pages = page.Items, pagesOf(vals, keep, page.Next, print)
+		v.Pages = pagesOf(vals, keep, page.Next, print)
+		if err == nil {
+			v.Rows, err = refundRows(q.shown(), page.Items)
+		}
 	}
 	if err != nil {
 		var ok bool
@@ -37,7 +57,27 @@ func (h *Handler) refunds(q *req) {
 		}
 		status = http.StatusBadRequest
 	}
+	v.Cols = refundCols{Created: q.l.T("Created"), Refund: q.l.T("Refund"), Payment: q.l.T("Payment"), OrderID: q.l.T("Order id"),
+		Status: q.l.T("Status"), Amount: q.l.T("Amount"), Reason: q.l.T("Reason")}
 	q.render(status, "refunds", "refunds", q.l.T("Refunds"), v)
+}
+
+func refundRows(l webpage.Locale, refunds []*payd.Refund) ([]refundRow, error) {
+	rows := make([]refundRow, 0, len(refunds))
+	words := map[payd.RefundStatus]string{}
+	for _, r := range refunds {
+		w, ok := words[r.Status]
+		if !ok {
+			var err error
+			if w, err = label(l, r.Status); err != nil {
+				return nil, err
+			}
+			words[r.Status] = w
+		}
+		rows = append(rows, refundRow{Refund: r, When: moment(l, r.CreatedAt), StatusLabel: w,
+			Amount: l.Amount(r.Amount.Minor, string(r.Amount.Currency))})
+	}
+	return rows, nil
 }
 
 // refundPage is a refund's address: its payment's page, which shows the

@@ -2,6 +2,8 @@ package webpage
 
 import (
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/text/language"
@@ -128,5 +130,32 @@ func (l Locale) T(key string, args ...any) string {
 	if p == nil {
 		p = printers["en"]
 	}
-	return p.Sprintf(key, args...)
+	if len(args) > 0 {
+		return p.Sprintf(key, args...)
+	}
+	k := plainKey{l.lang, key}
+	if s, ok := plain.Load(k); ok {
+		return s.(string)
+	}
+	s := p.Sprintf(key)
+	if plainCount.Load() < maxPlain {
+		if _, loaded := plain.LoadOrStore(k, s); !loaded {
+			plainCount.Add(1)
+		}
+	}
+	return s
 }
+
+// plain holds the texts of keys asked for without arguments, by language:
+// a list page asks for the same words on each of its rows, and formatting
+// each through x/text/message made a printer every time. Keys are the
+// code's and the templates' own, but a refusal's description may carry a
+// caller's value, so the cache stops growing at maxPlain entries.
+var (
+	plain      sync.Map // plainKey → string
+	plainCount atomic.Int64
+)
+
+const maxPlain = 4096
+
+type plainKey struct{ lang, key string }

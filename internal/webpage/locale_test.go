@@ -232,3 +232,40 @@ func TestCatalogue(t *testing.T) {
 		t.Errorf("zero Locale T(Pay) = %q", got)
 	}
 }
+
+// TestPlainTextsKept: a text asked for without arguments is the printer's
+// text in every language, on the first asking and from the cache after,
+// and keys past the cache's bound are still translated, only not kept.
+func TestPlainTextsKept(t *testing.T) {
+	files := readLocales(t)
+	for _, lang := range payd.Locales() {
+		l := For(lang)
+		for _, m := range files["en"] {
+			if len(m.Placeholders) > 0 {
+				continue
+			}
+			want := printers[lang].Sprintf(m.ID)
+			for range 2 {
+				if got := l.T(m.ID); got != want {
+					t.Fatalf("%s %q = %q, want %q", lang, m.ID, got, want)
+				}
+			}
+		}
+	}
+	if got := (Locale{}).T("Payments"); got != "Payments" {
+		t.Errorf("the zero Locale's text = %q", got)
+	}
+	ru := For("ru")
+	want := ru.T("Payments")
+	plainCount.Store(maxPlain)
+	defer plainCount.Store(0)
+	if got := ru.T("a key asked for after the bound"); got != "a key asked for after the bound" {
+		t.Errorf("past the bound: %q", got)
+	}
+	if _, kept := plain.Load(plainKey{"ru", "a key asked for after the bound"}); kept {
+		t.Error("a key past the bound was kept")
+	}
+	if got := ru.T("Payments"); got != want || want == "Payments" {
+		t.Errorf("a kept Russian text = %q, want %q, not the English", got, want)
+	}
+}
