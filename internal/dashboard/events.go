@@ -22,8 +22,7 @@ type eventRow struct {
 	// for an event of another object.
 	Payment string
 	// When and LastAttempt are the moments as the page shows them, and
-	// Status the delivery summary's word: written once per row in Go,
-	// as html/template would otherwise call their helpers by reflection.
+	// Status the delivery summary's word.
 	When, LastAttempt template.HTML
 	Status            string
 }
@@ -35,8 +34,10 @@ type eventCols struct {
 }
 
 type eventsView struct {
-	Rows         []eventRow
-	Cols         eventCols
+	Rows []eventRow
+	Cols eventCols
+	// RowsHTML are the rows' markup (eventRows).
+	RowsHTML     template.HTML
 	Types        []payd.EventType
 	Type, Object string
 	Problem      string
@@ -103,6 +104,7 @@ func (h *Handler) events(q *req) {
 		}
 		v.Rows = append(v.Rows, row)
 	}
+	v.RowsHTML = eventRows(v.Rows, v.Cols, q.base(), q.h.csrf(q.sess), v.Key, q.can(payd.PermDevelopers))
 	v.Pages = pagesOf(vals, keep, page.Next, print)
 	q.render(http.StatusOK, "events", "developers", q.l.T("Events"), v)
 }

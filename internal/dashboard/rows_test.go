@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/paydhq/payd"
 )
 
 // rowTemplate is the markup of the payments list's rows as payments.html
@@ -54,6 +56,51 @@ func TestPaymentRowsAsTheTemplate(t *testing.T) {
 		}
 		if has := strings.Contains(got, "Second shop"); has != all {
 			t.Errorf("all=%v: the shop column shown = %v", all, has)
+		}
+	}
+}
+
+// eventTemplate is the markup of the events log's rows as events.html
+// held it.
+var eventTemplate = template.Must(template.New("events").Parse(`{{$c := .Cols}}{{$dev := .Dev}}{{range .Rows}}<tr id="event-{{.ID}}"><td data-label="{{$c.Created}}">{{.When}}</td><td class="mono" data-label="{{$c.Event}}">{{.ID}}</td><td class="mono" data-label="{{$c.Type}}">{{.Type}}{{if .Payment}}<br><a href="{{$.Base}}payments/{{.Payment}}">{{.Payment}}</a>{{else if .ObjectID}}<br>{{.ObjectID}}{{end}}</td>
+<td data-label="{{$c.Delivery}}"><span class="badge">{{.Status}}</span> · {{$c.Attempts}}: {{.Delivery.Attempts}}{{with .Delivery.LastResponseCode}} · HTTP {{.}}{{end}}{{if .LastAttempt}} · {{.LastAttempt}}{{end}}
+{{if $dev}}<form method="post" action="{{$.Base}}events/{{.ID}}/resend" class="inline" id="resend-{{.ID}}"><input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="idempotency_key" value="{{$.Key}}-{{.ID}}"><button class="secondary" type="submit">{{$c.Resend}}</button></form>{{end}}</td>
+<td data-label="{{$c.Body}}"><details><summary>{{$c.ShowBody}}</summary><pre>{{.Pretty}}</pre></details></td></tr>{{end}}`))
+
+// TestEventRowsAsTheTemplate: the events log's rows written in Go are the
+// template's, for a user who may resend and one who may not, with bodies
+// and object ids that would break out of their elements escaped.
+func TestEventRowsAsTheTemplate(t *testing.T) {
+	hostile := `</pre><script>alert("x")</script> & 'q' +1`
+	code := 503
+	cols := eventCols{Created: "Создан", Event: "Event", Type: "Type", Delivery: `Deli"very`, Body: "Body",
+		Attempts: "attempts <n>", ShowBody: "Show the body", Resend: "Resend"}
+	rows := []eventRow{
+		{Event: &payd.Event{ID: "evt_01A", Type: payd.EventPaymentSucceeded, ObjectID: "pay_01A",
+			Delivery: payd.EventDelivery{Status: payd.DeliverySucceeded, Attempts: 1}},
+			Pretty: "{\n  \"id\": \"evt_01A\"\n}", Payment: "pay_01A", Status: "Delivered",
+			When: `<time datetime="2026-11-30T06:00:00Z">2026-11-30 09:00:00 UTC+3</time>`},
+		{Event: &payd.Event{ID: "evt_01B", Type: payd.EventRefundSucceeded, ObjectID: hostile,
+			Delivery: payd.EventDelivery{Status: payd.DeliveryFailed, Attempts: 7, LastResponseCode: &code}},
+			Pretty: hostile, Status: hostile, LastAttempt: `<time datetime="2026-11-30T07:00:00Z">later</time>`},
+		{Event: &payd.Event{ID: "evt_01C", Type: payd.EventPaymentCanceled, Delivery: payd.EventDelivery{Status: payd.DeliveryNone}},
+			Pretty: "{}", Status: "No endpoints"},
+	}
+	for _, dev := range []bool{false, true} {
+		var want strings.Builder
+		data := map[string]any{"Cols": cols, "Rows": rows, "Base": "/dashboard/test/", "Dev": dev, "CSRF": `tok"1`, "Key": "dash_k"}
+		if err := eventTemplate.Execute(&want, data); err != nil {
+			t.Fatal(err)
+		}
+		got := string(eventRows(rows, cols, "/dashboard/test/", `tok"1`, "dash_k", dev))
+		if read(got) != read(want.String()) {
+			t.Errorf("resend=%v: rows differ from the template's\n got %s\nwant %s", dev, got, want.String())
+		}
+		if strings.Contains(got, "<script>") || strings.Contains(got, "</pre><script") || strings.Contains(got, `tok"1`) || strings.Contains(got, "<n>") {
+			t.Errorf("resend=%v: a value reached the markup unescaped:\n%s", dev, got)
+		}
+		if n := strings.Count(got, `id="resend-`); (n == len(rows)) != dev || (n == 0) == dev {
+			t.Errorf("resend=%v: %d resend forms", dev, n)
 		}
 	}
 }

@@ -1,0 +1,167 @@
+package dashboard
+
+import (
+	"html/template"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Rows of the longest lists are written here rather than in their
+// templates: html/template runs each of a row's twenty-odd actions, and
+// the escaper after each, through reflection, and a page of 50 rows spent
+// four tenths or more of its CPU there (docs/benchmarks-history.md, "The
+// dashboard's payments page against the API's"). Every value goes through
+// the escaping of where it lands, as the templates did: text and quoted
+// attributes through template.HTMLEscapeString, a link's path segment and
+// query value through url.PathEscape and url.QueryEscape first. The tests
+// (rows_test.go) hold the markup to what the templates wrote.
+
+// rowWriter is the markup of a list's rows under way.
+type rowWriter struct{ strings.Builder }
+
+// text writes s escaped, for an element's text or a quoted attribute.
+func (w *rowWriter) text(s string) { w.WriteString(template.HTMLEscapeString(s)) }
+
+// cell opens a cell labelled with its column's name for the phone's
+// layout (data-label), of class when it is not "".
+func (w *rowWriter) cell(class, label string) {
+	w.WriteString("<td")
+	if class != "" {
+		w.WriteString(` class="` + class + `"`)
+	}
+	w.WriteString(` data-label="`)
+	w.text(label)
+	w.WriteString(`">`)
+}
+
+func (w *rowWriter) html() template.HTML { return template.HTML(w.String()) }
+
+// paymentRows writes the rows of the payments list.
+func paymentRows(rows []rowView, c paymentCols, base string, all bool) template.HTML {
+	var w rowWriter
+	w.Grow(len(rows) * 900)
+	for _, r := range rows {
+		href := base + "payments/" + url.PathEscape(r.ID)
+		if r.ShopID != "" {
+			href += "?shop=" + url.QueryEscape(r.ShopID)
+		}
+		w.WriteString("<tr>")
+		w.cell("", c.Created)
+		w.WriteString(string(r.When))
+		w.WriteString("</td>")
+		w.cell("", c.Payment)
+		if r.Description != "" {
+			w.WriteString(`<a href="`)
+			w.text(href)
+			w.WriteString(`">`)
+			w.text(r.Description)
+			w.WriteString(`</a><br><span class="mono muted">`)
+			w.text(r.ID)
+			w.WriteString(`</span>`)
+		} else {
+			w.WriteString(`<a class="mono" href="`)
+			w.text(href)
+			w.WriteString(`">`)
+			w.text(r.ID)
+			w.WriteString(`</a>`)
+		}
+		w.WriteString("</td>")
+		w.cell("anywhere", c.Customer)
+		if r.Customer != "" {
+			w.text(r.Customer)
+		} else {
+			w.WriteString("—")
+		}
+		w.WriteString("</td>")
+		w.cell("mono", c.OrderID)
+		w.text(r.OrderID)
+		w.WriteString("</td>\n")
+		w.cell("", c.Status)
+		w.WriteString(`<span class="badge `)
+		w.text(r.Status)
+		w.WriteString(`">`)
+		w.text(r.StatusLabel)
+		w.WriteString("</span></td>")
+		w.cell("num", c.Amount)
+		w.text(r.Amount)
+		w.WriteString("</td>")
+		w.cell("", c.Method)
+		w.text(r.Method)
+		w.WriteString("</td>")
+		if all {
+			w.cell("", c.Shop)
+			w.text(r.ShopName)
+			w.WriteString("</td>")
+		}
+		w.WriteString("</tr>")
+	}
+	return w.html()
+}
+
+// eventRows writes the rows of the events log. A user whose role may
+// resend gets each event's resend form, carrying the session's form token
+// csrf and an idempotency key made of key and the event's id.
+func eventRows(rows []eventRow, c eventCols, base, csrf, key string, resend bool) template.HTML {
+	var w rowWriter
+	w.Grow(len(rows) * 3000)
+	for _, r := range rows {
+		w.WriteString(`<tr id="event-`)
+		w.text(r.ID)
+		w.WriteString(`">`)
+		w.cell("", c.Created)
+		w.WriteString(string(r.When))
+		w.WriteString("</td>")
+		w.cell("mono", c.Event)
+		w.text(r.ID)
+		w.WriteString("</td>")
+		w.cell("mono", c.Type)
+		w.text(string(r.Type))
+		switch {
+		case r.Payment != "":
+			w.WriteString(`<br><a href="`)
+			w.text(base + "payments/" + url.PathEscape(r.Payment))
+			w.WriteString(`">`)
+			w.text(r.Payment)
+			w.WriteString("</a>")
+		case r.ObjectID != "":
+			w.WriteString("<br>")
+			w.text(r.ObjectID)
+		}
+		w.WriteString("</td>\n")
+		w.cell("", c.Delivery)
+		w.WriteString(`<span class="badge">`)
+		w.text(r.Status)
+		w.WriteString("</span> · ")
+		w.text(c.Attempts)
+		w.WriteString(": " + strconv.Itoa(r.Delivery.Attempts))
+		if code := r.Delivery.LastResponseCode; code != nil {
+			w.WriteString(" · HTTP " + strconv.Itoa(*code))
+		}
+		if r.LastAttempt != "" {
+			w.WriteString(" · " + string(r.LastAttempt))
+		}
+		w.WriteString("\n")
+		if resend {
+			w.WriteString(`<form method="post" action="`)
+			w.text(base + "events/" + url.PathEscape(r.ID) + "/resend")
+			w.WriteString(`" class="inline" id="resend-`)
+			w.text(r.ID)
+			w.WriteString(`"><input type="hidden" name="csrf" value="`)
+			w.text(csrf)
+			w.WriteString(`"><input type="hidden" name="idempotency_key" value="`)
+			w.text(key + "-" + r.ID)
+			w.WriteString(`"><button class="secondary" type="submit">`)
+			w.text(c.Resend)
+			w.WriteString("</button></form>")
+		}
+		w.WriteString("</td>\n")
+		w.cell("", c.Body)
+		w.WriteString("<details><summary>")
+		w.text(c.ShowBody)
+		w.WriteString("</summary><pre>")
+		w.text(r.Pretty)
+		w.WriteString("</pre></details></td></tr>")
+	}
+	return w.html()
+}
