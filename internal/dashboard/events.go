@@ -79,7 +79,7 @@ func (h *Handler) events(q *req) {
 	l := q.shown()
 	v.Cols = eventCols{Created: l.T("Created"), Event: l.T("Event"), Type: l.T("Type"), Delivery: l.T("Delivery"),
 		Body: l.T("Body"), Attempts: l.T("attempts"), ShowBody: l.T("Show the body"), Resend: l.T("Resend")}
-	words := map[payd.EventDeliveryStatus]string{}
+	word := pageWords(l)
 	for _, e := range page.Items {
 		var buf bytes.Buffer
 		if json.Indent(&buf, e.Body, "", "  ") != nil {
@@ -90,15 +90,10 @@ func (h *Handler) events(q *req) {
 		if at := e.Delivery.LastAttemptAt; at != nil {
 			row.LastAttempt = moment(l, *at)
 		}
-		status, ok := words[e.Delivery.Status]
-		if !ok {
-			if status, err = label(l, e.Delivery.Status); err != nil {
-				q.fail(err)
-				return
-			}
-			words[e.Delivery.Status] = status
+		if row.Status, err = word(e.Delivery.Status); err != nil {
+			q.fail(err)
+			return
 		}
-		row.Status = status
 		if strings.HasPrefix(e.ObjectID, payd.PrefixPayment) {
 			row.Payment = e.ObjectID
 		}

@@ -93,6 +93,21 @@ func label(l webpage.Locale, v any) (string, error) {
 	return s, nil
 }
 
+// pageWords is label for the rows of one page, each value looked up once:
+// a list asks for the same few statuses on every row. A value of two
+// kinds is two keys, its type being part of the key.
+func pageWords(l webpage.Locale) func(any) (string, error) {
+	words := map[any]string{}
+	return func(value any) (string, error) {
+		if w, ok := words[value]; ok {
+			return w, nil
+		}
+		w, err := label(l, value)
+		words[value] = w
+		return w, err
+	}
+}
+
 // destination reads a destination kind a template names, such as
 // {{label $.L (destination "card")}}: a name that is not one is an error
 // that fails the page.

@@ -215,17 +215,7 @@ func (h *Handler) payments(q *req) {
 	for _, sh := range q.shops {
 		names[sh.ID] = sh.Name
 	}
-	// The words of a kind's value, once a page: a value of two kinds
-	// is two keys, its type being part of the key.
-	words := map[any]string{}
-	word := func(value any) (string, error) {
-		if w, ok := words[value]; ok {
-			return w, nil
-		}
-		w, err := label(q.l, value)
-		words[value] = w
-		return w, err
-	}
+	word := pageWords(q.l)
 	v.Rows = make([]rowView, 0, len(page.Items))
 	v.Cols = paymentColsIn(q.l)
 	shown := q.shown()

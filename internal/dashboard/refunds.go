@@ -64,15 +64,11 @@ func (h *Handler) refunds(q *req) {
 
 func refundRows(l webpage.Locale, refunds []*payd.Refund) ([]refundRow, error) {
 	rows := make([]refundRow, 0, len(refunds))
-	words := map[payd.RefundStatus]string{}
+	word := pageWords(l)
 	for _, r := range refunds {
-		w, ok := words[r.Status]
-		if !ok {
-			var err error
-			if w, err = label(l, r.Status); err != nil {
-				return nil, err
-			}
-			words[r.Status] = w
+		w, err := word(r.Status)
+		if err != nil {
+			return nil, err
 		}
 		rows = append(rows, refundRow{Refund: r, When: moment(l, r.CreatedAt), StatusLabel: w,
 			Amount: l.Amount(r.Amount.Minor, string(r.Amount.Currency))})
