@@ -310,8 +310,14 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		if got := totalMismatches(t, s); len(got) != 0 {
 			t.Errorf("LedgerTotalMismatches after concurrent postings = %v, want none", got)
 		}
-		if slots := mostSlots(t, s); slots > workers {
-			t.Errorf("a total has %d slots after %d transactions posted at once; want at most %d", slots, workers, workers)
+		// A transaction opens a slot only when every slot its statement
+		// sees is held by one of the other workers' transactions (at most
+		// workers-1); under READ COMMITTED it may also miss slots opened by
+		// transactions that committed after its statement began (one per
+		// other worker at most). So at most 2*workers-1, and far fewer than
+		// one slot per transaction, which is what the rule is about.
+		if slots, most := mostSlots(t, s), 2*workers-1; slots > most {
+			t.Errorf("a total has %d slots after %d transactions posted at once; want at most %d", slots, workers, most)
 		}
 
 		// The fold leaves one slot per total and every total as it was.
