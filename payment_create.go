@@ -342,20 +342,20 @@ func (s *Service) checkPortfolio(ctx context.Context, tx Tx, p *Principal, amt m
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	cur := string(amt.Currency)
 	if lim := l.DailyTurnover[amt.Currency]; lim > 0 || l.AverageTicket[amt.Currency] > 0 {
-		n, sum, err := tx.PaymentStats(ctx, p.Shop.ID, p.Test(), cur, day)
+		n, sum, err := turnover(ctx, tx, p, cur, day, day.AddDate(0, 0, 1))
 		if err != nil {
 			return err
 		}
 		if lim > 0 && sum+amt.Minor > lim {
 			return exceeded("daily turnover")
 		}
-		if avg := l.AverageTicket[amt.Currency]; avg > 0 && (sum+amt.Minor) > avg*int64(n+1) {
+		if avg := l.AverageTicket[amt.Currency]; avg > 0 && (sum+amt.Minor) > avg*(n+1) {
 			return exceeded("average ticket")
 		}
 	}
 	if lim := l.MonthlyTurnover[amt.Currency]; lim > 0 {
 		month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-		_, sum, err := tx.PaymentStats(ctx, p.Shop.ID, p.Test(), cur, month)
+		_, sum, err := turnover(ctx, tx, p, cur, month, month.AddDate(0, 1, 0))
 		if err != nil {
 			return err
 		}
@@ -373,6 +373,19 @@ func (s *Service) checkPortfolio(ctx context.Context, tx Tx, p *Principal, amt m
 		}
 	}
 	return nil
+}
+
+// turnover counts and sums the shop's payments in cur created on the UTC
+// days [from, to), canceled ones left out: the day totals' rows of those
+// days, never the payments themselves.
+func turnover(ctx context.Context, tx Tx, p *Principal, cur string, from, to time.Time) (n, sum int64, err error) {
+	totals, err := tx.PaymentTotals(ctx, p.Shop.ID, p.Test(), from, to)
+	for _, t := range totals {
+		if t.Currency == cur && t.Status != PaymentCanceled {
+			n, sum = n+t.Count, sum+t.Sum
+		}
+	}
+	return n, sum, err
 }
 
 func (s *Service) newPayment(p *Principal, in *PaymentCreate, now time.Time) (*Payment, string) {

@@ -190,10 +190,15 @@ type Tx interface {
 	// with its shop and mode (ErrNoRows when there is none).
 	PaymentViewGet(ctx context.Context, id string) (*PaymentView, error)
 	// PaymentTotals counts and sums a shop's payments of one mode created
-	// in [from, to), by status and currency, ordered by both.
+	// in [from, to), by status and currency, ordered by both, leaving out
+	// the pairs with none. from and to are UTC midnights: the store keeps
+	// the totals by day, so that a day or a month costs the same however
+	// many payments it had.
 	PaymentTotals(ctx context.Context, shopID string, test bool, from, to time.Time) ([]PaymentTotal, error)
 	// PaymentStats counts and sums the payments of a shop, mode and
-	// currency created since, leaving canceled ones out.
+	// currency created since, leaving canceled ones out: it reads them,
+	// for a recent minute (the per-minute limit); longer periods are
+	// PaymentTotals'.
 	PaymentStats(ctx context.Context, shopID string, test bool, currency string, since time.Time) (count int, sum int64, err error)
 
 	// NotificationRecord remembers a provider notification; ErrConflict

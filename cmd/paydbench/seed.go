@@ -38,6 +38,7 @@ type seedRows struct {
 	payments, events, refunds [][]any
 	entries, postings, totals [][]any
 	settlements, attempts     [][]any
+	payTotals                 [][]any
 }
 
 // tables are the batch's rows in the order they may be written: postings
@@ -46,7 +47,8 @@ func (r *seedRows) tables() []seedTable {
 	return []seedTable{{"payments", seedPaymentCols, r.payments}, {"events", seedEventCols, r.events},
 		{"refunds", seedRefundCols, r.refunds}, {"ledger_entries", seedEntryCols, r.entries},
 		{"ledger_postings", seedPostingCols, r.postings}, {"ledger_totals", seedTotalCols, r.totals},
-		{"settlements", seedSettlementCols, r.settlements}, {"sandbox_attempts", seedAttemptCols, r.attempts}}
+		{"settlements", seedSettlementCols, r.settlements}, {"sandbox_attempts", seedAttemptCols, r.attempts},
+		{"payment_day_totals", seedPayTotalCols, r.payTotals}}
 }
 
 var (
@@ -59,7 +61,19 @@ var (
 	seedTotalCols      = []string{"kind", "owner", "test", "currency", "bucket", "sub", "slot", "amount"}
 	seedSettlementCols = []string{"id", "merchant_id", "test", "currency", "period_from", "period_to", "status", "created_at", "doc"}
 	seedAttemptCols    = []string{"id", "provider", "reference", "payment_id", "created_at", "doc"}
+	seedPayTotalCols   = []string{"shop_id", "test", "day", "status", "currency", "slot", "count", "amount"}
 )
+
+// seedPayTotalSlot is the slot of the payments' day totals the seeder
+// writes (migration 0037): no server process has a negative id, so the
+// seeded counts add to whatever the shop's days already held.
+const seedPayTotalSlot = -1
+
+// seedPayTotalKey names one of the seeded shop's day totals (RUB, test).
+type seedPayTotalKey struct {
+	day    int64
+	status payd.PaymentStatus
+}
 
 // seedSlot names the running-total slot the seeder writes (docs/money.md,
 // "Slots"): a key no posting of the service opens (theirs are named after
@@ -119,6 +133,8 @@ type seeder struct {
 	// Available is what the seeded ledger leaves in the merchant's
 	// available account (test contour, RUB).
 	Available int64
+	// payTotals are the shop's payments by day and status: count, sum.
+	payTotals map[seedPayTotalKey][2]int64
 }
 
 func newSeeder(shopID, merchantID string, n int) *seeder {
@@ -126,7 +142,7 @@ func newSeeder(shopID, merchantID string, n int) *seeder {
 	step := 30 * 24 * time.Hour / time.Duration(max(n, 1))
 	start := end.Add(-time.Duration(n) * step)
 	return &seeder{shopID: shopID, merchantID: merchantID, n: n, start: start, end: end, step: step, ids: payd.NewIDGen(),
-		totals: map[seedTotalKey]int64{}, days: map[string]*seedDay{}, registers: map[string]*payd.Settlement{},
+		totals: map[seedTotalKey]int64{}, payTotals: map[seedPayTotalKey][2]int64{}, days: map[string]*seedDay{}, registers: map[string]*payd.Settlement{},
 		closed: seedDayOf(start).AddDate(0, 0, -1)}
 }
 
@@ -236,6 +252,8 @@ func (s *seeder) batch(from, to int) (*seedRows, error) {
 		if err != nil {
 			return nil, err
 		}
+		k := seedPayTotalKey{created.UnixMicro() / (24 * time.Hour).Microseconds(), p.Status}
+		s.payTotals[k] = [2]int64{s.payTotals[k][0] + 1, s.payTotals[k][1] + p.Amount.Minor}
 		rows.payments = append(rows.payments, []any{p.ID, s.shopID, true, string(p.Status), p.OrderID, p.Amount.Minor, "RUB",
 			micros(created), p.Provider, p.ProviderPaymentID, string(doc), micros(p.ExpiresAt), string(view), p.KnownMethod()})
 		evID := s.ids.New(payd.PrefixEvent, at)
@@ -366,6 +384,12 @@ func (s *seeder) finish() (*seedRows, error) {
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(s.totals), compareSeedTotals) {
 		rows.totals = append(rows.totals, s.totalRow(k, s.totals[k]))
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(s.payTotals), func(a, b seedPayTotalKey) int {
+		return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.status, b.status))
+	}) {
+		t := s.payTotals[k]
+		rows.payTotals = append(rows.payTotals, []any{s.shopID, true, k.day, string(k.status), string(money.RUB), seedPayTotalSlot, t[0], t[1]})
 	}
 	return rows, nil
 }

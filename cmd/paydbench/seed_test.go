@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"testing"
@@ -133,6 +134,33 @@ func TestSeededLedgerPassesTheCheck(t *testing.T) {
 		if got.Gross != want.Gross || got.Fees != want.Fees || got.Refunds != want.Refunds || got.Net != want.Net ||
 			got.Entries != want.Entries || want.Gross == 0 {
 			t.Fatalf("register of %s: the service forms %+v, the seed made %+v", want.PeriodFrom, got, want)
+		}
+
+		// The seeded day totals are the seeded payments' (migration 0037):
+		// the home page and the limits read them.
+		var seededTotals, recount [][3]any
+		for q, out := range map[string]*[][3]any{
+			`SELECT day, status, SUM(count), SUM(amount) FROM payment_day_totals WHERE shop_id = $1 AND test
+				GROUP BY day, status ORDER BY day, status`: &seededTotals,
+			`SELECT created_at / 86400000000, status, COUNT(*), SUM(amount) FROM payments WHERE shop_id = $1 AND test
+				GROUP BY created_at / 86400000000, status ORDER BY 1, 2`: &recount,
+		} {
+			rows, err := db.QueryContext(ctx, q, shop.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var day, n, sum int64
+				var status string
+				if err := rows.Scan(&day, &status, &n, &sum); err != nil {
+					t.Fatal(err)
+				}
+				*out = append(*out, [3]any{fmt.Sprint(day, " ", status), n, sum})
+			}
+			rows.Close()
+		}
+		if len(recount) < 28 || fmt.Sprint(seededTotals) != fmt.Sprint(recount) {
+			t.Fatalf("seeded day totals %v, the payments' %v", seededTotals, recount)
 		}
 
 		// A refund of a seeded payment takes its sum from available, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ import (
 // merchantTables are the tables distributed by merchant_key, merchants
 // first (the others are co-located with it), each with the SQL expression
 // of a row's merchant id, from which distribute derives the keys of rows
-// written before migration 0032. Keys are derived in SQL by mkey (a
+// written before migration 0032 (none for a table rebuilt from others). Keys are derived in SQL by mkey (a
 // function of this session, from pg_temp).
 var merchantTables = []struct{ table, merchant string }{
 	{"merchants", "id"},
@@ -50,6 +51,9 @@ var merchantTables = []struct{ table, merchant string }{
 	{"link_payments", "(SELECT s.merchant_id FROM payments p JOIN shops s ON s.id = p.shop_id WHERE p.id = link_payments.payment_id)"},
 	{"payouts", "merchant_id"},
 	{"audit_log", "merchant_id"},
+	// Rebuilt from the payments (rebuildPayTotals): a row's key is its
+	// payments', derived above.
+	{"payment_day_totals", ""},
 }
 
 // referenceTables are small, service-wide and rarely written: copied to
@@ -123,6 +127,12 @@ func distribute(ctx context.Context, conn *sql.Conn) error {
 			continue
 		}
 		pending = append(pending, t.table)
+		if t.merchant == "" {
+			if err := rebuildPayTotals(ctx, conn); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := conn.ExecContext(ctx, `UPDATE `+t.table+` SET merchant_key = pg_temp.mkey(`+t.merchant+`)`); err != nil {
 			return fmt.Errorf("derive merchant keys of %s: %w", t.table, err)
 		}
@@ -135,8 +145,10 @@ func distribute(ctx context.Context, conn *sql.Conn) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	if err := rebuildServiceTotals(ctx, conn); err != nil {
-		return err
+	if slices.Contains(pending, "ledger_totals") {
+		if err := rebuildServiceTotals(ctx, conn); err != nil {
+			return err
+		}
 	}
 	// Foreign keys between the tables name the key on both sides, so
 	// they hold within a shard group; they are dropped while the unique
@@ -217,6 +229,23 @@ const mkeyFunc = `CREATE OR REPLACE FUNCTION pg_temp.mkey(id text) RETURNS integ
 		(strpos(a, substr(id, length(id) - 12, 1)) - 1) END
 	FROM (SELECT '0123456789ABCDEFGHJKMNPQRSTVWXYZ'::text AS a) alphabet
 $$`
+
+// rebuildPayTotals makes the payments' day totals again from the
+// payments, as migration 0037 first made them: the rows it wrote from a
+// database whose older payments had no key yet carry key 0.
+func rebuildPayTotals(ctx context.Context, conn *sql.Conn) error {
+	for _, stmt := range []string{
+		`DELETE FROM payment_day_totals`,
+		`INSERT INTO payment_day_totals (shop_id, test, day, status, currency, slot, count, amount, merchant_key)
+			SELECT shop_id, test, created_at / 86400000000, status, currency, 0, COUNT(*), SUM(amount), MIN(merchant_key)
+			FROM payments GROUP BY shop_id, test, created_at / 86400000000, status, currency`,
+	} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("rebuild the payments' day totals: %w", err)
+		}
+	}
+	return nil
+}
 
 // rebuildServiceTotals splits the running totals of the service's own
 // accounts by merchant: on one server a total of the service's clearing

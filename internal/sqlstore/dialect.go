@@ -54,6 +54,9 @@ type dialect interface {
 	// epochDay is the YYYY-MM-DD text of the UTC day of the BIGINT
 	// expression secs, seconds since the Unix epoch.
 	epochDay(secs string) string
+	// ownSlot is an SQL expression of the slot of a running total that
+	// no transaction running beside this one writes (payment_total.go).
+	ownSlot() string
 	// distributed reports a Citus cluster, where a statement that is to
 	// touch one shard group must name it and some statements take
 	// another form.
@@ -122,6 +125,9 @@ func (sqliteDialect) fenceLock(bool) string { return "" }
 func (sqliteDialect) keyTarget() string { return "" }
 
 func (sqliteDialect) distributed() bool { return false }
+
+// One writer: every transaction may write the same slot.
+func (sqliteDialect) ownSlot() string { return "0" }
 
 func (sqliteDialect) onKey(_ string, n int) string { return " AND $" + strconv.Itoa(n) + " >= 0" }
 
@@ -213,7 +219,11 @@ func (postgresDialect) fenceLock(shared bool) string {
 	return "SELECT pg_advisory_xact_lock($1)"
 }
 
-func (postgresDialect) Name() string       { return "postgres" }
+func (postgresDialect) Name() string { return "postgres" }
+
+// ownSlot is the server process's id: a transaction runs in one process,
+// and no two live processes share an id.
+func (postgresDialect) ownSlot() string    { return "pg_backend_pid()" }
 func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 

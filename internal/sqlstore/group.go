@@ -181,6 +181,9 @@ func (g *commitGroup) one(ctx context.Context, sqlTx *sql.Tx, m *grouped, alone 
 		}
 	}
 	m.err, m.panicked = call(m, t)
+	if m.err == nil && m.panicked == nil {
+		m.err = t.beforeCommit(ctx)
+	}
 	m.err = translate(m.err)
 	failed := m.err != nil || m.panicked != nil
 	if !failed {

@@ -34,7 +34,11 @@ func (t *tx) PaymentInsert(ctx context.Context, p *payd.Payment) error {
 	// ON CONFLICT DO NOTHING rather than a failing insert: on PostgreSQL a
 	// failed statement aborts the transaction, and the caller still needs
 	// it to name the payment that holds the order id.
-	return t.insertOne(ctx, paymentInsertSQL+" ON CONFLICT DO NOTHING", args...)
+	if err := t.insertOne(ctx, paymentInsertSQL+" ON CONFLICT DO NOTHING", args...); err != nil {
+		return err
+	}
+	t.countPayment(p, p.Status, 1)
+	return nil
 }
 
 // PaymentInsertAtCommit is PaymentInsert sent with the COMMIT on
@@ -53,8 +57,13 @@ func (t *tx) PaymentInsertAtCommit(ctx context.Context, p *payd.Payment) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), paymentInsertSQL, args...)
-	return err
+	if _, err = t.q.ExecContext(context.WithValue(ctx, sendWithCommit, true), paymentInsertSQL, args...); err != nil {
+		return err
+	}
+	// Counted as if inserted: if the insert fails, so does the COMMIT
+	// and the totals' statement before it.
+	t.countPayment(p, p.Status, 1)
+	return nil
 }
 
 // paymentInsertSQL inserts a payment row of paymentRow.
@@ -109,6 +118,9 @@ func (t *tx) PaymentGet(ctx context.Context, id string) (*payd.Payment, error) {
 func (t *tx) PaymentGetForUpdate(ctx context.Context, id string) (*payd.Payment, error) {
 	p, err := scanPayment(t.q.QueryRowContext(ctx, `SELECT doc FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2)+t.d.forUpdate(), id, keyOf(id)))
 	t.holdLock("payments", id, err)
+	if err == nil {
+		t.noteStatus(id, p.Status)
+	}
 	return p, err
 }
 
@@ -142,10 +154,21 @@ func (t *tx) PaymentGetByProviderID(ctx context.Context, provider, ppid string) 
 	return fanOutRead(ctx, t, func(t *tx) (*payd.Payment, error) { return scanPayment(t.q.QueryRowContext(ctx, q, provider, ppid)) })
 }
 
+// PaymentUpdate moves the payment from the day total of the status it
+// had to that of its new one (payment_total.go); a payment's day, amount
+// and currency never change.
 func (t *tx) PaymentUpdate(ctx context.Context, p *payd.Payment) error {
 	doc, view, err := paymentDocs(p)
 	if err != nil {
 		return err
+	}
+	was, err := t.statusBefore(ctx, p)
+	if err != nil {
+		return err
+	}
+	if was != p.Status {
+		t.countPayment(p, was, -1)
+		t.countPayment(p, p.Status, 1)
 	}
 	return t.updateLocked(ctx, "payments", p.ID, `UPDATE payments SET status = $2, provider = $3, provider_payment_id = $4, doc = $5, view = $6, view_version = $7,
 		method = $8 WHERE id = $1`+onKey(t.d, "merchant_key", 9), p.ID, p.Status, p.Provider, p.ProviderPaymentID, doc, view, payd.PaymentViewVersion,

@@ -134,6 +134,10 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 				return nil, 0, err
 			}
 		}
+		if table == "payments" {
+			n, err := t.deletePayments(ctx, p.MerchantID, mkey, ids)
+			return ids, n, err
+		}
 		n, err := t.deleteIn(ctx, mkey, table, "id", ids)
 		return ids, n, err
 	}
@@ -167,6 +171,11 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 	case payd.SandboxPayments:
 		_, c.Payments, err = objects("payments", "payment", [2]string{"sandbox_attempts", "payment_id"}, [2]string{"link_payments", "payment_id"})
 		n = c.Payments
+		if err == nil && n < int64(p.Limit) {
+			// The last batch: the day totals are all zero now, in
+			// rows that would otherwise stay.
+			err = t.dropPayTotals(ctx, p.ShopID, mkey)
+		}
 	case payd.SandboxSettlements:
 		// Registers are the merchant's, of all its shops.
 		// The merchant's row first, as the settlement run takes it before

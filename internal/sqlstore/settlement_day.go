@@ -27,6 +27,15 @@ func (t *tx) insertDay(ctx context.Context, d payd.SettlementDay) error {
 	return err
 }
 
+// beforeCommit writes what a transaction keeps for its end: the
+// settlement days it marked and what it adds to the payments' totals.
+func (t *tx) beforeCommit(ctx context.Context) error {
+	if err := t.insertDays(ctx); err != nil {
+		return err
+	}
+	return t.writePayTotals(ctx)
+}
+
 // insertDays inserts the days SettlementDayMark kept, in key order, as the
 // last statements before COMMIT (payd.Tx, SettlementDayMark).
 func (t *tx) insertDays(ctx context.Context) error {

@@ -249,7 +249,7 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	}
 	err = fn(t)
 	if err == nil {
-		err = t.insertDays(ctx)
+		err = t.beforeCommit(ctx)
 	}
 	if err != nil {
 		if errors.Is(sqlTx.Rollback(), payd.ErrClaimRefused) {
@@ -325,6 +325,11 @@ type tx struct {
 	// days are the settlement days to insert before COMMIT, on
 	// PostgreSQL (SettlementDayMark).
 	days []payd.SettlementDay
+	// payTotals is what the transaction adds to the payments' day totals,
+	// written before COMMIT (writePayTotals); payStatus the status each
+	// payment it locked, inserted or changed has in it.
+	payTotals map[payTotalKey]payTotalDelta
+	payStatus map[string]payd.PaymentStatus
 	// fanOutChecked and groups are the Store's (fanout.go, groupwise.go).
 	fanOutChecked bool
 	groups        *groupHealth

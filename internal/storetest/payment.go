@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -374,21 +375,30 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		}
 	})
 
-	// Totals group one shop's payments of one mode in [from, to) by status
-	// and currency, in that order: the dashboard's home page.
+	// Totals group one shop's payments of one mode created on the UTC days
+	// [from, to) by status and currency, in that order: the dashboard's
+	// home page and the daily and monthly limits. They follow every
+	// creation and change of status, and a transaction that rolls back
+	// leaves them as they were.
 	t.Run("Totals", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
 		ctx := t.Context()
-		from := ts(time.Now())
+		from := ts(time.Now()).Truncate(24 * time.Hour)
 		to := from.Add(24 * time.Hour)
 		shop, sibling := addShop(t, s, addMerchant(t, s, from).ID, from), addShop(t, s, addMerchant(t, s, from).ID, from)
 		n := 0
-		add := func(sh *payd.Shop, test bool, created time.Time, amount int64, c money.Currency, status payd.PaymentStatus) {
+		add := func(sh *payd.Shop, test bool, created time.Time, amount int64, c money.Currency, status payd.PaymentStatus) *payd.Payment {
 			n++
 			p := newPayment(sh, fmt.Sprintf("totals-%d", n), created, created.Add(time.Hour))
 			p.Test, p.Amount, p.Status = test, money.New(amount, c), status
 			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
+			return p
+		}
+		totals := func(test bool, from, to time.Time) (got []payd.PaymentTotal) {
+			t.Helper()
+			mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.PaymentTotals(ctx, shop.ID, test, from, to); return err })
+			return got
 		}
 		add(shop, true, from, 10_000, money.RUB, payd.PaymentSucceeded)
 		add(shop, true, from.Add(time.Hour), 2_550, money.RUB, payd.PaymentSucceeded)
@@ -400,15 +410,121 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		add(shop, false, from.Add(time.Hour), 3, money.RUB, payd.PaymentSucceeded)
 		add(sibling, true, from.Add(time.Hour), 4, money.RUB, payd.PaymentSucceeded)
 
-		var got []payd.PaymentTotal
-		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.PaymentTotals(ctx, shop.ID, true, from, to); return err })
 		wantDiff(t, "PaymentTotals", []payd.PaymentTotal{
 			{Status: payd.PaymentCanceled, Currency: "RUB", Count: 1, Sum: 99},
 			{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 2, Sum: 12_550},
 			{Status: payd.PaymentSucceeded, Currency: "USD", Count: 1, Sum: 700},
+		}, totals(true, from, to))
+		wantDiff(t, "PaymentTotals live", []payd.PaymentTotal{{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 1, Sum: 3}},
+			totals(false, from, to))
+		wantDiff(t, "PaymentTotals of three days", []payd.PaymentTotal{
+			{Status: payd.PaymentCanceled, Currency: "RUB", Count: 1, Sum: 99},
+			{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 4, Sum: 12_553},
+			{Status: payd.PaymentSucceeded, Currency: "USD", Count: 1, Sum: 700},
+		}, totals(true, from.Add(-24*time.Hour), to.Add(24*time.Hour)))
+
+		// A payment moves from its status's total to the next one's, read
+		// under its lock or not; a status no payment has any more is
+		// left out.
+		p := add(shop, true, from.Add(2*time.Hour), 500, money.RUB, payd.PaymentPending)
+		wantDiff(t, "PaymentTotals with a pending payment", []payd.PaymentTotal{
+			{Status: payd.PaymentCanceled, Currency: "RUB", Count: 1, Sum: 99},
+			{Status: payd.PaymentPending, Currency: "RUB", Count: 1, Sum: 500},
+			{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 2, Sum: 12_550},
+			{Status: payd.PaymentSucceeded, Currency: "USD", Count: 1, Sum: 700},
+		}, totals(true, from, to))
+		mustTx(t, s, func(tx payd.Tx) error {
+			locked, err := tx.PaymentGetForUpdate(ctx, p.ID)
+			if err != nil {
+				return err
+			}
+			locked.Status = payd.PaymentWaitingForCapture
+			if err := tx.PaymentUpdate(ctx, locked); err != nil {
+				return err
+			}
+			locked.Status = payd.PaymentSucceeded
+			return tx.PaymentUpdate(ctx, locked)
+		})
+		// Changed and rolled back: nothing moves.
+		err := s.Tx(ctx, func(tx payd.Tx) error {
+			p.Status = payd.PaymentCanceled
+			if err := tx.PaymentUpdate(ctx, p); err != nil {
+				return err
+			}
+			return errors.New("rolled back")
+		})
+		if err == nil {
+			t.Fatal("a transaction that failed committed")
+		}
+		p.Status = payd.PaymentSucceeded
+		mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentUpdate(ctx, p) })
+		wantDiff(t, "PaymentTotals after the payment succeeded", []payd.PaymentTotal{
+			{Status: payd.PaymentCanceled, Currency: "RUB", Count: 1, Sum: 99},
+			{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 3, Sum: 13_050},
+			{Status: payd.PaymentSucceeded, Currency: "USD", Count: 1, Sum: 700},
+		}, totals(true, from, to))
+
+		// The totals count by days: a period that does not start and end
+		// at UTC midnights is refused rather than answered wrong.
+		mustView(t, s, func(tx payd.Tx) error {
+			if _, err := tx.PaymentTotals(ctx, shop.ID, true, from.Add(time.Hour), to); err == nil {
+				t.Error("PaymentTotals from 01:00 answered; want an error")
+			}
+			return nil
+		})
+	})
+
+	// Payments created at once in one shop, and moved on at once, come out
+	// exact in the totals: each transaction adds to a slot of its own.
+	t.Run("TotalsConcurrent", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		ctx := t.Context()
+		day := ts(time.Now()).Truncate(24 * time.Hour)
+		shop := addShop(t, s, addMerchant(t, s, day).ID, day)
+		const workers, each = 8, 10
+		var wg sync.WaitGroup
+		errs := make(chan error, workers)
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					p := newPayment(shop, fmt.Sprintf("w%d-%d", w, i), day.Add(time.Duration(w*each+i)*time.Second), day.Add(time.Hour))
+					p.Amount = money.New(int64(100+i), money.RUB)
+					err := s.Tx(ctx, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
+					if err == nil && i%2 == 0 {
+						err = s.Tx(ctx, func(tx payd.Tx) error {
+							locked, err := tx.PaymentGetForUpdate(ctx, p.ID)
+							if err != nil {
+								return err
+							}
+							locked.Status = payd.PaymentSucceeded
+							return tx.PaymentUpdate(ctx, locked)
+						})
+					}
+					if err != nil {
+						errs <- fmt.Errorf("worker %d, payment %d: %w", w, i, err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		var got []payd.PaymentTotal
+		mustView(t, s, func(tx payd.Tx) (err error) {
+			got, err = tx.PaymentTotals(ctx, shop.ID, true, day, day.Add(24*time.Hour))
+			return err
+		})
+		// Per worker: i = 0..9, amounts 100+i; the even ones succeeded.
+		wantDiff(t, "PaymentTotals after concurrent creations", []payd.PaymentTotal{
+			{Status: payd.PaymentPending, Currency: "RUB", Count: workers * each / 2, Sum: workers * (101 + 103 + 105 + 107 + 109)},
+			{Status: payd.PaymentSucceeded, Currency: "RUB", Count: workers * each / 2, Sum: workers * (100 + 102 + 104 + 106 + 108)},
 		}, got)
-		mustView(t, s, func(tx payd.Tx) (err error) { got, err = tx.PaymentTotals(ctx, shop.ID, false, from, to); return err })
-		wantDiff(t, "PaymentTotals live", []payd.PaymentTotal{{Status: payd.PaymentSucceeded, Currency: "RUB", Count: 1, Sum: 3}}, got)
 	})
 }
 

@@ -155,11 +155,37 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 			})
 			return c, n
 		}
+		// The day totals follow each batch: the shop's test payments left,
+		// the live ones and the other shop's untouched.
+		day := now.Truncate(24 * time.Hour)
+		counted := func(shopID string, test bool) (n int64) {
+			t.Helper()
+			mustView(t, s, func(tx payd.Tx) error {
+				totals, err := tx.PaymentTotals(ctx, shopID, test, day, day.Add(24*time.Hour))
+				for _, pt := range totals {
+					n += pt.Count
+				}
+				return err
+			})
+			return n
+		}
 		if c, n := batch(payd.SandboxPayments, 2); n != 2 || c.Payments != 2 || c.LedgerEntries != 2 {
 			t.Fatalf("first batch: %d, %+v", n, c)
 		}
+		if n := counted(shop.ID, true); n != 1 {
+			t.Errorf("the day totals count %d test payments after the first batch, want 1", n)
+		}
 		if c, n := batch(payd.SandboxPayments, 2); n != 1 || c.LedgerEntries != 1 {
 			t.Fatalf("last batch: %d, %+v", n, c)
+		}
+		for _, c := range []struct {
+			shop string
+			test bool
+			want int64
+		}{{shop.ID, true, 0}, {shop.ID, false, 1}, {other.ID, true, 1}} {
+			if n := counted(c.shop, c.test); n != c.want {
+				t.Errorf("the day totals count %d payments of shop %s (test %v) after the reset, want %d", n, c.shop, c.test, c.want)
+			}
 		}
 		if _, n := batch(payd.SandboxPayments, 2); n != 0 {
 			t.Fatalf("a batch after the last deleted %d", n)
