@@ -80,8 +80,9 @@ func (h *Handler) events(q *req) {
 	v.Cols = eventCols{Created: l.T("Created"), Event: l.T("Event"), Type: l.T("Type"), Delivery: l.T("Delivery"),
 		Body: l.T("Body"), Attempts: l.T("attempts"), ShowBody: l.T("Show the body"), Resend: l.T("Resend")}
 	word := pageWords(l)
+	var buf bytes.Buffer
 	for _, e := range page.Items {
-		var buf bytes.Buffer
+		buf.Reset()
 		if json.Indent(&buf, e.Body, "", "  ") != nil {
 			buf.Reset()
 			buf.Write(e.Body)

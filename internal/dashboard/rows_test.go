@@ -104,3 +104,16 @@ func TestEventRowsAsTheTemplate(t *testing.T) {
 		}
 	}
 }
+
+// A row's text is escaped exactly as html/template's escaper escapes it,
+// whatever bytes it holds.
+func TestRowTextEscapedAsTheTemplate(t *testing.T) {
+	for _, s := range []string{"", "plain", `{"a": "b's & <c>"}`, "nul\x00byte", "\xff\xfe broken utf-8 <", "ünïcödé ' \" & < >",
+		`&amp; already`, "<<>>", "'"} {
+		var w rowWriter
+		w.text(s)
+		if got, want := w.String(), template.HTMLEscapeString(s); got != want {
+			t.Errorf("text(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
