@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -14,7 +15,9 @@ import (
 type balancePageView struct {
 	Balance     []payd.BalanceJSON
 	Settlements []*payd.SettlementJSON
-	Pages       pager
+	// Rows are the registers' rows (settlementRows).
+	Rows  template.HTML
+	Pages pager
 }
 
 // balance shows the merchant's balance buckets per currency and its
@@ -39,6 +42,10 @@ func (h *Handler) balance(q *req) {
 	v := balancePageView{Balance: bal}
 	for _, st := range page.Items {
 		v.Settlements = append(v.Settlements, st.View(""))
+	}
+	if v.Rows, err = settlementRows(q.l, v.Settlements, q.base()); err != nil {
+		q.fail(err)
+		return
 	}
 	v.Pages = pagesOf(q.r.URL.Query(), keep, page.Next, print)
 	q.render(http.StatusOK, "balance", "balance", q.l.T("Balance and settlements"), v)

@@ -1,8 +1,6 @@
 package dashboard
 
 import (
-	"bytes"
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"strings"
@@ -14,10 +12,9 @@ import (
 var eventLogFilters = []string{"type", "object_id"}
 
 type eventRow struct {
+	// Event's body is shown indented for reading (rowWriter.prettyJSON);
+	// what was delivered is the body as stored, byte for byte.
 	*payd.Event
-	// Pretty is the body indented for reading; what was delivered is the
-	// body as stored, byte for byte.
-	Pretty string
 	// Payment is the payment the event is about, to link its page; ""
 	// for an event of another object.
 	Payment string
@@ -80,14 +77,8 @@ func (h *Handler) events(q *req) {
 	v.Cols = eventCols{Created: l.T("Created"), Event: l.T("Event"), Type: l.T("Type"), Delivery: l.T("Delivery"),
 		Body: l.T("Body"), Attempts: l.T("attempts"), ShowBody: l.T("Show the body"), Resend: l.T("Resend")}
 	word := pageWords(l)
-	var buf bytes.Buffer
 	for _, e := range page.Items {
-		buf.Reset()
-		if json.Indent(&buf, e.Body, "", "  ") != nil {
-			buf.Reset()
-			buf.Write(e.Body)
-		}
-		row := eventRow{Event: e, Pretty: buf.String(), When: moment(l, e.CreatedAt)}
+		row := eventRow{Event: e, When: moment(l, e.CreatedAt)}
 		if at := e.Delivery.LastAttemptAt; at != nil {
 			row.LastAttempt = moment(l, *at)
 		}

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bytes"
+	"encoding/json"
 	"html"
 	"html/template"
 	"regexp"
@@ -8,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/paydhq/payd"
+	"github.com/paydhq/payd/internal/webpage"
+	"github.com/paydhq/payd/money"
 )
 
 // rowTemplate is the markup of the payments list's rows as payments.html
@@ -75,20 +79,35 @@ func TestEventRowsAsTheTemplate(t *testing.T) {
 	code := 503
 	cols := eventCols{Created: "Создан", Event: "Event", Type: "Type", Delivery: `Deli"very`, Body: "Body",
 		Attempts: "attempts <n>", ShowBody: "Show the body", Resend: "Resend"}
+	hostileBody, _ := json.Marshal(map[string]any{"id": "evt_01B", "data": map[string]any{"object": map[string]any{"description": hostile,
+		"metadata": map[string]any{}, "items": []any{}, "amount": 1.5, "ok": true, "none": nil}}})
 	rows := []eventRow{
-		{Event: &payd.Event{ID: "evt_01A", Type: payd.EventPaymentSucceeded, ObjectID: "pay_01A",
+		{Event: &payd.Event{ID: "evt_01A", Type: payd.EventPaymentSucceeded, ObjectID: "pay_01A", Body: []byte(`{"id":"evt_01A"}`),
 			Delivery: payd.EventDelivery{Status: payd.DeliverySucceeded, Attempts: 1}},
-			Pretty: "{\n  \"id\": \"evt_01A\"\n}", Payment: "pay_01A", Status: "Delivered",
+			Payment: "pay_01A", Status: "Delivered",
 			When: `<time datetime="2026-11-30T06:00:00Z">2026-11-30 09:00:00 UTC+3</time>`},
-		{Event: &payd.Event{ID: "evt_01B", Type: payd.EventRefundSucceeded, ObjectID: hostile,
+		{Event: &payd.Event{ID: "evt_01B", Type: payd.EventRefundSucceeded, ObjectID: hostile, Body: hostileBody,
 			Delivery: payd.EventDelivery{Status: payd.DeliveryFailed, Attempts: 7, LastResponseCode: &code}},
-			Pretty: hostile, Status: hostile, LastAttempt: `<time datetime="2026-11-30T07:00:00Z">later</time>`},
-		{Event: &payd.Event{ID: "evt_01C", Type: payd.EventPaymentCanceled, Delivery: payd.EventDelivery{Status: payd.DeliveryNone}},
-			Pretty: "{}", Status: "No endpoints"},
+			Status: hostile, LastAttempt: `<time datetime="2026-11-30T07:00:00Z">later</time>`},
+		{Event: &payd.Event{ID: "evt_01C", Type: payd.EventPaymentCanceled, Body: []byte(`{}`), Delivery: payd.EventDelivery{Status: payd.DeliveryNone}},
+			Status: "No endpoints"},
+	}
+	// The template showed each body as json.Indent indented it.
+	type shownRow struct {
+		eventRow
+		Pretty string
+	}
+	var shown []shownRow
+	for _, r := range rows {
+		var b bytes.Buffer
+		if err := json.Indent(&b, r.Body, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		shown = append(shown, shownRow{r, b.String()})
 	}
 	for _, dev := range []bool{false, true} {
 		var want strings.Builder
-		data := map[string]any{"Cols": cols, "Rows": rows, "Base": "/dashboard/test/", "Dev": dev, "CSRF": `tok"1`, "Key": "dash_k"}
+		data := map[string]any{"Cols": cols, "Rows": shown, "Base": "/dashboard/test/", "Dev": dev, "CSRF": `tok"1`, "Key": "dash_k"}
 		if err := eventTemplate.Execute(&want, data); err != nil {
 			t.Fatal(err)
 		}
@@ -114,6 +133,69 @@ func TestRowTextEscapedAsTheTemplate(t *testing.T) {
 		w.text(s)
 		if got, want := w.String(), template.HTMLEscapeString(s); got != want {
 			t.Errorf("text(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// An event's body is shown as json.Indent indents it, escaped as text,
+// whatever the document holds: nesting, empty objects and arrays, quotes
+// and backslashes in strings, markup, numbers, space between tokens.
+func TestPrettyJSONAsIndent(t *testing.T) {
+	for _, doc := range []string{
+		`{}`, `[]`, `null`, `"<b>&'x'</b>"`, `12.5e-3`,
+		`{"a":1,"b":[1,2,{"c":[]}],"d":{},"e":{"f":null,"g":true,"h":false}}`,
+		`{"q":"a \"quoted\" \\ word, with: {braces} [and] commas","u":"\u003cscript\u003e ü"}`,
+		` { "spaced" : [ 1 , 2 ] , "s" : " in  string " } `,
+		`[[[[]]],[{}],[{"x":[{"y":{}}]}]]`,
+		`{"html":"</pre><script>alert(1)</script>","amp":"a&b","apos":"it's"}`,
+	} {
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(doc), "", "  "); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		var w rowWriter
+		w.prettyJSON(doc)
+		if got, want := w.String(), template.HTMLEscapeString(strings.TrimSpace(b.String())); got != want {
+			t.Errorf("prettyJSON(%s)\n got %s\nwant %s", doc, got, want)
+		}
+	}
+}
+
+// settlementTemplate is the markup of the balance page's registers as
+// balance.html held it.
+var settlementTemplate = template.Must(template.New("settlements").Funcs(template.FuncMap{
+	"money": func(l webpage.Locale, a money.Amount) string { return l.Amount(a.Minor, string(a.Currency)) },
+	"label": label,
+}).Parse(`{{range .P.Settlements}}<tr><td data-label="{{$.L.T "Settlement"}}"><a class="mono" href="{{$.Base}}settlements/{{.ID}}">{{.ID}}</a></td><td data-label="{{$.L.T "Period"}}">{{.PeriodFrom}} – {{.PeriodTo}}</td><td data-label="{{$.L.T "State"}}"><span class="badge">{{label $.L .Status}}</span></td><td class="num" data-label="{{$.L.T "Turnover"}}">{{money $.L .GrossAmount}}</td><td class="num" data-label="{{$.L.T "Fee"}}">{{money $.L .FeeAmount}}</td><td class="num" data-label="{{$.L.T "Refunds"}}">{{money $.L .RefundsAmount}}</td><td class="num" data-label="{{$.L.T "Net"}}">{{$.L.Amount .NetAmount.Minor (print .Currency)}}</td><td data-label="{{$.L.T "Register"}}"><a href="{{$.Base}}settlements/{{.ID}}.csv">CSV</a></td></tr>{{end}}`))
+
+// TestSettlementRowsAsTheTemplate: the registers' rows written in Go are
+// the template's in both languages, for a paid register and a draft with
+// a negative net and an id that would break out of its attribute.
+func TestSettlementRowsAsTheTemplate(t *testing.T) {
+	sts := []*payd.SettlementJSON{
+		{ID: "stl_01A", Status: payd.SettlementPaid, PeriodFrom: "2026-11-01", PeriodTo: "2026-11-02", Currency: money.RUB,
+			GrossAmount: money.New(1_234_500, money.RUB), FeeAmount: money.New(19_135, money.RUB),
+			RefundsAmount: money.New(0, money.RUB), NetAmount: money.Signed{Minor: 1_215_365, Currency: money.RUB}},
+		{ID: `stl_"><script>x`, Status: payd.SettlementDraft, PeriodFrom: "2026-11-02", PeriodTo: "2026-11-03", Currency: money.KZT,
+			GrossAmount: money.New(100, money.KZT), FeeAmount: money.New(3, money.KZT),
+			RefundsAmount: money.New(500, money.KZT), NetAmount: money.Signed{Minor: -403, Currency: money.KZT}},
+	}
+	for _, lang := range []string{"en", "ru"} {
+		l := webpage.For(lang)
+		var want strings.Builder
+		data := map[string]any{"L": l, "Base": "/dashboard/test/", "P": map[string]any{"Settlements": sts}}
+		if err := settlementTemplate.Execute(&want, data); err != nil {
+			t.Fatal(err)
+		}
+		got, err := settlementRows(l, sts, "/dashboard/test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read(string(got)) != read(want.String()) {
+			t.Errorf("%s: rows differ from the template's\n got %s\nwant %s", lang, got, want.String())
+		}
+		if strings.Contains(string(got), "<script>") {
+			t.Errorf("%s: an id reached the markup unescaped:\n%s", lang, got)
 		}
 	}
 }
