@@ -3,27 +3,19 @@ package dashboard
 import (
 	"html/template"
 	"net/http"
+	"net/url"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/webpage"
 )
 
 type refundsView struct {
-	Rows     []refundRow
-	Cols     refundCols
+	// Rows are the refunds' rows (refundRows).
+	Rows     template.HTML
 	Status   string
 	Statuses []payd.RefundStatus
 	Problem  string
 	Pages    pager
-}
-
-// refundRow is a listed refund with its moment, status and amount as the
-// page shows them, written once per row in Go rather than by helpers the
-// template calls through reflection.
-type refundRow struct {
-	*payd.Refund
-	When                template.HTML
-	StatusLabel, Amount string
 }
 
 // refundCols are the refunds list's column names, translated once a page.
@@ -42,12 +34,14 @@ func (h *Handler) refunds(q *req) {
 	if err == nil && v.Status != "" && !payd.RefundStatus(v.Status).Valid() {
 		err = payd.Invalid("status", "status must be pending, succeeded or canceled")
 	}
+	cols := refundCols{Created: q.l.T("Created"), Refund: q.l.T("Refund"), Payment: q.l.T("Payment"), OrderID: q.l.T("Order id"),
+		Status: q.l.T("Status"), Amount: q.l.T("Amount"), Reason: q.l.T("Reason")}
 	if err == nil {
 		var page payd.Page[*payd.Refund]
 		page, err = h.svc.ListRefunds(q.ctx, q.principal(), &payd.RefundListParams{ListParams: lp, Status: payd.RefundStatus(v.Status)})
 		v.Pages = pagesOf(vals, keep, page.Next, print)
 		if err == nil {
-			v.Rows, err = refundRows(q.shown(), page.Items)
+			v.Rows, err = refundRows(q.shown(), page.Items, cols, q.base())
 		}
 	}
 	if err != nil {
@@ -57,23 +51,55 @@ func (h *Handler) refunds(q *req) {
 		}
 		status = http.StatusBadRequest
 	}
-	v.Cols = refundCols{Created: q.l.T("Created"), Refund: q.l.T("Refund"), Payment: q.l.T("Payment"), OrderID: q.l.T("Order id"),
-		Status: q.l.T("Status"), Amount: q.l.T("Amount"), Reason: q.l.T("Reason")}
 	q.render(status, "refunds", "refunds", q.l.T("Refunds"), v)
 }
 
-func refundRows(l webpage.Locale, refunds []*payd.Refund) ([]refundRow, error) {
-	rows := make([]refundRow, 0, len(refunds))
+// refundRows writes the rows of the refunds list (rows.go says why in
+// Go): each refund's moment, id, payment, order id, status, amount and
+// reason, its cells labelled with their columns c for the phone's layout.
+func refundRows(l webpage.Locale, refunds []*payd.Refund, c refundCols, base string) (template.HTML, error) {
 	word := pageWords(l)
+	var w rowWriter
+	w.Grow(len(refunds) * 1000)
 	for _, r := range refunds {
-		w, err := word(r.Status)
+		status, err := word(r.Status)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		rows = append(rows, refundRow{Refund: r, When: moment(l, r.CreatedAt), StatusLabel: w,
-			Amount: l.Amount(r.Amount.Minor, string(r.Amount.Currency))})
+		w.WriteString("<tr>")
+		w.cell("", c.Created)
+		w.WriteString(string(moment(l, r.CreatedAt)))
+		w.WriteString("</td>")
+		w.cell("mono", c.Refund)
+		w.text(r.ID)
+		w.WriteString("</td>")
+		w.cell("", c.Payment)
+		w.WriteString(`<a class="mono" href="`)
+		w.text(base + "payments/" + url.PathEscape(r.PaymentID))
+		w.WriteString(`">`)
+		w.text(r.PaymentID)
+		w.WriteString("</a></td>")
+		w.cell("mono", c.OrderID)
+		w.text(r.OrderID)
+		w.WriteString("</td>\n")
+		w.cell("", c.Status)
+		w.WriteString(`<span class="badge `)
+		w.text(string(r.Status))
+		w.WriteString(`">`)
+		w.text(status)
+		w.WriteString("</span></td>")
+		w.cell("num", c.Amount)
+		w.text(l.Amount(r.Amount.Minor, string(r.Amount.Currency)))
+		w.WriteString("</td>")
+		w.cell("", c.Reason)
+		if r.Reason != "" {
+			w.text(r.Reason)
+		} else {
+			w.WriteString("—")
+		}
+		w.WriteString("</td></tr>")
 	}
-	return rows, nil
+	return w.html(), nil
 }
 
 // refundPage is a refund's address: its payment's page, which shows the

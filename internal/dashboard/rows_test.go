@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/webpage"
@@ -197,5 +198,55 @@ func TestSettlementRowsAsTheTemplate(t *testing.T) {
 		if strings.Contains(string(got), "<script>") {
 			t.Errorf("%s: an id reached the markup unescaped:\n%s", lang, got)
 		}
+	}
+}
+
+// refundTemplate is the markup of the refunds list's rows as refunds.html
+// held it, with each row's moment, status word and amount made in Go.
+var refundTemplate = template.Must(template.New("refunds").Parse(`{{$c := .Cols}}{{range .Rows}}<tr><td data-label="{{$c.Created}}">{{.When}}</td><td class="mono" data-label="{{$c.Refund}}">{{.ID}}</td><td data-label="{{$c.Payment}}"><a class="mono" href="{{$.Base}}payments/{{.PaymentID}}">{{.PaymentID}}</a></td><td class="mono" data-label="{{$c.OrderID}}">{{.OrderID}}</td>
+<td data-label="{{$c.Status}}"><span class="badge {{.Status}}">{{.StatusLabel}}</span></td><td class="num" data-label="{{$c.Amount}}">{{.Amount}}</td><td data-label="{{$c.Reason}}">{{if .Reason}}{{.Reason}}{{else}}—{{end}}</td></tr>{{end}}`))
+
+// TestRefundRowsAsTheTemplate: the refunds' rows written in Go are the
+// template's, with and without a reason, and with values that would break
+// out of their element or attribute escaped.
+func TestRefundRowsAsTheTemplate(t *testing.T) {
+	hostile := `<script>alert("x")</script> & 'q'`
+	at := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	refunds := []*payd.Refund{
+		{ID: "rf_01A", PaymentID: "pay_01A", OrderID: "order-1", Status: payd.RefundSucceeded, Amount: money.New(150_00, money.RUB),
+			Reason: "Returned", CreatedAt: at},
+		{ID: "rf_01B", PaymentID: `pay_"><b>`, OrderID: hostile, Status: payd.RefundPending, Amount: money.New(7, money.KZT),
+			Reason: hostile, CreatedAt: at.Add(time.Hour)},
+		{ID: "rf_01C", PaymentID: "pay_01C", Status: payd.RefundCanceled, Amount: money.New(1, money.RUB), CreatedAt: at},
+	}
+	cols := refundCols{Created: "Создан", Refund: "Refund", Payment: `Pay"ment`, OrderID: "Order id", Status: "Status <s>",
+		Amount: "Amount", Reason: "Reason"}
+	l := webpage.For("ru")
+	type shownRow struct {
+		*payd.Refund
+		When                template.HTML
+		StatusLabel, Amount string
+	}
+	var rows []shownRow
+	for _, r := range refunds {
+		w, err := label(l, r.Status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, shownRow{r, moment(l, r.CreatedAt), w, l.Amount(r.Amount.Minor, string(r.Amount.Currency))})
+	}
+	var want strings.Builder
+	if err := refundTemplate.Execute(&want, map[string]any{"Cols": cols, "Rows": rows, "Base": "/dashboard/test/"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := refundRows(l, refunds, cols, "/dashboard/test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(string(got)) != read(want.String()) {
+		t.Errorf("rows differ from the template's\n got %s\nwant %s", got, want.String())
+	}
+	if strings.Contains(string(got), "<script>") || strings.Contains(string(got), "<s>") || strings.Contains(string(got), `"><b>`) {
+		t.Errorf("a value reached the markup unescaped:\n%s", got)
 	}
 }
