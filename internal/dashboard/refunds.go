@@ -92,11 +92,7 @@ func refundRows(l webpage.Locale, refunds []*payd.Refund, c refundCols, base str
 		w.text(l.Amount(r.Amount.Minor, string(r.Amount.Currency)))
 		w.WriteString("</td>")
 		w.cell("", c.Reason)
-		if r.Reason != "" {
-			w.text(r.Reason)
-		} else {
-			w.WriteString("—")
-		}
+		w.textOrDash(r.Reason)
 		w.WriteString("</td></tr>")
 	}
 	return w.html(), nil

@@ -51,6 +51,15 @@ func (w *rowWriter) text(s string) {
 	w.WriteString(s[last:])
 }
 
+// textOrDash writes s escaped, or a dash for a value the row lacks.
+func (w *rowWriter) textOrDash(s string) {
+	if s == "" {
+		w.WriteString("—")
+		return
+	}
+	w.text(s)
+}
+
 // prettyJSON writes the JSON document s indented by two spaces, as
 // json.Indent indents it, and escaped as text, in one pass: an events
 // page showed 50 bodies, and indenting them through json.Indent's scanner
@@ -162,11 +171,7 @@ func paymentRows(rows []rowView, c paymentCols, base string, all bool) template.
 		}
 		w.WriteString("</td>")
 		w.cell("anywhere", c.Customer)
-		if r.Customer != "" {
-			w.text(r.Customer)
-		} else {
-			w.WriteString("—")
-		}
+		w.textOrDash(r.Customer)
 		w.WriteString("</td>")
 		w.cell("mono", c.OrderID)
 		w.text(r.OrderID)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -253,30 +252,12 @@ func testLedgerTotals(t *testing.T, open func(t *testing.T) payd.Store) {
 		clr, fees := sacct(true, money.RUB, ledger.ProviderClearing), sacct(true, money.RUB, ledger.Fees)
 		avail, dep := macct(mer, true, money.RUB, ledger.Available, ""), macct(mer, true, money.RUB, ledger.Deposit, "")
 		const workers, each = 12, 15
-		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					pend := macct(mer, true, money.RUB, ledger.Pending, fmt.Sprintf("pay_%d_%d", w, i))
-					e := newEntry(now, "capture", ledger.Move(clr, pend, 1_000), ledger.Move(pend, fees, 30),
-						ledger.Move(pend, avail, 970), ledger.Move(avail, dep, 10))
-					// Never t.Fatal here: the test must wait for every
-					// goroutine (mustTx).
-					if err := s.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) }); err != nil {
-						errs <- fmt.Errorf("worker %d, entry %d: %w", w, i, err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		eachWorker(t, workers, each, func(w, i int) error {
+			pend := macct(mer, true, money.RUB, ledger.Pending, fmt.Sprintf("pay_%d_%d", w, i))
+			e := newEntry(now, "capture", ledger.Move(clr, pend, 1_000), ledger.Move(pend, fees, 30),
+				ledger.Move(pend, avail, 970), ledger.Move(avail, dep, 10))
+			return s.Tx(ctx, func(tx payd.Tx) error { return tx.LedgerPost(ctx, e) })
+		})
 		const n = workers * each
 		var merBuckets, svcBuckets map[money.Currency]map[ledger.Bucket]int64
 		var gotAvail, gotDep int64

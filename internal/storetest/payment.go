@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -483,38 +482,21 @@ func testPayment(t *testing.T, open func(t *testing.T) payd.Store) {
 		day := ts(time.Now()).Truncate(24 * time.Hour)
 		shop := addShop(t, s, addMerchant(t, s, day).ID, day)
 		const workers, each = 8, 10
-		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					p := newPayment(shop, fmt.Sprintf("w%d-%d", w, i), day.Add(time.Duration(w*each+i)*time.Second), day.Add(time.Hour))
-					p.Amount = money.New(int64(100+i), money.RUB)
-					err := s.Tx(ctx, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
-					if err == nil && i%2 == 0 {
-						err = s.Tx(ctx, func(tx payd.Tx) error {
-							locked, err := tx.PaymentGetForUpdate(ctx, p.ID)
-							if err != nil {
-								return err
-							}
-							locked.Status = payd.PaymentSucceeded
-							return tx.PaymentUpdate(ctx, locked)
-						})
-					}
-					if err != nil {
-						errs <- fmt.Errorf("worker %d, payment %d: %w", w, i, err)
-						return
-					}
+		eachWorker(t, workers, each, func(w, i int) error {
+			p := newPayment(shop, fmt.Sprintf("w%d-%d", w, i), day.Add(time.Duration(w*each+i)*time.Second), day.Add(time.Hour))
+			p.Amount = money.New(int64(100+i), money.RUB)
+			if err := s.Tx(ctx, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) }); err != nil || i%2 == 1 {
+				return err
+			}
+			return s.Tx(ctx, func(tx payd.Tx) error {
+				locked, err := tx.PaymentGetForUpdate(ctx, p.ID)
+				if err != nil {
+					return err
 				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+				locked.Status = payd.PaymentSucceeded
+				return tx.PaymentUpdate(ctx, locked)
+			})
+		})
 		var got []payd.PaymentTotal
 		mustView(t, s, func(tx payd.Tx) (err error) {
 			got, err = tx.PaymentTotals(ctx, shop.ID, true, day, day.Add(24*time.Hour))

@@ -12,8 +12,10 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,5 +245,31 @@ func checkPaging[T any](t *testing.T, limit int, want []T, key func(T) payd.Curs
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("limit %d: items of all pages mismatch (-want +got):\n%s", limit, d)
+	}
+}
+
+// eachWorker runs fn for workers goroutines at once, each for its items
+// one after another, and fails the test with the first error once all
+// have ended: t.Fatal is never called from the goroutines themselves.
+func eachWorker(t *testing.T, workers, items int, fn func(w, i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range items {
+				if err := fn(w, i); err != nil {
+					errs <- fmt.Errorf("worker %d, item %d: %w", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
