@@ -19,6 +19,13 @@ import (
 // as its last statement, on PostgreSQL with the COMMIT (pgpipe.go): one
 // multi-row upsert into the slot of its own server process, which no other
 // transaction running at the same time writes.
+//
+// A total has as many slots as server processes wrote it: the pool keeps
+// its connections for as long as they work (no lifetime is set), so about
+// the pool's size per instance, more after a failover or a restart of
+// PostgreSQL. A day's read sums them: at most a few hundred rows for a
+// busy shop, and a month's (a monthly limit) some thousands, against the
+// month's payments that were read before. Nothing folds them yet.
 
 // microsPerDay turns a created_at (microseconds) into its day number.
 const microsPerDay = 24 * 60 * 60 * 1_000_000
