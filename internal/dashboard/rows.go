@@ -51,6 +51,26 @@ func (w *rowWriter) text(s string) {
 	w.WriteString(s[last:])
 }
 
+// monoLink writes a link to href in the monospaced face of ids, its text
+// escaped.
+func (w *rowWriter) monoLink(href, text string) {
+	w.WriteString(`<a class="mono" href="`)
+	w.text(href)
+	w.WriteString(`">`)
+	w.text(text)
+	w.WriteString(`</a>`)
+}
+
+// badge writes a status's badge: its class the status, its text the word
+// shown for it.
+func (w *rowWriter) badge(status, word string) {
+	w.WriteString(`<span class="badge `)
+	w.text(status)
+	w.WriteString(`">`)
+	w.text(word)
+	w.WriteString("</span>")
+}
+
 // textOrDash writes s escaped, or a dash for a value the row lacks.
 func (w *rowWriter) textOrDash(s string) {
 	if s == "" {
@@ -163,11 +183,7 @@ func paymentRows(rows []rowView, c paymentCols, base string, all bool) template.
 			w.text(r.ID)
 			w.WriteString(`</span>`)
 		} else {
-			w.WriteString(`<a class="mono" href="`)
-			w.text(href)
-			w.WriteString(`">`)
-			w.text(r.ID)
-			w.WriteString(`</a>`)
+			w.monoLink(href, r.ID)
 		}
 		w.WriteString("</td>")
 		w.cell("anywhere", c.Customer)
@@ -177,11 +193,8 @@ func paymentRows(rows []rowView, c paymentCols, base string, all bool) template.
 		w.text(r.OrderID)
 		w.WriteString("</td>\n")
 		w.cell("", c.Status)
-		w.WriteString(`<span class="badge `)
-		w.text(r.Status)
-		w.WriteString(`">`)
-		w.text(r.StatusLabel)
-		w.WriteString("</span></td>")
+		w.badge(r.Status, r.StatusLabel)
+		w.WriteString("</td>")
 		w.cell("num", c.Amount)
 		w.text(r.Amount)
 		w.WriteString("</td>")
