@@ -3,6 +3,8 @@ package payd
 import (
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // AuthCacheTTL is how long this process trusts a shop and its keys as read
@@ -29,6 +31,8 @@ type authCache struct {
 	// gen counts invalidations. A load that began before one may have read
 	// what the invalidating write replaced, so it is not stored.
 	gen uint64
+	// loads lets the requests that miss one entry at once share its read.
+	loads singleflight.Group
 }
 
 type authEntry struct {

@@ -18,6 +18,10 @@ type authStore struct {
 	loads atomic.Int64
 	// touches counts the recorded uses of the key.
 	touches atomic.Int64
+	// read, when set, is told of each shop read, which then waits for
+	// gate: a read in flight.
+	read chan struct{}
+	gate chan struct{}
 }
 
 type authTx struct {
@@ -39,6 +43,10 @@ func (t authTx) ShopGet(_ context.Context, id string) (*Shop, error) {
 		return nil, ErrNoRows
 	}
 	sh := *t.s.shop
+	if t.s.read != nil {
+		t.s.read <- struct{}{}
+		<-t.s.gate
+	}
 	return &sh, nil
 }
 
@@ -117,6 +125,50 @@ func TestAuthCache(t *testing.T) {
 		s.auth.put(st.shop.ID, &stale, nil, gen)
 		if _, ok, _ := s.auth.get(st.shop.ID); ok {
 			t.Fatal("a load begun before an invalidation was cached")
+		}
+	})
+
+	t.Run("BurstSharesOneRead", func(t *testing.T) {
+		t.Parallel()
+		s, st, _ := setup(t)
+		st.read, st.gate = make(chan struct{}, 20), make(chan struct{})
+		errs := make(chan error, 20)
+		for range 20 {
+			go func() { errs <- auth(s) }()
+		}
+		<-st.read
+		time.Sleep(20 * time.Millisecond) // the others find the read in flight
+		close(st.gate)
+		for range 20 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		// One read; a second only if a request was held up between
+		// missing the entry and joining the read until it ended.
+		if n := st.loads.Load(); n > 2 {
+			t.Fatalf("%d reads for 20 requests at once on a missing entry", n)
+		}
+	})
+
+	t.Run("ReadBeforeAnInvalidationNotShared", func(t *testing.T) {
+		t.Parallel()
+		s, st, _ := setup(t)
+		st.read, st.gate = make(chan struct{}, 2), make(chan struct{})
+		first := make(chan error, 1)
+		go func() { first <- auth(s) }()
+		<-st.read // the first read has copied the shop and waits
+		st.shop.Blocked = true
+		s.auth.invalidate(st.shop.ID)
+		second := make(chan error, 1)
+		go func() { second <- auth(s) }()
+		<-st.read // a read of its own, not the one in flight
+		close(st.gate)
+		if err := <-second; ErrorCodeOf(err) != CodeForbidden {
+			t.Fatalf("after blocking: %v; want the blocked shop's 403", err)
+		}
+		if err := <-first; err != nil {
+			t.Fatalf("the request that began before: %v", err)
 		}
 	})
 

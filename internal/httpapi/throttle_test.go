@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paydhq/payd"
 	"github.com/paydhq/payd/internal/ratelimit"
 )
 
@@ -139,6 +141,130 @@ func TestAuthThrottleHoldsUnderConcurrency(t *testing.T) {
 		}
 		a.Release()
 	}
+}
+
+// TestAuthThrottleRightKeysWaitForChecksInFlight: a burst of right
+// credentials larger than the budget, all in flight at once (the shop's
+// cached keys being read again), is not refused: the requests past the
+// budget wait for the tokens the right checks hand over, and still no more
+// than the budget are checked at once.
+func TestAuthThrottleRightKeysWaitForChecksInFlight(t *testing.T) {
+	t.Parallel()
+	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 10})
+	req := httptest.NewRequest("POST", "/", nil)
+	req.RemoteAddr = "198.51.100.7:1"
+	var inFlight, most, began atomic.Int32
+	var refused atomic.Int32
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() {
+			a, err := th.Begin(req)
+			if err != nil {
+				refused.Add(1)
+				return
+			}
+			n := inFlight.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			began.Add(1)
+			<-release // the keys being read
+			inFlight.Add(-1)
+			a.Release()
+		})
+	}
+	for deadline := time.Now().Add(10 * time.Second); began.Load() < 10 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if refused.Load() != 0 || began.Load() != 100 {
+		t.Fatalf("100 right credentials at once with a budget of 10: %d refused, %d checked", refused.Load(), began.Load())
+	}
+	if m := most.Load(); m > 10 {
+		t.Fatalf("%d credentials checked at once; the budget is 10", m)
+	}
+	// Every token came back: the whole budget is there for failures.
+	for i := range 10 {
+		a, err := th.Begin(req)
+		if err != nil {
+			t.Fatalf("failure %d of the budget refused after the burst: %v", i+1, err)
+		}
+		a.Failed()
+	}
+	if _, err := th.Begin(req); err == nil {
+		t.Fatal("a failure past the budget was let through")
+	}
+}
+
+// TestAuthThrottleWaitEnds: a request waiting for a token held in flight
+// gives up when it is cancelled or waited MaxWait, answered 429, and takes
+// nothing with it: the held token, once given back, is there for the next.
+func TestAuthThrottleWaitEnds(t *testing.T) {
+	t.Parallel()
+	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 1, MaxWait: 50 * time.Millisecond})
+	req := httptest.NewRequest("POST", "/", nil)
+	req.RemoteAddr = "198.51.100.7:1"
+	held, err := th.Begin(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := th.Begin(req); !isTooMany(err) {
+		t.Fatalf("waited past MaxWait: %v; want 429", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() {
+		_, err := th.Begin(req.WithContext(ctx))
+		gone <- err
+	}()
+	cancel()
+	if err := <-gone; !isTooMany(err) {
+		t.Fatalf("cancelled while waiting: %v; want 429", err)
+	}
+	held.Release()
+	again, err := th.Begin(req)
+	if err != nil {
+		t.Fatalf("the given-back token is not there: %v", err)
+	}
+	again.Failed()
+	if _, err := th.Begin(req); !isTooMany(err) {
+		t.Fatalf("after the one failure: %v; want 429", err)
+	}
+}
+
+// TestAuthThrottleWaitersRefusedWhenChecksFail: requests waiting for
+// tokens held by checks that fail are answered 429 once those end.
+func TestAuthThrottleWaitersRefusedWhenChecksFail(t *testing.T) {
+	t.Parallel()
+	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 2})
+	req := httptest.NewRequest("POST", "/", nil)
+	req.RemoteAddr = "198.51.100.7:1"
+	a, _ := th.Begin(req)
+	b, _ := th.Begin(req)
+	if a == nil || b == nil {
+		t.Fatal("the budget of 2 refused a first check")
+	}
+	results := make(chan error, 5)
+	for range 5 {
+		go func() {
+			_, err := th.Begin(req)
+			results <- err
+		}()
+	}
+	time.Sleep(20 * time.Millisecond) // let them queue; the result holds either way
+	a.Failed()
+	b.Failed()
+	for range 5 {
+		if err := <-results; !isTooMany(err) {
+			t.Fatalf("a request waiting on failed checks: %v; want 429", err)
+		}
+	}
+}
+
+func isTooMany(err error) bool {
+	var pe *payd.Error
+	return errors.As(err, &pe) && pe.Code == payd.CodeTooManyRequests
 }
 
 // TestAuthThrottleGroups: IPv4 addresses count alone, IPv6 per /64, and an
