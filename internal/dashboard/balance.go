@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -16,7 +15,7 @@ type balancePageView struct {
 	Balance     []payd.BalanceJSON
 	Settlements []*payd.SettlementJSON
 	// Rows are the registers' rows (settlementRows).
-	Rows  template.HTML
+	Rows  rowsHTML
 	Pages pager
 }
 

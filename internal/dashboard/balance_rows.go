@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"html/template"
 	"net/url"
 
 	"github.com/paydhq/payd"
@@ -12,7 +11,7 @@ import (
 // settlementRows writes the rows of the balance page's registers (rows.go
 // says why in Go): each register's link, period, state, sums and CSV
 // report, its cells labelled with their columns for the phone's layout.
-func settlementRows(l webpage.Locale, sts []*payd.SettlementJSON, base string) (template.HTML, error) {
+func settlementRows(l webpage.Locale, sts []*payd.SettlementJSON, base string) (rowsHTML, error) {
 	word := pageWords(l)
 	col := [...]string{l.T("Settlement"), l.T("Period"), l.T("State"), l.T("Turnover"), l.T("Fee"), l.T("Refunds"), l.T("Net"), l.T("Register")}
 	var w rowWriter
@@ -20,7 +19,7 @@ func settlementRows(l webpage.Locale, sts []*payd.SettlementJSON, base string) (
 	for _, st := range sts {
 		state, err := word(st.Status)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		href := base + "settlements/" + url.PathEscape(st.ID)
 		w.WriteString("<tr>")

@@ -12,7 +12,7 @@ import (
 // signed-in user; compare with BenchmarkAPIListPage (make bench has the
 // figures at scale).
 func BenchmarkPaymentsPage(b *testing.B) {
-	_, v := benchShop(b)
+	_, v := benchShop(b, payd.RoleViewer)
 	b.ResetTimer()
 	for b.Loop() {
 		if p := v.get("/dashboard/test/payments"); p.status != 200 {
@@ -22,7 +22,7 @@ func BenchmarkPaymentsPage(b *testing.B) {
 }
 
 func BenchmarkAPIListPage(b *testing.B) {
-	env, _ := benchShop(b)
+	env, _ := benchShop(b, payd.RoleViewer)
 	c := env.As(benchShopOf[env], false)
 	b.ResetTimer()
 	for b.Loop() {
@@ -32,7 +32,28 @@ func BenchmarkAPIListPage(b *testing.B) {
 
 var benchShopOf = map[*paydtest.Env]*paydtest.Shop{}
 
-func benchShop(b *testing.B) (*paydtest.Env, *visitor) {
+// BenchmarkEventsPage renders the events log's first page: 50 events, each
+// with its body.
+func BenchmarkEventsPage(b *testing.B) {
+	env, v := benchShop(b, payd.RoleDeveloper)
+	c := env.As(benchShopOf[env], false)
+	ids := c.Get("/v1/payments?limit=100").Expect(b, 200).JSON(b)["items"].([]any)
+	for _, p := range ids[:60] {
+		id := p.(map[string]any)["id"].(string)
+		c.Post("/v1/test/payments/"+id+"/simulate", "bench-decline-"+id, map[string]any{"outcome": "decline"}).Expect(b, 202)
+	}
+	paydtest.Eventually(b, "60 events", func() bool {
+		return len(c.Get("/v1/events?limit=100").Expect(b, 200).JSON(b)["items"].([]any)) >= 60
+	})
+	b.ResetTimer()
+	for b.Loop() {
+		if p := v.get("/dashboard/test/developers/events"); p.status != 200 {
+			b.Fatal(p.status)
+		}
+	}
+}
+
+func benchShop(b *testing.B, role payd.Role) (*paydtest.Env, *visitor) {
 	env := paydtest.Start(b, paydtest.Backends(b)[0], nil)
 	shop := env.NewShop(payd.RegionRU, "")
 	benchShopOf[env] = shop
@@ -43,6 +64,6 @@ func benchShop(b *testing.B) (*paydtest.Env, *visitor) {
 		c.Post("/v1/payments", fmt.Sprintf("bench-key-%d", i), body).Expect(b, 201)
 	}
 	v := newVisitor(b, env)
-	v.signIn(newUser(b, env, shop.MerchantID, payd.RoleViewer))
+	v.signIn(newUser(b, env, shop.MerchantID, role))
 	return env, v
 }

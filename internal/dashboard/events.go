@@ -34,7 +34,7 @@ type eventsView struct {
 	Rows []eventRow
 	Cols eventCols
 	// RowsHTML are the rows' markup (eventRows).
-	RowsHTML     template.HTML
+	RowsHTML     rowsHTML
 	Types        []payd.EventType
 	Type, Object string
 	Problem      string

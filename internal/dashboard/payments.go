@@ -91,7 +91,7 @@ type paymentsView struct {
 	// phone's layout (data-label): translated once a page, not per row.
 	Cols paymentCols
 	// RowsHTML are the rows' markup (paymentRows).
-	RowsHTML                    template.HTML
+	RowsHTML                    rowsHTML
 	Status, Method, From, To, Q string
 	Export, Problem             string
 	Pages                       pager

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"html/template"
 	"net/http"
 	"net/url"
 
@@ -11,7 +10,7 @@ import (
 
 type refundsView struct {
 	// Rows are the refunds' rows (refundRows).
-	Rows     template.HTML
+	Rows     rowsHTML
 	Status   string
 	Statuses []payd.RefundStatus
 	Problem  string
@@ -57,14 +56,14 @@ func (h *Handler) refunds(q *req) {
 // refundRows writes the rows of the refunds list (rows.go says why in
 // Go): each refund's moment, id, payment, order id, status, amount and
 // reason, its cells labelled with their columns c for the phone's layout.
-func refundRows(l webpage.Locale, refunds []*payd.Refund, c refundCols, base string) (template.HTML, error) {
+func refundRows(l webpage.Locale, refunds []*payd.Refund, c refundCols, base string) (rowsHTML, error) {
 	word := pageWords(l)
 	var w rowWriter
 	w.Grow(len(refunds) * 1000)
 	for _, r := range refunds {
 		status, err := word(r.Status)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		w.WriteString("<tr>")
 		w.cell("", c.Created)

@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func TestPaymentRowsAsTheTemplate(t *testing.T) {
 		if err := rowTemplate.Execute(&want, map[string]any{"Cols": cols, "Rows": rows, "Base": "/dashboard/test/", "All": all}); err != nil {
 			t.Fatal(err)
 		}
-		got := string(paymentRows(rows, cols, "/dashboard/test/", all))
+		got := joined(paymentRows(rows, cols, "/dashboard/test/", all))
 		if read(got) != read(want.String()) {
 			t.Errorf("all=%v: rows differ from the template's\n got %s\nwant %s", all, got, want.String())
 		}
@@ -112,7 +113,7 @@ func TestEventRowsAsTheTemplate(t *testing.T) {
 		if err := eventTemplate.Execute(&want, data); err != nil {
 			t.Fatal(err)
 		}
-		got := string(eventRows(rows, cols, "/dashboard/test/", `tok"1`, "dash_k", dev))
+		got := joined(eventRows(rows, cols, "/dashboard/test/", `tok"1`, "dash_k", dev))
 		if read(got) != read(want.String()) {
 			t.Errorf("resend=%v: rows differ from the template's\n got %s\nwant %s", dev, got, want.String())
 		}
@@ -192,10 +193,10 @@ func TestSettlementRowsAsTheTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if read(string(got)) != read(want.String()) {
+		if read(joined(got)) != read(want.String()) {
 			t.Errorf("%s: rows differ from the template's\n got %s\nwant %s", lang, got, want.String())
 		}
-		if strings.Contains(string(got), "<script>") {
+		if strings.Contains(joined(got), "<script>") {
 			t.Errorf("%s: an id reached the markup unescaped:\n%s", lang, got)
 		}
 	}
@@ -243,10 +244,47 @@ func TestRefundRowsAsTheTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read(string(got)) != read(want.String()) {
+	if read(joined(got)) != read(want.String()) {
 		t.Errorf("rows differ from the template's\n got %s\nwant %s", got, want.String())
 	}
-	if strings.Contains(string(got), "<script>") || strings.Contains(string(got), "<s>") || strings.Contains(string(got), `"><b>`) {
+	if strings.Contains(joined(got), "<script>") || strings.Contains(joined(got), "<s>") || strings.Contains(joined(got), `"><b>`) {
 		t.Errorf("a value reached the markup unescaped:\n%s", got)
+	}
+}
+
+// joined is the rows' markup as the page prints it.
+func joined(r rowsHTML) string {
+	var b strings.Builder
+	for _, p := range r {
+		b.WriteString(string(p))
+	}
+	return b.String()
+}
+
+// TestRowsInPieces: rows longer than a piece are cut into pieces that
+// make the same markup, none longer than a piece.
+func TestRowsInPieces(t *testing.T) {
+	var w rowWriter
+	for i := range 5000 {
+		w.WriteString("<tr><td>")
+		w.text(strconv.Itoa(i) + ` "é" & <x>`)
+		w.WriteString("</td></tr>")
+	}
+	want := w.String()
+	got := w.html()
+	if len(want) <= 2*rowsPiece || len(got) < 3 {
+		t.Fatalf("%d bytes in %d pieces: the test needs several", len(want), len(got))
+	}
+	for _, p := range got {
+		if len(p) > rowsPiece {
+			t.Fatalf("a piece of %d bytes", len(p))
+		}
+	}
+	if joined(got) != want {
+		t.Fatal("the pieces do not make the rows")
+	}
+	var none rowWriter
+	if r := none.html(); r != nil {
+		t.Fatalf("no rows made %d pieces: a page would not say the list is empty", len(r))
 	}
 }
