@@ -104,6 +104,8 @@ func (s *Service) CreateShop(ctx context.Context, in ShopCreate) (*Shop, error) 
 			}
 			return err
 		}
+		// The merchant's list of shops gains one.
+		tx.AfterCommit(func() { s.auth.invalidate(shop.ID) })
 		return tx.ShopInsert(ctx, shop)
 	})
 	return shop, err
@@ -121,6 +123,31 @@ func (s *Service) GetShop(ctx context.Context, id string) (shop *Shop, err error
 // ListShops lists shops, newest first, optionally of one merchant.
 func (s *Service) ListShops(ctx context.Context, p *ShopListParams) (Page[*Shop], error) {
 	return read(ctx, s, "list shops", func(tx Tx) (Page[*Shop], error) { return tx.ShopList(ctx, p) })
+}
+
+// MerchantShops returns a merchant's shops, newest first, at most
+// MaxPageSize: what the dashboard's every page reads to show and choose
+// the shop. It is served from the process's cache for up to AuthCacheTTL,
+// with the same invalidation as authentication's; the shops returned are
+// shared and must not be changed.
+func (s *Service) MerchantShops(ctx context.Context, merchantID string) ([]*Shop, error) {
+	shops, ok, gen := s.auth.shopsOf(merchantID)
+	if ok {
+		return shops, nil
+	}
+	v, err, _ := s.auth.loads.Do("shops:"+merchantID+"@"+strconv.FormatUint(gen, 10), func() (any, error) {
+		page, err := s.ListShops(context.WithoutCancel(ctx), &ShopListParams{MerchantID: merchantID,
+			ListParams: ListParams{Limit: MaxPageSize}})
+		if err != nil {
+			return nil, err
+		}
+		s.auth.putShops(merchantID, page.Items, gen)
+		return page.Items, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]*Shop), nil
 }
 
 // UpdateShopSettings replaces the shop's settings with what change makes

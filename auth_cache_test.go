@@ -16,6 +16,8 @@ type authStore struct {
 	shop  *Shop
 	key   APIKey
 	loads atomic.Int64
+	// lists counts the reads of the merchant's shops.
+	lists atomic.Int64
 	// touches counts the recorded uses of the key.
 	touches atomic.Int64
 	// read, when set, is told of each shop read, which then waits for
@@ -50,6 +52,15 @@ func (t authTx) ShopGet(_ context.Context, id string) (*Shop, error) {
 	return &sh, nil
 }
 
+func (t authTx) ShopList(_ context.Context, p *ShopListParams) (Page[*Shop], error) {
+	t.s.lists.Add(1)
+	if p.MerchantID != t.s.shop.MerchantID {
+		return Page[*Shop]{}, nil
+	}
+	sh := *t.s.shop
+	return Page[*Shop]{Items: []*Shop{&sh}}, nil
+}
+
 func (t authTx) KeyListByShop(context.Context, string) ([]*APIKey, error) {
 	k := t.s.key
 	return []*APIKey{&k}, nil
@@ -59,7 +70,7 @@ func TestAuthCache(t *testing.T) {
 	t.Parallel()
 	const secret = "test_ru_0123456789abcdefghijABCDEFGHIJKL"
 	setup := func(t *testing.T) (*Service, *authStore, *time.Time) {
-		st := &authStore{shop: &Shop{ID: "sh_01HZZZZZZZZZZZZZZZZZZZZZZZ", Region: RegionRU}}
+		st := &authStore{shop: &Shop{ID: "sh_01HZZZZZZZZZZZZZZZZZZZZZZZ", MerchantID: "mer_1", Region: RegionRU, Name: "First"}}
 		st.key = APIKey{ID: "key_1", ShopID: st.shop.ID, Mode: ModeTest, Hash: HashSecret(secret)}
 		if !ValidID(PrefixShop, st.shop.ID) {
 			t.Fatalf("test shop id %q is not valid", st.shop.ID)
@@ -169,6 +180,40 @@ func TestAuthCache(t *testing.T) {
 		}
 		if err := <-first; err != nil {
 			t.Fatalf("the request that began before: %v", err)
+		}
+	})
+
+	t.Run("MerchantShops", func(t *testing.T) {
+		t.Parallel()
+		s, st, now := setup(t)
+		names := func() string {
+			shops, err := s.MerchantShops(context.Background(), "mer_1")
+			if err != nil || len(shops) != 1 {
+				t.Fatalf("MerchantShops = %v, %v", shops, err)
+			}
+			return shops[0].Name
+		}
+		for range 5 {
+			names()
+		}
+		if n := st.lists.Load(); n != 1 {
+			t.Fatalf("%d reads of the list for 5 pages within the TTL, want 1", n)
+		}
+		// A change through this process shows at once.
+		st.shop.Name = "Renamed"
+		s.auth.invalidate(st.shop.ID)
+		if got := names(); got != "Renamed" || st.lists.Load() != 2 {
+			t.Fatalf("after invalidation: %q after %d reads", got, st.lists.Load())
+		}
+		// One made elsewhere, once the list is AuthCacheTTL old.
+		st.shop.Name = "Elsewhere"
+		*now = now.Add(AuthCacheTTL - time.Millisecond)
+		if got := names(); got != "Renamed" {
+			t.Fatalf("within the TTL: %q", got)
+		}
+		*now = now.Add(time.Millisecond)
+		if got := names(); got != "Elsewhere" {
+			t.Fatalf("after the TTL: %q", got)
 		}
 	})
 

@@ -82,13 +82,12 @@ func (h *Handler) landing(ctx context.Context, token, next string) string {
 	if err != nil {
 		return next
 	}
-	shops, err := h.svc.ListShops(ctx, &payd.ShopListParams{MerchantID: user.MerchantID,
-		ListParams: payd.ListParams{Limit: payd.MaxPageSize}})
-	if err != nil || len(shops.Items) == 0 {
+	shops, err := h.svc.MerchantShops(ctx, user.MerchantID)
+	if err != nil || len(shops) == 0 {
 		return next
 	}
 	var ps []*payd.Principal
-	for _, s := range shops.Items {
+	for _, s := range shops {
 		for _, m := range payd.ModeAll() {
 			ps = append(ps, &payd.Principal{Shop: s, Mode: m})
 		}

@@ -106,13 +106,12 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request) (*req, bool) {
 // made first (the list is newest first): the shop a merchant starts with,
 // and the first of dev.json's that the README's walk uses.
 func (h *Handler) chooseShop(q *req) bool {
-	shops, err := h.svc.ListShops(q.ctx, &payd.ShopListParams{MerchantID: q.user.MerchantID,
-		ListParams: payd.ListParams{Limit: payd.MaxPageSize}})
+	shops, err := h.svc.MerchantShops(q.ctx, q.user.MerchantID)
 	if err != nil {
 		q.fail(err)
 		return false
 	}
-	q.shops = shops.Items
+	q.shops = shops
 	if len(q.shops) == 0 {
 		q.problem(http.StatusNotFound, q.l.T("Your account has no shop yet."))
 		return false
