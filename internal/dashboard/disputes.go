@@ -10,7 +10,7 @@ import (
 type disputesView struct {
 	Rows     []*payd.Dispute
 	Status   string
-	Statuses []payd.DisputeStatus
+	Statuses []choice
 	Problem  string
 	Pages    pager
 }
@@ -31,7 +31,12 @@ func (h *Handler) disputes(q *req) {
 		return
 	}
 	vals := q.r.URL.Query()
-	v := disputesView{Status: vals.Get("status"), Statuses: payd.DisputeStatusAll()}
+	v := disputesView{Status: vals.Get("status")}
+	var err error
+	if v.Statuses, err = choices(q.shown(), payd.DisputeStatusAll(), v.Status, true); err != nil {
+		q.fail(err)
+		return
+	}
 	status := http.StatusOK
 	lp, print, keep, err := listQuery(vals, "status")
 	if err == nil && v.Status != "" && !payd.DisputeStatus(v.Status).Valid() {

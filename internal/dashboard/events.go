@@ -35,7 +35,7 @@ type eventsView struct {
 	Cols eventCols
 	// RowsHTML are the rows' markup (eventRows).
 	RowsHTML     rowsHTML
-	Types        []payd.EventType
+	Types        []choice
 	Type, Object string
 	Problem      string
 	Pages        pager
@@ -47,7 +47,9 @@ type eventsView struct {
 // summary.
 func (h *Handler) events(q *req) {
 	vals := q.r.URL.Query()
-	v := eventsView{Types: payd.EventTypeAll(), Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
+	v := eventsView{Type: vals.Get("type"), Object: strings.TrimSpace(vals.Get("object_id")), Key: newKey()}
+	// Types are shown as they are: no label to fail.
+	v.Types, _ = choices(q.shown(), payd.EventTypeAll(), v.Type, false)
 	lp, print, keep, err := listQuery(vals, eventLogFilters...)
 	params := &payd.EventListParams{ListParams: lp, ObjectID: v.Object}
 	if err == nil && v.Type != "" {

@@ -119,3 +119,28 @@ func destination(name string) (payd.DestinationType, error) {
 	}
 	return "", fmt.Errorf("dashboard: %q is not a destination type", name)
 }
+
+// choice is one option of a filter's select.
+type choice struct {
+	Value, Text string
+	Selected    bool
+}
+
+// choices are the options of a select of values, the one equal to chosen
+// selected, each shown by its label (label) or, when not labelled, as it
+// is. Made here rather than in the template, where every option cost two
+// reflective calls to compare it and one to label it.
+func choices[T ~string](l webpage.Locale, values []T, chosen string, labelled bool) ([]choice, error) {
+	out := make([]choice, len(values))
+	for i, v := range values {
+		out[i] = choice{Value: string(v), Text: string(v), Selected: string(v) == chosen}
+		if labelled {
+			text, err := label(l, v)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Text = text
+		}
+	}
+	return out, nil
+}

@@ -110,3 +110,32 @@ func TestTemplatesNameNoKind(t *testing.T) {
 		}
 	}
 }
+
+// TestChoices: a filter's options keep the chosen value selected, and
+// show each value's label in the page's language, or the value itself.
+func TestChoices(t *testing.T) {
+	l := webpage.For("ru")
+	got, err := choices(l, payd.RefundStatusAll(), "succeeded", true)
+	if err != nil || len(got) != len(payd.RefundStatusAll()) {
+		t.Fatalf("choices = %v, %v", got, err)
+	}
+	for i, c := range got {
+		want, _ := label(l, payd.RefundStatusAll()[i])
+		if c.Value != string(payd.RefundStatusAll()[i]) || c.Text != want || c.Selected != (c.Value == "succeeded") {
+			t.Errorf("option %d = %+v; want the label %q and only succeeded selected", i, c, want)
+		}
+	}
+	if got[0].Text == got[0].Value {
+		t.Errorf("the Russian label of %q is the value itself", got[0].Value)
+	}
+	plain, _ := choices(l, payd.EventTypeAll(), "nope", false)
+	for _, c := range plain {
+		if c.Text != c.Value || c.Selected {
+			t.Errorf("unlabelled option %+v; want its value, not selected", c)
+		}
+	}
+	type unlabelled string
+	if _, err := choices(l, []unlabelled{"x"}, "", true); err == nil {
+		t.Error("a kind without labels was shown")
+	}
+}

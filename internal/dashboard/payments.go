@@ -95,7 +95,7 @@ type paymentsView struct {
 	Status, Method, From, To, Q string
 	Export, Problem             string
 	Pages                       pager
-	Statuses                    []payd.PaymentStatus
+	Statuses                    []choice
 	Methods                     []payd.MethodType
 	// Several is set for a merchant of more than one shop, who may list
 	// all of them at once (All).
@@ -180,8 +180,13 @@ func (q *req) listed(all bool) []*payd.Principal {
 func (h *Handler) payments(q *req) {
 	vals := q.r.URL.Query()
 	v := paymentsView{Status: vals.Get("status"), Method: vals.Get("method"), From: vals.Get("from"), To: vals.Get("to"), Q: vals.Get("q"),
-		Statuses: payd.PaymentStatusAll(),
-		Methods:  q.methods(), Several: len(q.shops) > 1, All: len(q.shops) > 1 && vals.Get("shops") == "all"}
+		Methods: q.methods(), Several: len(q.shops) > 1, All: len(q.shops) > 1 && vals.Get("shops") == "all"}
+	statuses, err := choices(q.shown(), payd.PaymentStatusAll(), v.Status, true)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	v.Statuses = statuses
 	// A payment id goes straight to its page, in whichever listed shop
 	// holds it.
 	if id := strings.TrimSpace(v.Q); payd.ValidID(payd.PrefixPayment, id) {

@@ -16,7 +16,7 @@ var destinationFields = []string{"card_token", "phone", "bank_id", "account_numb
 type payoutsView struct {
 	Rows       []*payd.PayoutJSON
 	Status     string
-	Statuses   []payd.PayoutStatus
+	Statuses   []choice
 	Problem    string
 	Pages      pager
 	Balance    []payd.BalanceJSON
@@ -36,8 +36,14 @@ func (h *Handler) showPayouts(q *req, status int, form createForm) {
 		return
 	}
 	vals := q.r.URL.Query()
-	v := payoutsView{Status: vals.Get("status"), Statuses: payd.PayoutStatusAll(), Form: form,
+	v := payoutsView{Status: vals.Get("status"), Form: form,
 		Currency: defaultCurrency(q.shop), Kinds: payd.DestinationTypeAll(), SBP: q.shop.Region == payd.RegionRU}
+	statuses, err := choices(q.shown(), payd.PayoutStatusAll(), v.Status, true)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	v.Statuses = statuses
 	if !v.SBP {
 		// SBP pays to Russian phone numbers only.
 		v.Kinds = slices.DeleteFunc(v.Kinds, func(d payd.DestinationType) bool { return d == payd.DestinationSBP })

@@ -12,7 +12,7 @@ type refundsView struct {
 	// Rows are the refunds' rows (refundRows).
 	Rows     rowsHTML
 	Status   string
-	Statuses []payd.RefundStatus
+	Statuses []choice
 	Problem  string
 	Pages    pager
 }
@@ -26,8 +26,12 @@ type refundCols struct {
 // to its payment.
 func (h *Handler) refunds(q *req) {
 	vals := q.r.URL.Query()
-	v := refundsView{Status: vals.Get("status"),
-		Statuses: payd.RefundStatusAll()}
+	v := refundsView{Status: vals.Get("status")}
+	var err error
+	if v.Statuses, err = choices(q.shown(), payd.RefundStatusAll(), v.Status, true); err != nil {
+		q.fail(err)
+		return
+	}
 	status := http.StatusOK
 	lp, print, keep, err := listQuery(vals, "status")
 	if err == nil && v.Status != "" && !payd.RefundStatus(v.Status).Valid() {
