@@ -117,13 +117,21 @@ type AuthThrottle struct {
 	flights map[string]*flight
 }
 
-// flight is one address's checks in flight and the requests waiting for
-// one of their tokens.
+// flight is one address's checks in flight in this process. While it
+// lasts, the tokens of its right checks stay with it rather than go back
+// to the limiter: a request that finds the bucket empty takes one of them,
+// or waits for one, and the limiter gets them back when the address's
+// last check ends. A failed check's token stays spent either way.
 type flight struct {
+	// held counts the checks holding a token, and those asking the
+	// limiter for one (so that a request refused by the limiter meanwhile
+	// knows a token may yet come back).
 	held int
-	// waiting each receive true with a token handed over by a check that
-	// proved right, or false when no check holds a token any more and
-	// they should ask the limiter again.
+	// spare are right checks' tokens that no request waited for.
+	spare int
+	// waiting each receive true with a token handed over by a right
+	// check, or false when no check holds one any more: the checks they
+	// waited for failed. There are none while spare is not 0.
 	waiting []chan bool
 }
 
@@ -164,44 +172,43 @@ type Attempt struct {
 // When the bucket is empty while checks from the same address are in
 // flight in this process, Begin waits: a check that proves right hands its
 // token straight to the longest waiting request, and once no check holds
-// one any more the waiting requests ask the bucket again, so they are
-// refused only when the checks failed. The wait ends with the request or
-// after cfg.MaxWait. Checks in flight at other instances are not seen:
-// there the request is refused as before.
+// one any more the requests still waiting are refused: the checks they
+// waited for failed. The wait ends with the request or after cfg.MaxWait.
+// Checks in flight at other instances are not seen: there the request is
+// refused as before.
 func (t *AuthThrottle) Begin(r *http.Request) (*Attempt, error) {
 	group := t.group(r)
-	var expired <-chan time.Time
-	for {
-		// When a shared store is unreachable the stand-in's answer
-		// holds: guessing is slowed per instance meanwhile, and no
-		// request is refused for want of the count.
-		ok, wait, _ := t.cfg.Limiter.Allow(r.Context(), t.key("authfail", group), t.cfg.FailuresPerMinute, t.cfg.Now())
-		if ok {
-			t.hold(group)
-			return &Attempt{t: t, r: r, group: group}, nil
-		}
-		turn := t.queue(group)
-		if turn == nil {
-			return nil, t.refuse(r, group, wait)
-		}
-		if expired == nil {
-			timer := time.NewTimer(t.cfg.MaxWait)
-			defer timer.Stop()
-			expired = timer.C
-		}
-		select {
-		case handed := <-turn:
-			if handed {
-				return &Attempt{t: t, r: r, group: group}, nil
-			}
-		case <-expired:
-			t.leaveQueue(group, turn)
-			return nil, t.refuse(r, group, wait)
-		case <-r.Context().Done():
-			t.leaveQueue(group, turn)
-			return nil, t.refuse(r, group, wait)
-		}
+	a := &Attempt{t: t, r: r, group: group}
+	if t.takeSpare(group) {
+		return a, nil
 	}
+	// When a shared store is unreachable the stand-in's answer holds:
+	// guessing is slowed per instance meanwhile, and no request is
+	// refused for want of the count.
+	ok, wait, _ := t.cfg.Limiter.Allow(r.Context(), t.key("authfail", group), t.cfg.FailuresPerMinute, t.cfg.Now())
+	if ok {
+		return a, nil
+	}
+	turn, spare := t.queue(group)
+	if spare {
+		return a, nil
+	}
+	if turn == nil {
+		return nil, t.refuse(r, group, wait)
+	}
+	timer := time.NewTimer(t.cfg.MaxWait)
+	defer timer.Stop()
+	select {
+	case handed := <-turn:
+		if handed {
+			return a, nil
+		}
+	case <-timer.C:
+		t.leaveQueue(group, turn)
+	case <-r.Context().Done():
+		t.leaveQueue(group, turn)
+	}
+	return nil, t.refuse(r, group, wait)
 }
 
 func (t *AuthThrottle) refuse(r *http.Request, group string, wait time.Duration) error {
@@ -216,8 +223,9 @@ func (t *AuthThrottle) refuse(r *http.Request, group string, wait time.Duration)
 		Message: "too many failed authentications from this address; retry after the Retry-After seconds"}
 }
 
-// hold counts a token taken from the limiter by a check now in flight.
-func (t *AuthThrottle) hold(group string) {
+// takeSpare counts a check about to take a token: one a right check left,
+// when there is one (true), else one it will ask the limiter for.
+func (t *AuthThrottle) takeSpare(group string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	f := t.flights[group]
@@ -226,28 +234,43 @@ func (t *AuthThrottle) hold(group string) {
 		t.flights[group] = f
 	}
 	f.held++
+	if f.spare > 0 {
+		f.spare--
+		return true
+	}
+	return false
 }
 
-// queue returns the channel on which a request refused by the limiter
-// waits for its turn, or nil when no check from its address holds a
-// token: then nothing will be handed over, and the refusal stands.
-func (t *AuthThrottle) queue(group string) chan bool {
+// queue is for a request the limiter refused. It takes a token a right
+// check left meanwhile (spare), or stops counting as taking and returns
+// the channel on which it waits for a token, or nil when no other check
+// holds one or asks for one: then none will be handed over, and the
+// refusal stands.
+func (t *AuthThrottle) queue(group string) (turn chan bool, spare bool) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	f := t.flights[group]
-	if f == nil || f.held == 0 {
-		return nil
+	if f.spare > 0 {
+		f.spare--
+		t.mu.Unlock()
+		return nil, true
 	}
-	turn := make(chan bool, 1)
+	if back := t.release(group, f); back >= 0 {
+		t.mu.Unlock()
+		t.giveBack(group, back)
+		return nil, false
+	}
+	defer t.mu.Unlock()
+	turn = make(chan bool, 1)
 	f.waiting = append(f.waiting, turn)
-	return turn
+	return turn, false
 }
 
 // leaveQueue takes a request that stopped waiting out of the queue; a
-// token handed to it meanwhile goes back as a right check's would.
+// token handed to it meanwhile is a right check's again.
 func (t *AuthThrottle) leaveQueue(group string, turn chan bool) {
 	t.mu.Lock()
-	if f := t.flights[group]; f != nil {
+	f := t.flights[group]
+	if f != nil {
 		for i, w := range f.waiting {
 			if w == turn {
 				f.waiting = append(f.waiting[:i], f.waiting[i+1:]...)
@@ -256,44 +279,62 @@ func (t *AuthThrottle) leaveQueue(group string, turn chan bool) {
 		}
 	}
 	t.mu.Unlock()
+	// The turns are sent under the lock: out of the queue, the request
+	// has its token in its channel or never gets one.
 	select {
 	case handed := <-turn:
 		if handed {
-			t.end(group, true, context.Background())
+			t.end(group, true)
 		}
 	default:
 	}
 }
 
 // end ends a check holding a token. A right one (giveBack) hands its token
-// to the longest waiting request, or returns it to the limiter when none
-// waits; a failed one keeps it spent. The last check of an address to end
-// tells the waiting requests to ask the limiter again.
-func (t *AuthThrottle) end(group string, giveBack bool, ctx context.Context) {
+// to the longest waiting request, or leaves it to the address's next
+// check; a failed one keeps it spent.
+func (t *AuthThrottle) end(group string, giveBack bool) {
 	t.mu.Lock()
 	f := t.flights[group]
-	if giveBack && len(f.waiting) > 0 {
-		turn := f.waiting[0]
-		f.waiting = f.waiting[1:]
-		t.mu.Unlock()
-		turn <- true
-		return
+	if giveBack {
+		if len(f.waiting) > 0 {
+			// Each channel holds the one message it will ever get,
+			// so the send never blocks.
+			f.waiting[0] <- true
+			f.waiting = f.waiting[1:]
+			t.mu.Unlock()
+			return
+		}
+		f.spare++
 	}
-	f.held--
-	var retry []chan bool
-	if f.held == 0 {
-		retry = f.waiting
-		delete(t.flights, group)
-	}
+	back := t.release(group, f)
 	t.mu.Unlock()
-	for _, turn := range retry {
+	t.giveBack(group, back)
+}
+
+// release counts one check of f less, under t.mu. When it was the last,
+// the requests still waiting are refused and the flight ends: it returns
+// how many spare tokens go back to the limiter then, or -1 while the
+// flight goes on.
+func (t *AuthThrottle) release(group string, f *flight) int {
+	f.held--
+	if f.held > 0 {
+		return -1
+	}
+	for _, turn := range f.waiting {
 		turn <- false
 	}
-	if giveBack {
-		// A return lost (the shared store gone) leaves one token
-		// spent until the bucket refills: it errs on the side of the
-		// budget.
-		_ = t.cfg.Limiter.Return(ctx, t.key("authfail", group), t.cfg.FailuresPerMinute, t.cfg.Now())
+	delete(t.flights, group)
+	return f.spare
+}
+
+// giveBack returns n tokens to the limiter, not cancelled with any
+// request: a right check's token must not stay spent because its client
+// went. A return lost (the shared store gone) leaves one token spent
+// until the bucket refills: it errs on the side of the budget.
+func (t *AuthThrottle) giveBack(group string, n int) {
+	for range n {
+		_ = t.cfg.Limiter.Return(context.Background(), t.key("authfail", group), t.cfg.FailuresPerMinute, t.cfg.Now())
 	}
 }
 
@@ -304,9 +345,7 @@ func (a *Attempt) Release() {
 		return
 	}
 	a.ended = true
-	// Not cancelled with the request: a client that gave up after a
-	// right credential must not leave its token spent.
-	a.t.end(a.group, true, context.WithoutCancel(a.r.Context()))
+	a.t.end(a.group, true)
 }
 
 // Failed keeps the token spent: the credential was wrong.
@@ -316,7 +355,7 @@ func (a *Attempt) Failed() {
 	}
 	a.ended = true
 	a.t.cfg.Metrics.authFailed()
-	a.t.end(a.group, false, nil)
+	a.t.end(a.group, false)
 }
 
 func (t *AuthThrottle) key(kind, group string) string {
