@@ -138,3 +138,24 @@ func TestSignInLandsWhereThePaymentsAre(t *testing.T) {
 		}
 	})
 }
+
+// The merchant's list of shops is kept between pages, but a shop made
+// through this instance shows on the next page at once.
+func TestNewShopShowsAtOnce(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		env := paydtest.Start(t, b, nil)
+		ru := env.NewShop(payd.RegionRU, "")
+		viewer := signedIn(t, env, ru, payd.RoleViewer)
+		if p := viewer.get("/dashboard/test/"); p.status != 200 || !strings.Contains(p.body, ru.ID) {
+			t.Fatalf("home = %d without the shop", p.status)
+		}
+		// Made alone, without keys (whose issue drops the lists too).
+		var kz struct{ ID string }
+		env.AdminDo("POST", "/admin/v1/shops", map[string]any{"merchant_id": ru.MerchantID, "region": payd.RegionKZ, "name": "Shop kz"}).
+			Expect(t, 201).Decode(t, &kz)
+		if p := viewer.get("/dashboard/test/"); !strings.Contains(p.body, `<option value="`+kz.ID+`"`) {
+			t.Fatalf("the new shop %s is not offered on the next page:\n%s", kz.ID, p.body)
+		}
+	})
+}
