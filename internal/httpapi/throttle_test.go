@@ -102,8 +102,7 @@ func TestAuthThrottleLogsOncePerWindow(t *testing.T) {
 func TestAuthThrottleHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 10})
-	req := httptest.NewRequest("POST", "/", nil)
-	req.RemoteAddr = "198.51.100.7:1"
+	req := fromAddr("198.51.100.7")
 	var checked atomic.Int32
 	var wg sync.WaitGroup
 	release := make(chan struct{})
@@ -132,8 +131,7 @@ func TestAuthThrottleHoldsUnderConcurrency(t *testing.T) {
 	}
 
 	// Right credentials spend nothing: 50 in a row on a fresh address.
-	ok := httptest.NewRequest("POST", "/", nil)
-	ok.RemoteAddr = "198.51.100.8:1"
+	ok := fromAddr("198.51.100.8")
 	for i := range 50 {
 		a, err := th.Begin(ok)
 		if err != nil {
@@ -151,8 +149,7 @@ func TestAuthThrottleHoldsUnderConcurrency(t *testing.T) {
 func TestAuthThrottleRightKeysWaitForChecksInFlight(t *testing.T) {
 	t.Parallel()
 	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 10})
-	req := httptest.NewRequest("POST", "/", nil)
-	req.RemoteAddr = "198.51.100.7:1"
+	req := fromAddr("198.51.100.7")
 	var inFlight, most, began atomic.Int32
 	var refused atomic.Int32
 	release := make(chan struct{})
@@ -173,7 +170,11 @@ func TestAuthThrottleRightKeysWaitForChecksInFlight(t *testing.T) {
 			a.Release()
 		})
 	}
-	for deadline := time.Now().Add(10 * time.Second); began.Load() < 10 && time.Now().Before(deadline); {
+	// The budget's worth are checked and the rest wait, all at once.
+	for deadline := time.Now().Add(10 * time.Second); began.Load() < 10 || th.waiting("198.51.100.7") < 90; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d checked and %d waiting, never 10 and 90", began.Load(), th.waiting("198.51.100.7"))
+		}
 		time.Sleep(time.Millisecond)
 	}
 	close(release)
@@ -203,8 +204,7 @@ func TestAuthThrottleRightKeysWaitForChecksInFlight(t *testing.T) {
 func TestAuthThrottleWaitEnds(t *testing.T) {
 	t.Parallel()
 	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 1, MaxWait: 50 * time.Millisecond})
-	req := httptest.NewRequest("POST", "/", nil)
-	req.RemoteAddr = "198.51.100.7:1"
+	req := fromAddr("198.51.100.7")
 	held, err := th.Begin(req)
 	if err != nil {
 		t.Fatal(err)
@@ -238,8 +238,7 @@ func TestAuthThrottleWaitEnds(t *testing.T) {
 func TestAuthThrottleWaitersRefusedWhenChecksFail(t *testing.T) {
 	t.Parallel()
 	th := NewAuthThrottle(ThrottleConfig{Scope: "merchant", FailuresPerMinute: 2})
-	req := httptest.NewRequest("POST", "/", nil)
-	req.RemoteAddr = "198.51.100.7:1"
+	req := fromAddr("198.51.100.7")
 	a, _ := th.Begin(req)
 	b, _ := th.Begin(req)
 	if a == nil || b == nil {
@@ -252,7 +251,12 @@ func TestAuthThrottleWaitersRefusedWhenChecksFail(t *testing.T) {
 			results <- err
 		}()
 	}
-	time.Sleep(20 * time.Millisecond) // let them queue; the result holds either way
+	for deadline := time.Now().Add(10 * time.Second); th.waiting("198.51.100.7") < 5; {
+		if time.Now().After(deadline) {
+			t.Fatal("the five requests never waited for the checks in flight")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	a.Failed()
 	b.Failed()
 	for range 5 {
@@ -260,6 +264,23 @@ func TestAuthThrottleWaitersRefusedWhenChecksFail(t *testing.T) {
 			t.Fatalf("a request waiting on failed checks: %v; want 429", err)
 		}
 	}
+}
+
+// fromAddr is a request from peer.
+func fromAddr(peer string) *http.Request {
+	r := httptest.NewRequest("POST", "/", nil)
+	r.RemoteAddr = peer + ":1"
+	return r
+}
+
+// waiting counts the requests of group waiting for a token.
+func (t *AuthThrottle) waiting(group string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f := t.flights[group]; f != nil {
+		return len(f.waiting)
+	}
+	return 0
 }
 
 func isTooMany(err error) bool {
