@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -141,25 +142,26 @@ func TestAuthCache(t *testing.T) {
 
 	t.Run("BurstSharesOneRead", func(t *testing.T) {
 		t.Parallel()
-		s, st, _ := setup(t)
-		st.read, st.gate = make(chan struct{}, 20), make(chan struct{})
-		errs := make(chan error, 20)
-		for range 20 {
-			go func() { errs <- auth(s) }()
-		}
-		<-st.read
-		time.Sleep(20 * time.Millisecond) // the others find the read in flight
-		close(st.gate)
-		for range 20 {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
+		// In a bubble, so that the test knows when every request is
+		// blocked: the first in its read, the others waiting for it.
+		synctest.Test(t, func(t *testing.T) {
+			s, st, _ := setup(t)
+			st.read, st.gate = make(chan struct{}, 20), make(chan struct{})
+			errs := make(chan error, 20)
+			for range 20 {
+				go func() { errs <- auth(s) }()
 			}
-		}
-		// One read; a second only if a request was held up between
-		// missing the entry and joining the read until it ended.
-		if n := st.loads.Load(); n > 2 {
-			t.Fatalf("%d reads for 20 requests at once on a missing entry", n)
-		}
+			synctest.Wait()
+			close(st.gate)
+			for range 20 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := st.loads.Load(); n != 1 {
+				t.Fatalf("%d reads for 20 requests at once on a missing entry, want 1", n)
+			}
+		})
 	})
 
 	t.Run("ReadBeforeAnInvalidationNotShared", func(t *testing.T) {
