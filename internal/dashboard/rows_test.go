@@ -139,9 +139,11 @@ func TestRowTextEscapedAsTheTemplate(t *testing.T) {
 	}
 }
 
-// An event's body is shown as json.Indent indents it, escaped as text,
-// whatever the document holds: nesting, empty objects and arrays, quotes
-// and backslashes in strings, markup, numbers, space between tokens.
+// An event's body is shown as json.Indent indents it, escaped as an
+// element's text, whatever the document holds: nesting, empty objects and
+// arrays, quotes and backslashes in strings, markup, numbers, space
+// between tokens. What the browser shows is the indented document itself,
+// and no markup of the document survives as markup.
 func TestPrettyJSONAsIndent(t *testing.T) {
 	for _, doc := range []string{
 		`{}`, `[]`, `null`, `"<b>&'x'</b>"`, `12.5e-3`,
@@ -156,12 +158,22 @@ func TestPrettyJSONAsIndent(t *testing.T) {
 			t.Fatalf("%s: %v", doc, err)
 		}
 		var w rowWriter
-		w.prettyJSON(doc)
-		if got, want := w.String(), template.HTMLEscapeString(strings.TrimSpace(b.String())); got != want {
+		w.prettyJSON([]byte(doc))
+		indented := strings.TrimSpace(b.String())
+		if got, want := w.String(), contentEscaper.Replace(indented); got != want {
 			t.Errorf("prettyJSON(%s)\n got %s\nwant %s", doc, got, want)
+		}
+		if shown := html.UnescapeString(w.String()); shown != indented {
+			t.Errorf("prettyJSON(%s) shows\n%s\nwant\n%s", doc, shown, indented)
+		}
+		if strings.ContainsAny(w.String(), "<>") {
+			t.Errorf("prettyJSON(%s) = %s: markup left unescaped", doc, w.String())
 		}
 	}
 }
+
+// contentEscaper escapes what means markup in an element's text.
+var contentEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // settlementTemplate is the markup of the balance page's registers as
 // balance.html held it.
