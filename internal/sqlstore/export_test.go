@@ -132,3 +132,9 @@ func (s *Store) PipeTx(ctx context.Context, readOnly bool, fn func(*sql.Tx) erro
 	}
 	return sqlTx.Commit()
 }
+
+// MigrationLock is the SQL of the key migrations lock on PostgreSQL.
+const MigrationLock = migrationLock
+
+// MigrationCount is how many migrations this build has.
+func MigrationCount() int { return len(migrations()) }
