@@ -119,7 +119,7 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 	began := time.Now()
 	// Each kind's time, for the log line that ends the reset: an operator
 	// asked why a reset was slow reads where it went.
-	var took []any
+	var kinds []any
 	for _, kind := range SandboxKindAll() {
 		if s.sandboxResetStep != nil {
 			s.sandboxResetStep(kind)
@@ -152,12 +152,12 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 			}
 			size = s.sandboxBatching.next(size, took)
 		}
-		took = append(took, string(kind)+"_ms", time.Since(kindBegan).Milliseconds())
+		kinds = append(kinds, string(kind)+"_ms", time.Since(kindBegan).Milliseconds())
 	}
 	if err := s.store.Tx(ctx, func(tx Tx) error { return tx.ShopSandboxResetMark(ctx, shopID, nil) }); err != nil {
 		return nil, withOp("reset sandbox", err)
 	}
 	s.log.InfoContext(ctx, "sandbox reset", append([]any{"shop", shopID, "payments", total.Payments,
-		"ledger_entries", total.LedgerEntries, "events", total.Events, "duration_ms", time.Since(began).Milliseconds()}, took...)...)
+		"ledger_entries", total.LedgerEntries, "events", total.Events, "duration_ms", time.Since(began).Milliseconds()}, kinds...)...)
 	return &total, nil
 }
