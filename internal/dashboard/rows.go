@@ -21,34 +21,42 @@ import (
 type rowWriter struct{ strings.Builder }
 
 // text writes s escaped, for an element's text or a quoted attribute, as
-// template.HTMLEscapeString escapes it, straight into the rows: an event's
-// body is kilobytes of quotes, and an escaped copy of each would be made
-// only to be copied again.
+// template.HTMLEscapeString escapes it, straight into the rows rather than
+// through an escaped copy of it.
 func (w *rowWriter) text(s string) {
 	last := 0
 	for i := 0; i < len(s); i++ {
-		var esc string
-		switch s[i] {
-		case '"':
-			esc = "&#34;"
-		case '\'':
-			esc = "&#39;"
-		case '&':
-			esc = "&amp;"
-		case '<':
-			esc = "&lt;"
-		case '>':
-			esc = "&gt;"
-		case 0:
-			esc = "\uFFFD"
-		default:
-			continue
+		if esc := escaped(s[i], true); esc != "" {
+			w.WriteString(s[last:i])
+			w.WriteString(esc)
+			last = i + 1
 		}
-		w.WriteString(s[last:i])
-		w.WriteString(esc)
-		last = i + 1
 	}
 	w.WriteString(s[last:])
+}
+
+// escaped is what byte c is written as in markup, "" when as it is:
+// quotes only where they would end an attribute's value.
+func escaped(c byte, quotes bool) string {
+	switch c {
+	case '&':
+		return "&amp;"
+	case '<':
+		return "&lt;"
+	case '>':
+		return "&gt;"
+	case 0:
+		return "\uFFFD"
+	case '"':
+		if quotes {
+			return "&#34;"
+		}
+	case '\'':
+		if quotes {
+			return "&#39;"
+		}
+	}
+	return ""
 }
 
 // monoLink writes a link to href in the monospaced face of ids, its text
@@ -155,22 +163,11 @@ func (w *rowWriter) prettyJSON(doc []byte) {
 func (w *rowWriter) content(b []byte) {
 	last := 0
 	for i, c := range b {
-		var esc string
-		switch c {
-		case '&':
-			esc = "&amp;"
-		case '<':
-			esc = "&lt;"
-		case '>':
-			esc = "&gt;"
-		case 0:
-			esc = "\uFFFD"
-		default:
-			continue
+		if esc := escaped(c, false); esc != "" {
+			w.Write(b[last:i])
+			w.WriteString(esc)
+			last = i + 1
 		}
-		w.Write(b[last:i])
-		w.WriteString(esc)
-		last = i + 1
 	}
 	w.Write(b[last:])
 }
