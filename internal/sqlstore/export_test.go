@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/paydhq/payd"
 )
 
 // MigrateTo applies the migrations up to version last, for tests of a
@@ -138,3 +140,16 @@ const MigrationLock = migrationLock
 
 // MigrationCount is how many migrations this build has.
 func MigrationCount() int { return len(migrations()) }
+
+// Synchronous is how the transaction's commit will be flushed: SQLite's
+// synchronous (2 is FULL, 1 NORMAL), PostgreSQL's synchronous_commit.
+func Synchronous(ctx context.Context, t payd.Tx) (string, error) {
+	x := t.(*tx)
+	q := `PRAGMA synchronous`
+	if x.d.Name() == "postgres" {
+		q = `SHOW synchronous_commit`
+	}
+	var v string
+	err := x.q.QueryRowContext(ctx, q).Scan(&v)
+	return v, err
+}
