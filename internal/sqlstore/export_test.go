@@ -135,12 +135,6 @@ func (s *Store) PipeTx(ctx context.Context, readOnly bool, fn func(*sql.Tx) erro
 	return sqlTx.Commit()
 }
 
-// MigrationLock is the SQL of the key migrations lock on PostgreSQL.
-const MigrationLock = migrationLock
-
-// MigrationCount is how many migrations this build has.
-func MigrationCount() int { return len(migrations()) }
-
 // Synchronous is how the transaction's commit will be flushed: SQLite's
 // synchronous (2 is FULL, 1 NORMAL), PostgreSQL's synchronous_commit.
 func Synchronous(ctx context.Context, t payd.Tx) (string, error) {

@@ -104,18 +104,6 @@ func (s *Store) schemaCurrent(ctx context.Context) error {
 	return nil
 }
 
-// migrationLock is the key of the advisory lock under which migrations
-// run on PostgreSQL, so that two instances starting at once never apply
-// the same one. It is the schema's: payd's tables live in the first
-// schema of the search path, and instances migrating other schemas of
-// the same database (a test suite's, one schema per test) have nothing
-// to wait for each other about; on a Citus coordinator a schema's
-// migrations and distribution take about a second, and one lock for the
-// whole database queued every test behind the others'. The key is the
-// schema's name hashed with a constant of payd's own; two schemas that
-// hashed alike would only wait for each other.
-const migrationLock = `hashtextextended(current_schema(), 7316504011)`
-
 // Migrate applies every migration not yet applied, in order, each in its
 // own transaction: one numbered below the highest applied (a database that
 // ran a later migration first) is applied too, not skipped. On PostgreSQL an advisory lock keeps two instances starting
@@ -138,10 +126,11 @@ func (s *Store) migrateWhere(ctx context.Context, want func(version int) bool) (
 	}
 	defer conn.Close()
 	if s.d.Name() == "postgres" {
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+migrationLock+`)`); err != nil {
+		const lockKey = 7_316_504_011 // any constant unique to payd migrations
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
 			return nil, err
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+migrationLock+`)`)
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lockKey)
 	}
 	if _, err := conn.ExecContext(ctx, migrationsTable); err != nil {
 		return nil, fmt.Errorf("create migrations table: %w", err)

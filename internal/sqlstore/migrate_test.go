@@ -1,12 +1,9 @@
 package sqlstore_test
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,26 +17,7 @@ import (
 // openUnmigrated opens a fresh store of the backend without migrating it.
 func openUnmigrated(t *testing.T, b paydtest.Backend) *sqlstore.Store {
 	t.Helper()
-	return openAt(t, b.DatabaseURL(t))
-}
-
-// forEachPostgres runs fn on each backend that is a PostgreSQL server.
-func forEachPostgres(t *testing.T, fn func(t *testing.T, b paydtest.Backend)) {
-	for _, b := range paydtest.Backends(t) {
-		if b.Name == "sqlite" {
-			continue
-		}
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, b)
-		})
-	}
-}
-
-// openAt opens the store of a database URL without migrating it.
-func openAt(t *testing.T, url string) *sqlstore.Store {
-	t.Helper()
-	s, err := sqlstore.Open(t.Context(), url, t.TempDir())
+	s, err := sqlstore.Open(t.Context(), b.DatabaseURL(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,81 +291,6 @@ func TestMigration0024Fillfactor(t *testing.T) {
 			if !slices.Contains(strings.Split(got, ","), want) {
 				t.Errorf("%s's storage parameters = %q, want %s among them", table, got, want)
 			}
-		}
-	})
-}
-
-// TestMigrationLockIsTheSchemas: while one schema's migrations are held
-// up, another schema of the same database migrates, and the held-up
-// schema's Migrate waits for its lock, then applies every migration once;
-// two instances migrating one schema at once both succeed.
-func TestMigrationLockIsTheSchemas(t *testing.T) {
-	t.Parallel()
-	// SQLite's single writer orders migrations by itself: the lock is
-	// PostgreSQL's (and a Citus coordinator's).
-	forEachPostgres(t, func(t *testing.T, b paydtest.Backend) {
-		ctx := t.Context()
-		held := b.DatabaseURL(t)
-		db, err := sql.Open("pgx", held)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+sqlstore.MigrationLock+`)`); err != nil {
-			t.Fatal(err)
-		}
-
-		waiting := openAt(t, held)
-		done := make(chan error, 1)
-		go func() { _, err := waiting.Migrate(ctx); done <- err }()
-		paydtest.Eventually(t, "the held-up schema's Migrate waits for its lock", func() bool {
-			var n int
-			err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
-			return err == nil && n > 0
-		})
-
-		other, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		if _, err := openUnmigrated(t, b).Migrate(other); err != nil {
-			t.Fatalf("another schema's Migrate while one schema's lock is held: %v", err)
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the held-up schema's Migrate ended (%v) while its lock was held", err)
-		default:
-		}
-
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_unlock(`+sqlstore.MigrationLock+`)`); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err != nil {
-			t.Fatalf("the held-up schema's Migrate: %v", err)
-		}
-		second := openAt(t, held)
-		if applied, err := second.Migrate(ctx); err != nil || len(applied) != 0 {
-			t.Fatalf("a second Migrate of the migrated schema applied %v (%v), want nothing", applied, err)
-		}
-
-		// Two instances of a fresh schema at once.
-		fresh := b.DatabaseURL(t)
-		var applied [2][]string
-		var errs [2]error
-		var wg sync.WaitGroup
-		for i := range 2 {
-			s := openAt(t, fresh)
-			wg.Go(func() { applied[i], errs[i] = s.Migrate(ctx) })
-		}
-		wg.Wait()
-		if errs[0] != nil || errs[1] != nil {
-			t.Fatalf("two instances migrating one schema at once: %v, %v", errs[0], errs[1])
-		}
-		if n := len(applied[0]) + len(applied[1]); n != sqlstore.MigrationCount() {
-			t.Errorf("two instances at once applied %d and %d migrations, want %d in all", len(applied[0]), len(applied[1]), sqlstore.MigrationCount())
 		}
 	})
 }
