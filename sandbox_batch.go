@@ -55,11 +55,7 @@ type bulkKey struct{}
 // reset's batches: a store that commits several callers' transactions as
 // one (sqlstore on SQLite, whose one writer commits in groups) commits
 // each of them apart, so that requests queued beside a batch commit
-// without waiting for it. A store may also return from a bulk commit
-// before it is flushed to the disk: a crash can then undo the bulk
-// commits made after the last ordinary one, never an ordinary commit.
-// Bulk work must be safe to find half undone: a reset's mark stays until
-// its last, ordinary commit, and the next reset finishes the work.
+// without waiting for it.
 func WithBulk(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bulkKey{}, true)
 }

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/paydhq/payd"
 )
 
 // MigrateTo applies the migrations up to version last, for tests of a
@@ -133,17 +131,4 @@ func (s *Store) PipeTx(ctx context.Context, readOnly bool, fn func(*sql.Tx) erro
 		return errors.Join(err, sqlTx.Rollback())
 	}
 	return sqlTx.Commit()
-}
-
-// Synchronous is how the transaction's commit will be flushed: SQLite's
-// synchronous (2 is FULL, 1 NORMAL), PostgreSQL's synchronous_commit.
-func Synchronous(ctx context.Context, t payd.Tx) (string, error) {
-	x := t.(*tx)
-	q := `PRAGMA synchronous`
-	if x.d.Name() == "postgres" {
-		q = `SHOW synchronous_commit`
-	}
-	var v string
-	err := x.q.QueryRowContext(ctx, q).Scan(&v)
-	return v, err
 }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync"
@@ -144,22 +143,12 @@ func (g *commitGroup) commit(group []*grouped) {
 			}
 		}
 	}
-	alone := len(group) == 1
-	begin := g.db.BeginTx
-	if alone && payd.IsBulk(group[0].ctx) {
-		conn, err := unflushed(ctx, g.db)
-		if err != nil {
-			fail(translate(err))
-			return
-		}
-		defer conn.flushAgain(ctx)
-		begin = conn.BeginTx
-	}
-	sqlTx, err := begin(ctx, nil)
+	sqlTx, err := g.db.BeginTx(ctx, nil)
 	if err != nil {
 		fail(translate(fmt.Errorf("begin: %w", err)))
 		return
 	}
+	alone := len(group) == 1
 	for _, m := range group {
 		if m.err = m.ctx.Err(); m.err != nil {
 			continue
@@ -242,38 +231,4 @@ func (u uncanceled) QueryContext(ctx context.Context, query string, args ...any)
 
 func (u uncanceled) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	return u.q.QueryRowContext(context.WithoutCancel(ctx), query, args...)
-}
-
-// unflushedConn is the writer's connection while a bulk transaction
-// (payd.WithBulk) runs on it with synchronous=NORMAL: its COMMIT is not
-// flushed to the disk on its own. Nothing acknowledged can be lost by it:
-// the WAL is one sequence, every later commit under synchronous=FULL
-// flushes it whole, and a crash can only lose its end, the bulk commits
-// after the last full one. A sandbox reset's batches are such work: the
-// reset's mark, committed in full before them, stays until the reset's
-// last commit (full) removes it, so a reset cut short by a crash is
-// finished by the next one, whatever batches the crash undid. A batch's
-// flush was a third of a reset's time on SQLite.
-type unflushedConn struct{ *sql.Conn }
-
-func unflushed(ctx context.Context, db *sql.DB) (*unflushedConn, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return &unflushedConn{conn}, nil
-}
-
-// flushAgain puts synchronous=FULL back and returns the connection to the
-// pool; a connection it cannot put back is thrown away, never left to
-// commit anyone's transaction unflushed.
-func (c *unflushedConn) flushAgain(ctx context.Context) {
-	if _, err := c.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
-		_ = c.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	c.Close()
 }

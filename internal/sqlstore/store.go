@@ -246,17 +246,6 @@ func (s *Store) Tx(ctx context.Context, fn func(payd.Tx) error) error {
 	t := &tx{q: sqlTx, sqlTx: sqlTx, d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups}
 	if s.d.Name() == "postgres" {
 		t.q, t.pipelined = route(s.d, carrying{sqlTx}), true
-		if payd.IsBulk(ctx) {
-			// Bulk work (a sandbox reset's batches) does not wait
-			// for its commit's flush, as on SQLite (unflushedConn):
-			// the next commit that does wait flushes the WAL up to
-			// itself, so a crash can undo only bulk commits made
-			// after the last of those.
-			if _, err := t.q.ExecContext(ctx, `SET LOCAL synchronous_commit TO off`); err != nil {
-				_ = sqlTx.Rollback()
-				return translate(fmt.Errorf("begin: %w", err))
-			}
-		}
 	}
 	err = fn(t)
 	if err == nil {
