@@ -118,9 +118,7 @@ func TestAuthThrottleHoldsUnderConcurrency(t *testing.T) {
 		})
 	}
 	// The checks stay in flight until the budget's worth have begun.
-	for deadline := time.Now().Add(10 * time.Second); checked.Load() < 10 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
+	until(t, "the budget's worth of checks in flight", func() bool { return checked.Load() >= 10 })
 	close(release)
 	wg.Wait()
 	if got := checked.Load(); got != 10 {
@@ -171,12 +169,7 @@ func TestAuthThrottleRightKeysWaitForChecksInFlight(t *testing.T) {
 		})
 	}
 	// The budget's worth are checked and the rest wait, all at once.
-	for deadline := time.Now().Add(10 * time.Second); began.Load() < 10 || th.waiting("198.51.100.7") < 90; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d checked and %d waiting, never 10 and 90", began.Load(), th.waiting("198.51.100.7"))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	until(t, "10 checked and 90 waiting", func() bool { return began.Load() >= 10 && th.waiting("198.51.100.7") >= 90 })
 	close(release)
 	wg.Wait()
 	if refused.Load() != 0 || began.Load() != 100 {
@@ -251,12 +244,7 @@ func TestAuthThrottleWaitersRefusedWhenChecksFail(t *testing.T) {
 			results <- err
 		}()
 	}
-	for deadline := time.Now().Add(10 * time.Second); th.waiting("198.51.100.7") < 5; {
-		if time.Now().After(deadline) {
-			t.Fatal("the five requests never waited for the checks in flight")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	until(t, "the five requests waiting for the checks in flight", func() bool { return th.waiting("198.51.100.7") >= 5 })
 	a.Failed()
 	b.Failed()
 	for range 5 {
@@ -281,6 +269,18 @@ func (t *AuthThrottle) waiting(group string) int {
 		return len(f.waiting)
 	}
 	return 0
+}
+
+// until waits for cond, a state the requests under test reach, polling
+// it; a test asserts only after it holds, never after a fixed pause.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("never reached: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func isTooMany(err error) bool {
