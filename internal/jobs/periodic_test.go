@@ -26,7 +26,12 @@ func TestRunPeriodicNowKeepsOneWaitingRun(t *testing.T) {
 		store, clock, q := idleQueue(t, b)
 		const jumps = 3
 		for range jumps {
-			clock.Advance(time.Hour)
+			// Each jump lands just past the start of an hour, which
+			// starts a period of every sweep: the wall clock runs on
+			// between the two asks, and asks on either side of a
+			// period's end would rightly get two runs.
+			next := clock.Now().Add(time.Hour)
+			clock.Advance(time.Hour + next.Truncate(time.Hour).Add(time.Hour).Sub(next) + 10*time.Millisecond)
 			for range 2 {
 				if err := q.RunPeriodicNow(ctx); err != nil {
 					t.Fatal(err)
