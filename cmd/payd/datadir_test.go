@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paydhq/payd/internal/paydtest"
 )
 
 var built struct {
@@ -21,7 +23,8 @@ var built struct {
 
 // TestMain removes the binary buildPayd made.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	// The services the tests start share emptied schemas.
+	code := paydtest.Main(m)
 	if built.bin != "" {
 		os.RemoveAll(filepath.Dir(built.bin))
 	}

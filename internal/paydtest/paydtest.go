@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -91,42 +90,14 @@ func (b Backend) DatabaseURL(t testing.TB) string {
 	if b.URL == "" {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, err := sql.Open("pgx", b.URL)
-	if err != nil {
-		t.Fatalf("PAYD_TEST_DATABASE_URL: %v", err)
-	}
-	defer db.Close()
-	raw := make([]byte, 6)
-	rand.Read(raw)
-	schema := "t_" + hex.EncodeToString(raw)
-	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("PostgreSQL at PAYD_TEST_DATABASE_URL is required but unusable: %v", err)
-	}
+	schema := b.createSchema(t)
 	t.Cleanup(func() {
-		db, err := sql.Open("pgx", b.URL)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
+		withDB(b.URL, func(ctx context.Context, db *sql.DB) error {
+			_, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE")
+			return err
+		})
 	})
-	u, err := url.Parse(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	if b.Name == "citus" {
-		// Merchant work must name its shard group: a statement that
-		// would read or write every group fails, unless the store runs
-		// it as one of its named operator-wide statements
-		// (sqlstore/fanout.go).
-		q.Set("citus.multi_task_query_log_level", "error")
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
+	return b.schemaURL(t, schema)
 }
 
 // Env is a running service.
@@ -228,9 +199,9 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbURL := opts.DatabaseURL
+	dbURL, migrated := opts.DatabaseURL, func() {}
 	if dbURL == "" {
-		dbURL = b.DatabaseURL(t)
+		dbURL, migrated = b.MigratedDatabaseURL(t, "service")
 	}
 	authClock := &payd.TestClock{}
 	logger, printLog := opts.Logger, func() {}
@@ -250,6 +221,7 @@ func Start(t testing.TB, b Backend, opts *Options) *Env {
 	if err != nil {
 		t.Fatalf("start payd on %s: %v", b.Name, err)
 	}
+	migrated()
 	if err := in.Start(ctx); err != nil {
 		t.Fatalf("start jobs: %v", err)
 	}

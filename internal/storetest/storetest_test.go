@@ -1,6 +1,7 @@
 package storetest_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/paydhq/payd"
@@ -10,6 +11,9 @@ import (
 	"github.com/paydhq/payd/internal/storetest"
 )
 
+// The suite's stores share emptied schemas (paydtest.Main).
+func TestMain(m *testing.M) { os.Exit(paydtest.Main(m)) }
+
 // TestSQLStore runs the suite on sqlstore for every configured backend:
 // SQLite always, PostgreSQL when PAYD_TEST_DATABASE_URL is set.
 func TestSQLStore(t *testing.T) {
@@ -18,7 +22,8 @@ func TestSQLStore(t *testing.T) {
 			t.Parallel()
 			storetest.Run(t, func(t *testing.T) payd.Store {
 				t.Helper()
-				s, err := sqlstore.Open(t.Context(), b.DatabaseURL(t), t.TempDir())
+				url, migrated := b.MigratedDatabaseURL(t, "store")
+				s, err := sqlstore.Open(t.Context(), url, t.TempDir())
 				if err != nil {
 					t.Fatalf("open %s: %v", b.Name, err)
 				}
@@ -26,6 +31,7 @@ func TestSQLStore(t *testing.T) {
 				if _, err := s.Migrate(t.Context()); err != nil {
 					t.Fatalf("migrate %s: %v", b.Name, err)
 				}
+				migrated()
 				return s
 			})
 		})
