@@ -51,9 +51,10 @@ test:
 ## test-citus: the store suite and the merchant API's suite on a Citus cluster of their own (a coordinator and two
 ## workers on free loopback ports; scripts/install-citus builds the extension from ../shared/vendor when it is missing),
 ## with statements that would touch more than one merchant's shard group refused (docs/operations.md). Four tests at
-## a time: a test's fresh schema on a cluster waits on the nodes more than it works. The bound is per package: the
-## merchant API's package takes about 10 minutes alone on a quiet machine and took 22.5 in CI on a slow day, beside
-## the store suite (beside `make test` it once ran past 40, which is why .ci/run runs this after it).
+## a time: a test on a cluster waits on the nodes more than it works. The bound is per package: the merchant API's
+## package takes about 6 minutes beside the store suite since tests share emptied schemas (paydtest.Main; 14 to 22
+## before, when each test distributed a fresh one), and beside `make test` it once ran past 40, which is why .ci/run
+## runs this after it.
 CITUS_PACKAGES ?= ./internal/storetest/ ./internal/sqlstore/ ./internal/api/
 test-citus:
 	scripts/install-citus
