@@ -101,11 +101,9 @@ func (s *Service) beginPasswordCheck() (func(), error) {
 func (s *Service) KDFRuns() int64 { return s.kdfRuns.Load() }
 
 // kdf runs argon2id; every hash and every verification, the dummy one of
-// an unknown email included, goes through it. Its memory goes back to the
-// system once runs stop (kdfMemory).
+// an unknown email included, goes through it.
 func (s *Service) kdf(password, salt []byte, p Argon2Params) []byte {
 	s.kdfRuns.Add(1)
-	defer kdfMemory.ran()
 	return argon2.IDKey(password, salt, p.Time, p.MemoryKiB, p.Threads, p.KeyLen)
 }
 
