@@ -132,25 +132,26 @@ func (l *lease) migrated(t testing.TB) {
 
 // giveBack empties the schema and returns it to the pool, or drops it.
 func (l *lease) giveBack() {
-	shared := false
 	withDB(l.b.URL, func(ctx context.Context, db *sql.DB) error {
 		pool.Lock()
 		want := pool.shape[l.key]
 		pool.Unlock()
+		shared := false
 		if want != "" {
 			got, err := structure(ctx, db, l.schema)
 			shared = err == nil && got == want && empty(ctx, db, l.schema) == nil
 		}
+		pool.Lock()
+		if shared = shared && pool.on; shared {
+			pool.free[l.key] = append(pool.free[l.key], l.schema)
+		}
+		pool.Unlock()
 		if !shared {
-			db.ExecContext(ctx, "DROP SCHEMA "+l.schema+" CASCADE")
+			_, err := db.ExecContext(ctx, "DROP SCHEMA "+l.schema+" CASCADE")
+			return err
 		}
 		return nil
 	})
-	pool.Lock()
-	if shared && pool.on {
-		pool.free[l.key] = append(pool.free[l.key], l.schema)
-	}
-	pool.Unlock()
 }
 
 // empty deletes every row of the schema's tables but the migration
