@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/x509"
-	"database/sql"
 	"encoding/hex"
 	"log/slog"
 	"net"
@@ -91,12 +90,7 @@ func (b Backend) DatabaseURL(t testing.TB) string {
 		return ""
 	}
 	schema := b.createSchema(t)
-	t.Cleanup(func() {
-		withDB(b.URL, func(ctx context.Context, db *sql.DB) error {
-			_, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			return err
-		})
-	})
+	t.Cleanup(func() { dropSchema(b.URL, schema) })
 	return b.schemaURL(t, schema)
 }
 

@@ -23,19 +23,23 @@ import (
 // as riverdbtest does: at the end of a test its schema is emptied, every
 // table but the records of applied migrations, and the next test starts
 // on it as on a fresh one (its sequences go on from where the last test
-// left them, as they may in any database). A schema whose structure the test changed
-// (its relations, columns, constraints or indexes differ from what the
-// migrations made) is dropped, not shared; so is one that could not be
-// emptied within seconds (a connection left holding a lock). Main drops
-// the shared schemas when the package's tests end.
+// left them, as they may in any database). A schema whose structure the
+// test changed (its relations, columns, constraints or indexes differ
+// from what the migrations made) is dropped, not shared; so is one that
+// could not be emptied within seconds (a connection left holding a lock).
+// Main drops the shared schemas when the package's tests end.
 var pool struct {
 	sync.Mutex
-	on bool
-	// free holds the emptied schemas, and shape the structure the
-	// migrations make, taken of a fresh schema just after they ran; both
-	// per backend URL and set of migrations.
+	// free holds the emptied schemas and shape what the migrations make,
+	// both per backend URL and set of migrations; free is nil outside Main.
 	free  map[poolKey][]string
-	shape map[poolKey]string
+	shape map[poolKey]migratedShape
+}
+
+// migratedShape is what a set of migrations makes, read of a fresh schema
+// just after they ran: its structure, and the statement that empties it.
+type migratedShape struct {
+	structure, truncate string
 }
 
 // poolKey is a backend URL and the migrations a schema has: the store's
@@ -51,23 +55,18 @@ var keptTables = []string{"payd_migrations", "river_migration"}
 //	func TestMain(m *testing.M) { os.Exit(paydtest.Main(m)) }
 func Main(m *testing.M) int {
 	pool.Lock()
-	pool.on, pool.free, pool.shape = true, map[poolKey][]string{}, map[poolKey]string{}
+	pool.free, pool.shape = map[poolKey][]string{}, map[poolKey]migratedShape{}
 	pool.Unlock()
 	code := m.Run()
 	pool.Lock()
 	free := pool.free
-	pool.on, pool.free = false, nil
+	pool.free = nil
 	pool.Unlock()
 	for k, schemas := range free {
-		if err := withDB(k.url, func(ctx context.Context, db *sql.DB) error {
-			for _, s := range schemas {
-				if _, err := db.ExecContext(ctx, "DROP SCHEMA "+s+" CASCADE"); err != nil {
-					return err
-				}
+		for _, s := range schemas {
+			if err := dropSchema(k.url, s); err != nil {
+				fmt.Fprintf(os.Stderr, "paydtest: drop the shared schema %s: %v\n", s, err)
 			}
-			return nil
-		}); err != nil {
-			fmt.Fprintln(os.Stderr, "paydtest: drop the shared schemas:", err)
 		}
 	}
 	return code
@@ -81,7 +80,7 @@ func Main(m *testing.M) int {
 // structure becomes the one every shared schema must keep.
 func (b Backend) MigratedDatabaseURL(t testing.TB, migrations string) (url string, migrated func()) {
 	pool.Lock()
-	on := pool.on && b.URL != ""
+	on := pool.free != nil && b.URL != ""
 	l := &lease{b: b, key: poolKey{b.URL, migrations}}
 	if free := pool.free[l.key]; on && len(free) > 0 {
 		l.schema, pool.free[l.key] = free[len(free)-1], free[:len(free)-1]
@@ -108,23 +107,25 @@ type lease struct {
 	fresh  bool
 }
 
-// migrated records the structure of a fresh schema just migrated.
+// migrated records what the migrations made of a fresh schema.
 func (l *lease) migrated(t testing.TB) {
 	pool.Lock()
-	known := pool.shape[l.key] != ""
+	_, known := pool.shape[l.key]
 	pool.Unlock()
 	if !l.fresh || known {
 		return
 	}
-	var shape string
+	var shape migratedShape
 	if err := withDB(l.b.URL, func(ctx context.Context, db *sql.DB) (err error) {
-		shape, err = structure(ctx, db, l.schema)
+		if shape.structure, err = structure(ctx, db, l.schema); err == nil {
+			shape.truncate, err = truncation(ctx, db, l.schema)
+		}
 		return err
 	}); err != nil {
-		t.Fatalf("read the migrated schema's structure: %v", err)
+		t.Fatalf("read the migrated schema: %v", err)
 	}
 	pool.Lock()
-	if pool.shape[l.key] == "" {
+	if _, known := pool.shape[l.key]; !known {
 		pool.shape[l.key] = shape
 	}
 	pool.Unlock()
@@ -134,15 +135,15 @@ func (l *lease) migrated(t testing.TB) {
 func (l *lease) giveBack() {
 	withDB(l.b.URL, func(ctx context.Context, db *sql.DB) error {
 		pool.Lock()
-		want := pool.shape[l.key]
+		want, known := pool.shape[l.key]
 		pool.Unlock()
 		shared := false
-		if want != "" {
+		if known {
 			got, err := structure(ctx, db, l.schema)
-			shared = err == nil && got == want && empty(ctx, db, l.schema) == nil
+			shared = err == nil && got == want.structure && empty(ctx, db, l.schema, want.truncate) == nil
 		}
 		pool.Lock()
-		if shared = shared && pool.on; shared {
+		if shared = shared && pool.free != nil; shared {
 			pool.free[l.key] = append(pool.free[l.key], l.schema)
 		}
 		pool.Unlock()
@@ -154,37 +155,36 @@ func (l *lease) giveBack() {
 	})
 }
 
-// empty deletes every row of the schema's tables but the migration
-// records, in one transaction that waits at most a few seconds for a lock.
-func empty(ctx context.Context, db *sql.DB, schema string) error {
-	rows, err := db.QueryContext(ctx, `SELECT quote_ident(relname) FROM pg_class
-		WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'p') AND relname <> ALL ($2) ORDER BY relname`,
-		schema, "{"+strings.Join(keptTables, ",")+"}")
-	if err != nil {
+// dropSchema drops a test's schema.
+func dropSchema(base, schema string) error {
+	return withDB(base, func(ctx context.Context, db *sql.DB) error {
+		_, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE")
 		return err
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return err
-		}
-		tables = append(tables, schema+"."+name)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
+	})
+}
+
+// truncation is the statement that deletes every row of the schema's
+// tables but the migration records, naming them unqualified.
+func truncation(ctx context.Context, db *sql.DB, schema string) (string, error) {
+	var list string
+	err := db.QueryRowContext(ctx, `SELECT string_agg(quote_ident(relname), ', ' ORDER BY relname) FROM pg_class
+		WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'p') AND relname <> ALL ($2)`,
+		schema, "{"+strings.Join(keptTables, ",")+"}").Scan(&list)
+	return "TRUNCATE " + list, err
+}
+
+// empty runs truncate in the schema, in one transaction that waits at
+// most a few seconds for a lock.
+func empty(ctx context.Context, db *sql.DB, schema, truncate string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, "TRUNCATE "+strings.Join(tables, ", ")); err != nil {
-		return err
+	for _, q := range []string{"SET LOCAL lock_timeout = '5s'", "SET LOCAL search_path = " + schema, truncate} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }
