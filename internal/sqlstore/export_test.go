@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/paydhq/payd"
 )
 
 // MigrateTo applies the migrations up to version last, for tests of a
@@ -131,4 +133,10 @@ func (s *Store) PipeTx(ctx context.Context, readOnly bool, fn func(*sql.Tx) erro
 		return errors.Join(err, sqlTx.Rollback())
 	}
 	return sqlTx.Commit()
+}
+
+// PaymentViewsOf reads payments' renderings in one statement, as the reads
+// View batches (readBatch) are made.
+func (s *Store) PaymentViewsOf(ctx context.Context, ids []string) (map[string]*payd.PaymentView, error) {
+	return paymentViewsOf(ctx, route(s.d, s.rdb), s.d, ids)
 }

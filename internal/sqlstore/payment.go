@@ -217,17 +217,49 @@ func (t *tx) PaymentViewList(ctx context.Context, p *payd.PaymentListParams) (pa
 }
 
 // PaymentViewGet reads one payment's rendering as PaymentViewList does.
+// Outside a transaction it may be read together with others (readBatch).
 func (t *tx) PaymentViewGet(ctx context.Context, id string) (*payd.PaymentView, error) {
+	if t.views != nil {
+		v, err := t.views.get(ctx, id)
+		return v, noRows(err)
+	}
+	v, err := paymentViewOne(ctx, t.q, t.d, id)
+	return v, noRows(err)
+}
+
+// paymentViewColumns are what a payment's read for its rendering takes.
+var paymentViewColumns = `SELECT id, created_at, shop_id, test, ` + paymentRendering + ` FROM payments WHERE `
+
+func paymentViewOne(ctx context.Context, q querier, d dialect, id string) (*payd.PaymentView, error) {
 	var v payd.PaymentView
 	var at int64
 	var view, doc sql.NullString
-	err := t.q.QueryRowContext(ctx, `SELECT id, created_at, shop_id, test, `+paymentRendering+` FROM payments WHERE id = $1`+onKey(t.d, "merchant_key", 2),
+	err := q.QueryRowContext(ctx, paymentViewColumns+`id = $1`+onKey(d, "merchant_key", 2),
 		id, keyOf(id)).Scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc)
 	if err != nil {
-		return nil, noRows(err)
+		return nil, err
 	}
 	v.CreatedAt = fromMicros(at)
 	return &v, rendered(&v, view, doc)
+}
+
+// paymentViewsOf reads the renderings of the payments of ids that exist,
+// in one statement.
+func paymentViewsOf(ctx context.Context, q querier, d dialect, ids []string) (map[string]*payd.PaymentView, error) {
+	list, _ := json.Marshal(ids)
+	out := make(map[string]*payd.PaymentView, len(ids))
+	err := eachRow(ctx, q, paymentViewColumns+`id IN (`+d.jsonStrings(1)+`)`, []any{string(list)}, func(r *sql.Rows) error {
+		var v payd.PaymentView
+		var at int64
+		var view, doc sql.NullString
+		if err := r.Scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc); err != nil {
+			return err
+		}
+		v.CreatedAt = fromMicros(at)
+		out[v.ID] = &v
+		return rendered(&v, view, doc)
+	})
+	return out, err
 }
 
 // rendered sets v's JSON: the stored rendering when it is of the running

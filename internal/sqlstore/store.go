@@ -48,6 +48,8 @@ type Store struct {
 	// groups is set on a Citus cluster: whether the sweeps read worker
 	// by worker (groupwise.go).
 	groups *groupHealth
+	// views reads payments' renderings for View together (readbatch.go).
+	views *readBatch[*payd.PaymentView]
 }
 
 var _ payd.Store = (*Store)(nil)
@@ -103,6 +105,8 @@ func OpenWith(ctx context.Context, url, dataDir string, opts Options) (*Store, e
 	}
 	if s.d.distributed() {
 		s.groups = &groupHealth{onSkipped: opts.OnGroupsSkipped}
+	} else {
+		s.views = s.paymentViews()
 	}
 	return s, nil
 }
@@ -288,7 +292,7 @@ func (s *Store) Snapshot(ctx context.Context, fn func(payd.Tx) error) error {
 
 // View runs fn against the pool without a transaction.
 func (s *Store) View(ctx context.Context, fn func(payd.Tx) error) error {
-	return translate(fn(&tx{q: route(s.d, s.rdb), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups}))
+	return translate(fn(&tx{q: route(s.d, s.rdb), d: s.d, keys: s.keys, fanOutChecked: s.fanOutChecked, groups: s.groups, views: s.views}))
 }
 
 // Ready checks the schema is current and, on PostgreSQL, that the server
@@ -333,6 +337,8 @@ type tx struct {
 	// fanOutChecked and groups are the Store's (fanout.go, groupwise.go).
 	fanOutChecked bool
 	groups        *groupHealth
+	// views is the Store's, in View alone: reads there may go together.
+	views *readBatch[*payd.PaymentView]
 }
 
 // AfterCommit runs fn after a successful commit; outside a transaction

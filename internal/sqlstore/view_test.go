@@ -17,9 +17,9 @@ import (
 
 // TestPaymentViewListRendersOlderRows: a payment written before renderings
 // were kept (view is NULL), or whose rendering is of an older
-// PaymentViewVersion, is listed and read alone (a GET) rendered from its
-// document, exactly as one written now, and is found by the stale pass
-// until it is written again.
+// PaymentViewVersion, is listed and read (a GET, alone or with others)
+// rendered from its document, exactly as one written now, and is found by
+// the stale pass until it is written again.
 func TestPaymentViewListRendersOlderRows(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
@@ -66,6 +66,16 @@ func TestPaymentViewListRendersOlderRows(t *testing.T) {
 			}
 			if one.JSON != page.Items[0].JSON {
 				t.Fatalf("PaymentViewGet rendered %s, the list %s", one.JSON, page.Items[0].JSON)
+			}
+			// Reads made together (View's readBatch) render it so too,
+			// and leave out an id with no payment.
+			missing := ids.New(payd.PrefixPayment, now)
+			together, err := s.PaymentViewsOf(ctx, []string{missing, pay.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := together[pay.ID]; len(together) != 1 || v == nil || *v != *one {
+				t.Fatalf("read together: %+v, want only %+v", together, one)
 			}
 			return page.Items[0].JSON
 		}

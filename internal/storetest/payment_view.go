@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,4 +70,56 @@ func testPaymentViewGet(t *testing.T, open func(t *testing.T) payd.Store) {
 		return err
 	})
 	wantErr(t, "PaymentViewGet of a missing id", err, payd.ErrNoRows)
+}
+
+// testPaymentViewsAtOnce: reads made at once, which a store may answer
+// together, each get their own payment, of their own shop, and a missing
+// id ErrNoRows, whichever reads go with them.
+func testPaymentViewsAtOnce(t *testing.T, open func(t *testing.T) payd.Store) {
+	s := open(t)
+	ctx := t.Context()
+	now := ts(time.Now())
+	want := map[string]*payd.Payment{}
+	var ids []string
+	for m := range 3 {
+		shop := addShop(t, s, addMerchant(t, s, now).ID, now)
+		for i := range 10 {
+			p := newPayment(shop, fmt.Sprintf("at-once-%d-%d", m, i), now, now.Add(time.Hour))
+			mustTx(t, s, func(tx payd.Tx) error { return tx.PaymentInsert(ctx, p) })
+			want[p.ID] = p
+			ids = append(ids, p.ID)
+		}
+	}
+	for range 10 {
+		ids = append(ids, newID(payd.PrefixPayment, now))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*len(ids))
+	for range 8 {
+		for _, id := range ids {
+			wg.Go(func() {
+				var v *payd.PaymentView
+				err := s.View(ctx, func(tx payd.Tx) (err error) { v, err = tx.PaymentViewGet(ctx, id); return err })
+				p := want[id]
+				switch {
+				case p == nil && !errors.Is(err, payd.ErrNoRows):
+					errs <- fmt.Errorf("read of missing %s: %v, %v", id, v, err)
+				case p == nil:
+				case err != nil:
+					errs <- fmt.Errorf("read of %s: %w", id, err)
+				case v.ID != id || v.ShopID != p.ShopID || v.Test != p.Test:
+					errs <- fmt.Errorf("read of %s gave %s of shop %s, want shop %s", id, v.ID, v.ShopID, p.ShopID)
+				default:
+					if b, _ := json.Marshal(p.View("")); v.JSON != string(b) {
+						errs <- fmt.Errorf("read of %s rendered %s, want %s", id, v.JSON, b)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

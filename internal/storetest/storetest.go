@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Payment", testPayment},
 		{"PaymentViewsStale", testPaymentViewsStale},
 		{"PaymentViewGet", testPaymentViewGet},
+		{"PaymentViewsAtOnce", testPaymentViewsAtOnce},
 		{"Refund", testRefund},
 		{"Settlement", testSettlement},
 		{"Ledger", testLedger},
