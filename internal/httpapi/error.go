@@ -143,7 +143,10 @@ var newline = []byte("\n")
 // Logger returns the request's logger, which carries its request id (the
 // default logger outside a framed request).
 func Logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+	switch l := ctx.Value(loggerKey{}).(type) {
+	case *requestLog:
+		return l.logger()
+	case *slog.Logger:
 		return l
 	}
 	return slog.Default()
