@@ -407,6 +407,10 @@ func pipeValue(m *pgtype.Map, fd pgconn.FieldDescription, raw []byte) (driver.Va
 	}
 	scan := func(dst any) error { return m.Scan(fd.DataTypeOID, fd.Format, raw, dst) }
 	switch fd.DataTypeOID {
+	case pgtype.TextOID, pgtype.VarcharOID:
+		// Text is its bytes in either format, as pgx's own plan reads
+		// it: without looking the plan up for each value of a page.
+		return string(raw), nil
 	case pgtype.BoolOID:
 		var v bool
 		return v, scan(&v)
