@@ -135,6 +135,9 @@ func (s *Store) PipeTx(ctx context.Context, readOnly bool, fn func(*sql.Tx) erro
 	return sqlTx.Commit()
 }
 
+// ReadsTogether says whether View batches reads of payments (readBatch).
+func (s *Store) ReadsTogether() bool { return s.views != nil }
+
 // PaymentViewsOf reads payments' renderings in one statement, as the reads
 // View batches (readBatch) are made.
 func (s *Store) PaymentViewsOf(ctx context.Context, ids []string) (map[string]*payd.PaymentView, error) {
