@@ -70,9 +70,9 @@ func TestPaymentViewListRendersOlderRows(t *testing.T) {
 			// Reads made together (View's readBatch) render it so too,
 			// and leave out an id with no payment. A Citus cluster reads
 			// each on its merchant's worker alone.
-			if together := b.Name != "citus"; s.ReadsTogether() != together {
-				t.Fatalf("reads together on %s: %v, want %v", b.Name, s.ReadsTogether(), together)
-			} else if !together {
+			if batched := b.Name != "citus"; s.ReadsTogether() != batched {
+				t.Fatalf("reads together on %s: %v, want %v", b.Name, s.ReadsTogether(), batched)
+			} else if !batched {
 				return page.Items[0].JSON
 			}
 			missing := ids.New(payd.PrefixPayment, now)
