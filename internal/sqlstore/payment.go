@@ -231,16 +231,7 @@ func (t *tx) PaymentViewGet(ctx context.Context, id string) (*payd.PaymentView, 
 var paymentViewColumns = `SELECT id, created_at, shop_id, test, ` + paymentRendering + ` FROM payments WHERE `
 
 func paymentViewOne(ctx context.Context, q querier, d dialect, id string) (*payd.PaymentView, error) {
-	var v payd.PaymentView
-	var at int64
-	var view, doc sql.NullString
-	err := q.QueryRowContext(ctx, paymentViewColumns+`id = $1`+onKey(d, "merchant_key", 2),
-		id, keyOf(id)).Scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc)
-	if err != nil {
-		return nil, err
-	}
-	v.CreatedAt = fromMicros(at)
-	return &v, rendered(&v, view, doc)
+	return scanPaymentView(q.QueryRowContext(ctx, paymentViewColumns+`id = $1`+onKey(d, "merchant_key", 2), id, keyOf(id)).Scan)
 }
 
 // paymentViewsOf reads the renderings of the payments of ids that exist,
@@ -249,17 +240,25 @@ func paymentViewsOf(ctx context.Context, q querier, d dialect, ids []string) (ma
 	list, _ := json.Marshal(ids)
 	out := make(map[string]*payd.PaymentView, len(ids))
 	err := eachRow(ctx, q, paymentViewColumns+`id IN (`+d.jsonStrings(1)+`)`, []any{string(list)}, func(r *sql.Rows) error {
-		var v payd.PaymentView
-		var at int64
-		var view, doc sql.NullString
-		if err := r.Scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc); err != nil {
-			return err
+		v, err := scanPaymentView(r.Scan)
+		if err == nil {
+			out[v.ID] = v
 		}
-		v.CreatedAt = fromMicros(at)
-		out[v.ID] = &v
-		return rendered(&v, view, doc)
+		return err
 	})
 	return out, err
+}
+
+// scanPaymentView reads a row of paymentViewColumns.
+func scanPaymentView(scan func(...any) error) (*payd.PaymentView, error) {
+	var v payd.PaymentView
+	var at int64
+	var view, doc sql.NullString
+	if err := scan(&v.ID, &at, &v.ShopID, &v.Test, &view, &doc); err != nil {
+		return nil, err
+	}
+	v.CreatedAt = fromMicros(at)
+	return &v, rendered(&v, view, doc)
 }
 
 // rendered sets v's JSON: the stored rendering when it is of the running

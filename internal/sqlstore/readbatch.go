@@ -21,9 +21,10 @@ import (
 // that cost (docs/benchmarks-history.md, "GETs read together").
 //
 // No read waits for others to come: a read starts a statement at once
-// while fewer than inFlight of them are under way, and only the reads that
-// arrive while that many are running wait, to go together in the next one
-// that ends. An idle service so reads each row alone, as before, and a
+// when none is under way, and only the reads that arrive while one runs
+// wait, to go together in the next. One statement at a time: two at once
+// made smaller groups and no more GETs a second on either database
+// (docs/benchmarks-history.md, "GETs read together"). An idle service so reads each row alone, as before, and a
 // busy one reads them in groups as large as the load makes them. Each
 // statement starts after every read it answers was asked for, so a read
 // sees every change committed before it was asked for, as a read of its
@@ -33,13 +34,12 @@ type readBatch[T any] struct {
 	// ones left out.
 	one  func(ctx context.Context, id string) (T, error)
 	many func(ctx context.Context, ids []string) (map[string]T, error)
-	// inFlight is how many statements run at once, and size the most ids
-	// one statement reads.
-	inFlight, size int
+	// size is the most ids one statement reads.
+	size int
 
 	mu      sync.Mutex
 	queue   []*batchRead[T]
-	running int
+	running bool
 }
 
 // batchRead is one read waiting in a readBatch.
@@ -56,10 +56,8 @@ func (b *readBatch[T]) get(ctx context.Context, id string) (T, error) {
 	r := &batchRead[T]{ctx: ctx, id: id, done: make(chan struct{})}
 	b.mu.Lock()
 	b.queue = append(b.queue, r)
-	start := b.running < b.inFlight
-	if start {
-		b.running++
-	}
+	start := !b.running
+	b.running = true
 	b.mu.Unlock()
 	if start {
 		b.drain(r)
@@ -80,7 +78,7 @@ func (b *readBatch[T]) drain(own *batchRead[T]) {
 	for {
 		b.mu.Lock()
 		if len(b.queue) == 0 {
-			b.running--
+			b.running = false
 			b.mu.Unlock()
 			return
 		}
@@ -178,12 +176,6 @@ func isDone(c chan struct{}) bool {
 	}
 }
 
-// readsInFlight is how many batched statements run at once. With one, the
-// reads that come while it runs all go in the next; two at once made
-// smaller groups and no more GETs a second on either database
-// (docs/benchmarks-history.md, "GETs read together").
-const readsInFlight = 1
-
 // paymentViews batches the reads of payments' renderings (GET
 // /v1/payments/{id}). On a Citus cluster each read goes to its merchant's
 // worker alone, and Store leaves it unbatched.
@@ -196,7 +188,6 @@ func (s *Store) paymentViews() *readBatch[*payd.PaymentView] {
 		many: func(ctx context.Context, ids []string) (map[string]*payd.PaymentView, error) {
 			return paymentViewsOf(ctx, q, s.d, ids)
 		},
-		inFlight: readsInFlight,
-		size:     100,
+		size: 100,
 	}
 }

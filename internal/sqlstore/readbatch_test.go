@@ -25,9 +25,9 @@ type fakeReads struct {
 	manyCtx context.Context
 }
 
-func (f *fakeReads) batch(inFlight, size int) *readBatch[string] {
+func (f *fakeReads) batch(size int) *readBatch[string] {
 	return &readBatch[string]{
-		inFlight: inFlight, size: size,
+		size: size,
 		one: func(ctx context.Context, id string) (string, error) {
 			<-f.release
 			if v, ok := f.rows[id]; ok {
@@ -103,7 +103,7 @@ func readAll(t *testing.T, f *fakeReads, b *readBatch[string], ctxs map[string]c
 func TestReadBatchTogether(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeReads{rows: map[string]string{"a": "A", "b": "B", "c": "C"}, release: make(chan struct{})}
-		got := readAll(t, f, f.batch(1, 100), nil, "a", "b", "c", "none")
+		got := readAll(t, f, f.batch(100), nil, "a", "b", "c", "none")
 		want := map[string]readResult{"a": {"A", nil}, "b": {"B", nil}, "c": {"C", nil}, "none": {"", sql.ErrNoRows}}
 		for id, w := range want {
 			if g := got[id]; g.v != w.v || !errors.Is(g.err, w.err) {
@@ -122,7 +122,7 @@ func TestReadBatchSize(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeReads{rows: map[string]string{"a": "A"}, release: make(chan struct{})}
 		ids := []string{"b", "c", "d", "e", "f"}
-		got := readAll(t, f, f.batch(1, 2), nil, "a", ids...)
+		got := readAll(t, f, f.batch(2), nil, "a", ids...)
 		n := 0
 		for _, b := range f.batches {
 			if len(b) > 2 {
@@ -148,7 +148,7 @@ func TestReadBatchFails(t *testing.T) {
 		t.Run(fail, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := &fakeReads{rows: map[string]string{"a": "A", "b": "B"}, release: make(chan struct{}), fail: fail}
-				got := readAll(t, f, f.batch(1, 100), nil, "a", "b", "c")
+				got := readAll(t, f, f.batch(100), nil, "a", "b", "c")
 				if got["a"].v != "A" || got["a"].err != nil {
 					t.Errorf("the read alone: %q, %v", got["a"].v, got["a"].err)
 				}
@@ -172,7 +172,7 @@ func TestReadBatchFails(t *testing.T) {
 func TestReadBatchGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeReads{rows: map[string]string{"a": "A", "b": "B"}, release: make(chan struct{}), fail: "wait"}
-		b := f.batch(1, 100)
+		b := f.batch(100)
 		ctxB, cancelB := context.WithCancel(t.Context())
 		ctxC, cancelC := context.WithCancel(t.Context())
 		done := make(chan readResult, 3)
