@@ -110,12 +110,8 @@ func keysetPage[T any](ctx context.Context, t *tx, sel string, w where, by keyse
 	query += fmt.Sprintf(" LIMIT %d", limit+1)
 	var page payd.Page[T]
 	err := t.d.keysetRead(ctx, t.q, func(pageCtx context.Context, q querier) error {
-		if rec, ok := ctx.Value(planKey{}).(PlanFunc); ok {
-			plan, err := explain(ctx, t.d, q, query, w.args)
-			if err != nil {
-				return err
-			}
-			rec(query, plan)
+		if err := recordPlan(ctx, t.d, q, query, w.args); err != nil {
+			return err
 		}
 		rows, err := q.QueryContext(pageCtx, query, w.args...)
 		if err != nil {
@@ -142,17 +138,32 @@ func keysetPage[T any](ctx context.Context, t *tx, sel string, w where, by keyse
 	return page, nil
 }
 
-// PlanFunc receives the query of a list page and the database's plan of
-// it, as text.
+// PlanFunc receives the query of a list page (or of a sandbox reset's
+// pick) and the database's plan of it, as text.
 type PlanFunc func(query, plan string)
 
 type planKey struct{}
 
-// WithPlans returns a context under which every list page also asks the
-// database for its plan and hands it to fn: the plan tests check that
-// every list walks an index in its cursor's order.
+// WithPlans returns a context under which every list page, and every
+// pick of a sandbox reset's batch, also asks the database for its plan and
+// hands it to fn: the plan tests check that each walks an index in its
+// order.
 func WithPlans(ctx context.Context, fn PlanFunc) context.Context {
 	return context.WithValue(ctx, planKey{}, fn)
+}
+
+// recordPlan hands query's plan to the PlanFunc of ctx, if it has one.
+func recordPlan(ctx context.Context, d dialect, q querier, query string, args []any) error {
+	rec, ok := ctx.Value(planKey{}).(PlanFunc)
+	if !ok {
+		return nil
+	}
+	plan, err := explain(ctx, d, q, query, args)
+	if err != nil {
+		return err
+	}
+	rec(query, plan)
+	return nil
 }
 
 // explain returns the database's plan of query, one line per node.

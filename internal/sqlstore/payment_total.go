@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,28 +71,21 @@ func (t *tx) addPayTotal(k payTotalKey, count, amount int64) {
 	t.payTotals[k] = d
 }
 
-// deletePayments deletes a batch of a sandbox reset's payments and takes
-// them off their day totals, as the delete returns them. The payments are
-// of merchantID's shops.
-func (t *tx) deletePayments(ctx context.Context, merchantID string, mkey int32, ids []string) (int64, error) {
-	list, _ := json.Marshal(ids)
-	var n int64
-	err := eachRow(ctx, t.q, `DELETE FROM payments WHERE id IN (`+t.d.jsonStrings(1)+`)`+onKey(t.d, "merchant_key", 2)+`
-		RETURNING shop_id, test, created_at, status, currency, amount`, []any{string(list), mkey}, func(r *sql.Rows) error {
-		k := payTotalKey{key: keyOf(merchantID)}
+// deletePayments deletes a batch of a sandbox reset's payments
+// (pickDelete) and takes them off their day totals, as the delete returns
+// them.
+func (t *tx) deletePayments(ctx context.Context, p *payd.SandboxDeleteParams, mkey int32) ([]string, error) {
+	return t.pickDelete(ctx, "payments", p, mkey, ", shop_id, test, created_at, status, currency, amount", func(r *sql.Rows) (string, error) {
+		var id string
+		k := payTotalKey{key: keyOf(p.MerchantID)}
 		var created, amount int64
-		if err := r.Scan(&k.shopID, &k.test, &created, &k.status, &k.currency, &amount); err != nil {
-			return err
+		if err := r.Scan(&id, &k.shopID, &k.test, &created, &k.status, &k.currency, &amount); err != nil {
+			return "", err
 		}
 		k.day = created / microsPerDay
 		t.addPayTotal(k, -1, -amount)
-		n++
-		return nil
+		return id, nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("delete payments: %w", err)
-	}
-	return n, nil
 }
 
 // dropPayTotals deletes a shop's test day totals, and what the transaction

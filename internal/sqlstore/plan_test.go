@@ -164,6 +164,47 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 	})
 }
 
+// TestResetPicksWalkTheListIndex: each batch of a sandbox reset picks its
+// objects in the statement that deletes them, and the pick must walk the
+// list index of the shop's test rows, also on a fresh database whose
+// statistics say the tables are empty. A pick planned as a scan read
+// again, for each batch, past every row the batches before it had
+// deleted (docs/benchmarks-history.md, "Sandbox reset: answers past the
+// write timeout, batches per database").
+func TestResetPicksWalkTheListIndex(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		skipDistributedPlans(t, b)
+		s := openUnmigrated(t, b)
+		if _, err := s.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range []payd.SandboxKind{payd.SandboxRefunds, payd.SandboxDisputes, payd.SandboxPayouts,
+			payd.SandboxPaymentLinks, payd.SandboxPayments, payd.SandboxEvents} {
+			var picks []string
+			ctx := sqlstore.WithPlans(t.Context(), func(query, plan string) {
+				if !strings.Contains(query, "LIMIT") {
+					t.Errorf("%s: a plan of a statement that is no pick: %s", kind, query)
+				}
+				if bad := planProblem(b.Name, plan); bad != "" {
+					t.Errorf("%s: %s in the plan of its pick:\n%s", kind, bad, plan)
+				}
+				picks = append(picks, plan)
+			})
+			err := s.Tx(ctx, func(tx payd.Tx) error {
+				_, _, err := tx.SandboxDelete(ctx, &payd.SandboxDeleteParams{ShopID: "sh_1", MerchantID: "mer_1", Kind: kind, Limit: 1000})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+			if len(picks) != 1 {
+				t.Errorf("%s: %d plans recorded, want the pick's one", kind, len(picks))
+			}
+		}
+	})
+}
+
 // The ledger's reads that must not grow with history go through their
 // own indexes, also on a fresh database whose statistics say the tables
 // are empty: a register's read of its day is one range of

@@ -102,48 +102,81 @@ func (t *tx) deleteIn(ctx context.Context, mkey int32, table, column string, ids
 // the shop's every row for each batch.
 const resetOrder = ` ORDER BY created_at DESC, id DESC`
 
+// pickDelete deletes a batch of the shop's test rows of table: at most
+// p.Limit, picked in list order (resetOrder) by the statement that deletes
+// them, which so locks only what it deletes. It returns what scan reads
+// of each deleted row: its id first, then the columns of more.
+func (t *tx) pickDelete(ctx context.Context, table string, p *payd.SandboxDeleteParams, mkey int32, more string,
+	scan func(*sql.Rows) (string, error)) ([]string, error) {
+	query := `DELETE FROM ` + table + ` WHERE id IN (SELECT id FROM ` + table + ` WHERE shop_id = $1 AND test = TRUE` +
+		onKey(t.d, "merchant_key", 3) + resetOrder + ` LIMIT $2)` + onKey(t.d, "merchant_key", 3) + ` RETURNING id` + more
+	args := []any{p.ShopID, p.Limit, mkey}
+	if err := recordPlan(ctx, t.d, t.q, query, args); err != nil {
+		return nil, err
+	}
+	var ids []string
+	err := eachRow(ctx, t.q, query, args, func(r *sql.Rows) error {
+		id, err := scan(r)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delete %s: %w", table, err)
+	}
+	return ids, nil
+}
+
+// scanID is pickDelete's scan of a row that returns its id alone.
+func scanID(r *sql.Rows) (string, error) {
+	var id string
+	return id, r.Scan(&id)
+}
+
 func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c payd.SandboxResetCounts, n int64, err error) {
 	// A shop's test data is its merchant's: one shard group.
 	mkey := merchantKey(p.MerchantID)
 	// objects deletes a batch of one object table whose rows belong to the
 	// shop's test data, with their ledger entries (refType) and the rows
 	// of other tables that hang on them (deps: table and column).
-	objects := func(table, refType string, deps ...[2]string) ([]string, int64, error) {
-		// Locked first: a job changing one of them (a refund's outcome
-		// and its entry) commits before the entries are read, and one
-		// that comes later finds the object gone. Then the merchant's
-		// row, as every money operation on an object takes them (the
-		// object's, then the merchant's, which a refund's decision takes
-		// last): a movement of the merchant's money under way commits
-		// before the entries' sums come off its totals.
-		ids, err := t.ids(ctx, `SELECT id FROM `+table+` WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+
-			resetOrder+` LIMIT $2`+t.d.forUpdate(), p.ShopID, p.Limit, mkey)
+	objects := func(table, refType string, deps ...[2]string) (int64, error) {
+		// The objects go first, in the statement that picks them: the
+		// delete locks them as a pick FOR UPDATE would, so a job changing
+		// one of them (a refund's outcome and its entry) commits before
+		// the entries are read, and one that comes later finds the object
+		// gone. Then the merchant's row, as every money operation on an
+		// object takes them (the object's, then the merchant's, which a
+		// refund's decision takes last): a movement of the merchant's
+		// money under way commits before the entries' sums come off its
+		// totals. Nothing refers to an object by a foreign key, so what
+		// hangs on it may go after it in the same transaction.
+		var ids []string
+		var err error
+		if table == "payments" {
+			ids, err = t.deletePayments(ctx, p, mkey)
+		} else {
+			ids, err = t.pickDelete(ctx, table, p, mkey, "", scanID)
+		}
 		if err != nil || len(ids) == 0 {
-			return nil, 0, err
+			return 0, err
 		}
 		if err := t.MerchantLock(ctx, p.MerchantID); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if refType != "" {
 			if c.LedgerEntries, err = t.LedgerEntriesDelete(ctx, refType, ids); err != nil {
-				return nil, 0, err
+				return 0, err
 			}
 		}
 		for _, d := range deps {
 			if _, err := t.deleteIn(ctx, mkey, d[0], d[1], ids); err != nil {
-				return nil, 0, err
+				return 0, err
 			}
 		}
-		if table == "payments" {
-			n, err := t.deletePayments(ctx, p.MerchantID, mkey, ids)
-			return ids, n, err
-		}
-		n, err := t.deleteIn(ctx, mkey, table, "id", ids)
-		return ids, n, err
+		return int64(len(ids)), nil
 	}
 	switch p.Kind {
 	case payd.SandboxRefunds:
-		_, c.Refunds, err = objects("refunds", "refund")
+		c.Refunds, err = objects("refunds", "refund")
 		n = c.Refunds
 	case payd.SandboxEvidenceFiles:
 		// Files written before their shop was kept beside them (0014)
@@ -160,16 +193,16 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		}
 		n = c.EvidenceFiles
 	case payd.SandboxDisputes:
-		_, c.Disputes, err = objects("disputes", "dispute")
+		c.Disputes, err = objects("disputes", "dispute")
 		n = c.Disputes
 	case payd.SandboxPayouts:
-		_, c.Payouts, err = objects("payouts", "payout")
+		c.Payouts, err = objects("payouts", "payout")
 		n = c.Payouts
 	case payd.SandboxPaymentLinks:
-		_, c.PaymentLinks, err = objects("payment_links", "", [2]string{"link_payments", "link_id"})
+		c.PaymentLinks, err = objects("payment_links", "", [2]string{"link_payments", "link_id"})
 		n = c.PaymentLinks
 	case payd.SandboxPayments:
-		_, c.Payments, err = objects("payments", "payment", [2]string{"sandbox_attempts", "payment_id"}, [2]string{"link_payments", "payment_id"})
+		c.Payments, err = objects("payments", "payment", [2]string{"sandbox_attempts", "payment_id"}, [2]string{"link_payments", "payment_id"})
 		n = c.Payments
 		if err == nil && n < int64(p.Limit) {
 			// The last batch: the day totals are all zero now, in
@@ -203,9 +236,9 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 			c.LedgerEntries += more
 		}
 	case payd.SandboxEvents:
+		// The events first, then their deliveries and attempt logs.
 		var ids []string
-		if ids, err = t.ids(ctx, `SELECT id FROM events WHERE shop_id = $1 AND test = TRUE`+onKey(t.d, "merchant_key", 3)+resetOrder+` LIMIT $2`,
-			p.ShopID, p.Limit, mkey); err != nil {
+		if ids, err = t.pickDelete(ctx, "events", p, mkey, "", scanID); err != nil {
 			break
 		}
 		if _, err = t.deleteIn(ctx, mkey, "delivery_attempts", "event_id", ids); err != nil {
@@ -214,7 +247,7 @@ func (t *tx) SandboxDelete(ctx context.Context, p *payd.SandboxDeleteParams) (c 
 		if c.WebhookDeliveries, err = t.deleteIn(ctx, mkey, "webhook_deliveries", "event_id", ids); err != nil {
 			break
 		}
-		c.Events, err = t.deleteIn(ctx, mkey, "events", "id", ids)
+		c.Events = int64(len(ids))
 		n = c.Events
 	case payd.SandboxIdempotency:
 		var res sql.Result
