@@ -77,6 +77,8 @@ var funcs = template.FuncMap{
 	},
 	"day":          func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	"label":        label,
+	"options":      options,
+	"nav":          nav,
 	"disputeBadge": disputeBadge,
 	"cancellation": cancellation,
 	"destination":  destination,

@@ -91,8 +91,7 @@ type paymentsView struct {
 	Status, Method, From, To, Q string
 	Export, Problem             string
 	Pages                       pager
-	Statuses                    []choice
-	Methods                     []payd.MethodType
+	Statuses, Methods           []choice
 	// Several is set for a merchant of more than one shop, who may list
 	// all of them at once (All).
 	Several, All bool
@@ -140,13 +139,16 @@ func (q *req) listed(all bool) []*payd.Principal {
 func (h *Handler) payments(q *req) {
 	vals := q.r.URL.Query()
 	v := paymentsView{Status: vals.Get("status"), Method: vals.Get("method"), From: vals.Get("from"), To: vals.Get("to"), Q: vals.Get("q"),
-		Methods: q.methods(), Several: len(q.shops) > 1, All: len(q.shops) > 1 && vals.Get("shops") == "all"}
-	statuses, err := choices(q.shown(), payd.PaymentStatusAll(), v.Status, true)
+		Several: len(q.shops) > 1, All: len(q.shops) > 1 && vals.Get("shops") == "all"}
+	methods := q.methods()
+	var err error
+	if v.Statuses, err = choices(q.shown(), payd.PaymentStatusAll(), v.Status, true); err == nil {
+		v.Methods, err = choices(q.shown(), methods, v.Method, true)
+	}
 	if err != nil {
 		q.fail(err)
 		return
 	}
-	v.Statuses = statuses
 	// A payment id goes straight to its page, in whichever listed shop
 	// holds it.
 	if id := strings.TrimSpace(v.Q); payd.ValidID(payd.PrefixPayment, id) {
@@ -161,7 +163,7 @@ func (h *Handler) payments(q *req) {
 			}
 		}
 	}
-	params, print, keep, err := paymentQuery(vals, v.Methods)
+	params, print, keep, err := paymentQuery(vals, methods)
 	if err != nil {
 		if pe := refusal(err); pe != nil {
 			v.Problem = say(q.l, pe) + " (" + pe.Param + ")"

@@ -332,3 +332,41 @@ func eventRows(rows []eventRow, c eventCols, base, csrf, key string, resend bool
 	}
 	return w.html()
 }
+
+// options writes a select's options, the chosen one selected: the
+// template function of the lists' filters, in place of a range whose
+// three actions an option each went through reflection and an escaper.
+func options(cs []choice) template.HTML {
+	var w rowWriter
+	for _, c := range cs {
+		w.WriteString(`<option value="`)
+		w.text(c.Value)
+		w.WriteString(`"`)
+		if c.Selected {
+			w.WriteString(` selected`)
+		}
+		w.WriteString(`>`)
+		w.text(c.Text)
+		w.WriteString(`</option>`)
+	}
+	return template.HTML(w.String())
+}
+
+// nav writes the links of the sections, the current one (nav) marked as
+// the page's: the layout's template function, for the same reason as
+// options.
+func nav(sections []section, current string) template.HTML {
+	var w rowWriter
+	for _, s := range sections {
+		w.WriteString(`<a href="`)
+		w.text(s.Href)
+		w.WriteString(`"`)
+		if s.Nav == current {
+			w.WriteString(` aria-current="page"`)
+		}
+		w.WriteString(`>`)
+		w.text(s.Label)
+		w.WriteString(`</a>`)
+	}
+	return template.HTML(w.String())
+}

@@ -300,3 +300,46 @@ func TestRowsInPieces(t *testing.T) {
 		t.Fatalf("no rows made %d pieces: a page would not say the list is empty", len(r))
 	}
 }
+
+// TestOptionsAndNavAsTheTemplate: the filters' options and the sections'
+// links written in Go are what the templates' ranges wrote, for plain
+// values and for values that would break out of their attribute or
+// element, with one chosen or none.
+func TestOptionsAndNavAsTheTemplate(t *testing.T) {
+	hostile := `<b>"x"</b> & 'y'`
+	optionTemplate := template.Must(template.New("options").Parse(
+		`{{range .}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}`))
+	navTemplate := template.Must(template.New("nav").Parse(
+		`{{range .Sections}}<a href="{{.Href}}"{{if eq .Nav $.Nav}} aria-current="page"{{end}}>{{.Label}}</a>{{end}}`))
+	for _, cs := range [][]choice{
+		nil,
+		{{Value: "pending", Text: "Ожидает"}, {Value: "succeeded", Text: "Оплачен", Selected: true}},
+		{{Value: hostile, Text: hostile}, {Value: "b", Text: "B"}},
+	} {
+		var want strings.Builder
+		if err := optionTemplate.Execute(&want, cs); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(options(cs)); read(got) != read(want.String()) {
+			t.Errorf("options differ from the template's\n got %s\nwant %s", got, want.String())
+		}
+	}
+	if got := string(options([]choice{{Value: hostile, Text: hostile}})); strings.Contains(got, "<b>") || strings.Contains(got, `"x"`) {
+		t.Errorf("an option's value reached the markup unescaped: %s", got)
+	}
+	sections := []section{{"home", "/dashboard/test/", "Главная"}, {"payments", "/dashboard/test/payments", "Платежи"},
+		{"users", "/dashboard/users?a=1&b=2", hostile}}
+	for _, current := range []string{"payments", "users", "none"} {
+		var want strings.Builder
+		if err := navTemplate.Execute(&want, map[string]any{"Sections": sections, "Nav": current}); err != nil {
+			t.Fatal(err)
+		}
+		got := string(nav(sections, current))
+		if read(got) != read(want.String()) {
+			t.Errorf("nav at %s differs from the template's\n got %s\nwant %s", current, got, want.String())
+		}
+		if strings.Count(got, `aria-current="page"`) != strings.Count(want.String(), `aria-current="page"`) {
+			t.Errorf("nav at %s marks another section: %s", current, got)
+		}
+	}
+}
