@@ -22,11 +22,7 @@ import (
 func TestListPlansWalkAnIndex(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		skipDistributedPlans(t, b)
-		s := openUnmigrated(t, b)
-		if _, err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		s := migratedForPlans(t, b)
 		after := &payd.Cursor{CreatedAt: time.Now(), ID: "pay_01M8ACYVQ3DNEV7HQKFPGB8KFS"}
 		since := time.Now().Add(-time.Hour)
 		created := payd.TimeRange{GTE: &since}
@@ -174,11 +170,7 @@ func TestListPlansWalkAnIndex(t *testing.T) {
 func TestResetPicksWalkTheListIndex(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		skipDistributedPlans(t, b)
-		s := openUnmigrated(t, b)
-		if _, err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		s := migratedForPlans(t, b)
 		for _, kind := range []payd.SandboxKind{payd.SandboxRefunds, payd.SandboxDisputes, payd.SandboxPayouts,
 			payd.SandboxPaymentLinks, payd.SandboxPayments, payd.SandboxEvents} {
 			var picks []string
@@ -216,11 +208,7 @@ func TestResetPicksWalkTheListIndex(t *testing.T) {
 func TestLedgerPlansUseTheirIndexes(t *testing.T) {
 	t.Parallel()
 	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
-		skipDistributedPlans(t, b)
-		s := openUnmigrated(t, b)
-		if _, err := s.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		s := migratedForPlans(t, b)
 		for _, c := range []struct {
 			name, index string
 			explain     func(context.Context) (string, error)
@@ -266,6 +254,18 @@ func planProblem(db, plan string) string {
 		return "no index scan"
 	}
 	return ""
+}
+
+// migratedForPlans is a freshly migrated store whose plans a test reads:
+// its tables are empty and their statistics say so.
+func migratedForPlans(t *testing.T, b paydtest.Backend) *sqlstore.Store {
+	t.Helper()
+	skipDistributedPlans(t, b)
+	s := openUnmigrated(t, b)
+	if _, err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // skipDistributedPlans skips a plan check on a Citus coordinator: its plan
