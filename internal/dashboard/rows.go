@@ -334,8 +334,9 @@ func eventRows(rows []eventRow, c eventCols, base, csrf, key string, resend bool
 }
 
 // options writes a select's options, the chosen one selected: the
-// template function of the lists' filters, in place of a range whose
-// three actions an option each went through reflection and an escaper.
+// template function of the lists' filters, in place of a range that put
+// each option through three actions, every one a call through reflection
+// and an escaper after it.
 func options(cs []choice) template.HTML {
 	var w rowWriter
 	for _, c := range cs {
