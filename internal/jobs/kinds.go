@@ -98,13 +98,12 @@ type CheckLedgerArgs struct{}
 // Kind names the job.
 func (CheckLedgerArgs) Kind() string { return "ledger_check" }
 
-// periodic is a periodic kind: its arguments, its period, and whether its
-// schedule skips ahead after a jump of the clock (the sweeps: one run
-// covers every missed period).
+// periodic is a periodic kind: its arguments, its period, and whether it
+// is a sweep (every few seconds, unique per period: periodicInsertOpts).
 type periodic struct {
-	args      river.JobArgs
-	every     time.Duration
-	skipAhead bool
+	args  river.JobArgs
+	every time.Duration
+	sweep bool
 }
 
 // periodics are the periodic kinds: the expiry sweeps and the hourly ones.
@@ -147,7 +146,7 @@ func periodicInsertOpts(p periodic) *river.InsertOpts {
 		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
 			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
 	}}
-	if p.skipAhead {
+	if p.sweep {
 		opts.UniqueOpts.ByPeriod = p.every
 	}
 	return opts
@@ -161,15 +160,22 @@ func periodicInsertOpts(p periodic) *river.InsertOpts {
 func PeriodicKinds() map[string]bool {
 	out := map[string]bool{}
 	for _, p := range periodics() {
-		out[p.args.Kind()] = p.skipAhead
+		out[p.args.Kind()] = p.sweep
 	}
 	return out
 }
 
-// skipAhead is a periodic schedule that, when the clock has jumped past
-// several runs (the test clock), runs once and resumes from the new time
-// rather than enqueueing every missed run: one sweep covers them all, and
-// a seven-day jump would otherwise enqueue 120,000 of them.
+// skipAhead is every periodic kind's schedule: when the clock has jumped
+// past several runs (the test clock), it runs once and resumes from the
+// new time rather than asking for every missed run. Each kind's run does
+// all the work due at its start (a sweep everything expired, a settlement
+// run every recorded day due, a purge everything past its age), so one
+// run covers the missed ones. River's own interval steps from the last
+// planned run, one period per pass: a seven-day jump would ask for
+// 120,000 sweeps, and a jump of months for thousands of runs of each
+// hourly kind, one pass after another, each taking the row lock of its
+// kind's run in flight (the unique insert's conflict) while that run's
+// end takes the same rows in another order: a deadlock, again and again.
 type skipAhead struct {
 	clock payd.Clock
 	every time.Duration
@@ -186,11 +192,7 @@ func (s skipAhead) Next(prev time.Time) time.Time {
 func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 	var out []*river.PeriodicJob
 	for _, p := range periodics() {
-		var schedule river.PeriodicSchedule = river.PeriodicInterval(p.every)
-		if p.skipAhead {
-			schedule = skipAhead{clock: clock, every: p.every}
-		}
-		out = append(out, river.NewPeriodicJob(schedule,
+		out = append(out, river.NewPeriodicJob(skipAhead{clock: clock, every: p.every},
 			func() (river.JobArgs, *river.InsertOpts) { return p.args, periodicInsertOpts(p) },
 			&river.PeriodicJobOpts{RunOnStart: true}))
 	}

@@ -62,7 +62,7 @@ func TestPeriodicKinds(t *testing.T) {
 		if slices.Contains(opts.UniqueOpts.ByState, rivertype.JobStateCompleted) {
 			t.Errorf("%s: a completed run would keep the next one out for a day", p.args.Kind())
 		}
-		if want := map[bool]time.Duration{true: p.every}[p.skipAhead]; opts.UniqueOpts.ByPeriod != want {
+		if want := map[bool]time.Duration{true: p.every}[p.sweep]; opts.UniqueOpts.ByPeriod != want {
 			t.Errorf("%s: unique per %v, want %v", p.args.Kind(), opts.UniqueOpts.ByPeriod, want)
 		}
 	}

@@ -12,10 +12,8 @@ import (
 )
 
 // settleWithin bounds Settle. A loaded CI machine has taken more than
-// 30 s to run a job due now, and after a jump of the clock by months
-// River's periodic enqueuer, on its next pass, asks for a run of each
-// hourly kind for every hour missed, one after another as each ends
-// (seconds of work, all of it due); past a minute something holds the
+// 30 s to run a job due now; after a jump of the clock each periodic kind
+// runs once more (jobs.skipAhead), so past a minute something holds the
 // work, and the failure says what.
 const settleWithin = time.Minute
 
