@@ -189,10 +189,15 @@ func (s skipAhead) Next(prev time.Time) time.Time {
 	return next
 }
 
+// schedule is the kind's schedule on clock.
+func (p periodic) schedule(clock payd.Clock) river.PeriodicSchedule {
+	return skipAhead{clock: clock, every: p.every}
+}
+
 func periodicJobs(clock payd.Clock) []*river.PeriodicJob {
 	var out []*river.PeriodicJob
 	for _, p := range periodics() {
-		out = append(out, river.NewPeriodicJob(skipAhead{clock: clock, every: p.every},
+		out = append(out, river.NewPeriodicJob(p.schedule(clock),
 			func() (river.JobArgs, *river.InsertOpts) { return p.args, periodicInsertOpts(p) },
 			&river.PeriodicJobOpts{RunOnStart: true}))
 	}

@@ -32,6 +32,25 @@ func TestSkipAhead(t *testing.T) {
 	}
 }
 
+// Every periodic kind, the hourly ones as the sweeps, runs once after a
+// jump of the clock by months and resumes from the new time: a schedule
+// that stepped by its period would ask for thousands of runs in a row.
+func TestEveryPeriodicKindSkipsAhead(t *testing.T) {
+	t.Parallel()
+	for _, p := range periodics() {
+		clock := &payd.TestClock{}
+		s := p.schedule(clock)
+		prev := clock.Now()
+		if got, want := s.Next(prev), prev.Add(p.every); !got.Equal(want) {
+			t.Errorf("%s: Next in step = %v, want %v", p.args.Kind(), got, want)
+		}
+		clock.Advance(100 * 24 * time.Hour)
+		if got, jumped := s.Next(prev), clock.Now(); got.Before(jumped) || got.After(jumped.Add(p.every)) {
+			t.Errorf("%s: Next after a jump of 100 days = %v, want within a period after %v", p.args.Kind(), got, jumped)
+		}
+	}
+}
+
 // TestPeriodicKinds: every periodic kind is named for the fault test,
 // and each is asked for on the periodic queue, unique among its runs
 // waiting, running and waiting to retry (a sweep per period), with a
