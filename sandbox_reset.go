@@ -90,20 +90,28 @@ const DefaultSandboxWait = 60 * time.Second
 // transaction, and removes the mark. A reset that stopped half way
 // (the process died) left the mark: the next reset of the shop finishes
 // the work and removes it.
+//
+// One reset deletes a shop's data at a time: the latest to mark it. Each
+// batch first checks, under the shop's fence, that the mark is still its
+// own; a reset that finds a newer one stops there and answers once the
+// newer one has removed the mark, with what it deleted itself. Two
+// resets deleting side by side would each take the other's deleted rows
+// for the end of a kind, and the first to end would let changes in while
+// the other still deleted.
 func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxResetCounts, error) {
 	if !p.Test() {
 		return nil, Errorf(CodeForbidden, "the sandbox reset works with test keys only")
 	}
 	shopID, merchantID := p.Shop.ID, p.Shop.MerchantID
-	now := s.clock.Now()
+	var mark time.Time
 	// Setting the mark waits for every change of the shop's test data
 	// under way (Tx.ShopSandboxResetMark); it takes no other lock first,
 	// so that a change holding the fence never waits for it.
-	err := s.store.Tx(ctx, func(tx Tx) error {
+	err := s.store.Tx(ctx, func(tx Tx) (err error) {
 		if err := s.permit(ctx, tx, p, AuditResetSandbox); err != nil {
 			return err
 		}
-		if err := tx.ShopSandboxResetMark(ctx, shopID, &now); err != nil {
+		if mark, err = tx.ShopSandboxResetMark(ctx, shopID, s.clock.Now()); err != nil {
 			return err
 		}
 		if p.Actor == nil {
@@ -115,49 +123,106 @@ func (s *Service) ResetSandbox(ctx context.Context, p *Principal) (*SandboxReset
 		return nil, withOp("reset sandbox", err)
 	}
 	var total SandboxResetCounts
-	bulk := WithBulk(ctx)
 	began := time.Now()
 	// Each kind's time, for the log line that ends the reset: an operator
 	// asked why a reset was slow reads where it went.
 	var kinds []any
+	held := true
 	for _, kind := range SandboxKindAll() {
 		if s.sandboxResetStep != nil {
 			s.sandboxResetStep(kind)
 		}
-		size := s.sandboxBatching.first()
 		kindBegan := time.Now()
-		for {
-			var got SandboxResetCounts
-			var n int64
-			var took time.Duration
-			err := s.store.Tx(bulk, func(tx Tx) (err error) {
-				// Timed from the writer's turn: a wait for it is
-				// others' time, not the batch's.
-				began := time.Now()
-				defer func() { took = time.Since(began) }()
-				// The batch takes the locks of the objects it deletes
-				// and the merchant's row in the order money operations
-				// take them (Tx.SandboxDelete).
-				got, n, err = tx.SandboxDelete(bulk, &SandboxDeleteParams{ShopID: shopID, MerchantID: merchantID, Kind: kind, Limit: size})
-				return err
-			})
-			if err != nil {
-				// The mark stays: changes keep waiting (then answer
-				// 503) until a reset finishes.
-				return nil, withOp("reset sandbox "+string(kind), err)
-			}
-			total.add(got)
-			if n < int64(size) {
-				break
-			}
-			size = s.sandboxBatching.next(size, took)
+		var got SandboxResetCounts
+		got, held, err = s.resetKind(ctx, shopID, merchantID, mark, kind)
+		total.add(got)
+		if err != nil {
+			// The mark stays: changes keep waiting (then answer
+			// 503) until a reset finishes.
+			return nil, withOp("reset sandbox "+string(kind), err)
 		}
 		kinds = append(kinds, string(kind)+"_ms", time.Since(kindBegan).Milliseconds())
+		if !held {
+			break
+		}
 	}
-	if err := s.store.Tx(ctx, func(tx Tx) error { return tx.ShopSandboxResetMark(ctx, shopID, nil) }); err != nil {
-		return nil, withOp("reset sandbox", err)
+	if held {
+		err := s.store.Tx(ctx, func(tx Tx) (err error) {
+			held, err = tx.ShopSandboxResetClear(ctx, shopID, mark)
+			return err
+		})
+		if err != nil {
+			return nil, withOp("reset sandbox", err)
+		}
+	}
+	if !held {
+		// A newer reset deletes what is left; the answer waits for it,
+		// so that the data is gone when it comes.
+		if err := s.awaitSandboxReset(ctx, shopID, began.Add(SandboxResetLimit)); err != nil {
+			return nil, withOp("reset sandbox", err)
+		}
 	}
 	s.log.InfoContext(ctx, "sandbox reset", append([]any{"shop", shopID, "payments", total.Payments,
-		"ledger_entries", total.LedgerEntries, "events", total.Events, "duration_ms", time.Since(began).Milliseconds()}, kinds...)...)
+		"ledger_entries", total.LedgerEntries, "events", total.Events, "taken_over", !held,
+		"duration_ms", time.Since(began).Milliseconds()}, kinds...)...)
 	return &total, nil
+}
+
+// resetKind deletes the shop's test data of one kind, batch by batch,
+// while the shop's mark is still mark; held is false once a newer reset
+// has marked the shop.
+func (s *Service) resetKind(ctx context.Context, shopID, merchantID string, mark time.Time, kind SandboxKind) (total SandboxResetCounts, held bool, err error) {
+	bulk := WithBulk(ctx)
+	size := s.sandboxBatching.first()
+	for {
+		var got SandboxResetCounts
+		var n int64
+		var took time.Duration
+		err := s.store.Tx(bulk, func(tx Tx) (err error) {
+			// Timed from the writer's turn: a wait for it is
+			// others' time, not the batch's.
+			began := time.Now()
+			defer func() { took = time.Since(began) }()
+			if held, err = tx.ShopSandboxResetHeld(bulk, shopID, mark); err != nil || !held {
+				return err
+			}
+			// The batch takes the locks of the objects it deletes
+			// and the merchant's row in the order money operations
+			// take them (Tx.SandboxDelete).
+			got, n, err = tx.SandboxDelete(bulk, &SandboxDeleteParams{ShopID: shopID, MerchantID: merchantID, Kind: kind, Limit: size})
+			return err
+		})
+		if err != nil || !held {
+			return total, held, err
+		}
+		total.add(got)
+		if n < int64(size) {
+			return total, true, nil
+		}
+		size = s.sandboxBatching.next(size, took)
+	}
+}
+
+// awaitSandboxReset waits until no reset's mark is on the shop, up to
+// deadline; then it answers 503, and the client's next reset finishes
+// the work of one that stopped.
+func (s *Service) awaitSandboxReset(ctx context.Context, shopID string, deadline time.Time) error {
+	for {
+		var marked bool
+		err := s.store.View(ctx, func(tx Tx) (err error) {
+			marked, err = tx.ShopSandboxResetMarked(ctx, shopID)
+			return err
+		})
+		if err != nil || !marked {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return &Error{Code: CodeProviderUnavailable, Cause: CauseSandboxReset, Message: "a newer reset of the shop's sandbox is still under way; retry in a moment", RetryAfter: time.Second}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

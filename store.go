@@ -62,12 +62,24 @@ type Tx interface {
 	ShopList(ctx context.Context, p *ShopListParams) (Page[*Shop], error)
 	ShopListByMerchant(ctx context.Context, merchantID string) ([]*Shop, error)
 	ShopCount(ctx context.Context) (int, error)
-	// ShopSandboxResetMark sets (at) or clears (nil) the mark of a sandbox
-	// reset under way on a shop. Setting it first waits for every
-	// transaction that holds the shop's sandbox fence (IdempotencyLockGet
-	// of a test key) to end, and holds the fence against new ones until it
-	// commits; it must be the transaction's first step.
-	ShopSandboxResetMark(ctx context.Context, shopID string, at *time.Time) error
+	// ShopSandboxResetMark sets the mark of a sandbox reset under way on a
+	// shop and returns it: at, or a microsecond past a mark already there
+	// that is not earlier, so that each reset's mark is its own and the
+	// last one set is the latest. It first waits for every transaction
+	// that holds the shop's sandbox fence (IdempotencyLockGet of a test
+	// key, ShopSandboxResetHeld) to end, and holds the fence against new
+	// ones until it commits; it must be the transaction's first step.
+	ShopSandboxResetMark(ctx context.Context, shopID string, at time.Time) (time.Time, error)
+	// ShopSandboxResetHeld takes the shop's sandbox fence shared, as a
+	// change of its test data does, and says whether the shop's mark is
+	// still mark: whether the reset that set it still holds the shop. A
+	// newer reset's marking waits for the transaction to end.
+	ShopSandboxResetHeld(ctx context.Context, shopID string, mark time.Time) (bool, error)
+	// ShopSandboxResetClear removes the shop's mark if it is still mark,
+	// and says whether it was.
+	ShopSandboxResetClear(ctx context.Context, shopID string, mark time.Time) (bool, error)
+	// ShopSandboxResetMarked says whether a reset's mark is on the shop.
+	ShopSandboxResetMarked(ctx context.Context, shopID string) (bool, error)
 	// SandboxDelete deletes one batch of a sandbox reset: at most p.Limit
 	// objects of p.Kind of the shop's test data, with their ledger
 	// entries (LedgerEntriesDelete) and what else hangs on them. It

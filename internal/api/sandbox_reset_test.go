@@ -245,3 +245,84 @@ func TestSandboxResetWaitEnds(t *testing.T) {
 		test.Post("/v1/payments", "waits-for-reset", qrPayment("20.00")).Expect(t, 201)
 	})
 }
+
+// TestSandboxResetTwiceAtOnce: of two resets of one shop at once, the
+// later one deletes and the earlier one, stopped at its next batch,
+// answers only once the later one is done: neither answers while test
+// data is still being deleted, the deletions add up to the shop's data
+// once, and the shop takes changes again once both have answered (no
+// mark is left behind).
+func TestSandboxResetTwiceAtOnce(t *testing.T) {
+	t.Parallel()
+	paydtest.ForEachBackend(t, func(t *testing.T, b paydtest.Backend) {
+		// The first reset stops before its payments, the second too;
+		// each goes on when the test says.
+		var calls sync.Mutex
+		atPayments := []chan struct{}{make(chan struct{}), make(chan struct{})}
+		goOn := []chan struct{}{make(chan struct{}), make(chan struct{})}
+		n := 0
+		step := func(kind payd.SandboxKind) {
+			if kind != payd.SandboxPayments {
+				return
+			}
+			calls.Lock()
+			i := n
+			n++
+			calls.Unlock()
+			if i < len(atPayments) {
+				close(atPayments[i])
+				<-goOn[i]
+			}
+		}
+		env := paydtest.Start(t, b, &paydtest.Options{SandboxResetStepFunc: step})
+		c := env.As(env.NewShop(payd.RegionRU, ""), false)
+		const payments = 4
+		for i := range payments {
+			c.Post("/v1/payments", fmt.Sprintf("before-%d", i), qrPayment("10.00")).Expect(t, 201)
+		}
+		type answer struct {
+			res *paydtest.Response
+			at  time.Time
+		}
+		reset := func() chan answer {
+			out := make(chan answer, 1)
+			go func() {
+				r := c.Post("/v1/test/reset", key(), nil)
+				out <- answer{r, time.Now()}
+			}()
+			return out
+		}
+		first := reset()
+		<-atPayments[0]
+		second := reset()
+		<-atPayments[1]
+		// The first goes on, finds the second's mark and waits for it.
+		close(goOn[0])
+		select {
+		case a := <-first:
+			t.Errorf("the first reset answered %d while the second was still deleting", a.res.Status)
+			first <- a
+		case <-time.After(500 * time.Millisecond):
+		}
+		secondAt := time.Now()
+		close(goOn[1])
+		deleted := int64(0)
+		for name, ch := range map[string]chan answer{"first": first, "second": second} {
+			a := <-ch
+			var res struct{ Deleted map[string]int64 }
+			a.res.Expect(t, 200).Decode(t, &res)
+			if a.at.Before(secondAt) {
+				t.Errorf("the %s reset answered before the second one went on", name)
+			}
+			deleted += res.Deleted["payments"]
+		}
+		if deleted != payments {
+			t.Errorf("the two resets deleted %d payments between them, want %d: each once", deleted, payments)
+		}
+		if items := c.Get("/v1/payments").Expect(t, 200).JSON(t)["items"].([]any); len(items) != 0 {
+			t.Errorf("%d payments after both resets answered, want none", len(items))
+		}
+		c.Post("/v1/payments", "after-both", qrPayment("10.00")).Expect(t, 201)
+		checkLedger(t, env)
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -14,13 +15,53 @@ import (
 
 // The store's half of a sandbox reset (payd.ResetSandbox; migration 0020).
 
-func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at *time.Time) error {
-	if at != nil {
-		if err := t.fence(ctx, shopID, false); err != nil {
-			return err
-		}
+func (t *tx) ShopSandboxResetMark(ctx context.Context, shopID string, at time.Time) (time.Time, error) {
+	if err := t.fence(ctx, shopID, false); err != nil {
+		return time.Time{}, err
 	}
-	return t.execOne(ctx, `UPDATE shops SET sandbox_reset_at = $2 WHERE id = $1`+onKey(t.d, "merchant_key", 3), shopID, nullMicros(at), keyOf(shopID))
+	// The fence, held exclusively, orders the markings of one shop, so
+	// the mark read here is the last one set.
+	var mark int64
+	err := t.q.QueryRowContext(ctx, `UPDATE shops SET sandbox_reset_at =
+		CASE WHEN sandbox_reset_at >= $2 THEN sandbox_reset_at + 1 ELSE $2 END
+		WHERE id = $1`+onKey(t.d, "merchant_key", 3)+` RETURNING sandbox_reset_at`, shopID, micros(at), keyOf(shopID)).Scan(&mark)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, payd.ErrNoRows
+	}
+	return fromMicros(mark), err
+}
+
+func (t *tx) ShopSandboxResetHeld(ctx context.Context, shopID string, mark time.Time) (bool, error) {
+	if err := t.fence(ctx, shopID, true); err != nil {
+		return false, err
+	}
+	var held bool
+	err := t.q.QueryRowContext(ctx, `SELECT COALESCE(sandbox_reset_at = $2, FALSE) FROM shops WHERE id = $1`+onKey(t.d, "merchant_key", 3),
+		shopID, micros(mark), keyOf(shopID)).Scan(&held)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, payd.ErrNoRows
+	}
+	return held, err
+}
+
+func (t *tx) ShopSandboxResetClear(ctx context.Context, shopID string, mark time.Time) (bool, error) {
+	res, err := t.exec(ctx, `UPDATE shops SET sandbox_reset_at = NULL WHERE id = $1 AND sandbox_reset_at = $2`+onKey(t.d, "merchant_key", 3),
+		shopID, micros(mark), keyOf(shopID))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (t *tx) ShopSandboxResetMarked(ctx context.Context, shopID string) (bool, error) {
+	var marked bool
+	err := t.q.QueryRowContext(ctx, `SELECT sandbox_reset_at IS NOT NULL FROM shops WHERE id = $1`+onKey(t.d, "merchant_key", 2),
+		shopID, keyOf(shopID)).Scan(&marked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, payd.ErrNoRows
+	}
+	return marked, err
 }
 
 // SandboxBatching is how a sandbox reset sizes its batches here

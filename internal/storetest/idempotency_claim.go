@@ -122,10 +122,8 @@ func testIdempotencyClaim(t *testing.T, open func(t *testing.T) payd.Store) {
 			}
 		}},
 		{"a test key while the sandbox is reset", resetting, func() func() {
-			mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, &now) })
-			return func() {
-				mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, nil) })
-			}
+			mark := markReset(t, s, shop.ID, now)
+			return func() { clearReset(t, s, shop.ID, mark) }
 		}},
 	}
 	for _, c := range cases {

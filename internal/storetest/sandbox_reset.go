@@ -36,12 +36,38 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 		if err := lockErr(payd.ModeTest); err != nil {
 			t.Fatalf("a new shop: %v", err)
 		}
-		mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, &now) })
+		first := markReset(t, s, shop.ID, now)
+		if !first.Equal(now) {
+			t.Fatalf("the first mark = %v, want the reset's moment %v", first, now)
+		}
 		wantErr(t, "a test key's lock on a marked shop", lockErr(payd.ModeTest), payd.ErrSandboxResetting)
 		if err := lockErr(payd.ModeLive); err != nil {
 			t.Fatalf("a live key's lock on a marked shop: %v", err)
 		}
-		mustTx(t, s, func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, nil) })
+		// A second reset at the same moment (or an earlier one, on
+		// another instance's clock) gets a mark of its own, later: it
+		// holds the shop from then on, and the first no longer does.
+		second := markReset(t, s, shop.ID, now.Add(-time.Second))
+		if !second.After(first) {
+			t.Fatalf("a second mark at an earlier moment = %v, want after the first %v", second, first)
+		}
+		if got := resetHeld(t, s, shop.ID, first); got {
+			t.Error("the first reset still holds the shop after a second one marked it")
+		}
+		if got := resetHeld(t, s, shop.ID, second); !got {
+			t.Error("the second reset does not hold the shop it marked")
+		}
+		// Only the mark's own reset removes it.
+		var cleared bool
+		mustTx(t, s, func(tx payd.Tx) (err error) { cleared, err = tx.ShopSandboxResetClear(ctx, shop.ID, first); return err })
+		if cleared || !resetMarked(t, s, shop.ID) {
+			t.Fatalf("the first reset removed the second one's mark (%v)", cleared)
+		}
+		wantErr(t, "a test key's lock while the second reset runs", lockErr(payd.ModeTest), payd.ErrSandboxResetting)
+		clearReset(t, s, shop.ID, second)
+		if resetMarked(t, s, shop.ID) || resetHeld(t, s, shop.ID, second) {
+			t.Fatal("the mark stayed after its reset removed it")
+		}
 		if err := lockErr(payd.ModeTest); err != nil {
 			t.Fatalf("the cleared mark: %v", err)
 		}
@@ -90,7 +116,7 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 			return err
 		})
 		<-change
-		mark, endMark, markDone := hold(func(tx payd.Tx) error { return tx.ShopSandboxResetMark(ctx, shop.ID, &now) })
+		mark, endMark, markDone := hold(func(tx payd.Tx) error { _, err := tx.ShopSandboxResetMark(ctx, shop.ID, now); return err })
 		if !blocked(mark) {
 			t.Fatal("the reset mark was set while a change of test data was under way")
 		}
@@ -115,6 +141,35 @@ func testSandboxReset(t *testing.T, open func(t *testing.T) payd.Store) {
 			t.Fatalf("the mark: %v", err)
 		}
 		wantErr(t, "a change that waited for the mark", <-laterErr, payd.ErrSandboxResetting)
+
+		// A reset's batch holds the fence as a change does: a newer
+		// reset's marking waits for the batch under way, so two resets
+		// never delete side by side, and the next batch finds the newer
+		// mark.
+		batch, endBatch, batchDone := hold(func(tx payd.Tx) error {
+			held, err := tx.ShopSandboxResetHeld(ctx, shop.ID, now)
+			if err == nil && !held {
+				err = fmt.Errorf("the reset does not hold the shop it marked")
+			}
+			return err
+		})
+		<-batch
+		newer, endNewer, newerDone := hold(func(tx payd.Tx) error { _, err := tx.ShopSandboxResetMark(ctx, shop.ID, now); return err })
+		if !blocked(newer) {
+			t.Fatal("a newer reset marked the shop while a batch of the reset before it was under way")
+		}
+		close(endBatch)
+		if err := <-batchDone; err != nil {
+			t.Fatalf("the batch: %v", err)
+		}
+		<-newer
+		close(endNewer)
+		if err := <-newerDone; err != nil {
+			t.Fatalf("the newer mark: %v", err)
+		}
+		if resetHeld(t, s, shop.ID, now) {
+			t.Error("the first reset still holds the shop after the newer one marked it")
+		}
 	})
 
 	t.Run("Delete", func(t *testing.T) {
@@ -265,4 +320,42 @@ func getPayment(t *testing.T, s payd.Store, id string) (p *payd.Payment, err err
 	t.Helper()
 	err = s.View(t.Context(), func(tx payd.Tx) error { p, err = tx.PaymentGet(t.Context(), id); return err })
 	return p, err
+}
+
+// markReset marks a reset of the shop at the moment at, and returns the
+// mark.
+func markReset(t *testing.T, s payd.Store, shopID string, at time.Time) (mark time.Time) {
+	t.Helper()
+	mustTx(t, s, func(tx payd.Tx) (err error) { mark, err = tx.ShopSandboxResetMark(t.Context(), shopID, at); return err })
+	return mark
+}
+
+// clearReset removes the reset's mark, which must be the shop's.
+func clearReset(t *testing.T, s payd.Store, shopID string, mark time.Time) {
+	t.Helper()
+	var cleared bool
+	mustTx(t, s, func(tx payd.Tx) (err error) {
+		cleared, err = tx.ShopSandboxResetClear(t.Context(), shopID, mark)
+		return err
+	})
+	if !cleared {
+		t.Fatalf("the reset's mark %v was not the shop's", mark)
+	}
+}
+
+// resetHeld says whether the reset of the mark still holds the shop.
+func resetHeld(t *testing.T, s payd.Store, shopID string, mark time.Time) (held bool) {
+	t.Helper()
+	mustTx(t, s, func(tx payd.Tx) (err error) {
+		held, err = tx.ShopSandboxResetHeld(t.Context(), shopID, mark)
+		return err
+	})
+	return held
+}
+
+// resetMarked says whether a reset's mark is on the shop.
+func resetMarked(t *testing.T, s payd.Store, shopID string) (marked bool) {
+	t.Helper()
+	mustTx(t, s, func(tx payd.Tx) (err error) { marked, err = tx.ShopSandboxResetMarked(t.Context(), shopID); return err })
+	return marked
 }
