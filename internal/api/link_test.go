@@ -769,43 +769,36 @@ func TestPaymentLinkPageRate(t *testing.T) {
 		allowed := func(perMinute int) int {
 			return perMinute + int(since()*time.Duration(perMinute)/time.Minute)
 		}
-		// One address: its ten a minute, then 429.
-		fromOne := 0
-		for {
-			pg := pay("203.0.113.1")
-			if pg.Status == http.StatusTooManyRequests {
-				if pg.Header.Get("Retry-After") == "" {
-					t.Fatalf("a payment past one address's rate: 429 without Retry-After")
+		// untilRefused pays from addr(i) for i = 0, 1, ... until a payment
+		// is refused with 429 and Retry-After, counting from paid, and
+		// holds the count to the bucket of perMinute: at least its size,
+		// at most what it let through since began.
+		untilRefused := func(what string, perMinute, paid int, addr func(i int) string) int {
+			t.Helper()
+			for i := 0; ; i++ {
+				pg := pay(addr(i))
+				if pg.Status == http.StatusTooManyRequests {
+					if pg.Header.Get("Retry-After") == "" {
+						t.Fatalf("a payment past %s: 429 without Retry-After", what)
+					}
+					break
 				}
-				break
+				if pg.Status != http.StatusSeeOther {
+					t.Fatalf("payment %d within %s: %d\n%s", paid+1, what, pg.Status, pg.Body)
+				}
+				if paid++; paid > allowed(perMinute) {
+					t.Fatalf("%d payments in %v, past %s", paid, since(), what)
+				}
 			}
-			if pg.Status != http.StatusSeeOther {
-				t.Fatalf("payment %d from one address: %d\n%s", fromOne+1, pg.Status, pg.Body)
+			if paid < perMinute {
+				t.Fatalf("refused after %d payments, within %s", paid, what)
 			}
-			if fromOne++; fromOne > allowed(10) {
-				t.Fatalf("%d payments from one address in %v, past its ten a minute", fromOne, since())
-			}
+			return paid
 		}
-		if fromOne < 10 {
-			t.Fatalf("one address refused after %d payments, want its ten", fromOne)
-		}
+		// One address: its ten a minute, then 429.
+		fromOne := untilRefused("one address's ten a minute", 10, 0, func(int) string { return "203.0.113.1" })
 		// Other addresses share the shop's twelve: two more, then 429.
-		total := fromOne
-		for i := 2; ; i++ {
-			pg := pay(fmt.Sprintf("203.0.113.%d", i))
-			if pg.Status == http.StatusTooManyRequests {
-				break
-			}
-			if pg.Status != http.StatusSeeOther {
-				t.Fatalf("payment %d from another address: %d\n%s", total+1, pg.Status, pg.Body)
-			}
-			if total++; total > allowed(12) {
-				t.Fatalf("%d payments through the shop's links in %v, past its twelve a minute", total, since())
-			}
-		}
-		if total < 12 {
-			t.Fatalf("the shop's links refused after %d payments, want its twelve", total)
-		}
+		total := untilRefused("the shop's twelve a minute", 12, fromOne, func(i int) string { return fmt.Sprintf("203.0.113.%d", i+2) })
 		if got := c.Get("/v1/payment-links/"+l["id"].(string)).Expect(t, 200).JSON(t)["payments"].([]any); len(got) != total {
 			t.Fatalf("%d link payments, want the %d within the rates", len(got), total)
 		}
